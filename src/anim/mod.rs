@@ -1,0 +1,31 @@
+//! The animation core: pure CPU code that depends on glam and std only.
+//!
+//! Data flow for one frame, each step a job that reads slices and writes caller-owned
+//! slices (like ozz-animation's jobs):
+//!
+//! ```text
+//! PlaybackClock ──► SamplingJob (clip -> local pose) ──► [blend / additive, later]
+//!     │                                                     │
+//!     └─► RootMotion::delta (wrap-safe, f64)                 ▼
+//!                                   remove_root_motion ─► LocalToModelJob ─► skinning palette
+//! ```
+//!
+//! Nothing in here may import wgpu, winit or egui; `tests/architecture.rs` guards that.
+
+pub mod clip;
+pub mod clock;
+pub mod error;
+pub mod local_to_model;
+pub mod root_motion;
+pub mod skeleton;
+pub mod skinning;
+pub mod transform;
+
+pub use clip::{Clip, Interpolation, JointTracks, SamplingJob, SyncMarker, Track};
+pub use clock::{Interval, PlaybackClock, Player};
+pub use error::AnimError;
+pub use local_to_model::LocalToModelJob;
+pub use root_motion::{ClipTime, GroundTransform, RootMotion, RootMotionSource, RootMotionTrack, MAX_ABS_CYCLE};
+pub use skeleton::{Skeleton, Skin};
+pub use skinning::{skinning_palette, SkinningJob, MAX_INFLUENCES};
+pub use transform::Transform;

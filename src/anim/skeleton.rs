@@ -1,0 +1,156 @@
+//! Joint hierarchy and skins.
+
+use glam::Mat4;
+
+use super::{AnimError, Transform};
+
+/// A joint hierarchy stored parent-before-child, so model-space accumulation is one
+/// forward loop.
+///
+/// For glTF characters every node of the scene is a joint here (skin joints, their
+/// ancestors such as a `Z_UP` correction node, and mesh nodes), so that any node an
+/// animation targets can be sampled; a [`Skin`] selects the joints one mesh is bound to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skeleton {
+    names: Vec<String>,
+    parents: Vec<Option<usize>>,
+    rest_pose: Vec<Transform>,
+}
+
+impl Skeleton {
+    /// Builds a skeleton. `parents[i]` must be `None` or less than `i`; the rest pose is
+    /// in each joint's parent space and must be finite.
+    pub fn new(
+        names: Vec<String>,
+        parents: Vec<Option<usize>>,
+        rest_pose: Vec<Transform>,
+    ) -> Result<Self, AnimError> {
+        let n = names.len();
+        for (what, len) in [("skeleton parents", parents.len()), ("skeleton rest pose", rest_pose.len())] {
+            if len != n {
+                return Err(AnimError::LengthMismatch {
+                    what,
+                    expected: n,
+                    actual: len,
+                });
+            }
+        }
+        for (joint, parent) in parents.iter().enumerate() {
+            if let Some(parent) = *parent {
+                if parent >= joint {
+                    return Err(AnimError::ParentOrder { joint, parent });
+                }
+            }
+        }
+        for (joint, t) in rest_pose.iter().enumerate() {
+            if !t.is_finite() {
+                return Err(AnimError::NonFinite {
+                    what: format!("rest pose of joint {joint}"),
+                });
+            }
+        }
+        Ok(Self {
+            names,
+            parents,
+            rest_pose,
+        })
+    }
+
+    pub fn joint_count(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Parent index of each joint (`None` for roots); always less than the joint's index.
+    pub fn parents(&self) -> &[Option<usize>] {
+        &self.parents
+    }
+
+    /// Rest (bind-time node) transforms, each in its parent's space.
+    pub fn rest_pose(&self) -> &[Transform] {
+        &self.rest_pose
+    }
+
+    /// Index of the first joint with this exact name.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// Number of ancestors of `joint` (0 for a root).
+    pub fn depth(&self, joint: usize) -> usize {
+        let mut depth = 0;
+        let mut j = self.parents[joint];
+        while let Some(p) = j {
+            depth += 1;
+            j = self.parents[p];
+        }
+        depth
+    }
+
+    /// True when `ancestor` is `joint` itself or one of its ancestors.
+    pub fn is_ancestor_or_self(&self, ancestor: usize, joint: usize) -> bool {
+        let mut j = Some(joint);
+        while let Some(i) = j {
+            if i == ancestor {
+                return true;
+            }
+            j = self.parents[i];
+        }
+        false
+    }
+}
+
+/// A set of skeleton joints a mesh is bound to, with their inverse bind matrices.
+///
+/// `inverse_bind[i]` maps model-space bind-pose positions into the space of joint
+/// `joints[i]` (`joint_from_model` at bind time), so the skinning matrix is
+/// `model_from_joint * inverse_bind`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skin {
+    pub name: String,
+    /// Skeleton index of each skin joint, in the skin's order (vertex JOINTS_n index it).
+    pub joints: Vec<usize>,
+    pub inverse_bind: Vec<Mat4>,
+}
+
+impl Skin {
+    /// Builds a skin and checks it against `skeleton`.
+    pub fn new(
+        name: String,
+        joints: Vec<usize>,
+        inverse_bind: Vec<Mat4>,
+        skeleton: &Skeleton,
+    ) -> Result<Self, AnimError> {
+        if inverse_bind.len() != joints.len() {
+            return Err(AnimError::LengthMismatch {
+                what: "skin inverse bind matrices",
+                expected: joints.len(),
+                actual: inverse_bind.len(),
+            });
+        }
+        for (i, &j) in joints.iter().enumerate() {
+            if j >= skeleton.joint_count() {
+                return Err(AnimError::JointOutOfRange {
+                    what: format!("skin joint {i}"),
+                    joint: j,
+                    joint_count: skeleton.joint_count(),
+                });
+            }
+        }
+        for (i, m) in inverse_bind.iter().enumerate() {
+            if !m.is_finite() {
+                return Err(AnimError::NonFinite {
+                    what: format!("inverse bind matrix {i}"),
+                });
+            }
+        }
+        Ok(Self {
+            name,
+            joints,
+            inverse_bind,
+        })
+    }
+}

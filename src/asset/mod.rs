@@ -1,0 +1,108 @@
+//! Asset import: glTF 2.0 files into the animation core's types, with typed errors that
+//! name the file and the offending element; and the built-in demo character.
+
+pub mod demo;
+mod error;
+mod gltf_import;
+
+use std::path::Path;
+
+use glam::{Vec2, Vec3, Vec4};
+
+pub use error::ImportError;
+pub use gltf_import::{load, load_from_slice};
+
+use crate::anim::{Clip, Skeleton, Skin, MAX_INFLUENCES};
+
+/// Everything the previewer needs from one file.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// Display name of the source (file name, or "demo").
+    pub source: String,
+    /// Every node of the default scene (or of all scenes' roots when there is no default),
+    /// ordered parent-before-child. `node_of_joint[i]` is the glTF node index of joint i.
+    pub skeleton: Skeleton,
+    pub node_of_joint: Vec<usize>,
+    pub skins: Vec<Skin>,
+    pub meshes: Vec<Mesh>,
+    pub materials: Vec<Material>,
+    /// Decoded base-colour images, referenced by [`Material::base_color_image`].
+    pub images: Vec<Image>,
+    pub clips: Vec<Clip>,
+    /// Non-fatal findings (unsupported extensions, morph targets, renormalised data...).
+    pub warnings: Vec<String>,
+}
+
+impl Model {
+    /// Total vertices over all primitives.
+    pub fn vertex_count(&self) -> usize {
+        self.meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .map(|p| p.positions.len())
+            .sum()
+    }
+
+    /// Index of the clip with this name.
+    pub fn find_clip(&self, name: &str) -> Option<usize> {
+        self.clips.iter().position(|c| c.name() == name)
+    }
+}
+
+/// A mesh placed by one node.
+#[derive(Clone, Debug)]
+pub struct Mesh {
+    /// Mesh name (or `mesh N`).
+    pub name: String,
+    /// Skeleton joint index of the node that instantiates the mesh. For unskinned meshes
+    /// that joint's model transform places it; skinned meshes ignore it (glTF rule).
+    pub joint: usize,
+    /// Index into [`Model::skins`] for skinned meshes.
+    pub skin: Option<usize>,
+    pub primitives: Vec<Primitive>,
+}
+
+/// One triangle list with de-indexed attributes in the mesh's bind space (model space for
+/// skinned meshes).
+#[derive(Clone, Debug)]
+pub struct Primitive {
+    pub positions: Vec<Vec3>,
+    /// Unit normals; generated from faces when the file has none.
+    pub normals: Vec<Vec3>,
+    /// xyz tangent, w handedness; empty when absent.
+    pub tangents: Vec<Vec4>,
+    /// TEXCOORD_0; empty when absent.
+    pub uvs: Vec<Vec2>,
+    /// Triangle list indices into the vertex arrays.
+    pub indices: Vec<u32>,
+    /// Skin-joint indices (JOINTS_0 then JOINTS_1); zero-filled when unskinned.
+    pub joints: Vec<[u16; MAX_INFLUENCES]>,
+    /// Weights as stored (normalised by the skinning jobs); zero-filled when unskinned.
+    pub weights: Vec<[f32; MAX_INFLUENCES]>,
+    pub material: Option<usize>,
+}
+
+/// The subset of a glTF PBR material the previewer shades with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    pub name: String,
+    /// Linear RGBA multiplier.
+    pub base_color_factor: Vec4,
+    /// Index into [`Model::images`].
+    pub base_color_image: Option<usize>,
+}
+
+/// An RGBA8 (sRGB) image.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba8: Vec<u8>,
+}
+
+/// Short display name for a path.
+pub(crate) fn display_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}

@@ -1,0 +1,7 @@
+//! stridescope: a glTF animation previewer with wrap-safe root motion.
+//!
+//! - [`anim`]: the pure-CPU animation core (sampling, hierarchy, skinning oracle, root
+//!   motion, playback clock).
+
+pub mod anim;
+pub mod asset;
