@@ -252,6 +252,7 @@ pub struct Clip {
     duration_secs: f32,
     tracks: Vec<JointTracks>,
     markers: Vec<SyncMarker>,
+    additive: bool,
 }
 
 impl Clip {
@@ -308,7 +309,20 @@ impl Clip {
             duration_secs,
             tracks,
             markers,
+            additive: false,
         })
+    }
+
+    /// Marks the clip as an additive layer whose reference pose is its first frame
+    /// (sampled at clip time 0). Additive layering itself comes with blending.
+    pub fn with_additive(mut self, additive: bool) -> Self {
+        self.additive = additive;
+        self
+    }
+
+    /// True for additive layers (reference pose = the clip's first frame).
+    pub fn is_additive(&self) -> bool {
+        self.additive
     }
 
     pub fn name(&self) -> &str {
