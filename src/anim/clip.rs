@@ -192,7 +192,9 @@ impl<T: TrackValue> Track<T> {
         let s = (t - t0) / dt;
         match self.interpolation {
             Interpolation::Step => self.values[prev].finish(),
-            Interpolation::Linear => T::interpolate(self.values[prev], self.values[next], s).finish(),
+            Interpolation::Linear => {
+                T::interpolate(self.values[prev], self.values[next], s).finish()
+            }
             Interpolation::CubicSpline => {
                 let v = &self.values;
                 let (s2, s3) = (s * s, s * s * s);
@@ -203,8 +205,14 @@ impl<T: TrackValue> Track<T> {
                     (s3 - s2) * dt,
                 ];
                 // out-tangent of prev, in-tangent of next.
-                T::hermite(v[3 * prev + 1], v[3 * prev + 2], v[3 * next + 1], v[3 * next], h)
-                    .finish()
+                T::hermite(
+                    v[3 * prev + 1],
+                    v[3 * prev + 2],
+                    v[3 * next + 1],
+                    v[3 * next],
+                    h,
+                )
+                .finish()
             }
         }
     }
@@ -232,7 +240,9 @@ impl JointTracks {
 
     /// Number of channels present (0..=3).
     pub fn channel_count(&self) -> usize {
-        self.translation.is_some() as usize + self.rotation.is_some() as usize + self.scale.is_some() as usize
+        self.translation.is_some() as usize
+            + self.rotation.is_some() as usize
+            + self.scale.is_some() as usize
     }
 }
 
@@ -284,7 +294,9 @@ impl Clip {
                 });
             }
             let ends = [
-                t.translation.as_ref().map(|k| *k.times.last().unwrap_or(&0.0)),
+                t.translation
+                    .as_ref()
+                    .map(|k| *k.times.last().unwrap_or(&0.0)),
                 t.rotation.as_ref().map(|k| *k.times.last().unwrap_or(&0.0)),
                 t.scale.as_ref().map(|k| *k.times.last().unwrap_or(&0.0)),
             ];

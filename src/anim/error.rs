@@ -12,7 +12,11 @@ pub enum AnimError {
         actual: usize,
     },
     /// A joint index that is out of range.
-    JointOutOfRange { what: String, joint: usize, joint_count: usize },
+    JointOutOfRange {
+        what: String,
+        joint: usize,
+        joint_count: usize,
+    },
     /// Joints are not ordered parent-before-child.
     ParentOrder { joint: usize, parent: usize },
     /// A time or value that must be finite is NaN or infinite.

@@ -40,7 +40,12 @@ impl LocalToModelJob<'_> {
             model_from_joint[i] = match self.parents[i] {
                 None => self.model_from_root * local,
                 Some(p) if p < i => model_from_joint[p] * local,
-                Some(p) => return Err(AnimError::ParentOrder { joint: i, parent: p }),
+                Some(p) => {
+                    return Err(AnimError::ParentOrder {
+                        joint: i,
+                        parent: p,
+                    })
+                }
             };
         }
         Ok(())

@@ -147,7 +147,11 @@ impl ClipTime {
         if k.abs() > MAX_ABS_CYCLE as f64 {
             return Err(cycle_range_error(t));
         }
-        Ok(ClipTime::normalized(k as i64, t - k * duration_secs, duration_secs))
+        Ok(ClipTime::normalized(
+            k as i64,
+            t - k * duration_secs,
+            duration_secs,
+        ))
     }
 
     /// Brings a phase that rounding pushed just outside `[0, T)` back inside.
@@ -322,7 +326,11 @@ impl RootMotion {
         // W(a)⁻¹ W(b) = R(ua)⁻¹ R0 D^(kb-ka) R0⁻¹ R(ub): only the cycle difference
         // matters, so absolute cycle counts never lose precision.
         let cycles = to.cycle.saturating_sub(from.cycle);
-        let a = self.track.sample(from.phase_secs).inverse().compose(&self.start);
+        let a = self
+            .track
+            .sample(from.phase_secs)
+            .inverse()
+            .compose(&self.start);
         let b = self.start_inv.compose(&self.track.sample(to.phase_secs));
         a.compose(&self.cycle.pow(cycles)).compose(&b)
     }
@@ -484,7 +492,12 @@ impl RootMotionSource {
     /// height, tilt and in-cycle animation, but its ground position and yaw are put back
     /// to where the track starts (`R(0)`), so the character animates on the spot.
     /// `phase_secs` is the clip time the pose was sampled at.
-    pub fn remove(&self, motion: &RootMotion, phase_secs: f64, pose: &mut [Transform]) -> Result<(), AnimError> {
+    pub fn remove(
+        &self,
+        motion: &RootMotion,
+        phase_secs: f64,
+        pose: &mut [Transform],
+    ) -> Result<(), AnimError> {
         let Some(local) = pose.get_mut(self.joint) else {
             return Err(AnimError::JointOutOfRange {
                 what: "root motion joint".into(),
@@ -505,7 +518,12 @@ fn orthonormalize(m: &DMat4) -> DMat4 {
     let x = m.x_axis.truncate().normalize_or_zero();
     let y = m.y_axis.truncate().normalize_or_zero();
     let z = m.z_axis.truncate().normalize_or_zero();
-    DMat4::from_cols(x.extend(0.0), y.extend(0.0), z.extend(0.0), DVec3::ZERO.extend(1.0))
+    DMat4::from_cols(
+        x.extend(0.0),
+        y.extend(0.0),
+        z.extend(0.0),
+        DVec3::ZERO.extend(1.0),
+    )
 }
 
 /// Angle of the twist of `q` about +Y (swing-twist decomposition); `None` when the twist

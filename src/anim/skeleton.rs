@@ -26,7 +26,10 @@ impl Skeleton {
         rest_pose: Vec<Transform>,
     ) -> Result<Self, AnimError> {
         let n = names.len();
-        for (what, len) in [("skeleton parents", parents.len()), ("skeleton rest pose", rest_pose.len())] {
+        for (what, len) in [
+            ("skeleton parents", parents.len()),
+            ("skeleton rest pose", rest_pose.len()),
+        ] {
             if len != n {
                 return Err(AnimError::LengthMismatch {
                     what,

@@ -56,7 +56,11 @@ pub struct SkinningJob<'a> {
 
 impl SkinningJob<'_> {
     /// Writes skinned positions (and normals when given) in model space.
-    pub fn run(&self, out_positions: &mut [Vec3], out_normals: &mut [Vec3]) -> Result<(), AnimError> {
+    pub fn run(
+        &self,
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) -> Result<(), AnimError> {
         let n = self.positions.len();
         let checks = [
             ("skinning joints", self.joints.len()),
@@ -74,7 +78,10 @@ impl SkinningJob<'_> {
         }
         let with_normals = !self.normals.is_empty();
         if with_normals {
-            for (what, len) in [("skinning normals", self.normals.len()), ("skinned normals output", out_normals.len())] {
+            for (what, len) in [
+                ("skinning normals", self.normals.len()),
+                ("skinned normals output", out_normals.len()),
+            ] {
                 if len != n {
                     return Err(AnimError::LengthMismatch {
                         what,
@@ -95,7 +102,8 @@ impl SkinningJob<'_> {
             };
             out_positions[v] = m.transform_point3(self.positions[v]);
             if with_normals {
-                out_normals[v] = (cofactor(&Mat3::from_mat4(m)) * self.normals[v]).normalize_or_zero();
+                out_normals[v] =
+                    (cofactor(&Mat3::from_mat4(m)) * self.normals[v]).normalize_or_zero();
             }
         }
         Ok(())
