@@ -545,3 +545,27 @@ fn wrap_pi(a: f64) -> f64 {
     }
     r
 }
+
+/// A clip's root motion together with the joint it was extracted from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipRootMotion {
+    pub source: RootMotionSource,
+    pub motion: RootMotion,
+}
+
+impl ClipRootMotion {
+    /// Root motion of `clip` from `joint`, or from the auto-detected joint (see
+    /// [`RootMotionSource::detect`]) when `joint` is `None`. `Ok(None)` when there is no
+    /// root motion to extract: no joint translates, or the clip has zero length.
+    pub fn for_clip(skeleton: &Skeleton, clip: &Clip, joint: Option<usize>) -> Result<Option<Self>, AnimError> {
+        let Some(joint) = joint.or_else(|| RootMotionSource::detect(skeleton, clip)) else {
+            return Ok(None);
+        };
+        if clip.duration_secs() <= 0.0 {
+            return Ok(None);
+        }
+        let source = RootMotionSource::new(skeleton, joint)?;
+        let motion = source.extract(clip, &skeleton.rest_pose()[joint])?;
+        Ok(Some(Self { source, motion }))
+    }
+}
