@@ -26,7 +26,8 @@ pub use clock::{Interval, PlaybackClock, Player};
 pub use error::AnimError;
 pub use local_to_model::LocalToModelJob;
 pub use root_motion::{
-    ClipRootMotion, ClipTime, GroundTransform, RootMotion, RootMotionSource, RootMotionTrack, MAX_ABS_CYCLE,
+    ClipRootMotion, ClipTime, GroundTransform, RootMotion, RootMotionSource, RootMotionTrack,
+    MAX_ABS_CYCLE,
 };
 pub use skeleton::{Skeleton, Skin};
 pub use skinning::{skinning_palette, SkinningJob, MAX_INFLUENCES};

@@ -557,7 +557,11 @@ impl ClipRootMotion {
     /// Root motion of `clip` from `joint`, or from the auto-detected joint (see
     /// [`RootMotionSource::detect`]) when `joint` is `None`. `Ok(None)` when there is no
     /// root motion to extract: no joint translates, or the clip has zero length.
-    pub fn for_clip(skeleton: &Skeleton, clip: &Clip, joint: Option<usize>) -> Result<Option<Self>, AnimError> {
+    pub fn for_clip(
+        skeleton: &Skeleton,
+        clip: &Clip,
+        joint: Option<usize>,
+    ) -> Result<Option<Self>, AnimError> {
         let Some(joint) = joint.or_else(|| RootMotionSource::detect(skeleton, clip)) else {
             return Ok(None);
         };

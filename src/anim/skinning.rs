@@ -112,16 +112,16 @@ impl SkinningJob<'_> {
     fn blended_matrix(&self, v: usize) -> Result<Option<Mat4>, AnimError> {
         let w = &self.weights[v];
         let sum: f32 = w.iter().sum();
-        if !(sum > 0.0) || !sum.is_finite() {
+        if !sum.is_finite() || sum <= 0.0 {
             return Ok(None);
         }
         let inv = sum.recip();
         let mut m = Mat4::ZERO;
-        for k in 0..MAX_INFLUENCES {
-            if w[k] == 0.0 {
+        for (k, (&weight, &joint)) in w.iter().zip(&self.joints[v]).enumerate() {
+            if weight == 0.0 {
                 continue;
             }
-            let j = self.joints[v][k] as usize;
+            let j = joint as usize;
             let Some(joint) = self.palette.get(j) else {
                 return Err(AnimError::JointOutOfRange {
                     what: format!("vertex {v} influence {k}"),
@@ -129,7 +129,7 @@ impl SkinningJob<'_> {
                     joint_count: self.palette.len(),
                 });
             };
-            m += *joint * (w[k] * inv);
+            m += *joint * (weight * inv);
         }
         Ok(Some(m))
     }

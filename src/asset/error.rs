@@ -13,7 +13,11 @@ pub struct ImportError {
 }
 
 impl ImportError {
-    pub fn new(file: impl Into<PathBuf>, element: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(
+        file: impl Into<PathBuf>,
+        element: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Self {
             file: file.into(),
             element: element.into(),
@@ -27,7 +31,13 @@ impl fmt::Display for ImportError {
         if self.element.is_empty() {
             write!(f, "{}: {}", self.file.display(), self.message)
         } else {
-            write!(f, "{}: {}: {}", self.file.display(), self.element, self.message)
+            write!(
+                f,
+                "{}: {}: {}",
+                self.file.display(),
+                self.element,
+                self.message
+            )
         }
     }
 }

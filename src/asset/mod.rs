@@ -75,9 +75,10 @@ pub struct Primitive {
     pub uvs: Vec<Vec2>,
     /// Triangle list indices into the vertex arrays.
     pub indices: Vec<u32>,
-    /// Skin-joint indices (JOINTS_0 then JOINTS_1); zero-filled when unskinned.
+    /// Skin-joint indices (JOINTS_0 then JOINTS_1); all 0 when unskinned.
     pub joints: Vec<[u16; MAX_INFLUENCES]>,
-    /// Weights as stored (normalised by the skinning jobs); zero-filled when unskinned.
+    /// Weights as stored (normalised by the skinning jobs). Unskinned primitives get
+    /// weight 1 on palette entry 0 (their node's transform, see `scene::Pose::mesh_palette`).
     pub weights: Vec<[f32; MAX_INFLUENCES]>,
     pub material: Option<usize>,
 }

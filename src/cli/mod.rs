@@ -1,0 +1,591 @@
+//! Command-line interface: `inspect`, `trace` and `make-demo` (the scriptable face of
+//! the previewer, for tests and CI).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+use serde::Serialize;
+
+use crate::anim::{ClipRootMotion, PlaybackClock, Player, Skeleton};
+use crate::asset::{self, Model};
+
+/// stridescope: a glTF animation previewer with wrap-safe root motion.
+#[derive(Debug, Parser)]
+#[command(name = "stridescope", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// glTF/GLB file to open (the built-in demo character when omitted).
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the skeleton, meshes and every clip's timing, channels and root motion.
+    Inspect(InspectArgs),
+    /// Play a clip deterministically and print per-frame time, phase and root motion.
+    Trace(TraceArgs),
+    /// Write the built-in demo character to a .glb file.
+    MakeDemo(MakeDemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// glTF/GLB file (the built-in demo character when omitted).
+    pub file: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Root-motion joint by name (default: auto-detected per clip).
+    #[arg(long, value_name = "NAME")]
+    pub root_joint: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// glTF/GLB file (the built-in demo character when omitted).
+    pub file: Option<PathBuf>,
+    /// Clip name (default: the first clip).
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// Frames per second of the simulated playback.
+    #[arg(long, default_value_t = 60.0)]
+    pub fps: f64,
+    /// Seconds of wall time to play (default: two clip lengths at rate 1).
+    #[arg(long)]
+    pub seconds: Option<f64>,
+    /// Play rate; negative plays in reverse.
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    pub rate: f64,
+    /// Clamp at the clip ends instead of looping.
+    #[arg(long)]
+    pub no_loop: bool,
+    /// Seek (move the playhead without root motion) to T seconds at frame N, written
+    /// `T@N`; repeatable. A seek replaces that frame's advance.
+    #[arg(long, value_name = "T@FRAME", value_parser = parse_seek, allow_negative_numbers = true)]
+    pub seek: Vec<(f64, u64)>,
+    /// Root-motion joint by name (default: auto-detected).
+    #[arg(long, value_name = "NAME")]
+    pub root_joint: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MakeDemoArgs {
+    /// Output path.
+    #[arg(long, default_value = asset::demo::DEMO_PATH)]
+    pub out: PathBuf,
+}
+
+fn parse_seek(s: &str) -> Result<(f64, u64), String> {
+    let (t, frame) = s
+        .split_once('@')
+        .ok_or_else(|| format!("'{s}' is not T@FRAME (e.g. 3.1@30)"))?;
+    let t: f64 = t
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{t}' is not a time in seconds"))?;
+    if !t.is_finite() {
+        return Err(format!("seek time '{t}' is not finite"));
+    }
+    let frame: u64 = frame
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{frame}' is not a frame number"))?;
+    Ok((t, frame))
+}
+
+/// Loads `file`, or the built-in demo character when `None`.
+pub fn load_model(file: Option<&Path>) -> Result<Model, String> {
+    match file {
+        Some(path) => asset::load(path).map_err(|e| e.to_string()),
+        None => asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb"))
+            .map_err(|e| e.to_string()),
+    }
+}
+
+fn joint_by_name(skeleton: &Skeleton, name: Option<&str>) -> Result<Option<usize>, String> {
+    match name {
+        None => Ok(None),
+        Some(n) => skeleton.find(n).map(Some).ok_or_else(|| {
+            format!("no joint named '{n}' (see `stridescope inspect` for the tree)")
+        }),
+    }
+}
+
+/// Runs a command and returns what to print on stdout.
+pub fn run(command: Command) -> Result<String, String> {
+    match command {
+        Command::Inspect(args) => inspect(&args),
+        Command::Trace(args) => trace(&args),
+        Command::MakeDemo(args) => {
+            asset::demo::write_demo(&args.out)
+                .map_err(|e| format!("{}: cannot write: {e}", args.out.display()))?;
+            Ok(format!("wrote {}\n", args.out.display()))
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct InspectReport {
+    pub source: String,
+    pub joints: Vec<JointReport>,
+    pub skins: Vec<SkinReport>,
+    pub meshes: Vec<MeshReport>,
+    pub vertex_count: usize,
+    pub clips: Vec<ClipReport>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct JointReport {
+    pub name: String,
+    pub parent: Option<usize>,
+    pub node: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SkinReport {
+    pub name: String,
+    pub joint_count: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MeshReport {
+    pub name: String,
+    pub skin: Option<usize>,
+    pub primitives: usize,
+    pub vertices: usize,
+    pub triangles: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ClipReport {
+    pub name: String,
+    pub duration_secs: f64,
+    pub first_key_secs: f64,
+    pub channels: usize,
+    pub translation_channels: usize,
+    pub rotation_channels: usize,
+    pub scale_channels: usize,
+    pub interpolations: Vec<&'static str>,
+    pub additive: bool,
+    pub root_motion: Option<RootMotionReport>,
+    pub markers: Vec<MarkerReport>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RootMotionReport {
+    pub joint: String,
+    pub auto_detected: bool,
+    /// Per-cycle displacement in the root's start frame: model X and Z, metres.
+    pub cycle_x_m: f64,
+    pub cycle_z_m: f64,
+    pub cycle_distance_m: f64,
+    pub cycle_yaw_deg: f64,
+    /// Horizontal cycle distance / duration.
+    pub average_speed_mps: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MarkerReport {
+    pub name: String,
+    pub time_secs: f64,
+}
+
+/// Builds the inspection report (shared by text and JSON output).
+pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<InspectReport, String> {
+    let skeleton = &model.skeleton;
+    let override_joint = joint_by_name(skeleton, root_joint)?;
+    let mut clips = Vec::new();
+    for clip in &model.clips {
+        let mut warnings = Vec::new();
+        let mut interpolations = Vec::new();
+        let (mut t, mut r, mut s) = (0, 0, 0);
+        for tracks in clip.tracks() {
+            let mut note = |interp: crate::anim::Interpolation| {
+                if !interpolations.contains(&interp.as_str()) {
+                    interpolations.push(interp.as_str());
+                }
+            };
+            if let Some(k) = &tracks.translation {
+                t += 1;
+                note(k.interpolation());
+            }
+            if let Some(k) = &tracks.rotation {
+                r += 1;
+                note(k.interpolation());
+            }
+            if let Some(k) = &tracks.scale {
+                s += 1;
+                note(k.interpolation());
+            }
+        }
+        let root_motion = match ClipRootMotion::for_clip(skeleton, clip, override_joint) {
+            Ok(Some(rm)) => {
+                let d = rm.motion.cycle_displacement();
+                let dist = d.translation.length();
+                Some(RootMotionReport {
+                    joint: skeleton.names()[rm.source.joint].clone(),
+                    auto_detected: override_joint.is_none(),
+                    cycle_x_m: d.translation.x,
+                    cycle_z_m: d.translation.y,
+                    cycle_distance_m: dist,
+                    cycle_yaw_deg: d.yaw_rad.to_degrees(),
+                    average_speed_mps: dist / rm.motion.duration_secs(),
+                })
+            }
+            Ok(None) => {
+                if clip.duration_secs() <= 0.0 {
+                    warnings.push("zero-length clip: no root motion, cannot loop".to_string());
+                }
+                None
+            }
+            Err(e) => {
+                warnings.push(format!("root motion: {e}"));
+                None
+            }
+        };
+        clips.push(ClipReport {
+            name: clip.name().to_string(),
+            duration_secs: clip.duration_secs() as f64,
+            first_key_secs: clip.first_key_secs() as f64,
+            channels: clip.channel_count(),
+            translation_channels: t,
+            rotation_channels: r,
+            scale_channels: s,
+            interpolations,
+            additive: clip.is_additive(),
+            root_motion,
+            markers: clip
+                .markers()
+                .iter()
+                .map(|m| MarkerReport {
+                    name: m.name.clone(),
+                    time_secs: m.time_secs as f64,
+                })
+                .collect(),
+            warnings,
+        });
+    }
+    Ok(InspectReport {
+        source: model.source.clone(),
+        joints: (0..skeleton.joint_count())
+            .map(|i| JointReport {
+                name: skeleton.names()[i].clone(),
+                parent: skeleton.parents()[i],
+                node: model.node_of_joint[i],
+            })
+            .collect(),
+        skins: model
+            .skins
+            .iter()
+            .map(|s| SkinReport {
+                name: s.name.clone(),
+                joint_count: s.joints.len(),
+            })
+            .collect(),
+        meshes: model
+            .meshes
+            .iter()
+            .map(|m| MeshReport {
+                name: m.name.clone(),
+                skin: m.skin,
+                primitives: m.primitives.len(),
+                vertices: m.primitives.iter().map(|p| p.positions.len()).sum(),
+                triangles: m.primitives.iter().map(|p| p.indices.len() / 3).sum(),
+            })
+            .collect(),
+        vertex_count: model.vertex_count(),
+        clips,
+        warnings: model.warnings.clone(),
+    })
+}
+
+fn inspect(args: &InspectArgs) -> Result<String, String> {
+    let model = load_model(args.file.as_deref())?;
+    let report = inspect_report(&model, args.root_joint.as_deref())?;
+    if args.json {
+        return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+    }
+    let mut out = String::new();
+    let w = &mut out;
+    let _ = writeln!(w, "{}", report.source);
+    let _ = writeln!(
+        w,
+        "skeleton: {} joints; skins: {}; meshes: {} ({} vertices)",
+        report.joints.len(),
+        report
+            .skins
+            .iter()
+            .map(|s| format!("'{}' ({} joints)", s.name, s.joint_count))
+            .collect::<Vec<_>>()
+            .join(", "),
+        report.meshes.len(),
+        report.vertex_count
+    );
+    let _ = writeln!(w, "\njoint tree:");
+    let children = |p: Option<usize>| -> Vec<usize> {
+        (0..report.joints.len())
+            .filter(|&j| report.joints[j].parent == p)
+            .collect()
+    };
+    let mut stack: Vec<(usize, usize)> = children(None).into_iter().rev().map(|j| (j, 0)).collect();
+    while let Some((j, depth)) = stack.pop() {
+        let _ = writeln!(
+            w,
+            "  {}{} [{}]",
+            "  ".repeat(depth),
+            report.joints[j].name,
+            j
+        );
+        for c in children(Some(j)).into_iter().rev() {
+            stack.push((c, depth + 1));
+        }
+    }
+    let _ = writeln!(w, "\nmeshes:");
+    for m in &report.meshes {
+        let skin = m
+            .skin
+            .map(|s| format!("skin {s}"))
+            .unwrap_or_else(|| "unskinned".into());
+        let _ = writeln!(
+            w,
+            "  {}: {} primitive(s), {} vertices, {} triangles, {skin}",
+            m.name, m.primitives, m.vertices, m.triangles
+        );
+    }
+    let _ = writeln!(w, "\nclips:");
+    for c in &report.clips {
+        let _ = writeln!(
+            w,
+            "  {}: {:.6} s (keys from {:.6} s), {} channels ({} translation, {} rotation, {} scale), {}{}",
+            c.name,
+            c.duration_secs,
+            c.first_key_secs,
+            c.channels,
+            c.translation_channels,
+            c.rotation_channels,
+            c.scale_channels,
+            c.interpolations.join("/"),
+            if c.additive { ", additive" } else { "" }
+        );
+        match &c.root_motion {
+            Some(rm) => {
+                let _ = writeln!(
+                    w,
+                    "    root motion: joint '{}' ({}), per cycle {:.4} m (x {:.4}, z {:.4}), yaw {:.2} deg, average speed {:.4} m/s",
+                    rm.joint,
+                    if rm.auto_detected { "auto" } else { "chosen" },
+                    rm.cycle_distance_m,
+                    rm.cycle_x_m,
+                    rm.cycle_z_m,
+                    rm.cycle_yaw_deg,
+                    rm.average_speed_mps
+                );
+            }
+            None => {
+                let _ = writeln!(w, "    root motion: none (no joint translation animated)");
+            }
+        }
+        if !c.markers.is_empty() {
+            let marks: Vec<String> = c
+                .markers
+                .iter()
+                .map(|m| format!("{} @ {:.4} s", m.name, m.time_secs))
+                .collect();
+            let _ = writeln!(w, "    markers: {}", marks.join(", "));
+        }
+        for warning in &c.warnings {
+            let _ = writeln!(w, "    warning: {warning}");
+        }
+    }
+    if !report.warnings.is_empty() {
+        let _ = writeln!(w, "\nwarnings:");
+        for warning in &report.warnings {
+            let _ = writeln!(w, "  {warning}");
+        }
+    }
+    Ok(out)
+}
+
+/// One row of `stridescope trace`.
+#[derive(Debug, Serialize, PartialEq)]
+pub struct TraceFrame {
+    pub frame: u64,
+    /// What happened this frame: "start", "play" or "seek".
+    pub event: &'static str,
+    /// Unwrapped clip seconds (cycle * duration + phase).
+    pub time_secs: f64,
+    pub cycle: i64,
+    /// Phase in [0, 1).
+    pub phase: f64,
+    /// Root-motion delta of this frame in the root's frame at the frame start (metres,
+    /// model X/Z) and its yaw (degrees).
+    pub delta_x_m: f64,
+    pub delta_z_m: f64,
+    pub delta_yaw_deg: f64,
+    /// Accumulated world placement of the root (metres, degrees).
+    pub world_x_m: f64,
+    pub world_z_m: f64,
+    pub world_yaw_deg: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TraceReport {
+    pub source: String,
+    pub clip: String,
+    pub duration_secs: f64,
+    pub fps: f64,
+    pub rate: f64,
+    pub root_joint: Option<String>,
+    pub frames: Vec<TraceFrame>,
+}
+
+/// Plays a clip frame by frame (see [`TraceArgs`]).
+pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, String> {
+    if !(args.fps.is_finite() && args.fps > 0.0) {
+        return Err(format!("--fps must be a positive number, got {}", args.fps));
+    }
+    let clip_index = match &args.clip {
+        Some(name) => model.find_clip(name).ok_or_else(|| {
+            let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
+            format!("no clip named '{name}'; clips: {}", names.join(", "))
+        })?,
+        None if model.clips.is_empty() => {
+            return Err(format!("{}: has no animations", model.source))
+        }
+        None => 0,
+    };
+    let clip = &model.clips[clip_index];
+    let duration = clip.duration_secs() as f64;
+    let seconds = args.seconds.unwrap_or(2.0 * duration.max(1.0 / args.fps));
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!(
+            "--seconds must be a non-negative number, got {seconds}"
+        ));
+    }
+    let frame_count = (seconds * args.fps).round();
+    const MAX_FRAMES: f64 = 10_000_000.0;
+    if frame_count > MAX_FRAMES {
+        return Err(format!(
+            "{frame_count} frames requested; at most {MAX_FRAMES} per trace"
+        ));
+    }
+    let override_joint = joint_by_name(&model.skeleton, args.root_joint.as_deref())?;
+    let root = ClipRootMotion::for_clip(&model.skeleton, clip, override_joint)
+        .map_err(|e| format!("clip '{}': {e}", clip.name()))?;
+    let root_joint = root
+        .as_ref()
+        .map(|r| model.skeleton.names()[r.source.joint].clone());
+    let mut clock = PlaybackClock::new(duration).map_err(|e| e.to_string())?;
+    clock
+        .set_rate(args.rate)
+        .map_err(|e| format!("--rate: {e}"))?;
+    clock.set_looping(!args.no_loop);
+    let mut player = Player::new(clock, root.map(|r| r.motion));
+    let dt = 1.0 / args.fps;
+    let mut frames = Vec::with_capacity(frame_count as usize + 1);
+    let row =
+        |frame: u64, event: &'static str, player: &Player, delta: crate::anim::GroundTransform| {
+            let t = player.clock.time();
+            let world = player.world_from_root();
+            TraceFrame {
+                frame,
+                event,
+                time_secs: t.to_secs(duration),
+                cycle: t.cycle,
+                phase: if duration > 0.0 {
+                    t.phase_secs / duration
+                } else {
+                    0.0
+                },
+                delta_x_m: delta.translation.x,
+                delta_z_m: delta.translation.y,
+                delta_yaw_deg: delta.yaw_rad.to_degrees(),
+                world_x_m: world.translation.x,
+                world_z_m: world.translation.y,
+                world_yaw_deg: world.yaw_rad.to_degrees(),
+            }
+        };
+    let identity = crate::anim::GroundTransform::IDENTITY;
+    frames.push(row(0, "start", &player, identity));
+    for frame in 1..=frame_count as u64 {
+        if let Some(&(t, _)) = args.seek.iter().rev().find(|s| s.1 == frame) {
+            player
+                .seek_secs(t)
+                .map_err(|e| format!("--seek {t}@{frame}: {e}"))?;
+            frames.push(row(frame, "seek", &player, identity));
+        } else {
+            let delta = player
+                .advance(dt)
+                .map_err(|e| format!("frame {frame}: {e}"))?;
+            frames.push(row(frame, "play", &player, delta));
+        }
+    }
+    Ok(TraceReport {
+        source: model.source.clone(),
+        clip: clip.name().to_string(),
+        duration_secs: duration,
+        fps: args.fps,
+        rate: args.rate,
+        root_joint,
+        frames,
+    })
+}
+
+fn trace(args: &TraceArgs) -> Result<String, String> {
+    let model = load_model(args.file.as_deref())?;
+    let report = trace_report(&model, args)?;
+    if args.json {
+        return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# {} clip '{}' ({:.6} s) at {} fps, rate {}, root joint {}",
+        report.source,
+        report.clip,
+        report.duration_secs,
+        report.fps,
+        report.rate,
+        report.root_joint.as_deref().unwrap_or("none")
+    );
+    let _ = writeln!(
+        out,
+        "{:>6} {:>5} {:>12} {:>6} {:>8} {:>10} {:>10} {:>9} {:>12} {:>12} {:>10}",
+        "frame",
+        "event",
+        "time_s",
+        "cycle",
+        "phase",
+        "dx_m",
+        "dz_m",
+        "dyaw_deg",
+        "world_x_m",
+        "world_z_m",
+        "yaw_deg"
+    );
+    for f in &report.frames {
+        let _ = writeln!(
+            out,
+            "{:>6} {:>5} {:>12.6} {:>6} {:>8.5} {:>10.6} {:>10.6} {:>9.4} {:>12.6} {:>12.6} {:>10.4}",
+            f.frame,
+            f.event,
+            f.time_secs,
+            f.cycle,
+            f.phase,
+            f.delta_x_m,
+            f.delta_z_m,
+            f.delta_yaw_deg,
+            f.world_x_m,
+            f.world_z_m,
+            f.world_yaw_deg
+        );
+    }
+    Ok(out)
+}

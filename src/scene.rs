@@ -1,0 +1,113 @@
+//! Pose evaluation for a loaded model: the per-frame CPU pipeline shared by the window,
+//! the headless renderer and the tests (sample -> remove root motion -> local-to-model ->
+//! skinning palettes).
+
+use glam::Mat4;
+
+use crate::anim::{
+    skinning_palette, AnimError, ClipRootMotion, LocalToModelJob, SamplingJob, Transform,
+};
+use crate::asset::Model;
+
+/// Caller-owned buffers for one character's pose, reused every frame.
+#[derive(Clone, Debug)]
+pub struct Pose {
+    /// Local transforms (parent space), one per skeleton joint.
+    pub local: Vec<Transform>,
+    /// `model_from_joint`, one per skeleton joint.
+    pub model_from_joint: Vec<Mat4>,
+    /// One palette per skin: `model_from_joint[skin.joints[i]] * inverse_bind[i]`.
+    pub skin_palettes: Vec<Vec<Mat4>>,
+}
+
+/// What to evaluate.
+#[derive(Clone, Copy, Debug)]
+pub struct PoseRequest<'a> {
+    /// Clip index into `Model::clips`; `None` for the rest (bind-time node) pose.
+    pub clip: Option<usize>,
+    /// Clip time in seconds (the clock's phase).
+    pub time_secs: f32,
+    /// When set, the clip's root motion is removed from the pose (in-place display); the
+    /// caller places the character with the accumulated root transform instead.
+    pub remove_root_motion: Option<&'a ClipRootMotion>,
+    /// Applied to root joints, e.g. `world_from_root` of the accumulated root motion.
+    pub model_from_root: Mat4,
+}
+
+impl Pose {
+    /// Buffers sized for `model`, holding its rest pose.
+    pub fn new(model: &Model) -> Self {
+        let n = model.skeleton.joint_count();
+        let mut pose = Self {
+            local: model.skeleton.rest_pose().to_vec(),
+            model_from_joint: vec![Mat4::IDENTITY; n],
+            skin_palettes: model
+                .skins
+                .iter()
+                .map(|s| vec![Mat4::IDENTITY; s.joints.len()])
+                .collect(),
+        };
+        // The rest pose of a validated model always evaluates.
+        let _ = pose.evaluate(
+            model,
+            &PoseRequest {
+                clip: None,
+                time_secs: 0.0,
+                remove_root_motion: None,
+                model_from_root: Mat4::IDENTITY,
+            },
+        );
+        pose
+    }
+
+    /// Evaluates the request into the buffers.
+    pub fn evaluate(&mut self, model: &Model, request: &PoseRequest) -> Result<(), AnimError> {
+        match request.clip {
+            Some(index) => {
+                let clip = model
+                    .clips
+                    .get(index)
+                    .ok_or_else(|| AnimError::OutOfRange {
+                        what: "clip index".into(),
+                        detail: format!("{index} (the model has {} clips)", model.clips.len()),
+                    })?;
+                SamplingJob {
+                    clip,
+                    time_secs: request.time_secs,
+                    rest_pose: model.skeleton.rest_pose(),
+                }
+                .run(&mut self.local)?;
+                if let Some(root) = request.remove_root_motion {
+                    root.source
+                        .remove(&root.motion, request.time_secs as f64, &mut self.local)?;
+                }
+            }
+            None => self.local.copy_from_slice(model.skeleton.rest_pose()),
+        }
+        LocalToModelJob {
+            parents: model.skeleton.parents(),
+            local: &self.local,
+            model_from_root: request.model_from_root,
+        }
+        .run(&mut self.model_from_joint)?;
+        for (skin, palette) in model.skins.iter().zip(&mut self.skin_palettes) {
+            skinning_palette(&self.model_from_joint, skin, palette)?;
+        }
+        Ok(())
+    }
+
+    /// The matrices that move mesh `mesh_index`'s vertices: its skin's palette, or for an
+    /// unskinned mesh a one-entry palette with its node's model transform (vertices then
+    /// use joint 0 with weight 1).
+    pub fn mesh_palette<'a>(
+        &'a self,
+        model: &Model,
+        mesh_index: usize,
+    ) -> std::borrow::Cow<'a, [Mat4]> {
+        let mesh = &model.meshes[mesh_index];
+        match mesh.skin {
+            Some(skin) => std::borrow::Cow::Borrowed(&self.skin_palettes[skin]),
+            None => std::borrow::Cow::Owned(vec![self.model_from_joint[mesh.joint]]),
+        }
+    }
+}

@@ -1,0 +1,440 @@
+//! The timeline controller: which clip plays, the playback clock, the root-motion cursor
+//! and how root motion places the character. No UI or GPU code here: the egui timeline
+//! panel and the window drive it, and tests drive it directly.
+//!
+//! Seek semantics (SPEC section 3): playing moves the clock and emits the root-motion
+//! delta of exactly the played interval; scrubbing, stepping frames, jumping to the start
+//! or end, switching clips and restarting are seeks — they move the playhead and reset
+//! the root-motion cursor without moving the character.
+
+use std::collections::VecDeque;
+
+use glam::{DVec2, Mat4};
+
+use crate::anim::{Clip, ClipRootMotion, ClipTime, GroundTransform, PlaybackClock, Player};
+use crate::asset::Model;
+use crate::scene::PoseRequest;
+
+/// How root motion places the character in the viewport.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RootMotionMode {
+    /// Root motion removed; the character animates on the spot at the origin.
+    InPlace,
+    /// The world transform integrates the per-frame deltas; seeks only reset the cursor.
+    #[default]
+    Accumulate,
+    /// Position follows the clip's own root track within the current cycle and snaps
+    /// back at each wrap (`F(t)` restricted to one cycle).
+    LoopAndReset,
+}
+
+impl RootMotionMode {
+    pub const ALL: [RootMotionMode; 3] = [Self::InPlace, Self::Accumulate, Self::LoopAndReset];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::InPlace => "In place",
+            Self::Accumulate => "Accumulate",
+            Self::LoopAndReset => "Loop and reset",
+        }
+    }
+}
+
+/// One played frame's root displacement along the clip's travel direction, for the
+/// root-motion plot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DisplacementSample {
+    /// Unwrapped clip seconds at the end of the frame.
+    pub time_secs: f64,
+    /// Metres moved along the travel direction this frame (negative = backwards).
+    pub along_m: f64,
+}
+
+/// Most trail points and plot samples kept (about a minute at 60 fps).
+pub const HISTORY_LEN: usize = 4096;
+
+/// Playback state of the open model.
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    clip: Option<usize>,
+    player: Player,
+    root: Option<ClipRootMotion>,
+    playing: bool,
+    mode: RootMotionMode,
+    frame_rate_hz: f64,
+    /// World ground positions of the root, oldest first.
+    trail: VecDeque<DVec2>,
+    displacement: VecDeque<DisplacementSample>,
+    /// Last error from the clock (non-finite input, out of range); playback pauses on it.
+    error: Option<String>,
+}
+
+impl Timeline {
+    /// A timeline on the model's first clip (or the rest pose when it has none), paused
+    /// at time 0.
+    pub fn new(model: &Model) -> Self {
+        let mut t = Self {
+            clip: None,
+            player: Player::new(
+                PlaybackClock::new(0.0).expect("zero is a valid duration"),
+                None,
+            ),
+            root: None,
+            playing: false,
+            mode: RootMotionMode::default(),
+            frame_rate_hz: 30.0,
+            trail: VecDeque::new(),
+            displacement: VecDeque::new(),
+            error: None,
+        };
+        if !model.clips.is_empty() {
+            t.select_clip(model, 0);
+        }
+        t
+    }
+
+    pub fn clip(&self) -> Option<usize> {
+        self.clip
+    }
+
+    /// Switches clip: a seek to time 0 of the new clip (no root motion), keeping play
+    /// state, rate, looping and mode. The character stays where it is; the trail and plot
+    /// restart.
+    pub fn select_clip(&mut self, model: &Model, index: usize) {
+        let Some(clip) = model.clips.get(index) else {
+            return;
+        };
+        let rate = self.player.clock.rate();
+        let looping = self.player.clock.looping();
+        let world = self.player.world_from_root();
+        let (root, note) = match ClipRootMotion::for_clip(&model.skeleton, clip, None) {
+            Ok(root) => (root, None),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "clip '{}': root motion unavailable: {e}",
+                    clip.name()
+                )),
+            ),
+        };
+        let duration = clip.duration_secs() as f64;
+        let clock = PlaybackClock::new(duration)
+            .unwrap_or_else(|_| PlaybackClock::new(0.0).expect("valid"));
+        self.player = Player::new(clock, root.as_ref().map(|r| r.motion.clone()));
+        let _ = self.player.clock.set_rate(rate);
+        self.player.clock.set_looping(looping);
+        self.player.set_world_from_root(world);
+        self.root = root;
+        self.clip = Some(index);
+        self.frame_rate_hz = key_rate_hz(clip);
+        self.trail.clear();
+        self.displacement.clear();
+        self.error = note;
+        self.push_trail();
+    }
+
+    pub fn clock(&self) -> &PlaybackClock {
+        &self.player.clock
+    }
+
+    pub fn root_motion(&self) -> Option<&ClipRootMotion> {
+        self.root.as_ref()
+    }
+
+    pub fn is_playing(&self) -> bool {
+        self.playing
+    }
+
+    pub fn set_playing(&mut self, playing: bool) {
+        self.playing = playing && self.clip.is_some();
+        if self.playing {
+            self.error = None;
+        }
+    }
+
+    pub fn toggle_play(&mut self) {
+        self.set_playing(!self.playing);
+    }
+
+    pub fn mode(&self) -> RootMotionMode {
+        self.mode
+    }
+
+    /// Changing mode keeps the clock; switching to Accumulate starts from the origin.
+    pub fn set_mode(&mut self, mode: RootMotionMode) {
+        if mode != self.mode {
+            self.mode = mode;
+            self.player.set_world_from_root(GroundTransform::IDENTITY);
+            self.trail.clear();
+            self.push_trail();
+        }
+    }
+
+    /// Frames per second used for stepping and frame numbers: the clip's key rate when it
+    /// has a regular one, else 30.
+    pub fn frame_rate_hz(&self) -> f64 {
+        self.frame_rate_hz
+    }
+
+    pub fn set_rate(&mut self, rate: f64) {
+        if let Err(e) = self.player.clock.set_rate(rate) {
+            self.error = Some(e.to_string());
+        }
+    }
+
+    pub fn set_looping(&mut self, looping: bool) {
+        self.player.clock.set_looping(looping);
+        if !looping {
+            // Bring an unwrapped time back into the clip so the clamp applies.
+            let phase = self.player.clock.time().phase_secs;
+            self.seek_to(ClipTime {
+                cycle: 0,
+                phase_secs: phase,
+            });
+        }
+    }
+
+    /// Last error (clock rejected a time, root motion unavailable), for the status bar.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Advances playback by `dt_secs` of wall time when playing; returns the root-motion
+    /// delta applied (identity when paused). Any number of loop wraps per call.
+    pub fn tick(&mut self, dt_secs: f64) -> GroundTransform {
+        if !self.playing {
+            return GroundTransform::IDENTITY;
+        }
+        match self.player.advance(dt_secs) {
+            Ok(delta) => {
+                let along = self.travel_direction().dot(delta.translation);
+                self.displacement.push_back(DisplacementSample {
+                    time_secs: self.time_secs(),
+                    along_m: along,
+                });
+                if self.displacement.len() > HISTORY_LEN {
+                    self.displacement.pop_front();
+                }
+                if !self.player.clock.looping() && self.at_clamped_end() {
+                    self.playing = false;
+                }
+                self.push_trail();
+                delta
+            }
+            Err(e) => {
+                self.playing = false;
+                self.error = Some(e.to_string());
+                GroundTransform::IDENTITY
+            }
+        }
+    }
+
+    fn at_clamped_end(&self) -> bool {
+        let t = self.player.clock.time();
+        let d = self.player.clock.duration_secs();
+        let rate = self.player.clock.rate();
+        (rate > 0.0 && t.phase_secs >= d) || (rate < 0.0 && t.phase_secs <= 0.0)
+    }
+
+    /// Scrubs the playhead to unwrapped seconds `t` (a seek: no root motion).
+    pub fn seek_secs(&mut self, t: f64) {
+        if let Err(e) = self.player.seek_secs(t) {
+            self.error = Some(e.to_string());
+        }
+    }
+
+    fn seek_to(&mut self, time: ClipTime) {
+        if let Err(e) = self.player.clock.seek(time) {
+            self.error = Some(e.to_string());
+        }
+    }
+
+    /// Steps `frames` frames (negative = back) at the frame rate; a seek.
+    pub fn step_frames(&mut self, frames: i64) {
+        let d = self.player.clock.duration_secs();
+        if d <= 0.0 {
+            return;
+        }
+        let frame = self.frame_index() + frames as f64;
+        let t = self.player.clock.time();
+        let phase = frame / self.frame_rate_hz;
+        if self.player.clock.looping() {
+            self.seek_to(ClipTime::from_secs(t.cycle as f64 * d + phase, d).unwrap_or(t));
+        } else {
+            self.seek_to(ClipTime {
+                cycle: t.cycle,
+                phase_secs: phase.clamp(0.0, d),
+            });
+        }
+    }
+
+    /// Jumps to the start of the current cycle (a seek).
+    pub fn jump_to_start(&mut self) {
+        let cycle = self.player.clock.time().cycle;
+        self.seek_to(ClipTime {
+            cycle,
+            phase_secs: 0.0,
+        });
+    }
+
+    /// Jumps to the last frame of the current cycle (a seek): the end itself for a
+    /// non-looping clip, the last key before the wrap for a looping one.
+    pub fn jump_to_end(&mut self) {
+        let t = self.player.clock.time();
+        let d = self.player.clock.duration_secs();
+        let phase = if self.player.clock.looping() {
+            // Stay in this cycle: the end instant belongs to the next cycle's start.
+            (d - 1e-9 * d.max(1.0)).max(0.0)
+        } else {
+            d
+        };
+        self.seek_to(ClipTime {
+            cycle: t.cycle,
+            phase_secs: phase,
+        });
+    }
+
+    /// Puts the character back at the origin and the playhead at 0 (a seek).
+    pub fn restart(&mut self) {
+        self.seek_to(ClipTime::ZERO);
+        self.player.set_world_from_root(GroundTransform::IDENTITY);
+        self.trail.clear();
+        self.displacement.clear();
+        self.push_trail();
+    }
+
+    /// Clip seconds within the current cycle.
+    pub fn phase_secs(&self) -> f64 {
+        self.player.clock.time().phase_secs
+    }
+
+    /// Unwrapped seconds (cycle * duration + phase).
+    pub fn time_secs(&self) -> f64 {
+        self.player
+            .clock
+            .time()
+            .to_secs(self.player.clock.duration_secs())
+    }
+
+    /// Frame number within the cycle at the frame rate (fractional between frames).
+    pub fn frame_index(&self) -> f64 {
+        let f = self.phase_secs() * self.frame_rate_hz;
+        // Snap values a rounding error away from a whole frame.
+        if (f - f.round()).abs() < 1e-6 {
+            f.round()
+        } else {
+            f
+        }
+    }
+
+    /// Accumulated root placement (meaningful in Accumulate mode).
+    pub fn world_from_root(&self) -> GroundTransform {
+        self.player.world_from_root()
+    }
+
+    /// Root positions on the ground, oldest first (the viewport trail).
+    pub fn trail(&self) -> impl ExactSizeIterator<Item = DVec2> + '_ {
+        self.trail.iter().copied()
+    }
+
+    /// Per-frame displacement along the travel direction (the root-motion plot).
+    pub fn displacement(&self) -> impl ExactSizeIterator<Item = DisplacementSample> + '_ {
+        self.displacement.iter().copied()
+    }
+
+    /// The clip's direction of travel on the ground (unit; +Z when it does not travel).
+    pub fn travel_direction(&self) -> DVec2 {
+        self.root
+            .as_ref()
+            .map(|r| r.motion.cycle_displacement().translation)
+            .and_then(|d| d.try_normalize())
+            .unwrap_or(DVec2::Y)
+    }
+
+    /// Where the displayed character's root is on the ground now (world space).
+    pub fn root_world_position(&self) -> DVec2 {
+        let Some(root) = &self.root else {
+            return DVec2::ZERO;
+        };
+        let m = &root.motion;
+        match self.mode {
+            RootMotionMode::InPlace => m.start().translation,
+            RootMotionMode::Accumulate => {
+                m.start()
+                    .compose(&self.player.world_from_root())
+                    .translation
+            }
+            RootMotionMode::LoopAndReset => m.sample(self.phase_secs()).translation,
+        }
+    }
+
+    fn push_trail(&mut self) {
+        if self.mode == RootMotionMode::InPlace {
+            return;
+        }
+        let p = self.root_world_position();
+        if self.trail.back() != Some(&p) {
+            self.trail.push_back(p);
+            if self.trail.len() > HISTORY_LEN {
+                self.trail.pop_front();
+            }
+        }
+    }
+
+    /// The pose to evaluate this frame.
+    pub fn pose_request(&self) -> PoseRequest<'_> {
+        let remove = match self.mode {
+            RootMotionMode::InPlace | RootMotionMode::Accumulate => self.root.as_ref(),
+            RootMotionMode::LoopAndReset => None,
+        };
+        PoseRequest {
+            clip: self.clip,
+            time_secs: self.phase_secs() as f32,
+            remove_root_motion: remove,
+            model_from_root: self.model_from_root(),
+        }
+    }
+
+    /// Placement of the skeleton's roots: in Accumulate mode, the accumulated root motion
+    /// conjugated by the track start (`R0 · W · R0⁻¹`, since the in-place pose keeps the
+    /// root at `R0`); identity otherwise.
+    pub fn model_from_root(&self) -> Mat4 {
+        match (&self.root, self.mode) {
+            (Some(root), RootMotionMode::Accumulate) => {
+                let r0 = root.motion.start();
+                r0.compose(&self.player.world_from_root())
+                    .compose(&r0.inverse())
+                    .to_mat4()
+            }
+            _ => Mat4::IDENTITY,
+        }
+    }
+}
+
+/// The clip's key rate in Hz when its keys are regular (the most common key interval,
+/// 1..=240 Hz), else 30.
+pub fn key_rate_hz(clip: &Clip) -> f64 {
+    let mut intervals: Vec<f32> = Vec::new();
+    for t in clip.tracks() {
+        let times = t
+            .rotation
+            .as_ref()
+            .map(|k| k.times())
+            .or(t.translation.as_ref().map(|k| k.times()))
+            .or(t.scale.as_ref().map(|k| k.times()));
+        if let Some(times) = times {
+            intervals.extend(times.windows(2).map(|w| w[1] - w[0]));
+        }
+    }
+    if intervals.is_empty() {
+        return 30.0;
+    }
+    intervals.sort_by(f32::total_cmp);
+    let median = intervals[intervals.len() / 2] as f64;
+    let hz = (1.0 / median).round();
+    if (1.0..=240.0).contains(&hz) {
+        hz
+    } else {
+        30.0
+    }
+}

@@ -1,0 +1,151 @@
+//! The timeline controller (no UI): play vs seek, wraps, clip switch, stepping, modes.
+
+use glam::DVec2;
+use stridescope::cli::load_model;
+use stridescope::timeline::{key_rate_hz, RootMotionMode, Timeline};
+
+fn demo() -> stridescope::asset::Model {
+    load_model(None).unwrap()
+}
+
+#[test]
+fn scrubbing_moves_nothing_playing_accumulates() {
+    let model = demo();
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, model.find_clip("Walk").unwrap());
+    let rm = t.root_motion().unwrap().motion.clone();
+    t.seek_secs(0.9);
+    t.seek_secs(3.1);
+    t.seek_secs(-7.0);
+    assert_eq!(t.world_from_root().translation, DVec2::ZERO);
+    t.seek_secs(0.9);
+    t.set_playing(true);
+    // One long frame across two wraps (a hitch, or a very fast rate).
+    let d = t.tick(2.2);
+    let expected = rm.delta_secs(0.9, 3.1).unwrap();
+    assert!((d.translation - expected.translation).length() < 1e-9);
+    assert!((t.world_from_root().translation - expected.translation).length() < 1e-9);
+    // Paused ticks do nothing.
+    t.set_playing(false);
+    let before = t.world_from_root();
+    assert_eq!(t.tick(1.0).translation, DVec2::ZERO);
+    assert_eq!(t.world_from_root(), before);
+}
+
+#[test]
+fn fast_rate_wraps_many_times_in_one_frame_and_reverse_undoes_it() {
+    let model = demo();
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, model.find_clip("Run").unwrap());
+    let rm = t.root_motion().unwrap().motion.clone();
+    let duration = t.clock().duration_secs();
+    t.set_rate(4.0);
+    t.set_playing(true);
+    t.tick(1.0); // 4 s of a 0.7 s clip: 5 wraps
+    assert_eq!(t.clock().time().cycle, (4.0 / duration).floor() as i64);
+    let expected = rm.delta_secs(0.0, 4.0).unwrap().translation;
+    assert!((t.world_from_root().translation - expected).length() < 1e-9);
+    t.set_rate(-4.0);
+    t.tick(0.5);
+    t.tick(0.5);
+    assert!(t.world_from_root().translation.length() < 1e-9);
+    assert!(t.time_secs().abs() < 1e-9);
+    // The plot recorded backwards motion while reversing.
+    assert!(t.displacement().any(|s| s.along_m < 0.0));
+    assert!(t.displacement().any(|s| s.along_m > 0.0));
+}
+
+#[test]
+fn clip_switch_is_a_seek_and_keeps_the_character_in_place() {
+    let model = demo();
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, model.find_clip("Walk").unwrap());
+    t.set_playing(true);
+    t.tick(0.5);
+    let placed = t.world_from_root();
+    assert!(placed.translation.length() > 0.1);
+    t.select_clip(&model, model.find_clip("Run").unwrap());
+    assert_eq!(t.world_from_root(), placed, "switching clips moves nothing");
+    assert_eq!(t.time_secs(), 0.0);
+    assert!(t.is_playing());
+    assert_eq!(t.displacement().len(), 0);
+}
+
+#[test]
+fn stepping_and_jumping_are_seeks_at_the_key_rate() {
+    let model = demo();
+    let mut t = Timeline::new(&model);
+    let walk = model.find_clip("Walk").unwrap();
+    t.select_clip(&model, walk);
+    assert_eq!(t.frame_rate_hz(), key_rate_hz(&model.clips[walk]));
+    assert_eq!(t.frame_rate_hz(), 30.0);
+    t.step_frames(1);
+    assert!((t.phase_secs() - 1.0 / 30.0).abs() < 1e-12);
+    assert_eq!(t.frame_index(), 1.0);
+    t.step_frames(-2); // back across the loop point into the previous cycle
+    assert_eq!(t.clock().time().cycle, -1);
+    assert!((t.frame_index() - (t.clock().duration_secs() * 30.0 - 1.0)).abs() < 1e-6);
+    t.jump_to_start();
+    assert_eq!(t.phase_secs(), 0.0);
+    t.jump_to_end();
+    assert!(t.phase_secs() > t.clock().duration_secs() - 1e-6);
+    assert_eq!(t.world_from_root().translation, DVec2::ZERO);
+    // Non-looping: the end is the end, and playing stops there.
+    t.set_looping(false);
+    t.jump_to_start();
+    t.set_playing(true);
+    t.tick(10.0);
+    assert!(!t.is_playing());
+    assert_eq!(t.phase_secs(), t.clock().duration_secs());
+}
+
+#[test]
+fn modes_place_the_character() {
+    let model = demo();
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, model.find_clip("Walk").unwrap());
+    let rm = t.root_motion().unwrap().motion.clone();
+    t.set_playing(true);
+    t.tick(1.5);
+    // Accumulate: root at R0 composed with the accumulated motion.
+    let acc = t.root_world_position();
+    let expected = rm
+        .start()
+        .compose(&rm.delta_secs(0.0, 1.5).unwrap())
+        .translation;
+    assert!((acc - expected).length() < 1e-9);
+    assert!(t.pose_request().remove_root_motion.is_some());
+    // Loop and reset: the clip's own track within the cycle.
+    t.set_mode(RootMotionMode::LoopAndReset);
+    let lr = t.root_world_position();
+    assert!((lr - rm.sample(t.phase_secs()).translation).length() < 1e-9);
+    assert!(t.pose_request().remove_root_motion.is_none());
+    // In place: never moves.
+    t.set_mode(RootMotionMode::InPlace);
+    t.tick(3.0);
+    assert_eq!(t.root_world_position(), rm.start().translation);
+    assert_eq!(t.model_from_root(), glam::Mat4::IDENTITY);
+}
+
+#[test]
+fn turning_walk_trail_curves() {
+    let model = demo();
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, model.find_clip("TurnWalk").unwrap());
+    t.set_playing(true);
+    for _ in 0..600 {
+        t.tick(1.0 / 60.0);
+    }
+    let trail: Vec<DVec2> = t.trail().collect();
+    assert!(trail.len() > 500);
+    // Turning every cycle: the heading at the end differs from the start by the per-cycle
+    // yaw times the cycles played.
+    let yaw = t.world_from_root().yaw_rad;
+    let per_cycle = t.root_motion().unwrap().motion.cycle_displacement().yaw_rad;
+    let expected = per_cycle * 10.0 / t.clock().duration_secs();
+    assert!(
+        (yaw - expected).abs() < 0.02 * expected.abs(),
+        "{yaw} vs {expected}"
+    );
+    assert!(yaw.abs() > 1.0);
+}
