@@ -1460,7 +1460,7 @@ impl BinBuilder {
         kind: &str,
         bounds: Option<(Vec<f32>, Vec<f32>)>,
     ) -> usize {
-        while self.data.len() % 4 != 0 {
+        while !self.data.len().is_multiple_of(4) {
             self.data.push(0);
         }
         let mut view = json!({
@@ -1658,7 +1658,7 @@ fn write_glb(rig: &Rig, mesh: &MeshData, clips: &[ClipData]) -> Vec<u8> {
     let mut text = String::new();
     write_json_sorted(&document, &mut text);
     let mut json_chunk = text.into_bytes();
-    while json_chunk.len() % 4 != 0 {
+    while !json_chunk.len().is_multiple_of(4) {
         json_chunk.push(b' ');
     }
     let total = 12 + 8 + json_chunk.len() + 8 + bin.data.len();

@@ -276,7 +276,7 @@ fn split_glb<'b>(
                 data.len()
             )));
         };
-        if len % 4 != 0 {
+        if !len.is_multiple_of(4) {
             warnings.push(format!(
                 "GLB: chunk {chunk} ({}) length {len} is not a multiple of 4",
                 chunk_name(kind)

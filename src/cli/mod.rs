@@ -1,6 +1,8 @@
 //! Command-line interface: `inspect`, `trace` and `make-demo` (the scriptable face of
 //! the previewer, for tests and CI).
 
+pub mod render;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -28,6 +30,8 @@ pub enum Command {
     Trace(TraceArgs),
     /// Write the built-in demo character to a .glb file.
     MakeDemo(MakeDemoArgs),
+    /// Render a frame (or a sequence) offscreen to PNG with the GPU renderer.
+    Render(render::RenderArgs),
 }
 
 #[derive(Debug, Args)]
@@ -121,6 +125,7 @@ pub fn run(command: Command) -> Result<String, String> {
     match command {
         Command::Inspect(args) => inspect(&args),
         Command::Trace(args) => trace(&args),
+        Command::Render(args) => render::run(&args),
         Command::MakeDemo(args) => {
             asset::demo::write_demo(&args.out)
                 .map_err(|e| format!("{}: cannot write: {e}", args.out.display()))?;

@@ -1,0 +1,95 @@
+// Lit, textured mesh pass. Draws the compute-skinned vertex buffer (positions and normals
+// in world space) plus a static UV buffer. Lighting in linear space: a key light, a fill
+// light and a hemisphere ambient term. Base colour = material factor * sRGB texture.
+
+struct FrameUniforms {
+    clip_from_world: mat4x4<f32>,
+    // xyz: camera position (world).
+    camera_position: vec4<f32>,
+    // xyz: unit direction towards the light (world); w: intensity.
+    key_light: vec4<f32>,
+    fill_light: vec4<f32>,
+    // width, height, 1/width, 1/height in pixels.
+    viewport: vec4<f32>,
+    // Linear RGB background gradient, top and bottom of the view.
+    background_top: vec4<f32>,
+    background_bottom: vec4<f32>,
+    // 1 when the colour target is not an sRGB format and the shader must encode.
+    encode_srgb: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+struct MaterialUniforms {
+    // Linear RGBA multiplier (glTF baseColorFactor).
+    base_color_factor: vec4<f32>,
+}
+
+@group(0) @binding(0) var<uniform> frame: FrameUniforms;
+@group(1) @binding(0) var<uniform> material: MaterialUniforms;
+@group(1) @binding(1) var base_color_texture: texture_2d<f32>;
+@group(1) @binding(2) var base_color_sampler: sampler;
+
+struct VertexIn {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+}
+
+struct VertexOut {
+    @builtin(position) clip_position: vec4<f32>,
+    @location(0) world_position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+}
+
+@vertex
+fn vs_main(in: VertexIn) -> VertexOut {
+    var out: VertexOut;
+    out.clip_position = frame.clip_from_world * vec4<f32>(in.position, 1.0);
+    out.world_position = in.position;
+    out.normal = in.normal;
+    out.uv = in.uv;
+    return out;
+}
+
+fn linear_to_srgb(c: vec3<f32>) -> vec3<f32> {
+    let lo = c * 12.92;
+    let hi = 1.055 * pow(c, vec3<f32>(1.0 / 2.4)) - 0.055;
+    return select(hi, lo, c <= vec3<f32>(0.0031308));
+}
+
+fn encode_output(linear: vec3<f32>) -> vec3<f32> {
+    let c = clamp(linear, vec3<f32>(0.0), vec3<f32>(1.0));
+    if frame.encode_srgb != 0u {
+        return linear_to_srgb(c);
+    }
+    return c;
+}
+
+@fragment
+fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    let base = material.base_color_factor * textureSample(base_color_texture, base_color_sampler, in.uv);
+    var n = in.normal;
+    let len = length(n);
+    if len > 0.0 {
+        n = n / len;
+    } else {
+        // Degenerate normal: face the camera.
+        n = normalize(frame.camera_position.xyz - in.world_position);
+    }
+    if !front_facing {
+        n = -n;
+    }
+    let key = max(dot(n, frame.key_light.xyz), 0.0) * frame.key_light.w * vec3<f32>(1.0, 0.96, 0.9);
+    let fill = max(dot(n, frame.fill_light.xyz), 0.0) * frame.fill_light.w * vec3<f32>(0.75, 0.85, 1.0);
+    let sky = vec3<f32>(0.42, 0.46, 0.52);
+    let ground = vec3<f32>(0.16, 0.14, 0.12);
+    let ambient = mix(ground, sky, n.y * 0.5 + 0.5);
+    // A little rim light separates the silhouette from the dark background.
+    let view_dir = normalize(frame.camera_position.xyz - in.world_position);
+    let rim = pow(1.0 - max(dot(n, view_dir), 0.0), 3.0) * 0.15;
+    let lit = base.rgb * (key + fill + ambient) + vec3<f32>(rim);
+    return vec4<f32>(encode_output(lit), 1.0);
+}

@@ -1,0 +1,159 @@
+//! CPU-side bounds of a posed model (for frame-to-fit and for checking where the GPU
+//! drew it): the CPU reference skinning of every vertex, plus joint positions.
+
+use glam::{Mat4, Vec3};
+
+use crate::anim::{AnimError, SkinningJob, MAX_INFLUENCES};
+use crate::asset::Model;
+use crate::scene::Pose;
+
+/// An axis-aligned box; `min > max` when empty.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Default for Aabb {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl Aabb {
+    pub const EMPTY: Aabb = Aabb {
+        min: Vec3::splat(f32::INFINITY),
+        max: Vec3::splat(f32::NEG_INFINITY),
+    };
+
+    pub fn from_points(points: impl IntoIterator<Item = Vec3>) -> Self {
+        let mut b = Self::EMPTY;
+        for p in points {
+            b.extend(p);
+        }
+        b
+    }
+
+    /// Grows the box to hold `p` (non-finite points are ignored).
+    pub fn extend(&mut self, p: Vec3) {
+        if p.is_finite() {
+            self.min = self.min.min(p);
+            self.max = self.max.max(p);
+        }
+    }
+
+    pub fn union(&self, other: &Aabb) -> Aabb {
+        Aabb {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !(self.min.x <= self.max.x && self.min.y <= self.max.y && self.min.z <= self.max.z)
+    }
+
+    pub fn center(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    /// Length of the diagonal (0 when empty).
+    pub fn diagonal(&self) -> f32 {
+        if self.is_empty() {
+            0.0
+        } else {
+            (self.max - self.min).length()
+        }
+    }
+
+    /// The eight corners.
+    pub fn corners(&self) -> [Vec3; 8] {
+        std::array::from_fn(|i| {
+            Vec3::new(
+                if i & 1 == 0 { self.min.x } else { self.max.x },
+                if i & 2 == 0 { self.min.y } else { self.max.y },
+                if i & 4 == 0 { self.min.z } else { self.max.z },
+            )
+        })
+    }
+}
+
+/// Joint indices and weights that drive a primitive's vertices on the GPU and in the CPU
+/// oracle. Skinned meshes use the file's; unskinned meshes use palette entry 0 with
+/// weight 1 (the node's model transform, see [`Pose::mesh_palette`]).
+pub fn primitive_influences(
+    model: &Model,
+    mesh_index: usize,
+    primitive_index: usize,
+) -> (Vec<[u16; MAX_INFLUENCES]>, Vec<[f32; MAX_INFLUENCES]>) {
+    let mesh = &model.meshes[mesh_index];
+    let primitive = &mesh.primitives[primitive_index];
+    if mesh.skin.is_some() {
+        (primitive.joints.clone(), primitive.weights.clone())
+    } else {
+        let mut w = [0.0; MAX_INFLUENCES];
+        w[0] = 1.0;
+        let n = primitive.positions.len();
+        (vec![[0; MAX_INFLUENCES]; n], vec![w; n])
+    }
+}
+
+/// Skins one primitive on the CPU with the reference [`SkinningJob`]: positions, and
+/// normals when `with_normals`.
+pub fn cpu_skin_primitive(
+    model: &Model,
+    pose: &Pose,
+    mesh_index: usize,
+    primitive_index: usize,
+    with_normals: bool,
+) -> Result<(Vec<Vec3>, Vec<Vec3>), AnimError> {
+    let primitive = &model.meshes[mesh_index].primitives[primitive_index];
+    let palette = pose.mesh_palette(model, mesh_index);
+    let (joints, weights) = primitive_influences(model, mesh_index, primitive_index);
+    let n = primitive.positions.len();
+    let mut positions = vec![Vec3::ZERO; n];
+    let mut normals = vec![Vec3::ZERO; if with_normals { n } else { 0 }];
+    SkinningJob {
+        palette: &palette,
+        positions: &primitive.positions,
+        normals: if with_normals {
+            &primitive.normals
+        } else {
+            &[]
+        },
+        joints: &joints,
+        weights: &weights,
+    }
+    .run(&mut positions, &mut normals)?;
+    Ok((positions, normals))
+}
+
+/// The box around every CPU-skinned vertex of the posed model (empty for a model without
+/// meshes; use [`joint_bounds`] then).
+pub fn skinned_bounds(model: &Model, pose: &Pose) -> Result<Aabb, AnimError> {
+    let mut bounds = Aabb::EMPTY;
+    for (m, mesh) in model.meshes.iter().enumerate() {
+        for p in 0..mesh.primitives.len() {
+            let (positions, _) = cpu_skin_primitive(model, pose, m, p, false)?;
+            for v in positions {
+                bounds.extend(v);
+            }
+        }
+    }
+    Ok(bounds)
+}
+
+/// The box around every joint's model-space origin.
+pub fn joint_bounds(pose: &Pose) -> Aabb {
+    Aabb::from_points(
+        pose.model_from_joint
+            .iter()
+            .map(|m: &Mat4| m.w_axis.truncate()),
+    )
+}
+
+/// Skinned bounds, falling back to the joints when the model has no geometry.
+pub fn pose_bounds(model: &Model, pose: &Pose) -> Result<Aabb, AnimError> {
+    let b = skinned_bounds(model, pose)?;
+    Ok(if b.is_empty() { joint_bounds(pose) } else { b })
+}

@@ -1,0 +1,413 @@
+//! A model's static GPU data: the concatenated skinning input of every primitive, UVs,
+//! indices, textures and material bind groups, and the draw list.
+
+use std::ops::Range;
+
+use super::bounds::primitive_influences;
+use super::gpu_types::{MaterialUniforms, SkinVertex};
+use super::skinning::PaletteLayout;
+use super::{GpuContext, RenderError};
+use crate::asset::{Image, Model};
+
+/// One primitive's indexed draw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrimitiveDraw {
+    pub mesh: usize,
+    pub primitive: usize,
+    /// Range in the model's index buffer.
+    pub indices: Range<u32>,
+    /// Index of the primitive's first vertex in the concatenated vertex order.
+    pub base_vertex: i32,
+    /// Index into the model's material bind groups (the last one is the default).
+    pub material: usize,
+}
+
+/// Layouts and defaults a model upload needs from the renderer.
+#[derive(Debug)]
+pub(crate) struct MaterialResources {
+    pub layout: wgpu::BindGroupLayout,
+    pub sampler: wgpu::Sampler,
+    pub white: wgpu::TextureView,
+}
+
+/// Static GPU data of one [`Model`] (upload once, draw many instances).
+#[derive(Debug)]
+pub struct GpuModel {
+    skin_input: wgpu::Buffer,
+    pub(crate) uvs: wgpu::Buffer,
+    pub(crate) indices: wgpu::Buffer,
+    pub(crate) materials: Vec<wgpu::BindGroup>,
+    draws: Vec<PrimitiveDraw>,
+    vertex_ranges: Vec<Vec<Range<u32>>>,
+    vertex_count: u32,
+    palette: PaletteLayout,
+    source: String,
+}
+
+impl GpuModel {
+    pub(crate) fn new(
+        ctx: &GpuContext,
+        resources: &MaterialResources,
+        model: &Model,
+    ) -> Result<Self, RenderError> {
+        let palette = PaletteLayout::new(model);
+        let max_buffer = ctx.device.limits().max_buffer_size;
+        let mut vertices: Vec<SkinVertex> = Vec::with_capacity(model.vertex_count());
+        let mut uvs: Vec<[f32; 2]> = Vec::with_capacity(model.vertex_count());
+        let mut indices: Vec<u32> = Vec::new();
+        let mut draws = Vec::new();
+        let mut vertex_ranges = Vec::with_capacity(model.meshes.len());
+        let default_material = model.materials.len();
+        for (m, mesh) in model.meshes.iter().enumerate() {
+            let palette_offset = palette.mesh_offsets[m];
+            let joint_count = match mesh.skin {
+                Some(skin) => model.skins.get(skin).map(|s| s.joints.len()).unwrap_or(0),
+                None => 1,
+            };
+            let mut ranges = Vec::with_capacity(mesh.primitives.len());
+            for (p, primitive) in mesh.primitives.iter().enumerate() {
+                let first = vertices.len();
+                let n = primitive.positions.len();
+                if primitive.normals.len() != n {
+                    return Err(RenderError::InvalidInput(format!(
+                        "{}: mesh '{}' primitive {p}: {} normals for {n} positions",
+                        model.source,
+                        mesh.name,
+                        primitive.normals.len()
+                    )));
+                }
+                let (joints, weights) = primitive_influences(model, m, p);
+                if joints.len() != n || weights.len() != n {
+                    return Err(RenderError::InvalidInput(format!(
+                        "{}: mesh '{}' primitive {p}: joints/weights do not match the {n} positions",
+                        model.source, mesh.name
+                    )));
+                }
+                let has_tangents = primitive.tangents.len() == n;
+                for v in 0..n {
+                    for k in 0..joints[v].len() {
+                        if weights[v][k] != 0.0 && joints[v][k] as usize >= joint_count {
+                            return Err(RenderError::InvalidInput(format!(
+                                "{}: mesh '{}' primitive {p} vertex {v}: joint {} but the skin has {joint_count} joints",
+                                model.source, mesh.name, joints[v][k]
+                            )));
+                        }
+                    }
+                    let mut w = [0.0; 8];
+                    w.copy_from_slice(&weights[v]);
+                    vertices.push(SkinVertex {
+                        position: primitive.positions[v].to_array(),
+                        palette_offset,
+                        normal: primitive.normals[v].to_array(),
+                        has_tangent: has_tangents as u32,
+                        tangent: if has_tangents {
+                            primitive.tangents[v].to_array()
+                        } else {
+                            [0.0; 4]
+                        },
+                        joints: SkinVertex::pack_joints(&joints[v]),
+                        weights: w,
+                    });
+                    uvs.push(
+                        primitive
+                            .uvs
+                            .get(v)
+                            .map(|uv| uv.to_array())
+                            .unwrap_or([0.0; 2]),
+                    );
+                }
+                if let Some(&bad) = primitive.indices.iter().find(|&&i| i as usize >= n) {
+                    return Err(RenderError::InvalidInput(format!(
+                        "{}: mesh '{}' primitive {p}: index {bad} but only {n} vertices",
+                        model.source, mesh.name
+                    )));
+                }
+                let start = indices.len() as u32;
+                indices.extend_from_slice(&primitive.indices);
+                let material = primitive
+                    .material
+                    .filter(|&i| i < model.materials.len())
+                    .unwrap_or(default_material);
+                if !primitive.indices.is_empty() {
+                    draws.push(PrimitiveDraw {
+                        mesh: m,
+                        primitive: p,
+                        indices: start..indices.len() as u32,
+                        base_vertex: i32::try_from(first).map_err(|_| {
+                            RenderError::InvalidInput(format!(
+                                "{}: more than 2^31 vertices",
+                                model.source
+                            ))
+                        })?,
+                        material,
+                    });
+                }
+                ranges.push(first as u32..vertices.len() as u32);
+            }
+            vertex_ranges.push(ranges);
+        }
+        let vertex_count = u32::try_from(vertices.len()).map_err(|_| {
+            RenderError::InvalidInput(format!("{}: more than 2^32 vertices", model.source))
+        })?;
+        for (what, bytes) in [
+            ("skinning input", std::mem::size_of_val(vertices.as_slice())),
+            ("index buffer", std::mem::size_of_val(indices.as_slice())),
+        ] {
+            if bytes as u64 > max_buffer {
+                return Err(RenderError::TooLarge {
+                    what: format!("{}: {what}", model.source),
+                    bytes: bytes as u64,
+                    limit: max_buffer,
+                    hint: "the model is too large for this device",
+                });
+            }
+        }
+
+        ctx.scoped(|| {
+            let device = &ctx.device;
+            let skin_input = create_buffer_init(
+                ctx,
+                "skinning input",
+                bytemuck::cast_slice(&vertices),
+                wgpu::BufferUsages::STORAGE,
+            );
+            let uv_buffer = create_buffer_init(
+                ctx,
+                "uvs",
+                bytemuck::cast_slice(&uvs),
+                wgpu::BufferUsages::VERTEX,
+            );
+            let index_buffer = create_buffer_init(
+                ctx,
+                "indices",
+                bytemuck::cast_slice(&indices),
+                wgpu::BufferUsages::INDEX,
+            );
+            let textures: Vec<wgpu::TextureView> = model
+                .images
+                .iter()
+                .map(|image| upload_image(ctx, image))
+                .collect::<Result<_, _>>()?;
+            let mut materials = Vec::with_capacity(model.materials.len() + 1);
+            let defaults = crate::asset::Material {
+                name: "default".into(),
+                base_color_factor: glam::Vec4::new(0.8, 0.8, 0.8, 1.0),
+                base_color_image: None,
+            };
+            for material in model.materials.iter().chain(std::iter::once(&defaults)) {
+                let uniforms = MaterialUniforms {
+                    base_color_factor: material.base_color_factor.to_array(),
+                };
+                let buffer = create_buffer_init(
+                    ctx,
+                    "material",
+                    bytemuck::bytes_of(&uniforms),
+                    wgpu::BufferUsages::UNIFORM,
+                );
+                let view = material
+                    .base_color_image
+                    .and_then(|i| textures.get(i))
+                    .unwrap_or(&resources.white);
+                materials.push(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("material"),
+                    layout: &resources.layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: buffer.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::TextureView(view),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: wgpu::BindingResource::Sampler(&resources.sampler),
+                        },
+                    ],
+                }));
+            }
+            Ok(Self {
+                skin_input,
+                uvs: uv_buffer,
+                indices: index_buffer,
+                materials,
+                draws,
+                vertex_ranges,
+                vertex_count,
+                palette,
+                source: model.source.clone(),
+            })
+        })
+    }
+
+    /// Vertices over all primitives (the skinning work per instance).
+    pub fn vertex_count(&self) -> u32 {
+        self.vertex_count
+    }
+
+    /// Where each mesh's matrices sit in the model palette.
+    pub fn palette_layout(&self) -> &PaletteLayout {
+        &self.palette
+    }
+
+    /// Indexed draws, one per non-empty primitive.
+    pub fn draws(&self) -> &[PrimitiveDraw] {
+        &self.draws
+    }
+
+    /// Range of a primitive's vertices in the skinned output of one instance.
+    pub fn vertex_range(&self, mesh: usize, primitive: usize) -> Option<Range<u32>> {
+        self.vertex_ranges.get(mesh)?.get(primitive).cloned()
+    }
+
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    pub(crate) fn skin_input(&self) -> &wgpu::Buffer {
+        &self.skin_input
+    }
+}
+
+/// A buffer holding `bytes` (at least 16 bytes so empty models still bind).
+pub(crate) fn create_buffer_init(
+    ctx: &GpuContext,
+    label: &str,
+    bytes: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    let size = (bytes.len() as u64).max(16).div_ceil(4) * 4;
+    let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: usage | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    if !bytes.is_empty() {
+        if bytes.len().is_multiple_of(4) {
+            ctx.queue.write_buffer(&buffer, 0, bytes);
+        } else {
+            let mut padded = bytes.to_vec();
+            padded.resize(bytes.len().div_ceil(4) * 4, 0);
+            ctx.queue.write_buffer(&buffer, 0, &padded);
+        }
+    }
+    buffer
+}
+
+/// Uploads an RGBA8 sRGB image with a full mip chain (box-filtered in linear light).
+pub(crate) fn upload_image(
+    ctx: &GpuContext,
+    image: &Image,
+) -> Result<wgpu::TextureView, RenderError> {
+    let max = ctx.device.limits().max_texture_dimension_2d;
+    if image.width == 0 || image.height == 0 || image.width > max || image.height > max {
+        return Err(RenderError::InvalidInput(format!(
+            "texture of {}x{} (each side must be 1..={max})",
+            image.width, image.height
+        )));
+    }
+    if image.rgba8.len() != image.width as usize * image.height as usize * 4 {
+        return Err(RenderError::InvalidInput(format!(
+            "texture of {}x{} has {} bytes of RGBA8",
+            image.width,
+            image.height,
+            image.rgba8.len()
+        )));
+    }
+    let mips = mip_chain(image.width, image.height, &image.rgba8);
+    let texture = ctx.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("base colour"),
+        size: wgpu::Extent3d {
+            width: image.width,
+            height: image.height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: mips.len() as u32,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    for (level, (w, h, pixels)) in mips.iter().enumerate() {
+        ctx.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: level as u32,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            pixels,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(4 * w),
+                rows_per_image: Some(*h),
+            },
+            wgpu::Extent3d {
+                width: *w,
+                height: *h,
+                depth_or_array_layers: 1,
+            },
+        );
+    }
+    Ok(texture.create_view(&wgpu::TextureViewDescriptor::default()))
+}
+
+fn srgb_to_linear(c: u8) -> f32 {
+    let c = c as f32 / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+fn linear_to_srgb(c: f32) -> u8 {
+    let c = c.clamp(0.0, 1.0);
+    let s = if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    };
+    (s * 255.0 + 0.5) as u8
+}
+
+/// Level 0 and every halving down to 1x1; colour averaged in linear light, alpha
+/// linearly.
+pub(crate) fn mip_chain(width: u32, height: u32, rgba8: &[u8]) -> Vec<(u32, u32, Vec<u8>)> {
+    let lut: Vec<f32> = (0..=255u8).map(srgb_to_linear).collect();
+    let mut levels = vec![(width, height, rgba8.to_vec())];
+    while let Some((w, h, src)) = levels.last() {
+        let (w, h) = (*w, *h);
+        if w == 1 && h == 1 {
+            break;
+        }
+        let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
+        let mut dst = vec![0u8; nw as usize * nh as usize * 4];
+        for y in 0..nh {
+            for x in 0..nw {
+                let mut acc = [0f32; 4];
+                let mut count = 0.0;
+                for sy in [2 * y, (2 * y + 1).min(h - 1)] {
+                    for sx in [2 * x, (2 * x + 1).min(w - 1)] {
+                        let at = (sy as usize * w as usize + sx as usize) * 4;
+                        for c in 0..3 {
+                            acc[c] += lut[src[at + c] as usize];
+                        }
+                        acc[3] += src[at + 3] as f32;
+                        count += 1.0;
+                    }
+                }
+                let at = (y as usize * nw as usize + x as usize) * 4;
+                for c in 0..3 {
+                    dst[at + c] = linear_to_srgb(acc[c] / count);
+                }
+                dst[at + 3] = (acc[3] / count + 0.5) as u8;
+            }
+        }
+        levels.push((nw, nh, dst));
+    }
+    levels
+}
