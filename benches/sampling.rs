@@ -1,6 +1,8 @@
 //! Sampling and sampling + local-to-model per character.
 //!
-//! `cargo bench --bench sampling`. Characters: the Robot (43 skin joints, 58 nodes),
+//! `cargo bench --bench sampling`. `sample` binary-searches the keys on every call,
+//! `sample_cached` and `sample+local_to_model` keep key cursors in a `SamplingCache`
+//! between calls (playback at 0.0137 s per call). Characters: the Robot (43 skin joints, 58 nodes),
 //! the built-in demo, and a synthetic 67-joint skeleton with T/R/S tracks on every
 //! joint at 30 keys per second (the size ozz-animation's figures are quoted for).
 
@@ -10,12 +12,17 @@ use std::path::Path;
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::{Mat4, Quat, Vec3};
 use stridescope::anim::{
-    Clip, Interpolation, JointTracks, LocalToModelJob, SamplingJob, Skeleton, Track, Transform,
+    Clip, Interpolation, JointTracks, LocalToModelJob, SamplingCache, SamplingJob, Skeleton, Track,
+    Transform,
 };
 
 /// A 67-joint humanoid-like tree (spine, two 4-joint legs, two arms with 15 finger
-/// joints each) with a 1 s clip, 31 keys per channel, every joint animated in T, R and S.
-fn synthetic_67() -> (Skeleton, Clip) {
+/// joints each) with a 1 s clip, every joint animated in T, R and S.
+///
+/// `per_channel_keys == false`: 31 keys per channel, all channels on the same key times
+/// (what glTF exporters write). `true`: every channel has its own key times (11 to 41
+/// keys, as after per-channel key reduction), so each of the 201 channels is searched.
+fn synthetic_67(per_channel_keys: bool) -> (Skeleton, Clip) {
     let mut parents: Vec<Option<usize>> = vec![None];
     let chain = |parent: usize, len: usize, parents: &mut Vec<Option<usize>>| -> usize {
         let mut p = parent;
@@ -49,16 +56,34 @@ fn synthetic_67() -> (Skeleton, Clip) {
         n
     ];
     let skeleton = Skeleton::new(names, parents, rest).unwrap();
-    let times: Vec<f32> = (0..31).map(|i| i as f32 / 30.0).collect();
     let tracks = (0..n)
         .map(|j| {
             let phase = j as f32 * 0.37;
+            let times = |channel: usize| -> Vec<f32> {
+                if !per_channel_keys {
+                    return (0..31).map(|i| i as f32 / 30.0).collect();
+                }
+                // 11..=41 keys, interior keys jittered by up to 0.4 of an interval.
+                let id = (3 * j + channel) as f32;
+                let keys = 11 + (3 * j + channel) * 7 % 31;
+                (0..keys)
+                    .map(|i| {
+                        let jitter = if i == 0 || i == keys - 1 {
+                            0.0
+                        } else {
+                            0.4 * (1.7 * i as f32 + id).sin()
+                        };
+                        (i as f32 + jitter) / (keys - 1) as f32
+                    })
+                    .collect()
+            };
             let mut t = JointTracks::new(j);
+            let times_t = times(0);
             t.translation = Some(
                 Track::new(
                     Interpolation::Linear,
-                    times.clone(),
-                    times
+                    times_t.clone(),
+                    times_t
                         .iter()
                         .map(|&s| Vec3::new((s * 6.0 + phase).sin() * 0.01, 0.1, 0.0))
                         .collect(),
@@ -66,11 +91,12 @@ fn synthetic_67() -> (Skeleton, Clip) {
                 )
                 .unwrap(),
             );
+            let times_r = times(1);
             t.rotation = Some(
                 Track::new(
                     Interpolation::Linear,
-                    times.clone(),
-                    times
+                    times_r.clone(),
+                    times_r
                         .iter()
                         .map(|&s| {
                             Quat::from_euler(
@@ -85,14 +111,10 @@ fn synthetic_67() -> (Skeleton, Clip) {
                 )
                 .unwrap(),
             );
+            let times_s = times(2);
+            let keys_s = times_s.len();
             t.scale = Some(
-                Track::new(
-                    Interpolation::Linear,
-                    times.clone(),
-                    vec![Vec3::ONE; times.len()],
-                    "s",
-                )
-                .unwrap(),
+                Track::new(Interpolation::Linear, times_s, vec![Vec3::ONE; keys_s], "s").unwrap(),
             );
             t
         })
@@ -108,7 +130,9 @@ fn bench_character(c: &mut Criterion, label: &str, skeleton: &Skeleton, clip: &C
     let duration = clip.duration_secs().max(1e-3);
     // Advance by an irrational-ish step so each iteration samples a different time.
     let mut t = 0.0f32;
+    let mut cache = SamplingCache::new();
     let mut group = c.benchmark_group(label);
+    // Binary search of every timeline on each call.
     group.bench_function("sample", |b| {
         b.iter(|| {
             t = (t + 0.0137) % duration;
@@ -122,6 +146,20 @@ fn bench_character(c: &mut Criterion, label: &str, skeleton: &Skeleton, clip: &C
             black_box(&local);
         })
     });
+    // Playback: key cursors kept between calls (what scene::Pose does every frame).
+    group.bench_function("sample_cached", |b| {
+        b.iter(|| {
+            t = (t + 0.0137) % duration;
+            SamplingJob {
+                clip,
+                time_secs: black_box(t),
+                rest_pose: rest,
+            }
+            .run_with_cache(&mut cache, &mut local)
+            .unwrap();
+            black_box(&local);
+        })
+    });
     group.bench_function("sample+local_to_model", |b| {
         b.iter(|| {
             t = (t + 0.0137) % duration;
@@ -130,7 +168,7 @@ fn bench_character(c: &mut Criterion, label: &str, skeleton: &Skeleton, clip: &C
                 time_secs: black_box(t),
                 rest_pose: rest,
             }
-            .run(&mut local)
+            .run_with_cache(&mut cache, &mut local)
             .unwrap();
             LocalToModelJob {
                 parents: skeleton.parents(),
@@ -158,10 +196,20 @@ fn bench_character(c: &mut Criterion, label: &str, skeleton: &Skeleton, clip: &C
 }
 
 fn sampling(c: &mut Criterion) {
-    let (skeleton, clip) = synthetic_67();
+    let (skeleton, clip) = synthetic_67(false);
     bench_character(
         c,
         &format!("synthetic_{}_joints", skeleton.joint_count()),
+        &skeleton,
+        &clip,
+    );
+    let (skeleton, clip) = synthetic_67(true);
+    bench_character(
+        c,
+        &format!(
+            "synthetic_{}_joints_per_channel_keys",
+            skeleton.joint_count()
+        ),
         &skeleton,
         &clip,
     );

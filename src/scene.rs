@@ -5,7 +5,8 @@
 use glam::Mat4;
 
 use crate::anim::{
-    skinning_palette, AnimError, ClipRootMotion, LocalToModelJob, SamplingJob, Transform,
+    skinning_palette, AnimError, ClipRootMotion, LocalToModelJob, SamplingCache, SamplingJob,
+    Transform,
 };
 use crate::asset::Model;
 
@@ -18,6 +19,9 @@ pub struct Pose {
     pub model_from_joint: Vec<Mat4>,
     /// One palette per skin: `model_from_joint[skin.joints[i]] * inverse_bind[i]`.
     pub skin_palettes: Vec<Vec<Mat4>>,
+    /// Key cursors of the clip sampled last, so playback and scrubbing step from the
+    /// previous keys instead of searching every frame.
+    sampling_cache: SamplingCache,
 }
 
 /// What to evaluate.
@@ -46,6 +50,7 @@ impl Pose {
                 .iter()
                 .map(|s| vec![Mat4::IDENTITY; s.joints.len()])
                 .collect(),
+            sampling_cache: SamplingCache::new(),
         };
         // The rest pose of a validated model always evaluates.
         let _ = pose.evaluate(
@@ -76,7 +81,7 @@ impl Pose {
                     time_secs: request.time_secs,
                     rest_pose: model.skeleton.rest_pose(),
                 }
-                .run(&mut self.local)?;
+                .run_with_cache(&mut self.sampling_cache, &mut self.local)?;
                 if let Some(root) = request.remove_root_motion {
                     root.source
                         .remove(&root.motion, request.time_secs as f64, &mut self.local)?;

@@ -263,3 +263,50 @@ fn skinning_validity() {
     assert!(skinning_palette(&model[..2], &skin, &mut [Mat4::ZERO; 3]).is_err());
     assert!(skinning_palette(&model, &skin, &mut [Mat4::ZERO; 2]).is_err());
 }
+
+#[test]
+fn local_to_model_equals_the_matrix_products() {
+    // A tree with several roots, non-uniform scales and arbitrary rotations: the job
+    // (which multiplies TRS columns directly) against `parent * local.to_mat4()`.
+    let parents = [
+        None,
+        Some(0),
+        Some(1),
+        Some(0),
+        Some(3),
+        None,
+        Some(5),
+        Some(2),
+    ];
+    let local: Vec<Transform> = (0..parents.len())
+        .map(|i| {
+            let f = i as f32;
+            Transform {
+                translation: Vec3::new(0.3 * f, -1.0 + f, 0.7 - 0.2 * f),
+                rotation: Quat::from_euler(glam::EulerRot::ZXY, 0.9 * f, -0.4 + f, 2.0 - f),
+                scale: Vec3::new(1.0 + 0.1 * f, 0.5 + 0.3 * f, 2.0 - 0.15 * f),
+            }
+        })
+        .collect();
+    let root = Mat4::from_scale_rotation_translation(
+        Vec3::splat(0.01),
+        Quat::from_rotation_x(-90f32.to_radians()),
+        Vec3::new(3.0, 0.0, -4.0),
+    );
+    let mut model = vec![Mat4::ZERO; parents.len()];
+    LocalToModelJob {
+        parents: &parents,
+        local: &local,
+        model_from_root: root,
+    }
+    .run(&mut model)
+    .unwrap();
+    let mut expected = vec![Mat4::ZERO; parents.len()];
+    for i in 0..parents.len() {
+        let parent = parents[i].map_or(root, |p| expected[p]);
+        expected[i] = parent * local[i].to_mat4();
+    }
+    for (i, (m, e)) in model.iter().zip(&expected).enumerate() {
+        assert!(m.abs_diff_eq(*e, 1e-6), "joint {i}: {m} != {e}");
+    }
+}

@@ -1,9 +1,13 @@
-//! Track interpolation (STEP / LINEAR / CUBICSPLINE) against hand-computed values, and the
-//! sampling job's contract.
+//! Track interpolation (STEP / LINEAR / CUBICSPLINE) against hand-computed values, the
+//! rotation kernel against exact slerp, the sampling job's contract, and the sampling
+//! cache against the uncached path.
 
-use glam::{Quat, Vec3};
+use std::path::Path;
+
+use glam::{DQuat, EulerRot, Quat, Vec3};
 use stridescope::anim::{
-    AnimError, Clip, Interpolation, JointTracks, SamplingJob, SyncMarker, Track, Transform,
+    AnimError, Clip, Interpolation, JointTracks, SamplingCache, SamplingJob, SyncMarker, Track,
+    Transform,
 };
 
 const EPS: f32 = 1e-6;
@@ -285,4 +289,492 @@ fn clip_validation() {
         time_secs: 2.0,
     };
     assert!(Clip::new("marker".into(), vec![a], vec![late], 3).is_err());
+}
+
+// ---------------------------------------------------------------------------------------
+// Rotation kernel accuracy
+
+/// Bound on the rotation-angle deviation of LINEAR rotation sampling from exact slerp.
+const SLERP_MAX_ERROR_RAD: f64 = 1e-6;
+
+/// Exact shortest-arc slerp in f64 of the (f32) keys. The hemisphere is chosen by the sign
+/// of the f32 dot product, as the sampler does: at exactly 180 degrees both arcs are
+/// shortest and only the tie-break could differ.
+fn exact_slerp(a: Quat, b: Quat, s: f64) -> DQuat {
+    let flip = a.dot(b) < 0.0;
+    let a = a.as_dquat().normalize();
+    let b = b.as_dquat().normalize();
+    let b = if flip { -b } else { b };
+    let omega = a.dot(b).clamp(-1.0, 1.0).acos();
+    if omega < 1e-12 {
+        return a;
+    }
+    (a * ((1.0 - s) * omega).sin() + b * (s * omega).sin()).normalize()
+}
+
+/// Angle of the rotation between `a` and `b` (radians, in `[0, pi]`).
+fn rotation_angle_between(a: DQuat, b: DQuat) -> f64 {
+    let d = a.conjugate() * b;
+    2.0 * d.xyz().length().atan2(d.w.abs())
+}
+
+#[test]
+fn linear_rotation_matches_exact_slerp() {
+    let axes = [
+        Vec3::X,
+        Vec3::new(0.3, -0.8, 0.5).normalize(),
+        Vec3::new(-1.0, 0.2, 0.1).normalize(),
+    ];
+    let starts = [
+        Quat::IDENTITY,
+        Quat::from_euler(EulerRot::XYZ, 0.7, -1.2, 2.9),
+    ];
+    // Key angles: 0 to 360 degrees in quarter degrees, plus tiny ones (where nlerp and
+    // slerp meet and acos is ill-conditioned).
+    let mut angles: Vec<f32> = (0..=1440).map(|i| (i as f32 * 0.25).to_radians()).collect();
+    angles.extend((0..=12).map(|e| 10f32.powf(-7.0 + 0.5 * e as f32)));
+    let mut worst = (0.0f64, 0.0f32, 0.0f32);
+    for axis in axes {
+        for a in starts {
+            for &angle in &angles {
+                let b = (Quat::from_axis_angle(axis, angle) * a).normalize();
+                let track =
+                    Track::new(Interpolation::Linear, vec![0.0, 1.0], vec![a, b], "r").unwrap();
+                for k in 0..=64 {
+                    let s = k as f32 / 64.0;
+                    let q = track.sample(s);
+                    assert!((q.length() - 1.0).abs() < 1e-6, "|q| = {}", q.length());
+                    let err = rotation_angle_between(exact_slerp(a, b, s as f64), q.as_dquat());
+                    if err > worst.0 {
+                        worst = (err, angle, s);
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        worst.0 < SLERP_MAX_ERROR_RAD,
+        "max deviation {:e} rad at key angle {} rad, s = {}",
+        worst.0,
+        worst.1,
+        worst.2
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Sampling cache
+
+/// Samples `clip` the slow, independent way: the rest pose with each track's own
+/// `Track::sample` (per-track storage, binary search, scalar kernel).
+fn reference_pose(clip: &Clip, rest: &[Transform], t: f32) -> Vec<Transform> {
+    let mut pose = rest.to_vec();
+    for tracks in clip.tracks() {
+        let out = &mut pose[tracks.joint];
+        if let Some(k) = &tracks.translation {
+            out.translation = k.sample(t);
+        }
+        if let Some(k) = &tracks.rotation {
+            out.rotation = k.sample(t);
+        }
+        if let Some(k) = &tracks.scale {
+            out.scale = k.sample(t);
+        }
+    }
+    pose
+}
+
+/// Samples `times` in order with one cache and checks every pose is bit-identical to the
+/// uncached job and to [`reference_pose`].
+fn check_cached_matches_uncached(clip: &Clip, rest: &[Transform], times: &[f32], what: &str) {
+    let mut cache = SamplingCache::new();
+    let mut cached = vec![Transform::IDENTITY; rest.len()];
+    let mut uncached = vec![Transform::IDENTITY; rest.len()];
+    for &t in times {
+        let job = SamplingJob {
+            clip,
+            time_secs: t,
+            rest_pose: rest,
+        };
+        job.run_with_cache(&mut cache, &mut cached).unwrap();
+        job.run(&mut uncached).unwrap();
+        assert_eq!(cached, uncached, "{what}: t = {t}");
+        assert_eq!(
+            uncached,
+            reference_pose(clip, rest, t),
+            "{what}: t = {t} (reference)"
+        );
+    }
+}
+
+/// Deterministic pseudo-random numbers in `[0, 1)` (xorshift).
+fn random_unit(seed: &mut u64) -> f32 {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    (*seed >> 40) as f32 / (1u64 << 24) as f32
+}
+
+/// Time sequences that exercise the cursors: playback forwards (smaller and larger than
+/// a key interval, wrapping), scrubbing backwards, random jumps, times outside the key
+/// range and exactly on keys.
+fn scrub_times(clip: &Clip, keys: &[f32]) -> Vec<f32> {
+    let d = clip.duration_secs().max(1e-3);
+    let mut times = Vec::new();
+    for step in [0.004, 0.0137, 0.05, 0.31] {
+        times.extend((0..200).map(|i| (i as f32 * step) % d));
+    }
+    times.extend((0..200).map(|i| d - i as f32 * 0.011 * d / 2.0));
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    times.extend((0..400).map(|_| random_unit(&mut seed) * 1.4 * d - 0.2 * d));
+    times.extend([-1.0, 0.0, d, d + 5.0, 0.5 * d, -0.0, f32::MIN_POSITIVE]);
+    times.extend(keys.iter().copied());
+    times.extend(keys.iter().rev().copied());
+    times
+}
+
+/// A 67-joint chain-and-fan skeleton's rest pose and a clip animating T/R/S on every joint
+/// (31 keys on shared times, or per-channel key times), like `benches/sampling.rs`.
+fn synthetic_67(per_channel_keys: bool) -> (Vec<Transform>, Clip) {
+    let n = 67;
+    let rest = vec![
+        Transform {
+            translation: Vec3::Y * 0.1,
+            ..Transform::IDENTITY
+        };
+        n
+    ];
+    let times = |id: usize| -> Vec<f32> {
+        if !per_channel_keys {
+            return (0..31).map(|i| i as f32 / 30.0).collect();
+        }
+        let keys = 11 + id * 7 % 31;
+        (0..keys)
+            .map(|i| {
+                let jitter = if i == 0 || i == keys - 1 {
+                    0.0
+                } else {
+                    0.4 * (1.7 * i as f32 + id as f32).sin()
+                };
+                (i as f32 + jitter) / (keys - 1) as f32
+            })
+            .collect()
+    };
+    let tracks = (0..n)
+        .map(|j| {
+            let phase = j as f32 * 0.37;
+            let mut t = JointTracks::new(j);
+            let k = times(3 * j);
+            let v = k
+                .iter()
+                .map(|&s| Vec3::new((s * 6.0 + phase).sin() * 0.01, 0.1, 0.0))
+                .collect();
+            t.translation = Some(Track::new(Interpolation::Linear, k, v, "t").unwrap());
+            let k = times(3 * j + 1);
+            let v = k
+                .iter()
+                .map(|&s| Quat::from_euler(EulerRot::XYZ, (s * 6.0 + phase).sin() * 2.5, s, 0.2))
+                .collect();
+            t.rotation = Some(Track::new(Interpolation::Linear, k, v, "r").unwrap());
+            let k = times(3 * j + 2);
+            let v = k.iter().map(|&s| Vec3::splat(1.0 + s * phase)).collect();
+            t.scale = Some(Track::new(Interpolation::Linear, k, v, "s").unwrap());
+            t
+        })
+        .collect();
+    (
+        rest,
+        Clip::new("synthetic".into(), tracks, vec![], n).unwrap(),
+    )
+}
+
+#[test]
+fn cache_matches_uncached_on_the_synthetic_clips() {
+    for per_channel_keys in [false, true] {
+        let (rest, clip) = synthetic_67(per_channel_keys);
+        let expected = if per_channel_keys { 201 } else { 1 };
+        assert_eq!(clip.timeline_count(), expected);
+        let keys = clip.tracks()[5].rotation.as_ref().unwrap().times().to_vec();
+        check_cached_matches_uncached(
+            &clip,
+            &rest,
+            &scrub_times(&clip, &keys),
+            &format!("synthetic, per-channel keys {per_channel_keys}"),
+        );
+    }
+}
+
+/// Every interpolation, grouped and loose channels, shared and private timelines, keys
+/// that start after 0, single-key tracks, partly animated and unanimated joints.
+fn mixed_clip() -> (Vec<Transform>, Clip) {
+    let n = 14;
+    let rest: Vec<Transform> = (0..n)
+        .map(|j| Transform {
+            translation: Vec3::new(j as f32, 1.0, -2.0),
+            rotation: Quat::from_rotation_y(0.1 * j as f32),
+            scale: Vec3::splat(1.0 + j as f32),
+        })
+        .collect();
+    let shared: Vec<f32> = vec![0.25, 0.5, 0.6, 1.0, 1.7, 2.0];
+    let late: Vec<f32> = vec![0.8, 0.9, 1.3];
+    let rot = |i: usize, j: usize| {
+        Quat::from_euler(
+            EulerRot::YXZ,
+            1.3 * i as f32 + 0.2 * j as f32,
+            0.4,
+            -0.3 * i as f32,
+        )
+    };
+    let vec3 = |i: usize, j: usize| Vec3::new(i as f32, (i * j) as f32 * 0.1, -(j as f32));
+    let values = |times: &[f32], interp: Interpolation, f: &dyn Fn(usize) -> Vec3| -> Vec<Vec3> {
+        match interp {
+            Interpolation::CubicSpline => (0..times.len())
+                .flat_map(|i| [f(i) * 0.3, f(i), -f(i) * 0.7])
+                .collect(),
+            _ => (0..times.len()).map(f).collect(),
+        }
+    };
+    let qvalues = |times: &[f32], interp: Interpolation, f: &dyn Fn(usize) -> Quat| -> Vec<Quat> {
+        match interp {
+            Interpolation::CubicSpline => (0..times.len())
+                .flat_map(|i| {
+                    let t = Quat::from_xyzw(0.1, -0.2, 0.05 * i as f32, 0.0);
+                    [t, f(i), -t]
+                })
+                .collect(),
+            _ => (0..times.len()).map(f).collect(),
+        }
+    };
+    let mut tracks = Vec::new();
+    // Joints 1..=6: full T/R/S on the shared times (groups of six), LINEAR.
+    for j in 1..=6 {
+        let mut t = JointTracks::new(j);
+        let lin = Interpolation::Linear;
+        t.translation = Some(
+            Track::new(
+                lin,
+                shared.clone(),
+                values(&shared, lin, &|i| vec3(i, j)),
+                "t",
+            )
+            .unwrap(),
+        );
+        t.rotation = Some(
+            Track::new(
+                lin,
+                shared.clone(),
+                qvalues(&shared, lin, &|i| rot(i, j)),
+                "r",
+            )
+            .unwrap(),
+        );
+        t.scale = Some(
+            Track::new(
+                lin,
+                shared.clone(),
+                values(&shared, lin, &|i| vec3(j, i)),
+                "s",
+            )
+            .unwrap(),
+        );
+        tracks.push(t);
+    }
+    // Joint 8: STEP rotation and CUBICSPLINE translation on the shared times (loose).
+    let mut t = JointTracks::new(8);
+    let step = Interpolation::Step;
+    let cubic = Interpolation::CubicSpline;
+    t.rotation = Some(
+        Track::new(
+            step,
+            shared.clone(),
+            qvalues(&shared, step, &|i| rot(i, 8)),
+            "r",
+        )
+        .unwrap(),
+    );
+    t.translation = Some(
+        Track::new(
+            cubic,
+            shared.clone(),
+            values(&shared, cubic, &|i| vec3(i, 8)),
+            "t",
+        )
+        .unwrap(),
+    );
+    tracks.push(t);
+    // Joints 9..=12: CUBICSPLINE rotations on late keys (a group of four), and a LINEAR
+    // scale with a single key on joint 9.
+    for j in 9..=12 {
+        let mut t = JointTracks::new(j);
+        t.rotation = Some(
+            Track::new(
+                cubic,
+                late.clone(),
+                qvalues(&late, cubic, &|i| rot(i, j)),
+                "r",
+            )
+            .unwrap(),
+        );
+        if j == 9 {
+            t.scale = Some(
+                Track::new(
+                    Interpolation::Linear,
+                    vec![0.4],
+                    vec![Vec3::splat(3.0)],
+                    "s",
+                )
+                .unwrap(),
+            );
+        }
+        tracks.push(t);
+    }
+    // Joint 13: a LINEAR rotation on its own times (loose, scalar kernel).
+    let mut t = JointTracks::new(13);
+    let own = vec![0.0, 0.33, 1.9];
+    t.rotation = Some(
+        Track::new(
+            Interpolation::Linear,
+            own.clone(),
+            qvalues(&own, Interpolation::Linear, &|i| rot(i, 13)),
+            "r",
+        )
+        .unwrap(),
+    );
+    tracks.push(t);
+    // Joints 0 and 7 stay unanimated.
+    (rest, Clip::new("mixed".into(), tracks, vec![], n).unwrap())
+}
+
+#[test]
+fn cache_matches_uncached_for_every_interpolation_and_layout() {
+    let (rest, clip) = mixed_clip();
+    assert_eq!(clip.timeline_count(), 4);
+    let keys = [0.25, 0.5, 0.6, 0.8, 0.9, 1.0, 1.3, 1.7, 2.0, 0.33, 1.9, 0.4];
+    check_cached_matches_uncached(&clip, &rest, &scrub_times(&clip, &keys), "mixed");
+    // Unanimated joints and channels keep the rest pose.
+    let mut pose = vec![Transform::IDENTITY; rest.len()];
+    let mut cache = SamplingCache::new();
+    SamplingJob {
+        clip: &clip,
+        time_secs: 0.7,
+        rest_pose: &rest,
+    }
+    .run_with_cache(&mut cache, &mut pose)
+    .unwrap();
+    assert_eq!(pose[0], rest[0]);
+    assert_eq!(pose[7], rest[7]);
+    assert_eq!(pose[8].scale, rest[8].scale);
+    assert_eq!(pose[10].translation, rest[10].translation);
+    assert_eq!(pose[9].scale, Vec3::splat(3.0));
+}
+
+fn robot() -> stridescope::asset::Model {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Robot/robot.glb");
+    stridescope::asset::load(&path).unwrap_or_else(|e| panic!("Robot failed to import: {e}"))
+}
+
+#[test]
+fn cache_matches_uncached_on_the_robot() {
+    let robot = robot();
+    let rest = robot.skeleton.rest_pose();
+    let running = &robot.clips[robot.find_clip("Robot_Running").unwrap()];
+    let keys = running.tracks()[0]
+        .rotation
+        .as_ref()
+        .unwrap()
+        .times()
+        .to_vec();
+    check_cached_matches_uncached(running, rest, &scrub_times(running, &keys), "Robot_Running");
+}
+
+#[test]
+fn one_cache_follows_clip_switches_and_invalidation() {
+    let robot = robot();
+    let rest = robot.skeleton.rest_pose();
+    let (synthetic_rest, synthetic) = synthetic_67(true);
+    let mut cache = SamplingCache::new();
+    let mut cached = vec![Transform::IDENTITY; rest.len()];
+    let mut uncached = vec![Transform::IDENTITY; rest.len()];
+    let mut seed = 7u64;
+    for round in 0..300 {
+        // Alternate between clips (different key counts and durations) every few frames,
+        // sometimes invalidating, sometimes sampling a clone (same data, same cursors).
+        let clip = &robot.clips[(round / 3) % robot.clips.len()];
+        let t = random_unit(&mut seed) * clip.duration_secs();
+        if round % 17 == 0 {
+            cache.invalidate();
+        }
+        let copy;
+        let clip = if round % 5 == 0 {
+            copy = clip.clone();
+            &copy
+        } else {
+            clip
+        };
+        let job = SamplingJob {
+            clip,
+            time_secs: t,
+            rest_pose: rest,
+        };
+        job.run_with_cache(&mut cache, &mut cached).unwrap();
+        job.run(&mut uncached).unwrap();
+        assert_eq!(cached, uncached, "round {round}: '{}' t = {t}", clip.name());
+        if round % 50 == 0 {
+            // A clip with 201 timelines in between, on the same cache.
+            let mut a = vec![Transform::IDENTITY; synthetic_rest.len()];
+            let mut b = a.clone();
+            let job = SamplingJob {
+                clip: &synthetic,
+                time_secs: t.min(1.0),
+                rest_pose: &synthetic_rest,
+            };
+            job.run_with_cache(&mut cache, &mut a).unwrap();
+            job.run(&mut b).unwrap();
+            assert_eq!(a, b);
+        }
+    }
+}
+
+#[test]
+fn cached_job_keeps_the_error_contract() {
+    let clip = two_joint_clip();
+    let rest = [Transform::IDENTITY; 3];
+    let mut cache = SamplingCache::new();
+    let mut out3 = [Transform::IDENTITY; 3];
+    let mut out2 = [Transform::IDENTITY; 2];
+    fn job<'a>(clip: &'a Clip, t: f32, rest: &'a [Transform]) -> SamplingJob<'a> {
+        SamplingJob {
+            clip,
+            time_secs: t,
+            rest_pose: rest,
+        }
+    }
+    let job = |t, rest| job(&clip, t, rest);
+    assert!(job(0.7, &rest)
+        .run_with_cache(&mut cache, &mut out3)
+        .is_ok());
+    assert!(matches!(
+        job(0.7, &rest).run_with_cache(&mut cache, &mut out2),
+        Err(AnimError::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        job(f32::NAN, &rest).run_with_cache(&mut cache, &mut out3),
+        Err(AnimError::NonFinite { .. })
+    ));
+    assert!(matches!(
+        job(0.0, &rest[..1]).run_with_cache(&mut cache, &mut out3[..1]),
+        Err(AnimError::JointOutOfRange { .. })
+    ));
+    // A failed run leaves the cache usable.
+    assert!(job(1.2, &rest)
+        .run_with_cache(&mut cache, &mut out3)
+        .is_ok());
+    assert_vec(out3[1].translation, Vec3::new(0.7, 0.0, 0.0));
+}
+
+#[test]
+fn clip_equality_ignores_the_cache_identity() {
+    let a = two_joint_clip();
+    let b = two_joint_clip();
+    assert_eq!(a, b);
+    assert_eq!(a, a.clone());
 }

@@ -1,6 +1,6 @@
 //! Accumulates a local pose through the hierarchy once: `model = parent_model * local`.
 
-use glam::Mat4;
+use glam::{Mat3A, Mat4, Vec3A, Vec4};
 
 use super::{AnimError, Transform};
 
@@ -36,10 +36,9 @@ impl LocalToModelJob<'_> {
             });
         }
         for i in 0..n {
-            let local = self.local[i].to_mat4();
-            model_from_joint[i] = match self.parents[i] {
-                None => self.model_from_root * local,
-                Some(p) if p < i => model_from_joint[p] * local,
+            let parent = match self.parents[i] {
+                None => self.model_from_root,
+                Some(p) if p < i => model_from_joint[p],
                 Some(p) => {
                     return Err(AnimError::ParentOrder {
                         joint: i,
@@ -47,7 +46,26 @@ impl LocalToModelJob<'_> {
                     })
                 }
             };
+            model_from_joint[i] = mul_trs(&parent, &self.local[i]);
         }
         Ok(())
     }
+}
+
+/// `parent * local.to_mat4()`, using that the TRS matrix's bottom row is `(0, 0, 0, 1)`:
+/// 12 column scalings instead of 16, and the rotation's columns are scaled in place.
+/// Same operation order as glam's `Mat4 * Mat4`, so the result matches it (up to the sign
+/// of zero terms).
+#[inline]
+fn mul_trs(parent: &Mat4, local: &Transform) -> Mat4 {
+    let r = Mat3A::from_quat(local.rotation);
+    let (s, t) = (local.scale, local.translation);
+    let col =
+        |c: Vec3A| -> Vec4 { parent.x_axis * c.x + parent.y_axis * c.y + parent.z_axis * c.z };
+    Mat4::from_cols(
+        col(r.x_axis * s.x),
+        col(r.y_axis * s.y),
+        col(r.z_axis * s.z),
+        col(Vec3A::from(t)) + parent.w_axis,
+    )
 }

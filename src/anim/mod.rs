@@ -21,7 +21,7 @@ pub mod skeleton;
 pub mod skinning;
 pub mod transform;
 
-pub use clip::{Clip, Interpolation, JointTracks, SamplingJob, SyncMarker, Track};
+pub use clip::{Clip, Interpolation, JointTracks, SamplingCache, SamplingJob, SyncMarker, Track};
 pub use clock::{Interval, PlaybackClock, Player};
 pub use error::AnimError;
 pub use local_to_model::LocalToModelJob;
