@@ -4,8 +4,12 @@
 //!   motion, playback clock).
 
 pub mod anim;
+pub mod app;
 pub mod asset;
 pub mod cli;
 pub mod render;
 pub mod scene;
+pub mod settings;
 pub mod timeline;
+pub mod ui;
+pub mod watch;

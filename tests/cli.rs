@@ -209,10 +209,6 @@ fn errors_exit_1_with_a_clear_message_and_usage_errors_exit_2() {
     assert!(stderr(&o).contains("nope"));
     let o = run(&["--frobnicate"]);
     assert_eq!(o.status.code(), Some(2));
-    // A bare word is the file to open: a missing file is an error naming it, not usage.
-    let o = run(&["frobnicate.glb"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("frobnicate.glb"));
 }
 
 #[test]

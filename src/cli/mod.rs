@@ -1,5 +1,5 @@
-//! Command-line interface: `inspect`, `trace` and `make-demo` (the scriptable face of
-//! the previewer, for tests and CI).
+//! Command-line interface: the window (`stridescope [FILE]`), and `inspect`, `trace`,
+//! `render` and `make-demo` (the scriptable face of the previewer, for tests and CI).
 
 pub mod render;
 
@@ -18,8 +18,24 @@ use crate::asset::{self, Model};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// glTF/GLB file to open (the built-in demo character when omitted).
+    /// glTF/GLB file to open in the window (the built-in demo character when omitted).
     pub file: Option<PathBuf>,
+    /// Write a PNG of the whole window, UI included, after `--after-frames` frames, then
+    /// exit (for scripts and CI).
+    #[arg(long, value_name = "PNG")]
+    pub screenshot: Option<PathBuf>,
+    /// Frames to draw before `--screenshot` captures.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub after_frames: u32,
+    /// Window size in logical pixels, e.g. 1280x800 (default: the last size used).
+    #[arg(long, value_name = "WxH", value_parser = render::parse_size)]
+    pub size: Option<(u32, u32)>,
+    /// Clip to select at start (default: the first).
+    #[arg(long, value_name = "NAME")]
+    pub clip: Option<String>,
+    /// Start playing.
+    #[arg(long)]
+    pub play: bool,
 }
 
 #[derive(Debug, Subcommand)]

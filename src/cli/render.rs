@@ -45,7 +45,7 @@ pub struct RenderArgs {
     pub out_dir: Option<PathBuf>,
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
         .ok_or_else(|| format!("'{s}' is not WIDTHxHEIGHT (e.g. 960x540)"))?;

@@ -1,0 +1,762 @@
+//! The desktop window: winit events -> egui (egui-winit) -> animation tick -> 3D render
+//! into an offscreen texture (the same renderer the CLI uses) -> egui paints the panels
+//! and that texture to the window surface (egui-wgpu).
+//!
+//! Repaint on demand: the event loop sleeps (`ControlFlow::Wait`) unless a clip plays or
+//! egui asks for a repaint, so a paused preview costs almost no CPU.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use glam::Vec3;
+use winit::application::ApplicationHandler;
+use winit::event::WindowEvent;
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::window::{Window, WindowId};
+
+use crate::asset::Model;
+use crate::render::{
+    CharacterDraw, DepthTest, GpuContext, GpuModel, Grid, OffscreenTarget, OverlayBatch,
+    RenderError, Renderer, Rgba8, RgbaImage, SceneView, SkeletonStyle, SkinnedInstances,
+};
+use crate::settings::Settings;
+use crate::ui::{Action, Previewer};
+use crate::watch::FileWatcher;
+
+/// How the window starts.
+#[derive(Clone, Debug, Default)]
+pub struct AppOptions {
+    /// File to open; the built-in demo when `None`.
+    pub file: Option<PathBuf>,
+    /// Write a PNG of the whole window (UI included) after `after_frames` frames, then exit.
+    pub screenshot: Option<PathBuf>,
+    pub after_frames: u32,
+    /// Inner size in logical pixels (overrides the saved size).
+    pub size: Option<[u32; 2]>,
+    /// Clip to select at start (default: the first).
+    pub clip: Option<String>,
+    /// Start playing (for scripted screenshots).
+    pub play: bool,
+}
+
+/// The colour format of the 3D viewport texture: egui-wgpu samples native textures as
+/// `Rgba8Unorm`; the renderer's shaders then encode sRGB themselves.
+const VIEWPORT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+/// Opens the window and runs until it is closed. Returns an error message for failures
+/// that stop the app (no display, no GPU adapter, screenshot could not be written).
+pub fn run(options: AppOptions) -> Result<(), String> {
+    let settings_path = Settings::default_path();
+    let (settings, settings_note) = match &settings_path {
+        Some(p) => Settings::load(p),
+        None => (Settings::default(), None),
+    };
+    let (model, path, load_error) = initial_model(options.file.as_deref())?;
+    let mut previewer = Previewer::new(model, path, settings);
+    if let Some(e) = load_error.or(settings_note) {
+        previewer.set_message(e, true);
+    }
+    if let Some(name) = &options.clip {
+        match previewer.model().find_clip(name) {
+            Some(i) => previewer.select_clip(i),
+            None => previewer.set_message(format!("no clip named '{name}'"), true),
+        }
+    }
+    if options.play {
+        previewer.timeline.set_playing(true);
+    }
+    let event_loop = EventLoop::new()
+        .map_err(|e| format!("cannot open a window (is a display available?): {e}"))?;
+    event_loop.set_control_flow(ControlFlow::Wait);
+    let mut app = App {
+        options,
+        settings_path,
+        previewer,
+        egui_ctx: egui::Context::default(),
+        window: None,
+        egui_state: None,
+        gpu: None,
+        watcher: None,
+        last_tick: None,
+        frame_count: 0,
+        fps: FpsCounter::default(),
+        fatal: None,
+    };
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| format!("event loop: {e}"))?;
+    match app.fatal {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Loads the requested file; a bad file falls back to the demo with the error shown.
+fn initial_model(file: Option<&Path>) -> Result<(Model, Option<PathBuf>, Option<String>), String> {
+    match file {
+        Some(path) => match crate::asset::load(path) {
+            Ok(m) => Ok((m, Some(path.to_path_buf()), None)),
+            Err(e) => {
+                let demo = crate::cli::load_model(None)?;
+                Ok((demo, None, Some(format!("{e} (showing the demo instead)"))))
+            }
+        },
+        None => Ok((crate::cli::load_model(None)?, None, None)),
+    }
+}
+
+struct App {
+    options: AppOptions,
+    settings_path: Option<PathBuf>,
+    previewer: Previewer,
+    egui_ctx: egui::Context,
+    window: Option<Arc<Window>>,
+    egui_state: Option<egui_winit::State>,
+    gpu: Option<Gpu>,
+    watcher: Option<FileWatcher>,
+    /// When the clock last advanced; `None` while paused, so resuming never jumps.
+    last_tick: Option<Instant>,
+    frame_count: u32,
+    fps: FpsCounter,
+    fatal: Option<String>,
+}
+
+/// The viewport texture shared with egui.
+struct Viewport {
+    target: OffscreenTarget,
+    texture_id: egui::TextureId,
+}
+
+/// GPU model data for the previewer's current model.
+struct GpuCharacter {
+    generation: u64,
+    model: GpuModel,
+    instances: SkinnedInstances,
+    /// Grid spacing follows the character's size.
+    grid: Grid,
+}
+
+struct Gpu {
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    ctx: GpuContext,
+    renderer: Renderer,
+    egui_renderer: egui_wgpu::Renderer,
+    viewport: Option<Viewport>,
+    character: Option<GpuCharacter>,
+    overlay: OverlayBatch,
+}
+
+impl Gpu {
+    fn new(event_loop: &ActiveEventLoop, window: Arc<Window>) -> Result<Self, String> {
+        let display = Box::new(event_loop.owned_display_handle());
+        let instance = wgpu::Instance::new(
+            wgpu::InstanceDescriptor::new_with_display_handle_from_env(display),
+        );
+        let surface = instance
+            .create_surface(window.clone())
+            .map_err(|e| format!("cannot create a window surface: {e}"))?;
+        let ctx = GpuContext::for_surface(instance, &surface).map_err(|e| e.to_string())?;
+        let adapter = ctx.adapter.as_ref().ok_or("no adapter")?;
+        let caps = surface.get_capabilities(adapter);
+        let format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(|f| !f.is_srgb())
+            .or_else(|| caps.formats.first().copied())
+            .ok_or("the window surface supports no colour format")?;
+        let size = window.inner_size();
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: wgpu::PresentMode::AutoVsync,
+            desired_maximum_frame_latency: 2,
+            alpha_mode: caps
+                .alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            view_formats: vec![],
+            color_space: wgpu::SurfaceColorSpace::Auto,
+        };
+        surface.configure(&ctx.device, &config);
+        let renderer = Renderer::new(&ctx, VIEWPORT_FORMAT).map_err(|e| e.to_string())?;
+        let egui_renderer =
+            egui_wgpu::Renderer::new(&ctx.device, format, egui_wgpu::RendererOptions::default());
+        Ok(Self {
+            surface,
+            config,
+            ctx,
+            renderer,
+            egui_renderer,
+            viewport: None,
+            character: None,
+            overlay: OverlayBatch::new(),
+        })
+    }
+
+    fn resize(&mut self, width: u32, height: u32) {
+        // A minimised or tiny window: keep at least one pixel so configure stays valid.
+        self.config.width = width.max(1);
+        self.config.height = height.max(1);
+        self.surface.configure(&self.ctx.device, &self.config);
+    }
+
+    /// Uploads the previewer's model when it changed.
+    fn sync_character(&mut self, previewer: &mut Previewer) {
+        if self.character.as_ref().map(|c| c.generation) == Some(previewer.model_generation()) {
+            return;
+        }
+        let model = previewer.model();
+        let result = self
+            .renderer
+            .upload_model(&self.ctx, model)
+            .and_then(|gpu_model| {
+                let instances = self.renderer.create_instances(&self.ctx, &gpu_model, 1)?;
+                Ok((gpu_model, instances))
+            });
+        match result {
+            Ok((gpu_model, instances)) => {
+                let pose = crate::scene::Pose::new(model);
+                let bounds = crate::render::bounds::pose_bounds(model, &pose).unwrap_or_default();
+                let grid = if bounds.is_empty() {
+                    Grid::for_bounds(Vec3::splat(-1.0), Vec3::splat(1.0))
+                } else {
+                    Grid::for_bounds(bounds.min, bounds.max)
+                };
+                self.character = Some(GpuCharacter {
+                    generation: previewer.model_generation(),
+                    model: gpu_model,
+                    instances,
+                    grid,
+                });
+            }
+            Err(e) => {
+                self.character = None;
+                previewer.set_message(format!("cannot draw {}: {e}", model.source), true);
+            }
+        }
+    }
+
+    /// Makes the viewport texture match the size egui laid out.
+    fn sync_viewport(&mut self, size: [u32; 2]) -> Result<egui::TextureId, RenderError> {
+        if let Some(v) = &self.viewport {
+            if [v.target.width, v.target.height] == size {
+                return Ok(v.texture_id);
+            }
+        }
+        let target = OffscreenTarget::new(&self.ctx.device, size[0], size[1], VIEWPORT_FORMAT)?;
+        let texture_id = match &self.viewport {
+            Some(old) => {
+                self.egui_renderer.update_egui_texture_from_wgpu_texture(
+                    &self.ctx.device,
+                    &target.view,
+                    wgpu::FilterMode::Linear,
+                    old.texture_id,
+                );
+                old.texture_id
+            }
+            None => self.egui_renderer.register_native_texture(
+                &self.ctx.device,
+                &target.view,
+                wgpu::FilterMode::Linear,
+            ),
+        };
+        self.viewport = Some(Viewport { target, texture_id });
+        Ok(texture_id)
+    }
+
+    /// Records the 3D view of the previewer into the viewport texture.
+    fn draw_viewport(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        previewer: &Previewer,
+    ) -> Result<(), RenderError> {
+        let Some(viewport) = &self.viewport else {
+            return Ok(());
+        };
+        let toggles = previewer.toggles;
+        self.overlay.clear();
+        if toggles.skeleton {
+            self.overlay.skeleton(
+                previewer.model(),
+                &previewer.pose,
+                &SkeletonStyle::default(),
+            );
+        }
+        if toggles.trail {
+            let trail: Vec<Vec3> = previewer
+                .timeline
+                .trail()
+                .map(|p| Vec3::new(p.x as f32, 0.005, p.y as f32))
+                .collect();
+            if trail.len() >= 2 {
+                self.overlay
+                    .polyline(&trail, Rgba8::rgb(90, 220, 140), DepthTest::Tested);
+            }
+            let root = previewer.root_position();
+            self.overlay
+                .point(root, 7.0, Rgba8::rgb(90, 220, 140), DepthTest::OnTop);
+        }
+        let mut characters = Vec::new();
+        let mut grid = None;
+        if let Some(c) = &mut self.character {
+            if toggles.mesh {
+                c.instances
+                    .write_poses(&self.ctx.queue, &c.model, &[&previewer.pose])?;
+            }
+            if toggles.grid {
+                let mut g = c.grid;
+                let root = previewer.root_position();
+                // Keep the floor under the character as root motion carries it away.
+                g.center = Vec3::new(
+                    (root.x / g.spacing).round() * g.spacing,
+                    0.0,
+                    (root.z / g.spacing).round() * g.spacing,
+                );
+                grid = Some(g);
+            }
+        }
+        if let (Some(c), true) = (&self.character, toggles.mesh) {
+            characters.push(CharacterDraw {
+                model: &c.model,
+                instances: &c.instances,
+            });
+        }
+        let scene = SceneView {
+            camera: previewer.camera,
+            characters: &characters,
+            grid,
+            overlay: Some(&self.overlay),
+            background: Default::default(),
+        };
+        let size = [viewport.target.width, viewport.target.height];
+        let view = viewport.target.view.clone();
+        self.renderer
+            .render(&self.ctx, encoder, &view, size, &scene)
+    }
+}
+
+/// Frames per second over the last half second, and the CPU time of the last frame.
+#[derive(Default)]
+struct FpsCounter {
+    window_start: Option<Instant>,
+    frames: u32,
+    fps: f32,
+    /// Time spent building and submitting the previous frame (ms).
+    frame_ms: f32,
+}
+
+impl FpsCounter {
+    fn frame(&mut self, now: Instant) {
+        let start = *self.window_start.get_or_insert(now);
+        self.frames += 1;
+        let elapsed = now.duration_since(start).as_secs_f32();
+        if elapsed >= 0.5 {
+            self.fps = self.frames as f32 / elapsed;
+            self.frames = 0;
+            self.window_start = Some(now);
+        }
+    }
+}
+
+impl App {
+    fn window(&self) -> Option<&Arc<Window>> {
+        self.window.as_ref()
+    }
+
+    fn exit(&mut self, event_loop: &ActiveEventLoop) {
+        self.previewer.store_settings();
+        if let Some(window) = &self.window {
+            let size = window.inner_size().to_logical::<f64>(window.scale_factor());
+            self.previewer.settings.window_size =
+                [size.width.round() as u32, size.height.round() as u32];
+        }
+        // Scripted screenshots leave the user's settings alone.
+        if self.options.screenshot.is_none() {
+            if let Some(path) = &self.settings_path {
+                if let Err(e) = self.previewer.settings.save(path) {
+                    eprintln!("stridescope: could not save settings: {e}");
+                }
+            }
+        }
+        event_loop.exit();
+    }
+
+    fn update_watcher(&mut self) {
+        let wanted = self.previewer.path().map(Path::to_path_buf);
+        if self.watcher.as_ref().map(|w| w.path().to_path_buf()) != wanted {
+            self.watcher = wanted.as_deref().and_then(FileWatcher::new);
+        }
+    }
+
+    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(window) = self.window().cloned() else {
+            return;
+        };
+        let now = Instant::now();
+        // Advance playback by real time; paused frames do not accumulate time.
+        let dt = match (self.previewer.is_animating(), self.last_tick) {
+            (true, Some(last)) => now.duration_since(last).as_secs_f64(),
+            _ => 0.0,
+        };
+        self.last_tick = self.previewer.is_animating().then_some(now);
+        if dt > 0.0 {
+            self.previewer.advance(dt);
+        }
+        self.fps.frame(now);
+        self.previewer.stats.fps = self.fps.fps;
+        self.previewer.stats.frame_ms = self.fps.frame_ms;
+
+        let Some(gpu) = self.gpu.as_mut() else {
+            return;
+        };
+        gpu.sync_character(&mut self.previewer);
+        let texture = match gpu.sync_viewport(self.previewer.viewport_size_px()) {
+            Ok(id) => Some(id),
+            Err(e) => {
+                self.previewer.set_message(format!("viewport: {e}"), true);
+                None
+            }
+        };
+        let Some(egui_state) = self.egui_state.as_mut() else {
+            return;
+        };
+        let raw_input = egui_state.take_egui_input(&window);
+        let previewer = &mut self.previewer;
+        let mut full_output = self
+            .egui_ctx
+            .run_ui(raw_input, |ui| previewer.ui(ui, texture));
+        egui_state
+            .handle_platform_output(&window, std::mem::take(&mut full_output.platform_output));
+        // Texture uploads must be applied (or deliberately dropped, on the early-return
+        // paths below where the renderer goes away anyway).
+        let textures = AppliedOnce(std::mem::take(&mut full_output.textures_delta));
+
+        for action in self.previewer.take_actions() {
+            match action {
+                Action::OpenDialog => {
+                    let picked = rfd::FileDialog::new()
+                        .add_filter("glTF 2.0", &["gltf", "glb"])
+                        .set_title("Open a glTF character")
+                        .pick_file();
+                    if let Some(path) = picked {
+                        let _ = self.previewer.open_path(&path);
+                    }
+                }
+                Action::Quit => {
+                    self.exit(event_loop);
+                    return;
+                }
+            }
+        }
+        let Some(gpu) = self.gpu.as_mut() else {
+            return;
+        };
+        // 3D first, into the viewport texture, then egui on top of the window.
+        let mut encoder = gpu
+            .ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("frame"),
+            });
+        if let Err(e) = gpu.draw_viewport(&mut encoder, &self.previewer) {
+            if matches!(e, RenderError::DeviceLost(_)) {
+                // Rebuild everything: device, renderers, GPU models, and a fresh egui
+                // context so the font atlas is uploaded again.
+                self.previewer
+                    .set_message(format!("{e}; recreating the GPU device"), true);
+                self.gpu = None;
+                self.egui_ctx = egui::Context::default();
+                self.egui_state = None;
+                self.gpu = Gpu::new(event_loop, window.clone())
+                    .map_err(|e| self.previewer.set_message(e, true))
+                    .ok();
+                if let Some(gpu) = &self.gpu {
+                    self.egui_state =
+                        Some(new_egui_state(&self.egui_ctx, event_loop, &window, gpu));
+                }
+                window.request_redraw();
+                return;
+            }
+            self.previewer.set_message(format!("render: {e}"), true);
+        }
+        let ppp = full_output.pixels_per_point;
+        let paint_jobs = self.egui_ctx.tessellate(full_output.shapes, ppp);
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [gpu.config.width, gpu.config.height],
+            pixels_per_point: ppp,
+        };
+        for (id, deltas) in &textures.0.set {
+            for delta in deltas {
+                gpu.egui_renderer
+                    .update_texture(&gpu.ctx.device, &gpu.ctx.queue, *id, delta);
+            }
+        }
+        let user_buffers = gpu.egui_renderer.update_buffers(
+            &gpu.ctx.device,
+            &gpu.ctx.queue,
+            &mut encoder,
+            &paint_jobs,
+            &screen,
+        );
+
+        let frame = match gpu.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(f)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => Some(f),
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                // Resized or lost: reconfigure and draw again.
+                let size = window.inner_size();
+                gpu.resize(size.width, size.height);
+                window.request_redraw();
+                None
+            }
+            _ => {
+                window.request_redraw();
+                None
+            }
+        };
+        let screenshot_due = self.options.screenshot.is_some()
+            && self.frame_count + 1 >= self.options.after_frames.max(1);
+        let capture = screenshot_due
+            .then(|| {
+                OffscreenTarget::new(
+                    &gpu.ctx.device,
+                    gpu.config.width,
+                    gpu.config.height,
+                    gpu.config.format,
+                )
+                .ok()
+            })
+            .flatten();
+        if let Some(frame) = &frame {
+            let view = frame
+                .texture
+                .create_view(&wgpu::TextureViewDescriptor::default());
+            paint_egui(gpu, &mut encoder, &view, &paint_jobs, &screen);
+        }
+        let readback = capture.as_ref().map(|target| {
+            paint_egui(gpu, &mut encoder, &target.view, &paint_jobs, &screen);
+            target.copy_out(&gpu.ctx.device, &mut encoder)
+        });
+        gpu.ctx.queue.submit(
+            user_buffers
+                .into_iter()
+                .chain(std::iter::once(encoder.finish())),
+        );
+        if let Some(frame) = frame {
+            window.pre_present_notify();
+            gpu.ctx.queue.present(frame);
+        }
+        for id in &textures.0.free {
+            gpu.egui_renderer.free_texture(id);
+        }
+        self.frame_count += 1;
+        self.fps.frame_ms = now.elapsed().as_secs_f32() * 1000.0;
+
+        if let (Some(readback), Some(path)) = (readback, self.options.screenshot.clone()) {
+            let format = gpu.config.format;
+            let result = readback
+                .finish(&gpu.ctx)
+                .map_err(|e| e.to_string())
+                .and_then(|image| save_screenshot(image, format, &path));
+            match result {
+                Ok(()) => eprintln!("stridescope: wrote {}", path.display()),
+                Err(e) => self.fatal = Some(format!("screenshot {}: {e}", path.display())),
+            }
+            self.exit(event_loop);
+            return;
+        }
+        if self.options.screenshot.is_some() || self.previewer.is_animating() {
+            window.request_redraw();
+        } else {
+            let delay = full_output
+                .viewport_output
+                .get(&egui::ViewportId::ROOT)
+                .map(|v| v.repaint_delay)
+                .unwrap_or(Duration::MAX);
+            if delay.is_zero() {
+                window.request_redraw();
+            } else if delay < Duration::from_secs(3600) {
+                event_loop.set_control_flow(ControlFlow::WaitUntil(Instant::now() + delay));
+            }
+        }
+    }
+}
+
+/// egui's per-frame texture changes; dropping them unapplied is deliberate only when the
+/// renderer they were for is going away, so clear them on drop.
+struct AppliedOnce(egui::TexturesDelta);
+
+impl Drop for AppliedOnce {
+    fn drop(&mut self) {
+        self.0.clear();
+    }
+}
+
+fn new_egui_state(
+    ctx: &egui::Context,
+    event_loop: &ActiveEventLoop,
+    window: &Window,
+    gpu: &Gpu,
+) -> egui_winit::State {
+    let max_side = gpu.ctx.device.limits().max_texture_dimension_2d as usize;
+    egui_winit::State::new(
+        ctx.clone(),
+        egui::ViewportId::ROOT,
+        event_loop,
+        Some(window.scale_factor() as f32),
+        None,
+        Some(max_side),
+    )
+}
+
+fn paint_egui(
+    gpu: &Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    view: &wgpu::TextureView,
+    paint_jobs: &[egui::ClippedPrimitive],
+    screen: &egui_wgpu::ScreenDescriptor,
+) {
+    let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("egui"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color {
+                    r: 0.1,
+                    g: 0.1,
+                    b: 0.1,
+                    a: 1.0,
+                }),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    });
+    gpu.egui_renderer
+        .render(&mut pass.forget_lifetime(), paint_jobs, screen);
+}
+
+/// Writes a readback of the window (in the surface format) as an RGBA PNG.
+fn save_screenshot(
+    mut image: RgbaImage,
+    format: wgpu::TextureFormat,
+    path: &Path,
+) -> Result<(), String> {
+    if matches!(
+        format,
+        wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+    ) {
+        for px in image.pixels.chunks_exact_mut(4) {
+            px.swap(0, 2);
+        }
+    }
+    for px in image.pixels.chunks_exact_mut(4) {
+        px[3] = 255;
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    }
+    image.save_png(path)
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.window.is_some() {
+            return;
+        }
+        let [w, h] = self
+            .options
+            .size
+            .unwrap_or(self.previewer.settings.window_size);
+        let attributes = Window::default_attributes()
+            .with_title("stridescope")
+            .with_inner_size(winit::dpi::LogicalSize::new(
+                w.max(200) as f64,
+                h.max(150) as f64,
+            ))
+            .with_min_inner_size(winit::dpi::LogicalSize::new(1.0, 1.0));
+        let window = match event_loop.create_window(attributes) {
+            Ok(w) => Arc::new(w),
+            Err(e) => {
+                self.fatal = Some(format!("cannot create a window: {e}"));
+                event_loop.exit();
+                return;
+            }
+        };
+        match Gpu::new(event_loop, window.clone()) {
+            Ok(gpu) => {
+                self.previewer.stats.adapter = gpu.ctx.adapter_label();
+                self.egui_state = Some(new_egui_state(&self.egui_ctx, event_loop, &window, &gpu));
+                self.gpu = Some(gpu);
+            }
+            Err(e) => {
+                self.fatal = Some(e);
+                event_loop.exit();
+                return;
+            }
+        }
+        self.window = Some(window.clone());
+        self.update_watcher();
+        window.request_redraw();
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(window) = self.window().cloned() else {
+            return;
+        };
+        let response = match self.egui_state.as_mut() {
+            Some(state) => state.on_window_event(&window, &event),
+            None => egui_winit::EventResponse {
+                consumed: false,
+                repaint: false,
+            },
+        };
+        match event {
+            WindowEvent::CloseRequested => self.exit(event_loop),
+            WindowEvent::Resized(size) => {
+                if let Some(gpu) = self.gpu.as_mut() {
+                    gpu.resize(size.width, size.height);
+                }
+                window.request_redraw();
+            }
+            WindowEvent::RedrawRequested => {
+                self.redraw(event_loop);
+                self.update_watcher();
+            }
+            _ => {
+                if response.repaint {
+                    window.request_redraw();
+                }
+            }
+        }
+    }
+
+    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(watcher) = &self.watcher {
+            if watcher.changed() {
+                let path = watcher.path().to_path_buf();
+                // On failure open_path reports the error and the previous character stays.
+                if self.previewer.open_path(&path).is_ok() {
+                    self.previewer.set_message(
+                        format!("reloaded {} (changed on disk)", path.display()),
+                        false,
+                    );
+                }
+                if let Some(w) = &self.window {
+                    w.request_redraw();
+                }
+            }
+        }
+    }
+}

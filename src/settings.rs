@@ -1,0 +1,116 @@
+//! Settings that persist between runs: window size, last file, recent files, view toggles
+//! and playback preferences. Stored as JSON in the user's config folder.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Most recent files remembered.
+pub const MAX_RECENT: usize = 10;
+
+/// What the viewport draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ViewToggles {
+    pub mesh: bool,
+    pub skeleton: bool,
+    pub grid: bool,
+    /// Show the bind (rest) pose instead of the animation.
+    pub bind_pose: bool,
+    /// Draw the root-motion trail.
+    pub trail: bool,
+    /// Keep the camera centred on the character as root motion moves it.
+    pub follow: bool,
+}
+
+impl Default for ViewToggles {
+    fn default() -> Self {
+        Self {
+            mesh: true,
+            skeleton: false,
+            grid: true,
+            bind_pose: false,
+            trail: true,
+            follow: true,
+        }
+    }
+}
+
+/// Everything persisted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Inner window size in logical pixels.
+    pub window_size: [u32; 2],
+    pub last_file: Option<PathBuf>,
+    /// Most recent first.
+    pub recent_files: Vec<PathBuf>,
+    pub toggles: ViewToggles,
+    /// Root-motion mode label (see `RootMotionMode::label`).
+    pub root_motion_mode: String,
+    pub play_rate: f64,
+    pub looping: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            window_size: [1280, 800],
+            last_file: None,
+            recent_files: Vec::new(),
+            toggles: ViewToggles::default(),
+            root_motion_mode: String::new(),
+            play_rate: 1.0,
+            looping: true,
+        }
+    }
+}
+
+impl Settings {
+    /// `$STRIDESCOPE_CONFIG_DIR/settings.json`, else `$XDG_CONFIG_HOME/stridescope/…`,
+    /// else `$HOME/.config/stridescope/…`; `None` when none of these is set.
+    pub fn default_path() -> Option<PathBuf> {
+        let env = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let dir = env("STRIDESCOPE_CONFIG_DIR")
+            .or_else(|| env("XDG_CONFIG_HOME").map(|d| d.join("stridescope")))
+            .or_else(|| env("HOME").map(|d| d.join(".config/stridescope")))?;
+        Some(dir.join("settings.json"))
+    }
+
+    /// Reads settings; a missing or unreadable file gives the defaults (and the reason,
+    /// for the status bar, when the file exists but is broken).
+    pub fn load(path: &Path) -> (Settings, Option<String>) {
+        match std::fs::read(path) {
+            Err(_) => (Settings::default(), None),
+            Ok(bytes) => match serde_json::from_slice(&bytes) {
+                Ok(s) => (s, None),
+                Err(e) => (
+                    Settings::default(),
+                    Some(format!("{}: ignored ({e}); using defaults", path.display())),
+                ),
+            },
+        }
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let json = serde_json::to_vec_pretty(self).map_err(|e| e.to_string())?;
+        // Write then rename, so a crash never leaves half a file.
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, json).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Moves `path` to the front of the recent files.
+    pub fn push_recent(&mut self, path: &Path) {
+        self.recent_files.retain(|p| p != path);
+        self.recent_files.insert(0, path.to_path_buf());
+        self.recent_files.truncate(MAX_RECENT);
+    }
+}

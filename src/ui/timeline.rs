@@ -1,0 +1,254 @@
+//! The timeline panel: transport buttons, rate, loop, root-motion mode, time readout and
+//! the scrub bar with sync markers. Dragging the playhead is a seek (no root motion).
+
+use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
+
+use super::Previewer;
+use crate::timeline::RootMotionMode;
+
+/// Play rates offered as one-click presets (negative = reverse).
+const RATE_PRESETS: [f64; 5] = [-1.0, 0.25, 0.5, 1.0, 2.0];
+
+pub(super) fn timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    ui.add_space(4.0);
+    ui.horizontal(|ui| transport_ui(p, ui));
+    ui.add_space(2.0);
+    scrub_bar_ui(p, ui);
+    ui.add_space(4.0);
+}
+
+fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let has_clip = p.timeline.clip().is_some();
+    ui.add_enabled_ui(has_clip, |ui| {
+        if ui
+            .button("Start")
+            .on_hover_text("Jump to the start (Home)")
+            .clicked()
+        {
+            p.timeline.jump_to_start();
+        }
+        if ui
+            .button("Back")
+            .on_hover_text("Step one frame back (Left)")
+            .clicked()
+        {
+            p.timeline.step_frames(-1);
+        }
+        let label = if p.timeline.is_playing() {
+            "Pause"
+        } else {
+            "Play"
+        };
+        if ui
+            .button(label)
+            .on_hover_text("Play / pause (Space)")
+            .clicked()
+        {
+            p.timeline.toggle_play();
+        }
+        if ui
+            .button("Forward")
+            .on_hover_text("Step one frame forward (Right)")
+            .clicked()
+        {
+            p.timeline.step_frames(1);
+        }
+        if ui
+            .button("End")
+            .on_hover_text("Jump to the end (End)")
+            .clicked()
+        {
+            p.timeline.jump_to_end();
+        }
+        ui.separator();
+        let mut looping = p.timeline.clock().looping();
+        if ui
+            .checkbox(&mut looping, "Loop")
+            .on_hover_text("Loop the clip (L)")
+            .changed()
+        {
+            p.timeline.set_looping(looping);
+        }
+        ui.separator();
+        ui.label("Rate");
+        let mut rate = p.timeline.clock().rate();
+        let drag = egui::DragValue::new(&mut rate)
+            .speed(0.01)
+            .range(-8.0..=8.0)
+            .suffix("×");
+        if ui
+            .add(drag)
+            .on_hover_text("Play rate; negative plays in reverse")
+            .changed()
+        {
+            p.timeline.set_rate(rate);
+        }
+        for preset in RATE_PRESETS {
+            let selected = (p.timeline.clock().rate() - preset).abs() < 1e-9;
+            if ui
+                .selectable_label(selected, format!("{preset}×"))
+                .clicked()
+            {
+                p.timeline.set_rate(preset);
+            }
+        }
+        ui.separator();
+        let mut mode = p.timeline.mode();
+        egui::ComboBox::from_id_salt("root_motion_mode")
+            .selected_text(mode.label())
+            .show_ui(ui, |ui| {
+                for (i, m) in RootMotionMode::ALL.into_iter().enumerate() {
+                    ui.selectable_value(&mut mode, m, format!("{}  ({})", m.label(), i + 1));
+                }
+            })
+            .response
+            .on_hover_text("Root motion: in place, accumulate into the world, or loop and reset");
+        if mode != p.timeline.mode() {
+            p.timeline.set_mode(mode);
+        }
+        if ui
+            .button("Restart")
+            .on_hover_text("Back to time 0 and the origin")
+            .clicked()
+        {
+            p.timeline.restart();
+        }
+    });
+    ui.separator();
+    ui.monospace(time_readout(p));
+    p.evaluate_pose();
+}
+
+/// "0.533 s / 1.100 s  frame 16/33 @ 30 fps  cycle 2".
+pub fn time_readout(p: &Previewer) -> String {
+    let Some(clip) = p.timeline.clip().and_then(|i| p.model().clips.get(i)) else {
+        return "no clip".to_string();
+    };
+    let fps = p.timeline.frame_rate_hz();
+    let duration = clip.duration_secs() as f64;
+    format!(
+        "{:.3} s / {:.3} s  frame {:.0}/{:.0} @ {} fps  cycle {}",
+        p.timeline.phase_secs(),
+        duration,
+        p.timeline.frame_index().floor(),
+        (duration * fps).round(),
+        fps,
+        p.timeline.clock().time().cycle
+    )
+}
+
+fn marker_color(name: &str) -> Color32 {
+    let lower = name.to_ascii_lowercase();
+    if lower.contains("left") {
+        Color32::from_rgb(90, 170, 255)
+    } else if lower.contains("right") {
+        Color32::from_rgb(255, 160, 60)
+    } else {
+        Color32::from_rgb(200, 200, 120)
+    }
+}
+
+fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let width = ui.available_width();
+    let (rect, response) = ui.allocate_exact_size(Vec2::new(width, 46.0), Sense::click_and_drag());
+    let painter = ui.painter_at(rect);
+    let visuals = ui.visuals();
+    painter.rect_filled(rect, 3.0, visuals.extreme_bg_color);
+    let Some(clip) = p.timeline.clip().and_then(|i| p.model().clips.get(i)) else {
+        return;
+    };
+    let duration = clip.duration_secs() as f64;
+    if duration <= 0.0 {
+        painter.text(
+            rect.center(),
+            Align2::CENTER_CENTER,
+            "zero-length clip",
+            FontId::proportional(12.0),
+            Color32::GRAY,
+        );
+        return;
+    }
+    let track = rect.shrink2(Vec2::new(8.0, 0.0));
+    let x_of = |t: f64| track.left() + (t / duration) as f32 * track.width();
+    // Frame ticks, thinned so they stay at least 4 px apart; every 10th is taller.
+    let fps = p.timeline.frame_rate_hz();
+    let frames = (duration * fps).round() as i64;
+    let px_per_frame = track.width() / frames.max(1) as f32;
+    let every = [1, 2, 5, 10, 20, 50, 100]
+        .into_iter()
+        .find(|&n| n as f32 * px_per_frame >= 4.0)
+        .unwrap_or(200);
+    let tick = visuals.weak_text_color();
+    for f in (0..=frames).step_by(every as usize) {
+        let x = x_of(f as f64 / fps);
+        let h = if f % (every * 10).max(10) == 0 {
+            10.0
+        } else {
+            5.0
+        };
+        painter.line_segment(
+            [Pos2::new(x, rect.bottom() - h), Pos2::new(x, rect.bottom())],
+            Stroke::new(1.0, tick),
+        );
+    }
+    // Sync markers / foot contacts: a triangle on the bar plus the name.
+    for m in clip.markers() {
+        let x = x_of(m.time_secs as f64);
+        let color = marker_color(&m.name);
+        let y = rect.top() + 14.0;
+        let tri = vec![
+            Pos2::new(x - 5.0, y - 6.0),
+            Pos2::new(x + 5.0, y - 6.0),
+            Pos2::new(x, y + 2.0),
+        ];
+        if m.name.contains("up") {
+            painter.add(egui::Shape::convex_polygon(
+                tri,
+                Color32::TRANSPARENT,
+                Stroke::new(1.5, color),
+            ));
+        } else {
+            painter.add(egui::Shape::convex_polygon(tri, color, Stroke::NONE));
+        }
+        painter.text(
+            Pos2::new(x + 6.0, rect.top() + 1.0),
+            Align2::LEFT_TOP,
+            &m.name,
+            FontId::proportional(10.0),
+            color,
+        );
+    }
+    // Playhead.
+    let x = x_of(p.timeline.phase_secs().clamp(0.0, duration));
+    let head = Color32::from_rgb(240, 70, 70);
+    painter.line_segment(
+        [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
+        Stroke::new(2.0, head),
+    );
+    painter.rect_filled(
+        Rect::from_center_size(Pos2::new(x, rect.bottom() - 4.0), Vec2::new(8.0, 8.0)),
+        2.0,
+        head,
+    );
+    // Scrubbing: a seek within the current cycle; playback pauses while the playhead is held.
+    if response.drag_started() {
+        p.timeline.set_playing(false);
+    }
+    if response.dragged() || response.clicked() {
+        if let Some(pos) = response.interact_pointer_pos() {
+            let phase =
+                (((pos.x - track.left()) / track.width()) as f64).clamp(0.0, 1.0) * duration;
+            let cycle = p.timeline.clock().time().cycle as f64;
+            // Stay inside this cycle: the right edge is the last instant before the wrap.
+            let phase = if p.timeline.clock().looping() {
+                phase.min(duration * (1.0 - 1e-9))
+            } else {
+                phase
+            };
+            p.timeline.seek_secs(cycle * duration + phase);
+            p.evaluate_pose();
+        }
+    }
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, "Playhead"));
+    response.on_hover_text("Drag to scrub: a seek moves the playhead, not the character");
+}

@@ -1,0 +1,93 @@
+//! Reload-on-change: watches the open file (no UI or GPU code).
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+/// Watches the open file and reports changes (editors often replace the file, so the
+/// parent folder is watched and events are filtered by name).
+pub struct FileWatcher {
+    path: PathBuf,
+    _watcher: notify::RecommendedWatcher,
+    events: mpsc::Receiver<()>,
+}
+
+impl FileWatcher {
+    /// Starts watching; `None` when the platform watcher cannot be set up (the app then
+    /// simply does not auto-reload).
+    pub fn new(path: &Path) -> Option<Self> {
+        use notify::Watcher;
+        let (tx, rx) = mpsc::channel();
+        let name = path.file_name()?.to_os_string();
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                if let Ok(event) = event {
+                    let relevant = event.kind.is_modify() || event.kind.is_create();
+                    if relevant
+                        && event
+                            .paths
+                            .iter()
+                            .any(|p| p.file_name() == Some(name.as_os_str()))
+                    {
+                        let _ = tx.send(());
+                    }
+                }
+            })
+            .ok()?;
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        watcher
+            .watch(dir, notify::RecursiveMode::NonRecursive)
+            .ok()?;
+        Some(Self {
+            path: path.to_path_buf(),
+            _watcher: watcher,
+            events: rx,
+        })
+    }
+
+    /// The watched file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True when the file changed since the last call.
+    pub fn changed(&self) -> bool {
+        let mut any = false;
+        while self.events.try_recv().is_ok() {
+            any = true;
+        }
+        any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn reports_a_rewrite_of_the_watched_file_only() {
+        let dir = std::env::temp_dir().join(format!("stridescope-watch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("model.gltf");
+        let other = dir.join("other.gltf");
+        std::fs::write(&file, b"1").unwrap();
+        let watcher = FileWatcher::new(&file).expect("watcher");
+        assert!(!watcher.changed());
+        std::fs::write(&other, b"x").unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(
+            !watcher.changed(),
+            "another file in the folder is not the open file"
+        );
+        std::fs::write(&file, b"2").unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !watcher.changed() {
+            assert!(Instant::now() < deadline, "no change reported");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

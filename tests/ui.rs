@@ -1,0 +1,235 @@
+//! The previewer UI driven headless with egui_kittest: transport, keyboard, scrubbing,
+//! clip switching, root-motion modes and bad files.
+
+use std::path::Path;
+
+use egui::Key;
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use glam::DVec2;
+use stridescope::settings::Settings;
+use stridescope::timeline::RootMotionMode;
+use stridescope::ui::Previewer;
+
+fn harness() -> Harness<'static, Previewer> {
+    let model = stridescope::cli::load_model(None).unwrap();
+    let previewer = Previewer::new(model, None, Settings::default());
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    h
+}
+
+fn select_clip(h: &mut Harness<'static, Previewer>, name: &str) {
+    let model = h.state().model();
+    let clip = &model.clips[model.find_clip(name).unwrap()];
+    let label = format!("{name}  ({:.3} s)", clip.duration_secs());
+    h.get_by_label(&label).click();
+    h.run_steps(2);
+    let p = h.state();
+    let clip = p.timeline.clip().unwrap();
+    assert_eq!(p.model().clips[clip].name(), name);
+}
+
+#[test]
+fn play_pause_button_and_space_key() {
+    let mut h = harness();
+    select_clip(&mut h, "Walk");
+    assert!(!h.state().timeline.is_playing());
+    h.get_by_label("Play").click();
+    h.run_steps(1);
+    assert!(h.state().timeline.is_playing());
+    h.state_mut().advance(0.5);
+    h.run_steps(1);
+    assert!(h.state().timeline.world_from_root().translation.y > 0.2);
+    h.get_by_label("Pause").click();
+    h.run_steps(1);
+    assert!(!h.state().timeline.is_playing());
+    h.key_press(Key::Space);
+    h.run_steps(1);
+    assert!(h.state().timeline.is_playing());
+    h.key_press(Key::Space);
+    h.run_steps(1);
+    assert!(!h.state().timeline.is_playing());
+}
+
+#[test]
+fn frame_steps_with_buttons_and_arrows() {
+    let mut h = harness();
+    select_clip(&mut h, "Walk");
+    h.key_press(Key::ArrowRight);
+    h.run_steps(1);
+    assert_eq!(h.state().timeline.frame_index(), 1.0);
+    h.get_by_label("Forward").click();
+    h.run_steps(1);
+    assert_eq!(h.state().timeline.frame_index(), 2.0);
+    h.get_by_label("Back").click();
+    h.key_press(Key::ArrowLeft);
+    h.run_steps(1);
+    assert_eq!(h.state().timeline.frame_index(), 0.0);
+    h.key_press(Key::End);
+    h.run_steps(1);
+    let d = h.state().timeline.clock().duration_secs();
+    assert!(h.state().timeline.phase_secs() > d - 1e-6);
+    h.key_press(Key::Home);
+    h.run_steps(1);
+    assert_eq!(h.state().timeline.phase_secs(), 0.0);
+    // None of that moved the character: steps and jumps are seeks.
+    assert_eq!(
+        h.state().timeline.world_from_root().translation,
+        DVec2::ZERO
+    );
+}
+
+#[test]
+fn scrubbing_the_playhead_is_a_seek() {
+    let mut h = harness();
+    select_clip(&mut h, "Walk");
+    let bar = h.get_by_label("Playhead").rect();
+    // Drag from the left third to the right third of the bar.
+    let from = egui::pos2(bar.left() + bar.width() * 0.3, bar.center().y);
+    let to = egui::pos2(bar.left() + bar.width() * 0.8, bar.center().y);
+    h.drag_at(from);
+    h.run_steps(1);
+    h.hover_at(to);
+    h.run_steps(1);
+    h.drop_at(to);
+    h.run_steps(1);
+    let p = h.state();
+    let d = p.timeline.clock().duration_secs();
+    let phase = p.timeline.phase_secs() / d;
+    assert!(phase > 0.7 && phase < 0.9, "playhead at phase {phase}");
+    assert_eq!(
+        p.timeline.world_from_root().translation,
+        DVec2::ZERO,
+        "scrubbing moved the character"
+    );
+    assert!(!p.timeline.is_playing());
+}
+
+#[test]
+fn loop_wraps_accumulate_and_reverse_plays_back() {
+    let mut h = harness();
+    select_clip(&mut h, "Run");
+    let rm = h.state().timeline.root_motion().unwrap().motion.clone();
+    h.get_by_label("Play").click();
+    h.run_steps(1);
+    // One very long frame at 2x: several wraps in one frame.
+    h.get_by_label("2×").click();
+    h.run_steps(1);
+    h.state_mut().advance(1.5);
+    h.run_steps(1);
+    let expected = rm.delta_secs(0.0, 3.0).unwrap().translation;
+    let got = h.state().timeline.world_from_root().translation;
+    assert!((got - expected).length() < 1e-9, "{got} vs {expected}");
+    assert!(h.state().timeline.clock().time().cycle >= 4);
+    // Reverse at -1x returns along the same path.
+    h.get_by_label("-1×").click();
+    h.run_steps(1);
+    h.state_mut().advance(3.0);
+    h.run_steps(1);
+    assert!(h.state().timeline.world_from_root().translation.length() < 1e-9);
+}
+
+#[test]
+fn switching_clip_resets_the_playhead_not_the_character() {
+    let mut h = harness();
+    select_clip(&mut h, "Walk");
+    h.key_press(Key::Space);
+    h.run_steps(1);
+    h.state_mut().advance(0.7);
+    let placed = h.state().timeline.world_from_root();
+    select_clip(&mut h, "Run");
+    assert_eq!(h.state().timeline.time_secs(), 0.0);
+    assert_eq!(h.state().timeline.world_from_root(), placed);
+}
+
+#[test]
+fn mode_keys_and_in_place() {
+    let mut h = harness();
+    select_clip(&mut h, "Walk");
+    h.key_press(Key::Num1);
+    h.run_steps(1);
+    assert_eq!(h.state().timeline.mode(), RootMotionMode::InPlace);
+    h.key_press(Key::Space);
+    h.run_steps(1);
+    h.state_mut().advance(2.0);
+    h.run_steps(1);
+    let start = h
+        .state()
+        .timeline
+        .root_motion()
+        .unwrap()
+        .motion
+        .start()
+        .translation;
+    assert_eq!(h.state().timeline.root_world_position(), start);
+    h.key_press(Key::Num3);
+    h.run_steps(1);
+    assert_eq!(h.state().timeline.mode(), RootMotionMode::LoopAndReset);
+    h.key_press(Key::Num2);
+    h.run_steps(1);
+    assert_eq!(h.state().timeline.mode(), RootMotionMode::Accumulate);
+}
+
+#[test]
+fn a_malformed_file_shows_the_error_and_keeps_the_character() {
+    let mut h = harness();
+    select_clip(&mut h, "Run");
+    let before = h.state().model().source.clone();
+    let generation = h.state().model_generation();
+    let bad =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bad-gltf/skin/no_common_root.gltf");
+    let err = h.state_mut().open_path(&bad).unwrap_err();
+    assert!(err.contains("skin 0"), "{err}");
+    h.run_steps(1);
+    let p = h.state();
+    assert_eq!(p.model().source, before);
+    assert_eq!(p.model_generation(), generation);
+    assert_eq!(p.model().clips[p.timeline.clip().unwrap()].name(), "Run");
+    let m = p.message().unwrap();
+    assert!(
+        m.is_error && m.text.contains("no_common_root.gltf"),
+        "{m:?}"
+    );
+    // The status bar shows it.
+    h.get_by_label_contains("has no common root");
+    // A good file then loads and is remembered.
+    let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Fox/Fox.glb");
+    h.state_mut().open_path(&fox).unwrap();
+    h.run_steps(1);
+    assert_eq!(h.state().model().clips.len(), 3);
+    assert_eq!(h.state().settings.recent_files.first(), Some(&fox));
+    h.get_by_label_contains("Survey  (");
+}
+
+#[test]
+fn settings_round_trip() {
+    let dir = std::env::temp_dir().join(format!("stridescope-settings-{}", std::process::id()));
+    let path = dir.join("settings.json");
+    let mut s = Settings {
+        window_size: [900, 600],
+        ..Default::default()
+    };
+    s.toggles.skeleton = true;
+    s.push_recent(Path::new("/a.glb"));
+    s.push_recent(Path::new("/b.glb"));
+    s.push_recent(Path::new("/a.glb"));
+    assert_eq!(
+        s.recent_files,
+        vec![
+            Path::new("/a.glb").to_path_buf(),
+            Path::new("/b.glb").to_path_buf()
+        ]
+    );
+    s.save(&path).unwrap();
+    let (loaded, note) = Settings::load(&path);
+    assert_eq!(loaded, s);
+    assert!(note.is_none());
+    std::fs::write(&path, b"{ not json").unwrap();
+    let (fallback, note) = Settings::load(&path);
+    assert_eq!(fallback, Settings::default());
+    assert!(note.unwrap().contains("settings.json"));
+    let _ = std::fs::remove_dir_all(dir);
+}

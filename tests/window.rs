@@ -1,0 +1,290 @@
+//! The real window under Xvfb: the binary is started as a child process (one winit event
+//! loop per process), drives itself to a screenshot and exits.
+//!
+//! Needs `Xvfb` (and `xdotool` for the resize test). With `CI` set a missing tool fails
+//! the test; without it the test says why it skips.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use stridescope::render::RgbaImage;
+
+/// A private X server for one test, killed on drop.
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    /// Starts an X server on a free display: `-displayfd` makes Xvfb pick the number and
+    /// print it once it accepts connections, so parallel tests never share a display.
+    fn start() -> Option<Xvfb> {
+        use std::io::{BufRead, BufReader};
+        let child = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1600x1000x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) => return skip_or_fail(&format!("cannot start Xvfb ({e}); install xvfb")),
+        };
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(line) if !line.trim().is_empty() => Some(Xvfb {
+                child,
+                display: format!(":{}", line.trim()),
+            }),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                skip_or_fail("Xvfb did not report a display")
+            }
+        }
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn skip_or_fail<T>(why: &str) -> Option<T> {
+    if std::env::var_os("CI").is_some() {
+        panic!("CI is set but the window test cannot run: {why}");
+    }
+    eprintln!("skipping: {why}");
+    None
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("stridescope-window-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn app(x: &Xvfb, config: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stridescope"));
+    let runtime = config.join("xdg");
+    std::fs::create_dir_all(&runtime).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    cmd.args(args)
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env("STRIDESCOPE_CONFIG_DIR", config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn wait_with_timeout(mut child: Child, limit: Duration) -> std::process::Output {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Ok(Some(_)) = child.try_wait() {
+            return child.wait_with_output().unwrap();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "the app did not finish within {limit:?}; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Fraction of pixels in the rectangle whose colour is within `tol` of `color`.
+fn fraction_like(
+    img: &RgbaImage,
+    x0: u32,
+    y0: u32,
+    x1: u32,
+    y1: u32,
+    color: [u8; 3],
+    tol: u8,
+) -> f64 {
+    let mut hits = 0;
+    let mut total = 0;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let p = img.pixel(x, y);
+            total += 1;
+            if (0..3).all(|c| p[c].abs_diff(color[c]) <= tol) {
+                hits += 1;
+            }
+        }
+    }
+    hits as f64 / total as f64
+}
+
+#[test]
+fn screenshot_shows_viewport_timeline_and_panels() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("shot");
+    let out = dir.join("window.png");
+    let child = app(
+        &x,
+        &dir,
+        &[
+            "--screenshot",
+            out.to_str().unwrap(),
+            "--after-frames",
+            "5",
+            "--size",
+            "960x600",
+            "--clip",
+            "Walk",
+        ],
+    )
+    .spawn()
+    .expect("start stridescope");
+    let o = wait_with_timeout(child, Duration::from_secs(120));
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let img = RgbaImage::load_png(&out).unwrap();
+    assert_eq!((img.width, img.height), (960, 600));
+    // Not blank: many distinct colours.
+    let mut colours: Vec<[u8; 4]> = img
+        .pixels
+        .chunks_exact(4)
+        .map(|p| [p[0], p[1], p[2], p[3]])
+        .collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(colours.len() > 200, "only {} colours", colours.len());
+    // Side panels and the timeline: egui's dark panel fill dominates their areas.
+    let panel = img.pixel(4, 300);
+    let panel_rgb = [panel[0], panel[1], panel[2]];
+    assert!(
+        panel_rgb.iter().all(|&c| c < 60),
+        "left panel is not a dark panel: {panel:?}"
+    );
+    assert!(
+        fraction_like(&img, 0, 200, 8, 500, panel_rgb, 3) > 0.95,
+        "left panel"
+    );
+    assert!(
+        fraction_like(&img, 952, 250, 960, 500, panel_rgb, 3) > 0.9,
+        "right panel"
+    );
+    // The viewport: the renderer's background gradient (lighter at the top) around a
+    // clay-coloured character in the middle.
+    let top = img.pixel(480, 40);
+    let bottom = img.pixel(240, 470);
+    assert!(
+        top[0] > bottom[0] && top[1] > bottom[1],
+        "no gradient: top {top:?} bottom {bottom:?}"
+    );
+    let clay = (150..450)
+        .flat_map(|y| (380..580).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = img.pixel(x, y);
+            p[0] > 120 && p[0] as i32 - p[2] as i32 > 40
+        })
+        .count();
+    assert!(
+        clay > 2000,
+        "character not visible in the viewport ({clay} clay pixels)"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+fn xdotool_available() -> bool {
+    Command::new("xdotool")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn resizing_to_tiny_sizes_and_back_does_not_crash() {
+    let Some(x) = Xvfb::start() else { return };
+    if !xdotool_available() {
+        skip_or_fail::<()>("xdotool is not installed");
+        return;
+    }
+    let dir = temp_dir("resize");
+    let mut child = app(&x, &dir, &["--play", "--size", "640x400"])
+        .spawn()
+        .expect("start stridescope");
+    let xdo = |args: &[&str]| {
+        Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &x.display)
+            .output()
+            .expect("xdotool")
+    };
+    // Find the window (its title is "stridescope").
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let id = loop {
+        let o = xdo(&["search", "--name", "^stridescope$"]);
+        let text = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        if let Some(first) = text.lines().next() {
+            break first.to_string();
+        }
+        assert!(Instant::now() < deadline, "window never appeared");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the app exited before its window appeared"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // Tiny, degenerate, large, then back, while a clip plays (continuous redraws).
+    for (w, h) in [(1, 1), (30, 20), (5, 300), (1200, 700), (640, 400)] {
+        let o = xdo(&["windowsize", "--sync", &id, &w.to_string(), &h.to_string()]);
+        assert!(o.status.success(), "xdotool windowsize {w}x{h} failed");
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the app died after resizing to {w}x{h}"
+        );
+    }
+    // Quit with the keyboard shortcut; the app saves its settings on the way out.
+    xdo(&["windowfocus", "--sync", &id]);
+    xdo(&["key", "ctrl+q"]);
+    let o = wait_with_timeout(child, Duration::from_secs(60));
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let (settings, note) = stridescope::settings::Settings::load(&dir.join("settings.json"));
+    assert!(note.is_none());
+    assert_eq!(
+        settings.window_size,
+        [640, 400],
+        "restored size saved on exit"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
