@@ -398,6 +398,8 @@ impl App {
         let Some(window) = self.window().cloned() else {
             return;
         };
+        // Sleep until the next event unless this frame asks for a timed wake-up below.
+        event_loop.set_control_flow(ControlFlow::Wait);
         let now = Instant::now();
         // Advance playback by real time; paused frames do not accumulate time.
         let dt = match (self.previewer.is_animating(), self.last_tick) {
@@ -738,6 +740,16 @@ impl ApplicationHandler for App {
                 if response.repaint {
                     window.request_redraw();
                 }
+            }
+        }
+    }
+
+    fn new_events(&mut self, event_loop: &ActiveEventLoop, cause: winit::event::StartCause) {
+        // egui asked to be repainted at this time (an animation, a tooltip delay).
+        if let winit::event::StartCause::ResumeTimeReached { .. } = cause {
+            event_loop.set_control_flow(ControlFlow::Wait);
+            if let Some(w) = &self.window {
+                w.request_redraw();
             }
         }
     }

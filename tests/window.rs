@@ -288,3 +288,39 @@ fn resizing_to_tiny_sizes_and_back_does_not_crash() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// CPU time (user + system) a process has used, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("read /proc/PID/stat");
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let after = &stat[stat.rfind(')').expect("stat format") + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// A paused preview must not redraw continuously: over a few idle seconds the process
+/// uses a small fraction of one core (a redraw loop on the software renderer would use
+/// all of it).
+#[test]
+fn paused_window_sleeps() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("idle");
+    let mut child = app(&x, &dir, &["--size", "640x400"])
+        .spawn()
+        .expect("start stridescope");
+    // Let it open and settle (first frames, font upload, any fade-in).
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(child.try_wait().unwrap().is_none(), "the app exited early");
+    let ticks_per_sec = 100.0; // USER_HZ on Linux
+    let before = cpu_ticks(child.id());
+    let idle = Duration::from_secs(4);
+    std::thread::sleep(idle);
+    let used_secs = (cpu_ticks(child.id()) - before) as f64 / ticks_per_sec;
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(dir);
+    assert!(
+        used_secs < 0.25 * idle.as_secs_f64(),
+        "paused window used {used_secs:.2} s of CPU in {idle:?}"
+    );
+}
