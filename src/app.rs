@@ -66,10 +66,12 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     if options.play {
         previewer.timeline.set_playing(true);
     }
-    let event_loop = EventLoop::new()
+    let event_loop = EventLoop::<UserEvent>::with_user_event()
+        .build()
         .map_err(|e| format!("cannot open a window (is a display available?): {e}"))?;
     event_loop.set_control_flow(ControlFlow::Wait);
     let mut app = App {
+        proxy: event_loop.create_proxy(),
         options,
         settings_path,
         previewer,
@@ -106,7 +108,15 @@ fn initial_model(file: Option<&Path>) -> Result<(Model, Option<PathBuf>, Option<
     }
 }
 
+/// Wake-ups from other threads.
+#[derive(Clone, Copy, Debug)]
+enum UserEvent {
+    /// The open file changed on disk.
+    FileChanged,
+}
+
 struct App {
+    proxy: winit::event_loop::EventLoopProxy<UserEvent>,
     options: AppOptions,
     settings_path: Option<PathBuf>,
     previewer: Previewer,
@@ -145,6 +155,10 @@ struct Gpu {
     egui_renderer: egui_wgpu::Renderer,
     viewport: Option<Viewport>,
     character: Option<GpuCharacter>,
+    /// Model generation whose upload failed, so it is not retried every frame.
+    failed_generation: Option<u64>,
+    /// Trail points, reused every frame.
+    trail_scratch: Vec<Vec3>,
     overlay: OverlayBatch,
 }
 
@@ -195,8 +209,24 @@ impl Gpu {
             egui_renderer,
             viewport: None,
             character: None,
+            failed_generation: None,
+            trail_scratch: Vec::new(),
             overlay: OverlayBatch::new(),
         })
+    }
+
+    /// Replaces a lost surface (same instance, device and configuration).
+    fn recreate_surface(&mut self, window: &Arc<Window>) -> Result<(), String> {
+        let instance = self
+            .ctx
+            .instance
+            .as_ref()
+            .ok_or("cannot recreate the window surface: no instance")?;
+        self.surface = instance
+            .create_surface(window.clone())
+            .map_err(|e| format!("cannot recreate the window surface: {e}"))?;
+        self.surface.configure(&self.ctx.device, &self.config);
+        Ok(())
     }
 
     fn resize(&mut self, width: u32, height: u32) {
@@ -208,7 +238,10 @@ impl Gpu {
 
     /// Uploads the previewer's model when it changed.
     fn sync_character(&mut self, previewer: &mut Previewer) {
-        if self.character.as_ref().map(|c| c.generation) == Some(previewer.model_generation()) {
+        let generation = Some(previewer.model_generation());
+        if self.character.as_ref().map(|c| c.generation) == generation
+            || self.failed_generation == generation
+        {
             return;
         }
         let model = previewer.model();
@@ -237,6 +270,7 @@ impl Gpu {
             }
             Err(e) => {
                 self.character = None;
+                self.failed_generation = generation;
                 previewer.set_message(format!("cannot draw {}: {e}", model.source), true);
             }
         }
@@ -289,14 +323,19 @@ impl Gpu {
             );
         }
         if toggles.trail {
-            let trail: Vec<Vec3> = previewer
-                .timeline
-                .trail()
-                .map(|p| Vec3::new(p.x as f32, 0.005, p.y as f32))
-                .collect();
-            if trail.len() >= 2 {
-                self.overlay
-                    .polyline(&trail, Rgba8::rgb(90, 220, 140), DepthTest::Tested);
+            self.trail_scratch.clear();
+            self.trail_scratch.extend(
+                previewer
+                    .timeline
+                    .trail()
+                    .map(|p| Vec3::new(p.x as f32, 0.005, p.y as f32)),
+            );
+            if self.trail_scratch.len() >= 2 {
+                self.overlay.polyline(
+                    &self.trail_scratch,
+                    Rgba8::rgb(90, 220, 140),
+                    DepthTest::Tested,
+                );
             }
             let root = previewer.root_position();
             self.overlay
@@ -387,10 +426,36 @@ impl App {
         event_loop.exit();
     }
 
+    /// Reloads the open file when the watcher saw it change (also while paused: the
+    /// watcher wakes the event loop). A failed reload keeps the current character.
+    fn reload_if_changed(&mut self) {
+        let Some(watcher) = &self.watcher else {
+            return;
+        };
+        if !watcher.changed() {
+            return;
+        }
+        let path = watcher.path().to_path_buf();
+        if self.previewer.open_path(&path).is_ok() {
+            self.previewer.set_message(
+                format!("reloaded {} (changed on disk)", path.display()),
+                false,
+            );
+        }
+        if let Some(w) = &self.window {
+            w.request_redraw();
+        }
+    }
+
     fn update_watcher(&mut self) {
         let wanted = self.previewer.path().map(Path::to_path_buf);
         if self.watcher.as_ref().map(|w| w.path().to_path_buf()) != wanted {
-            self.watcher = wanted.as_deref().and_then(FileWatcher::new);
+            let proxy = self.proxy.clone();
+            self.watcher = wanted.as_deref().and_then(|p| {
+                FileWatcher::new(p, move || {
+                    let _ = proxy.send_event(UserEvent::FileChanged);
+                })
+            });
         }
     }
 
@@ -507,18 +572,38 @@ impl App {
             &screen,
         );
 
+        let mut suboptimal = false;
         let frame = match gpu.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(f)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => Some(f),
-            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                // Resized or lost: reconfigure and draw again.
+            wgpu::CurrentSurfaceTexture::Success(f) => Some(f),
+            wgpu::CurrentSurfaceTexture::Suboptimal(f) => {
+                suboptimal = true;
+                Some(f)
+            }
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                // Resized under us: reconfigure and draw again.
                 let size = window.inner_size();
                 gpu.resize(size.width, size.height);
                 window.request_redraw();
                 None
             }
-            _ => {
+            wgpu::CurrentSurfaceTexture::Lost => {
+                if let Err(e) = gpu.recreate_surface(&window) {
+                    self.previewer.set_message(e, true);
+                }
                 window.request_redraw();
+                None
+            }
+            wgpu::CurrentSurfaceTexture::Timeout => {
+                window.request_redraw();
+                None
+            }
+            // Minimised or covered: draw again when the window shows (Occluded(false) or
+            // a resize sends an event); a validation error is reported, not retried in a
+            // loop.
+            wgpu::CurrentSurfaceTexture::Occluded => None,
+            _ => {
+                self.previewer
+                    .set_message("the window surface rejected the frame", true);
                 None
             }
         };
@@ -553,6 +638,10 @@ impl App {
         if let Some(frame) = frame {
             window.pre_present_notify();
             gpu.ctx.queue.present(frame);
+            if suboptimal {
+                let size = window.inner_size();
+                gpu.resize(size.width, size.height);
+            }
         }
         for id in &textures.0.free {
             gpu.egui_renderer.free_texture(id);
@@ -672,7 +761,7 @@ fn save_screenshot(
     image.save_png(path)
 }
 
-impl ApplicationHandler for App {
+impl ApplicationHandler<UserEvent> for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.window.is_some() {
             return;
@@ -754,21 +843,9 @@ impl ApplicationHandler for App {
         }
     }
 
-    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
-        if let Some(watcher) = &self.watcher {
-            if watcher.changed() {
-                let path = watcher.path().to_path_buf();
-                // On failure open_path reports the error and the previous character stays.
-                if self.previewer.open_path(&path).is_ok() {
-                    self.previewer.set_message(
-                        format!("reloaded {} (changed on disk)", path.display()),
-                        false,
-                    );
-                }
-                if let Some(w) = &self.window {
-                    w.request_redraw();
-                }
-            }
+    fn user_event(&mut self, _event_loop: &ActiveEventLoop, event: UserEvent) {
+        match event {
+            UserEvent::FileChanged => self.reload_if_changed(),
         }
     }
 }

@@ -48,7 +48,15 @@ pub struct DisplacementSample {
     pub time_secs: f64,
     /// Metres moved along the travel direction this frame (negative = backwards).
     pub along_m: f64,
+    /// The root moved against the direction of play (backwards while playing forwards,
+    /// or forwards while reversing) by more than [`BACKWARDS_EPSILON_M`]: what a loop-wrap
+    /// bug looks like.
+    pub against_play: bool,
 }
+
+/// Per-frame motion below this (metres) counts as standing still: rounding noise of an
+/// in-place clip (1e-17 m) must not be flagged.
+pub const BACKWARDS_EPSILON_M: f64 = 1e-6;
 
 /// Most trail points and plot samples kept (about a minute at 60 fps).
 pub const HISTORY_LEN: usize = 4096;
@@ -67,6 +75,10 @@ pub struct Timeline {
     displacement: VecDeque<DisplacementSample>,
     /// Last error from the clock (non-finite input, out of range); playback pauses on it.
     error: Option<String>,
+    /// The ground frame root motion is measured from: `R0` of the current clip, or, for a
+    /// clip without root motion, the last clip's `R0` (so switching keeps the character,
+    /// the trail and the camera where they are).
+    anchor: GroundTransform,
 }
 
 impl Timeline {
@@ -86,6 +98,7 @@ impl Timeline {
             trail: VecDeque::new(),
             displacement: VecDeque::new(),
             error: None,
+            anchor: GroundTransform::IDENTITY,
         };
         if !model.clips.is_empty() {
             t.select_clip(model, 0);
@@ -106,7 +119,9 @@ impl Timeline {
         };
         let rate = self.player.clock.rate();
         let looping = self.player.clock.looping();
-        let world = self.player.world_from_root();
+        // Keep what is displayed: the placement P = R0·W·R0⁻¹ of the old clip becomes
+        // W' = R0'⁻¹·P·R0' for the new one (R0 = identity without root motion).
+        let placement = self.placement();
         let (root, note) = match ClipRootMotion::for_clip(&model.skeleton, clip, None) {
             Ok(root) => (root, None),
             Err(e) => (
@@ -123,7 +138,13 @@ impl Timeline {
         self.player = Player::new(clock, root.as_ref().map(|r| r.motion.clone()));
         let _ = self.player.clock.set_rate(rate);
         self.player.clock.set_looping(looping);
-        self.player.set_world_from_root(world);
+        let anchor = root
+            .as_ref()
+            .map(|r| r.motion.start())
+            .unwrap_or(self.anchor);
+        self.player
+            .set_world_from_root(anchor.inverse().compose(&placement).compose(&anchor));
+        self.anchor = anchor;
         self.root = root;
         self.clip = Some(index);
         self.frame_rate_hz = key_rate_hz(clip);
@@ -137,6 +158,26 @@ impl Timeline {
         &self.player.clock
     }
 
+    /// Where the model is put on the ground: `A·W·A⁻¹` with the anchor `A` (`R0` of the
+    /// clip), since the in-place pose keeps the root at `A`.
+    fn placement(&self) -> GroundTransform {
+        self.anchor
+            .compose(&self.player.world_from_root())
+            .compose(&self.anchor.inverse())
+    }
+
+    /// Sets the accumulated root motion `W` (a teleport; the clock is unchanged).
+    pub fn set_world_from_root(&mut self, world_from_root: GroundTransform) {
+        self.player.set_world_from_root(world_from_root);
+        self.trail.clear();
+        self.push_trail();
+    }
+
+    /// Moves the playhead to a cycle and phase (a seek: no root motion).
+    pub fn seek(&mut self, time: ClipTime) {
+        self.seek_to(time);
+    }
+
     pub fn root_motion(&self) -> Option<&ClipRootMotion> {
         self.root.as_ref()
     }
@@ -145,11 +186,31 @@ impl Timeline {
         self.playing
     }
 
+    /// Starts or stops playback. Starting a non-looping clip that rests at its end (in the
+    /// direction of play) first seeks back to the other end, like any player.
     pub fn set_playing(&mut self, playing: bool) {
         self.playing = playing && self.clip.is_some();
         if self.playing {
             self.error = None;
+            if !self.player.clock.looping() && self.at_clamped_end() {
+                let t = self.player.clock.time();
+                let d = self.player.clock.duration_secs();
+                let phase = if self.player.clock.rate() < 0.0 {
+                    d
+                } else {
+                    0.0
+                };
+                self.seek_to(ClipTime {
+                    cycle: t.cycle,
+                    phase_secs: phase,
+                });
+            }
         }
+    }
+
+    /// True when playing would move time: playing, a non-zero rate and a clip with length.
+    pub fn is_advancing(&self) -> bool {
+        self.playing && self.player.clock.rate() != 0.0 && self.player.clock.duration_secs() > 0.0
     }
 
     pub fn toggle_play(&mut self) {
@@ -205,12 +266,22 @@ impl Timeline {
         if !self.playing {
             return GroundTransform::IDENTITY;
         }
+        let cycle_before = self.player.clock.time().cycle;
         match self.player.advance(dt_secs) {
             Ok(delta) => {
+                if self.mode == RootMotionMode::LoopAndReset
+                    && self.player.clock.time().cycle != cycle_before
+                {
+                    // The character snaps back at each wrap: start a new trail segment
+                    // instead of drawing the jump.
+                    self.trail.clear();
+                }
                 let along = self.travel_direction().dot(delta.translation);
+                let sign = self.player.clock.rate().signum();
                 self.displacement.push_back(DisplacementSample {
                     time_secs: self.time_secs(),
                     along_m: along,
+                    against_play: along * sign < -BACKWARDS_EPSILON_M,
                 });
                 if self.displacement.len() > HISTORY_LEN {
                     self.displacement.pop_front();
@@ -238,14 +309,17 @@ impl Timeline {
 
     /// Scrubs the playhead to unwrapped seconds `t` (a seek: no root motion).
     pub fn seek_secs(&mut self, t: f64) {
-        if let Err(e) = self.player.seek_secs(t) {
-            self.error = Some(e.to_string());
+        match self.player.seek_secs(t) {
+            Ok(()) => self.displacement.clear(),
+            Err(e) => self.error = Some(e.to_string()),
         }
     }
 
     fn seek_to(&mut self, time: ClipTime) {
-        if let Err(e) = self.player.clock.seek(time) {
-            self.error = Some(e.to_string());
+        match self.player.clock.seek(time) {
+            // The plot shows played frames; a seek starts a new run.
+            Ok(()) => self.displacement.clear(),
+            Err(e) => self.error = Some(e.to_string()),
         }
     }
 
@@ -255,17 +329,38 @@ impl Timeline {
         if d <= 0.0 {
             return;
         }
-        let frame = self.frame_index() + frames as f64;
-        let t = self.player.clock.time();
-        let phase = frame / self.frame_rate_hz;
-        if self.player.clock.looping() {
-            self.seek_to(ClipTime::from_secs(t.cycle as f64 * d + phase, d).unwrap_or(t));
+        // Land on whole frames: from frame 15.3, forward goes to 16 and back to 15.
+        let current = self.frame_index();
+        let frame = if frames >= 0 {
+            current.floor() + frames as f64
         } else {
+            current.ceil() + frames as f64
+        };
+        let t = self.player.clock.time();
+        let fps = self.frame_rate_hz;
+        if !self.player.clock.looping() {
             self.seek_to(ClipTime {
                 cycle: t.cycle,
-                phase_secs: phase.clamp(0.0, d),
+                phase_secs: (frame / fps).clamp(0.0, d),
             });
+            return;
         }
+        // Wrap in whole cycles first, so a clip of a whole number of frames (1.1 s at
+        // 30 fps = 33 frames, not 33.000000000000004) steps 31, 32, 0, 1 exactly.
+        let per_cycle = d * fps;
+        let per_cycle = if (per_cycle - per_cycle.round()).abs() < 1e-6 {
+            per_cycle.round()
+        } else {
+            per_cycle
+        };
+        let wraps = (frame / per_cycle).floor();
+        let frame_in_cycle = frame - wraps * per_cycle;
+        let phase = (frame_in_cycle / fps).min(d);
+        let time = ClipTime::from_secs(phase, d).unwrap_or(ClipTime::ZERO);
+        self.seek_to(ClipTime {
+            cycle: t.cycle + wraps as i64 + time.cycle,
+            phase_secs: time.phase_secs,
+        });
     }
 
     /// Jumps to the start of the current cycle (a seek).
@@ -278,13 +373,21 @@ impl Timeline {
     }
 
     /// Jumps to the last frame of the current cycle (a seek): the end itself for a
-    /// non-looping clip, the last key before the wrap for a looping one.
+    /// non-looping clip; for a looping one the last whole frame before the wrap (the end
+    /// instant is the next cycle's frame 0).
     pub fn jump_to_end(&mut self) {
         let t = self.player.clock.time();
         let d = self.player.clock.duration_secs();
         let phase = if self.player.clock.looping() {
-            // Stay in this cycle: the end instant belongs to the next cycle's start.
-            (d - 1e-9 * d.max(1.0)).max(0.0)
+            let fps = self.frame_rate_hz;
+            let frames = d * fps;
+            // 1.1 s * 30 fps is 33.000000000000004: snap near-whole counts first.
+            let last = if (frames - frames.round()).abs() < 1e-6 {
+                frames.round() - 1.0
+            } else {
+                frames.floor()
+            };
+            (last / fps).max(0.0)
         } else {
             d
         };
@@ -353,18 +456,16 @@ impl Timeline {
 
     /// Where the displayed character's root is on the ground now (world space).
     pub fn root_world_position(&self) -> DVec2 {
-        let Some(root) = &self.root else {
-            return DVec2::ZERO;
-        };
-        let m = &root.motion;
-        match self.mode {
-            RootMotionMode::InPlace => m.start().translation,
-            RootMotionMode::Accumulate => {
-                m.start()
+        match (self.mode, &self.root) {
+            (RootMotionMode::Accumulate, _) => {
+                self.anchor
                     .compose(&self.player.world_from_root())
                     .translation
             }
-            RootMotionMode::LoopAndReset => m.sample(self.phase_secs()).translation,
+            (RootMotionMode::LoopAndReset, Some(root)) => {
+                root.motion.sample(self.phase_secs()).translation
+            }
+            _ => self.anchor.translation,
         }
     }
 
@@ -399,13 +500,8 @@ impl Timeline {
     /// conjugated by the track start (`R0 · W · R0⁻¹`, since the in-place pose keeps the
     /// root at `R0`); identity otherwise.
     pub fn model_from_root(&self) -> Mat4 {
-        match (&self.root, self.mode) {
-            (Some(root), RootMotionMode::Accumulate) => {
-                let r0 = root.motion.start();
-                r0.compose(&self.player.world_from_root())
-                    .compose(&r0.inverse())
-                    .to_mat4()
-            }
+        match self.mode {
+            RootMotionMode::Accumulate => self.placement().to_mat4(),
             _ => Mat4::IDENTITY,
         }
     }

@@ -13,8 +13,9 @@ pub struct FileWatcher {
 
 impl FileWatcher {
     /// Starts watching; `None` when the platform watcher cannot be set up (the app then
-    /// simply does not auto-reload).
-    pub fn new(path: &Path) -> Option<Self> {
+    /// simply does not auto-reload). `wake` runs on the watcher's thread after each
+    /// change, so a sleeping event loop can be woken up (e.g. an `EventLoopProxy`).
+    pub fn new(path: &Path, wake: impl Fn() + Send + 'static) -> Option<Self> {
         use notify::Watcher;
         let (tx, rx) = mpsc::channel();
         let name = path.file_name()?.to_os_string();
@@ -29,6 +30,7 @@ impl FileWatcher {
                             .any(|p| p.file_name() == Some(name.as_os_str()))
                     {
                         let _ = tx.send(());
+                        wake();
                     }
                 }
             })
@@ -74,7 +76,12 @@ mod tests {
         let file = dir.join("model.gltf");
         let other = dir.join("other.gltf");
         std::fs::write(&file, b"1").unwrap();
-        let watcher = FileWatcher::new(&file).expect("watcher");
+        let wakes = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = wakes.clone();
+        let watcher = FileWatcher::new(&file, move || {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        })
+        .expect("watcher");
         assert!(!watcher.changed());
         std::fs::write(&other, b"x").unwrap();
         std::thread::sleep(Duration::from_millis(300));
@@ -88,6 +95,10 @@ mod tests {
             assert!(Instant::now() < deadline, "no change reported");
             std::thread::sleep(Duration::from_millis(50));
         }
+        assert!(
+            wakes.load(std::sync::atomic::Ordering::SeqCst) > 0,
+            "the waker ran"
+        );
         let _ = std::fs::remove_dir_all(dir);
     }
 }

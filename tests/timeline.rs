@@ -87,8 +87,23 @@ fn stepping_and_jumping_are_seeks_at_the_key_rate() {
     assert!((t.frame_index() - (t.clock().duration_secs() * 30.0 - 1.0)).abs() < 1e-6);
     t.jump_to_start();
     assert_eq!(t.phase_secs(), 0.0);
+    // End: the last whole frame before the wrap (Walk: 1.1 s at 30 fps = 33 frames, so
+    // frame 32), and one step forward wraps to frame 0 of the next cycle.
     t.jump_to_end();
-    assert!(t.phase_secs() > t.clock().duration_secs() - 1e-6);
+    assert_eq!(t.frame_index(), 32.0);
+    let cycle = t.clock().time().cycle;
+    t.step_frames(1);
+    assert_eq!(t.frame_index(), 0.0);
+    assert_eq!(t.clock().time().cycle, cycle + 1);
+    t.step_frames(-1);
+    assert_eq!(t.frame_index(), 32.0);
+    // Stepping from between frames lands on whole frames.
+    t.seek_secs(0.51); // frame 15.3
+    t.step_frames(1);
+    assert_eq!(t.frame_index(), 16.0);
+    t.seek_secs(0.51);
+    t.step_frames(-1);
+    assert_eq!(t.frame_index(), 15.0);
     assert_eq!(t.world_from_root().translation, DVec2::ZERO);
     // Non-looping: the end is the end, and playing stops there.
     t.set_looping(false);
@@ -97,6 +112,11 @@ fn stepping_and_jumping_are_seeks_at_the_key_rate() {
     t.tick(10.0);
     assert!(!t.is_playing());
     assert_eq!(t.phase_secs(), t.clock().duration_secs());
+    // Play again at the end starts over from the beginning.
+    t.set_playing(true);
+    assert_eq!(t.phase_secs(), 0.0);
+    t.tick(0.1);
+    assert!((t.phase_secs() - 0.1).abs() < 1e-12);
 }
 
 #[test]

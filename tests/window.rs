@@ -160,6 +160,7 @@ fn screenshot_shows_viewport_timeline_and_panels() {
             "960x600",
             "--clip",
             "Walk",
+            "--play",
         ],
     )
     .spawn()
@@ -215,6 +216,24 @@ fn screenshot_shows_viewport_timeline_and_panels() {
     assert!(
         clay > 2000,
         "character not visible in the viewport ({clay} clay pixels)"
+    );
+    // The timeline's red playhead in the bottom band, and the root-motion plot's green
+    // line in the right panel (Walk was playing).
+    let count = |x0: u32, y0: u32, x1: u32, y1: u32, color: [u8; 3]| {
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let p = img.pixel(x, y);
+                (0..3).all(|c| p[c].abs_diff(color[c]) <= 30)
+            })
+            .count()
+    };
+    let playhead = count(0, 480, 960, 580, [240, 70, 70]);
+    assert!(playhead > 30, "no playhead in the timeline ({playhead} px)");
+    let plot = count(640, 100, 960, 500, [120, 200, 140]);
+    assert!(
+        plot > 20,
+        "no displacement line in the root-motion plot ({plot} px)"
     );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -91,6 +91,11 @@ impl Previewer {
         timeline.set_rate(settings.play_rate);
         timeline.set_looping(settings.looping);
         let pose = Pose::new(&model);
+        let mut settings = settings;
+        if let Some(path) = &path {
+            settings.push_recent(path);
+            settings.last_file = Some(path.clone());
+        }
         let mut p = Self {
             model,
             path,
@@ -148,7 +153,7 @@ impl Previewer {
     /// True while something animates, so the window keeps redrawing; when false the
     /// window sleeps until input arrives.
     pub fn is_animating(&self) -> bool {
-        self.timeline.is_playing()
+        self.timeline.is_advancing()
     }
 
     /// Loads `path` and shows it. On failure the error goes to the status bar and the
@@ -183,7 +188,8 @@ impl Previewer {
             self.timeline.clock().looping(),
             self.timeline.is_playing(),
         );
-        let phase = self.timeline.phase_secs();
+        let time = self.timeline.clock().time();
+        let world = self.timeline.world_from_root();
         self.model = model;
         self.path = path.clone();
         self.model_generation += 1;
@@ -193,10 +199,13 @@ impl Previewer {
         timeline.set_rate(rate);
         timeline.set_looping(looping);
         if reload {
+            // A reload (file changed on disk): same clip, same cycle and phase, same
+            // accumulated placement.
             if let Some(i) = clip_name.and_then(|n| self.model.find_clip(&n)) {
                 timeline.select_clip(&self.model, i);
-                timeline.seek_secs(phase);
+                timeline.seek(time);
             }
+            timeline.set_world_from_root(world);
         }
         timeline.set_playing(playing);
         self.timeline = timeline;

@@ -7,10 +7,6 @@ use egui_plot::{HLine, Line, Plot, PlotPoints, Points};
 
 use super::Previewer;
 
-/// Per-frame motion below this (metres) counts as standing still: rounding noise of an
-/// in-place clip (1e-17 m) must not be flagged as moving backwards.
-pub const BACKWARDS_EPSILON_M: f64 = 1e-6;
-
 pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.heading("Root motion");
     match p.timeline.root_motion() {
@@ -57,16 +53,20 @@ pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .displacement()
         .map(|s| [s.time_secs, s.along_m])
         .collect();
-    let backwards: Vec<[f64; 2]> = samples
-        .iter()
-        .copied()
-        .filter(|s| s[1] < -BACKWARDS_EPSILON_M)
+    let backwards: Vec<[f64; 2]> = p
+        .timeline
+        .displacement()
+        .filter(|s| s.against_play)
+        .map(|s| [s.time_secs, s.along_m])
         .collect();
     ui.label("Per-frame displacement along travel (m)");
     if !backwards.is_empty() {
         ui.colored_label(
             Color32::from_rgb(255, 90, 80),
-            format!("{} frame(s) moved backwards", backwards.len()),
+            format!(
+                "{} frame(s) moved against the direction of play",
+                backwards.len()
+            ),
         );
     }
     Plot::new("root_displacement")

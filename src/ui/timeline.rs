@@ -10,11 +10,20 @@ use crate::timeline::RootMotionMode;
 const RATE_PRESETS: [f64; 5] = [-1.0, 0.25, 0.5, 1.0, 2.0];
 
 pub(super) fn timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let state = |p: &Previewer| {
+        let t = &p.timeline;
+        (t.clip(), t.clock().time(), t.mode(), t.world_from_root())
+    };
+    let before = state(p);
     ui.add_space(4.0);
     ui.horizontal(|ui| transport_ui(p, ui));
     ui.add_space(2.0);
     scrub_bar_ui(p, ui);
     ui.add_space(4.0);
+    // Re-evaluate only when a control changed what is shown (idle hovers stay cheap).
+    if state(p) != before {
+        p.evaluate_pose();
+    }
 }
 
 fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
@@ -116,7 +125,6 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     });
     ui.separator();
     ui.monospace(time_readout(p));
-    p.evaluate_pose();
 }
 
 /// "0.533 s / 1.100 s  frame 16/33 @ 30 fps  cycle 2".
@@ -148,6 +156,19 @@ fn marker_color(name: &str) -> Color32 {
     }
 }
 
+/// The smallest of 1, 2, 5, 10, 20, 50... that is at least `min` (and at least 1).
+fn nice_step(min: f64) -> f64 {
+    if !min.is_finite() || min <= 1.0 {
+        return 1.0;
+    }
+    let decade = 10f64.powf(min.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|s| *s >= min)
+        .unwrap_or(10.0 * decade)
+}
+
 fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let width = ui.available_width();
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, 46.0), Sense::click_and_drag());
@@ -170,22 +191,21 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     }
     let track = rect.shrink2(Vec2::new(8.0, 0.0));
     let x_of = |t: f64| track.left() + (t / duration) as f32 * track.width();
-    // Frame ticks, thinned so they stay at least 4 px apart; every 10th is taller.
+    // Frame ticks, thinned to a 1-2-5 step so they stay at least 4 px apart (computed in
+    // f64 and bounded by the bar's width, whatever the clip's length); every 10th step is
+    // taller.
     let fps = p.timeline.frame_rate_hz();
-    let frames = (duration * fps).round() as i64;
-    let px_per_frame = track.width() / frames.max(1) as f32;
-    let every = [1, 2, 5, 10, 20, 50, 100]
-        .into_iter()
-        .find(|&n| n as f32 * px_per_frame >= 4.0)
-        .unwrap_or(200);
+    let frames = duration * fps;
+    let px_per_frame = track.width() as f64 / frames.max(1.0);
+    let every = nice_step(4.0 / px_per_frame.max(1e-12));
     let tick = visuals.weak_text_color();
-    for f in (0..=frames).step_by(every as usize) {
-        let x = x_of(f as f64 / fps);
-        let h = if f % (every * 10).max(10) == 0 {
-            10.0
-        } else {
-            5.0
-        };
+    let tick_count = (frames / every)
+        .floor()
+        .min(track.width() as f64 / 4.0 + 1.0) as u64;
+    for i in 0..=tick_count {
+        let f = i as f64 * every;
+        let x = x_of(f / fps);
+        let h = if i % 10 == 0 { 10.0 } else { 5.0 };
         painter.line_segment(
             [Pos2::new(x, rect.bottom() - h), Pos2::new(x, rect.bottom())],
             Stroke::new(1.0, tick),
@@ -234,7 +254,7 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     if response.drag_started() {
         p.timeline.set_playing(false);
     }
-    if response.dragged() || response.clicked() {
+    if (response.dragged() || response.clicked()) && track.width() >= 1.0 {
         if let Some(pos) = response.interact_pointer_pos() {
             let phase =
                 (((pos.x - track.left()) / track.width()) as f64).clamp(0.0, 1.0) * duration;
@@ -246,7 +266,6 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 phase
             };
             p.timeline.seek_secs(cycle * duration + phase);
-            p.evaluate_pose();
         }
     }
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, "Playhead"));
