@@ -46,7 +46,8 @@ impl RootMotionMode {
 pub struct DisplacementSample {
     /// Unwrapped clip seconds at the end of the frame.
     pub time_secs: f64,
-    /// Metres moved along the travel direction this frame (negative = backwards).
+    /// Metres moved along the travel direction this frame (negative = backwards; along +Z
+    /// for in-place clips).
     pub along_m: f64,
     /// The root moved against the direction of play (backwards while playing forwards,
     /// or forwards while reversing) by more than [`BACKWARDS_EPSILON_M`]: what a loop-wrap
@@ -57,6 +58,10 @@ pub struct DisplacementSample {
 /// Per-frame motion below this (metres) counts as standing still: rounding noise of an
 /// in-place clip (1e-17 m) must not be flagged.
 pub const BACKWARDS_EPSILON_M: f64 = 1e-6;
+
+/// A clip that moves less than this per cycle (metres) is in place: it has no direction of
+/// travel.
+pub const MIN_TRAVEL_PER_CYCLE_M: f64 = 1e-3;
 
 /// Most trail points and plot samples kept (about a minute at 60 fps).
 pub const HISTORY_LEN: usize = 4096;
@@ -276,12 +281,15 @@ impl Timeline {
                     // instead of drawing the jump.
                     self.trail.clear();
                 }
-                let along = self.travel_direction().dot(delta.translation);
+                let direction = self.travel_direction();
+                let along = direction.unwrap_or(DVec2::Y).dot(delta.translation);
                 let sign = self.player.clock.rate().signum();
                 self.displacement.push_back(DisplacementSample {
                     time_secs: self.time_secs(),
                     along_m: along,
-                    against_play: along * sign < -BACKWARDS_EPSILON_M,
+                    // In-place clips sway both ways; only a travelling clip has a
+                    // "backwards".
+                    against_play: direction.is_some() && along * sign < -BACKWARDS_EPSILON_M,
                 });
                 if self.displacement.len() > HISTORY_LEN {
                     self.displacement.pop_front();
@@ -445,13 +453,14 @@ impl Timeline {
         self.displacement.iter().copied()
     }
 
-    /// The clip's direction of travel on the ground (unit; +Z when it does not travel).
-    pub fn travel_direction(&self) -> DVec2 {
+    /// The clip's direction of travel on the ground (unit), `None` for an in-place clip
+    /// (whose per-cycle displacement is only rounding or sway, no direction).
+    pub fn travel_direction(&self) -> Option<DVec2> {
         self.root
             .as_ref()
             .map(|r| r.motion.cycle_displacement().translation)
+            .filter(|d| d.length() >= MIN_TRAVEL_PER_CYCLE_M)
             .and_then(|d| d.try_normalize())
-            .unwrap_or(DVec2::Y)
     }
 
     /// Where the displayed character's root is on the ground now (world space).

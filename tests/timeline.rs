@@ -169,3 +169,42 @@ fn turning_walk_trail_curves() {
     );
     assert!(yaw.abs() > 1.0);
 }
+
+#[test]
+fn only_motion_against_the_direction_of_play_is_flagged() {
+    let model = demo();
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, model.find_clip("Walk").unwrap());
+    assert!(t.travel_direction().is_some());
+    t.set_playing(true);
+    for _ in 0..200 {
+        t.tick(1.0 / 60.0);
+    }
+    assert!(t.displacement().all(|s| s.along_m > 0.0 && !s.against_play));
+    // Reversing walks backwards, which is what reverse play means: not flagged.
+    t.set_rate(-1.0);
+    t.seek_secs(t.time_secs()); // a seek starts a new plot run
+    for _ in 0..200 {
+        t.tick(1.0 / 60.0);
+    }
+    assert_eq!(t.displacement().len(), 200);
+    assert!(t.displacement().all(|s| s.along_m < 0.0 && !s.against_play));
+    // An in-place clip (the Fox's hips sway back and forth) has no direction of travel,
+    // so its sway is never flagged.
+    let fox = stridescope::asset::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Fox/Fox.glb"),
+    )
+    .unwrap();
+    let mut f = Timeline::new(&fox);
+    f.select_clip(&fox, fox.find_clip("Walk").unwrap());
+    assert_eq!(f.travel_direction(), None);
+    f.set_playing(true);
+    for _ in 0..200 {
+        f.tick(1.0 / 60.0);
+    }
+    assert!(
+        f.displacement().any(|s| s.along_m != 0.0),
+        "the Fox's hips sway"
+    );
+    assert!(f.displacement().all(|s| !s.against_play));
+}
