@@ -116,6 +116,9 @@ pub struct Renderer {
     line_buffer: GrowBuffer,
     point_buffer: GrowBuffer,
     scratch: OverlayBatch,
+    /// Overlay vertex bytes, reused every frame.
+    line_bytes: Vec<u8>,
+    point_bytes: Vec<u8>,
     targets: Option<ViewTargets>,
 }
 
@@ -486,6 +489,8 @@ impl Renderer {
             line_buffer: GrowBuffer::new("overlay lines", wgpu::BufferUsages::VERTEX),
             point_buffer: GrowBuffer::new("overlay points", wgpu::BufferUsages::VERTEX),
             scratch: OverlayBatch::new(),
+            line_bytes: Vec::new(),
+            point_bytes: Vec::new(),
             targets: None,
         }
     }
@@ -615,9 +620,11 @@ impl Renderer {
             self.scratch.extend(overlay);
         }
         let modes = [DepthTest::Tested, DepthTest::OnTop];
-        let mut line_bytes: Vec<u8> = Vec::new();
+        let line_bytes = &mut self.line_bytes;
+        let point_bytes = &mut self.point_bytes;
+        line_bytes.clear();
+        point_bytes.clear();
         let mut line_ranges = [0..0u32, 0..0];
-        let mut point_bytes: Vec<u8> = Vec::new();
         let mut point_ranges = [0..0u32, 0..0];
         for (k, mode) in modes.into_iter().enumerate() {
             let lines = self.scratch.lines(mode);
@@ -629,8 +636,8 @@ impl Renderer {
             point_bytes.extend_from_slice(bytemuck::cast_slice(points));
             point_ranges[k] = start..start + points.len() as u32;
         }
-        let line_buffer = self.line_buffer.write(ctx, &line_bytes).cloned();
-        let point_buffer = self.point_buffer.write(ctx, &point_bytes).cloned();
+        let line_buffer = self.line_buffer.write(ctx, &self.line_bytes).cloned();
+        let point_buffer = self.point_buffer.write(ctx, &self.point_bytes).cloned();
 
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
