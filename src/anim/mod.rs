@@ -12,13 +12,18 @@
 //!
 //! Nothing in here may import wgpu, winit or egui; `tests/architecture.rs` guards that.
 
+pub mod blend;
 pub mod clip;
 pub mod clock;
+pub mod contacts;
 pub mod error;
 pub mod local_to_model;
+pub mod phase;
 pub mod root_motion;
 pub mod skeleton;
 pub mod skinning;
+pub mod state_machine;
+pub mod sync;
 pub mod transform;
 
 pub use clip::{Clip, Interpolation, JointTracks, SamplingCache, SamplingJob, SyncMarker, Track};
