@@ -168,6 +168,14 @@ fn loads_a_ron_definition_with_defaults() {
     assert_eq!(m.weights(), &[(Slot::State(0), 1.0)]);
     assert_eq!(m.transition_progress(), None);
 
+    // With RON's `implicit_some` extension enabled in the file, `exit_time: 0.9` needs no
+    // `Some(..)`.
+    let implicit = format!(
+        "#![enable(implicit_some)]\n{}",
+        FULL.replace("exit_time: Some(0.9)", "exit_time: 0.9")
+    );
+    assert_eq!(parse(&implicit).transitions[4].exit_time, Some(0.9));
+
     // A definition with `String` nodes and no transitions (the field defaults to empty).
     let def: StateMachineDef<String> =
         ron::from_str(r#"(initial: "T", states: [(name: "T", node: "t.glb#Idle")])"#)
