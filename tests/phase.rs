@@ -97,8 +97,16 @@ fn demo_walk_against_itself_follows_cos_half_phi() {
     let skeleton = &model.skeleton;
     let legs = legs(skeleton);
     let walk = &model.clips[model.find_clip("Walk").unwrap()];
-    // Measured (512 samples per cycle): blend/input ratio vs |cos(phi/2)|.
-    const TOLERANCE: f64 = 0.1;
+    // Measured (512 samples per cycle), blend / input swing range against |cos(phi/2)|:
+    //   phi    0: 1.0000 vs 1.0000      phi  60: 0.8302 vs 0.8660
+    //   phi   90: 0.7048 vs 0.7071      phi 120: 0.5721 vs 0.5000
+    //   phi  180: 0.2895 vs 0.0000
+    // Up to 120 degrees the walk stays within 0.08 of the sine law. At half a cycle a
+    // linear blend cancels only the odd harmonics of the swing (a half-period shift
+    // negates them); the even ones (the walk is not a sine) add up, so 29 % of the range survives. That is still
+    // a drop of 0.71, far past PHASE_WARNING_DROP.
+    const TOLERANCE: f64 = 0.08;
+    const RESIDUE_AT_180: f64 = 0.29;
     for phi in [0.0, 60.0, 90.0, 120.0, 180.0] {
         let r = measure_phase_cancellation(skeleton, &legs, &pair(walk, walk, phi), 512).unwrap();
         let ratio = r.blend_amplitude_deg / r.input_amplitude_deg;
@@ -107,10 +115,17 @@ fn demo_walk_against_itself_follows_cos_half_phi() {
             "phi {phi:5.1}: input {:.3} deg, blend {:.3} deg, ratio {ratio:.4}, |cos(phi/2)| {expected:.4}, drop {:.4}, warning {}",
             r.input_amplitude_deg, r.blend_amplitude_deg, r.amplitude_drop, r.warning
         );
-        assert!(
-            (ratio - expected).abs() < TOLERANCE,
-            "phi {phi}: ratio {ratio}, expected {expected}"
-        );
+        if phi <= 120.0 {
+            assert!(
+                (ratio - expected).abs() < TOLERANCE,
+                "phi {phi}: ratio {ratio}, expected {expected}"
+            );
+        } else {
+            assert!(
+                (ratio - RESIDUE_AT_180).abs() < 0.02,
+                "phi {phi}: ratio {ratio}, measured {RESIDUE_AT_180} before"
+            );
+        }
         assert!(
             r.input_amplitude_deg > 20.0,
             "the walk swings its legs: {r:?}"
