@@ -1,0 +1,246 @@
+//! Blending per character.
+//!
+//! `cargo bench --bench blending`. `blend_N+local_to_model`: N pre-sampled local poses
+//! blended with `BlendingJob` (equal weights, no masks), then `LocalToModelJob`.
+//! `pipeline`: one character's frame as the pose graph runs it for a cross-fade: two
+//! cached samples of two clips, a 70/30 blend, local-to-model. Characters: the Robot
+//! (58 nodes) and a synthetic 67-joint skeleton (the size ozz-animation's figures are quoted
+//! for; the same tree as benches/sampling.rs).
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use glam::{Mat4, Quat, Vec3};
+use stridescope::anim::blend::blending::{BlendLayer, BlendingJob};
+use stridescope::anim::{
+    Clip, Interpolation, JointTracks, LocalToModelJob, SamplingCache, SamplingJob, Skeleton, Track,
+    Transform,
+};
+
+/// The 67-joint tree of benches/sampling.rs (spine, two 4-joint legs, two arms with 15
+/// finger joints each) with a 1 s clip animating every joint in T, R and S, 31 keys per
+/// channel on shared key times.
+fn synthetic_67() -> (Skeleton, Clip) {
+    let mut parents: Vec<Option<usize>> = vec![None];
+    let chain = |parent: usize, len: usize, parents: &mut Vec<Option<usize>>| -> usize {
+        let mut p = parent;
+        for _ in 0..len {
+            parents.push(Some(p));
+            p = parents.len() - 1;
+        }
+        p
+    };
+    let spine_top = chain(0, 6, &mut parents);
+    for _ in 0..2 {
+        chain(0, 4, &mut parents);
+    }
+    for _ in 0..2 {
+        let hand = chain(spine_top, 4, &mut parents);
+        for _ in 0..5 {
+            chain(hand, 3, &mut parents);
+        }
+    }
+    parents.truncate(67);
+    while parents.len() < 67 {
+        parents.push(Some(0));
+    }
+    let n = parents.len();
+    let names = (0..n).map(|i| format!("joint_{i}")).collect();
+    let rest = vec![
+        Transform {
+            translation: Vec3::Y * 0.1,
+            ..Transform::IDENTITY
+        };
+        n
+    ];
+    let skeleton = Skeleton::new(names, parents, rest).unwrap();
+    let times: Vec<f32> = (0..31).map(|i| i as f32 / 30.0).collect();
+    let tracks = (0..n)
+        .map(|j| {
+            let phase = j as f32 * 0.37;
+            let mut t = JointTracks::new(j);
+            t.translation = Some(
+                Track::new(
+                    Interpolation::Linear,
+                    times.clone(),
+                    times
+                        .iter()
+                        .map(|&s| Vec3::new((s * 6.0 + phase).sin() * 0.01, 0.1, 0.0))
+                        .collect(),
+                    "t",
+                )
+                .unwrap(),
+            );
+            t.rotation = Some(
+                Track::new(
+                    Interpolation::Linear,
+                    times.clone(),
+                    times
+                        .iter()
+                        .map(|&s| {
+                            Quat::from_euler(
+                                glam::EulerRot::XYZ,
+                                (s * 6.0 + phase).sin() * 0.5,
+                                s,
+                                0.2,
+                            )
+                        })
+                        .collect(),
+                    "r",
+                )
+                .unwrap(),
+            );
+            t.scale = Some(
+                Track::new(
+                    Interpolation::Linear,
+                    times.clone(),
+                    vec![Vec3::ONE; times.len()],
+                    "s",
+                )
+                .unwrap(),
+            );
+            t
+        })
+        .collect();
+    let clip = Clip::new("synthetic".into(), tracks, vec![], n).unwrap();
+    (skeleton, clip)
+}
+
+fn sample(clip: &Clip, skeleton: &Skeleton, t: f32) -> Vec<Transform> {
+    let mut pose = vec![Transform::IDENTITY; skeleton.joint_count()];
+    SamplingJob {
+        clip,
+        time_secs: t,
+        rest_pose: skeleton.rest_pose(),
+    }
+    .run(&mut pose)
+    .unwrap();
+    pose
+}
+
+/// `blend_N+local_to_model` for N = 2, 4, 8, and `pipeline` with clips `a` and `b`.
+fn bench_character(c: &mut Criterion, label: &str, skeleton: &Skeleton, a: &Clip, b: &Clip) {
+    let n = skeleton.joint_count();
+    let rest = skeleton.rest_pose();
+    let mut local = vec![Transform::IDENTITY; n];
+    let mut model = vec![Mat4::IDENTITY; n];
+    // Eight different poses of the clip (spread over its duration).
+    let duration = a.duration_secs().max(1e-3);
+    let poses: Vec<Vec<Transform>> = (0..8)
+        .map(|i| sample(a, skeleton, duration * i as f32 / 8.0))
+        .collect();
+    let mut group = c.benchmark_group(label);
+    for count in [2usize, 4, 8] {
+        let layers: Vec<BlendLayer> = poses[..count]
+            .iter()
+            .map(|pose| BlendLayer {
+                pose,
+                weight: 1.0,
+                joint_weights: None,
+            })
+            .collect();
+        group.bench_function(format!("blend_{count}+local_to_model"), |bench| {
+            bench.iter(|| {
+                BlendingJob {
+                    layers: black_box(&layers),
+                    rest_pose: rest,
+                    threshold: BlendingJob::DEFAULT_THRESHOLD,
+                }
+                .run(&mut local)
+                .unwrap();
+                LocalToModelJob {
+                    parents: skeleton.parents(),
+                    local: &local,
+                    model_from_root: Mat4::IDENTITY,
+                }
+                .run(&mut model)
+                .unwrap();
+                black_box(&model);
+            })
+        });
+    }
+    // A cross-fade frame: sample both clips (cached cursors, advancing time), blend, FK.
+    let mut pose_a = vec![Transform::IDENTITY; n];
+    let mut pose_b = vec![Transform::IDENTITY; n];
+    let (mut cache_a, mut cache_b) = (SamplingCache::new(), SamplingCache::new());
+    let (dur_a, dur_b) = (a.duration_secs().max(1e-3), b.duration_secs().max(1e-3));
+    let mut u = 0.0f32;
+    group.bench_function("pipeline(2 samples+blend+local_to_model)", |bench| {
+        bench.iter(|| {
+            // Shared normalised phase, each clip at its own time for it.
+            u = (u + 0.0137) % 1.0;
+            for (clip, dur, cache, pose) in [
+                (a, dur_a, &mut cache_a, &mut pose_a),
+                (b, dur_b, &mut cache_b, &mut pose_b),
+            ] {
+                SamplingJob {
+                    clip,
+                    time_secs: black_box(u * dur),
+                    rest_pose: rest,
+                }
+                .run_with_cache(cache, pose)
+                .unwrap();
+            }
+            let layers = [
+                BlendLayer {
+                    pose: &pose_a,
+                    weight: 0.7,
+                    joint_weights: None,
+                },
+                BlendLayer {
+                    pose: &pose_b,
+                    weight: 0.3,
+                    joint_weights: None,
+                },
+            ];
+            BlendingJob {
+                layers: &layers,
+                rest_pose: rest,
+                threshold: BlendingJob::DEFAULT_THRESHOLD,
+            }
+            .run(&mut local)
+            .unwrap();
+            LocalToModelJob {
+                parents: skeleton.parents(),
+                local: &local,
+                model_from_root: Mat4::IDENTITY,
+            }
+            .run(&mut model)
+            .unwrap();
+            black_box(&model);
+        })
+    });
+    group.finish();
+}
+
+fn blending(c: &mut Criterion) {
+    let robot_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Robot/robot.glb");
+    match stridescope::asset::load(&robot_path) {
+        Ok(robot) => {
+            let a = robot.find_clip("Robot_Running").unwrap_or(0);
+            let b = robot
+                .find_clip("Robot_Walking")
+                .unwrap_or((a + 1) % robot.clips.len());
+            bench_character(
+                c,
+                &format!("robot_{}_joints", robot.skeleton.joint_count()),
+                &robot.skeleton,
+                &robot.clips[a],
+                &robot.clips[b],
+            );
+        }
+        Err(e) => eprintln!("skipping the Robot: {e}"),
+    }
+    let (skeleton, clip) = synthetic_67();
+    bench_character(
+        c,
+        &format!("synthetic_{}_joints", skeleton.joint_count()),
+        &skeleton,
+        &clip,
+        &clip,
+    );
+}
+
+criterion_group!(benches, blending);
+criterion_main!(benches);
