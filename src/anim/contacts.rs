@@ -81,10 +81,15 @@ const PREFIXES: [&str; 11] = [
 /// `Toes`), Quaternius (`UpperLeg`, `LowerLeg`, `Foot`), 3ds Max biped (`Thigh`, `Calf`,
 /// `Foot`, `Toe0`).
 const PART_NAMES: [(Part, &[&str]); 4] = [
-    (Part::Thigh, &["upleg", "upperleg", "thigh", "legupper", "femur"]),
+    (
+        Part::Thigh,
+        &["upleg", "upperleg", "thigh", "legupper", "femur"],
+    ),
     (
         Part::Calf,
-        &["leg", "lowerleg", "calf", "shin", "leglower", "knee", "tibia"],
+        &[
+            "leg", "lowerleg", "calf", "shin", "leglower", "knee", "tibia",
+        ],
     ),
     (Part::Foot, &["foot", "ankle"]),
     (Part::Toe, &["toebase", "toe", "toes", "ball", "toe0"]),
@@ -116,7 +121,11 @@ fn parse_leg_name(name: &str) -> Option<(Side, Part)> {
     } else if let Some(r) = lower.strip_prefix("right") {
         (Side::Right, r)
     } else if n > 2 && is_separator(b[1]) && (b[0] == b'l' || b[0] == b'r') {
-        let side = if b[0] == b'l' { Side::Left } else { Side::Right };
+        let side = if b[0] == b'l' {
+            Side::Left
+        } else {
+            Side::Right
+        };
         (side, &lower[2..])
     } else if n > 2 && is_separator(b[n - 2]) && (b[n - 1] == b'l' || b[n - 1] == b'r') {
         let side = if b[n - 1] == b'l' {
@@ -183,6 +192,8 @@ fn length_of(p: &[Vec3], thigh: usize, calf: usize, foot: usize) -> f32 {
 
 /// (thigh, calf, foot, toe) before naming.
 type Chain = (usize, usize, usize, Option<usize>);
+/// (thigh, calf, foot).
+type Triple = (usize, usize, usize);
 
 /// Finds the legs of a skeleton.
 ///
@@ -291,9 +302,9 @@ fn pick_named(
     thighs: &[usize],
     calves: &[usize],
     feet: &[usize],
-) -> Option<(usize, usize, usize)> {
+) -> Option<Triple> {
     let below = |a: usize, b: usize| a != b && skeleton.is_ancestor_or_self(a, b);
-    let mut best: Option<(usize, (usize, usize, usize))> = None;
+    let mut best: Option<(usize, Triple)> = None;
     for &t in thighs {
         for &c in calves.iter().filter(|&&c| below(t, c)) {
             for &f in feet.iter().filter(|&&f| below(c, f)) {
@@ -308,7 +319,7 @@ fn pick_named(
         return Some(triple);
     }
     // IK rigs: the foot bone is driven by a target, not parented under the calf.
-    let mut best: Option<((usize, f32), (usize, usize, usize))> = None;
+    let mut best: Option<((usize, f32), Triple)> = None;
     for &t in thighs {
         for &c in calves.iter().filter(|&&c| below(t, c)) {
             let thigh_len = p[t].distance(p[c]);
@@ -388,7 +399,7 @@ fn shaped_legs(skeleton: &Skeleton, p: &[Vec3], named: &[LegChain]) -> Vec<Chain
             }
             let seg = |k: usize| p[chain[k]].distance(p[chain[k + 1]]);
             let k = (0..chain.len() - 2)
-                .max_by(|&a, &b| (seg(a) + seg(a + 1)).total_cmp(&(seg(b) + seg(b + 1))))
+                .max_by(|&x, &y| (seg(x) + seg(x + 1)).total_cmp(&(seg(y) + seg(y + 1))))
                 .unwrap_or(0);
             let len = seg(k) + seg(k + 1);
             let lowest = chain[k..]
@@ -396,7 +407,7 @@ fn shaped_legs(skeleton: &Skeleton, p: &[Vec3], named: &[LegChain]) -> Vec<Chain
                 .map(|&j| p[j].y)
                 .fold(f32::INFINITY, f32::min);
             // Points down: the chain drops by at least half its length.
-            if !(len > 0.0) || p[chain[k]].y - lowest < 0.5 * len {
+            if len.is_nan() || len <= 0.0 || p[chain[k]].y - lowest < 0.5 * len {
                 continue;
             }
             let toe = chain.get(k + 3).copied();
@@ -584,13 +595,21 @@ impl Default for ContactSettings {
 impl ContactSettings {
     fn validate(&self) -> Result<(), AnimError> {
         for (what, v, ok) in [
-            ("height_fraction", self.height_fraction, self.height_fraction > 0.0),
+            (
+                "height_fraction",
+                self.height_fraction,
+                self.height_fraction > 0.0,
+            ),
             (
                 "vertical_speed_fraction",
                 self.vertical_speed_fraction,
                 self.vertical_speed_fraction > 0.0,
             ),
-            ("samples_per_sec", self.samples_per_sec, self.samples_per_sec > 0.0),
+            (
+                "samples_per_sec",
+                self.samples_per_sec,
+                self.samples_per_sec > 0.0,
+            ),
             (
                 "min_contact_secs",
                 self.min_contact_secs,
@@ -628,7 +647,7 @@ pub struct FootContacts {
 impl FootContacts {
     /// Fraction of the cycle the foot is down, in `[0, 1]`.
     pub fn contact_fraction(&self, duration_secs: f32) -> f32 {
-        if !(duration_secs > 0.0) {
+        if duration_secs.is_nan() || duration_secs <= 0.0 {
             return 0.0;
         }
         if self.intervals.len() == 1 && self.intervals[0].0 == self.intervals[0].1 {
@@ -698,10 +717,7 @@ pub fn detect_contacts(
     if wanted > MAX_SAMPLES as f64 {
         return Err(AnimError::OutOfRange {
             what: "contact settings: samples_per_sec".into(),
-            detail: format!(
-                "{} samples for the {duration} s clip; at most {MAX_SAMPLES}",
-                wanted
-            ),
+            detail: format!("{wanted} samples for the {duration} s clip; at most {MAX_SAMPLES}"),
         });
     }
     let samples = (wanted as usize).max(MIN_SAMPLES);
@@ -762,11 +778,11 @@ pub fn detect_contacts(
         margin.fill(f32::INFINITY);
         for ys in h.iter().filter(|ys| !ys.is_empty()) {
             let lowest = ys.iter().copied().fold(f32::INFINITY, f32::min);
-            for i in 0..samples {
+            for (i, out) in margin.iter_mut().enumerate() {
                 let (prev, next) = (ys[(i + samples - 1) % samples], ys[(i + 1) % samples]);
                 let speed = (next - prev) / (2.0 * dt);
                 let m = ((ys[i] - lowest) / height_limit).max(speed.abs() / speed_limit);
-                margin[i] = margin[i].min(m);
+                *out = out.min(m);
             }
         }
         out.push(FootContacts {

@@ -60,8 +60,8 @@ const QUAT_NORM_TOLERANCE: f32 = 1e-3;
 /// Exporters leave float noise in keys meant to be 0: the Fox's rotation keys hold 212
 /// components between 3.6e-25 and 1e-18. Those are normal f32s, but sampling multiplies
 /// them with each other (quaternion dot products, blending), and products such as 1e-42
-/// are subnormal, which the FPU handles on a slow path: sampling the Fox took 2-3x as
-/// long. Flushing only true subnormals (below `f32::MIN_POSITIVE`) would not help, as
+/// are subnormal, which the FPU handles on a slow path: sampling the Fox was measured
+/// 2-3x slower. Flushing only true subnormals (below `f32::MIN_POSITIVE`) would not help, as
 /// the inputs are not subnormal; their products are. 1e-15 is far below anything that can
 /// show: a unit quaternion's components resolve to f32 epsilon (6e-8), so a 1e-15 term
 /// turns it by under 1e-15 rad; translations and scales are as negligible at any
@@ -2189,13 +2189,8 @@ impl Importer<'_> {
                 .or_insert_with(|| JointTracks::new(joint));
             match property {
                 Property::Translation | Property::Scale => {
-                    let mut raw = self.read_f32s(
-                        &output,
-                        &element,
-                        &role,
-                        Dimensions::Vec3,
-                        FLOAT_ONLY,
-                    )?;
+                    let mut raw =
+                        self.read_f32s(&output, &element, &role, Dimensions::Vec3, FLOAT_ONLY)?;
                     flush_tiny(&mut raw);
                     let values: Vec<Vec3> = raw.chunks_exact(3).map(Vec3::from_slice).collect();
                     if let Some(i) = values.iter().position(|v| !v.is_finite()) {
