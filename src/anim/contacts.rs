@@ -1,1 +1,886 @@
-//! (in progress)
+//! Leg chains and foot contacts.
+//!
+//! Two steps, both on the CPU and both offline (once per skeleton / clip, not per frame):
+//!
+//! 1. [`detect_legs`] finds each leg's thigh, calf, foot (and toe) joints: first by the
+//!    names common rigs use, then by the shape of the rest pose (chains that hang from a
+//!    branching joint such as the hips down to the ground). [`legs_from_override`] takes
+//!    the user's choice instead.
+//! 2. [`detect_contacts`] samples a clip over one cycle and finds when each foot is on
+//!    the ground: low (near its lowest height in the cycle) *and* still vertically. The
+//!    thresholds are fractions of the leg's rest length, so they hold for a 0.2-unit
+//!    character and a 440-unit one alike. [`contacts_to_markers`] turns the result into
+//!    the sync markers the files carry (`left_foot_down`, ...).
+//!
+//! Space: model space of the skeleton (every root's parent is the identity), Y up, as
+//! glTF defines it. The clip's root motion is *not* removed: only heights matter, and a
+//! root that bobs moves the feet in the clip too.
+
+use glam::{Mat4, Vec3};
+
+use super::{AnimError, Clip, LocalToModelJob, SamplingCache, SamplingJob, Skeleton, SyncMarker};
+
+/// One leg: joint indices into the [`Skeleton`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct LegChain {
+    /// `"left"`, `"right"`, or `"leg N"` (N = 1-based position in the detected list) for
+    /// legs beyond the first pair, e.g. a quadruped's front legs.
+    pub name: String,
+    /// Hip joint (top of the upper leg).
+    pub thigh: usize,
+    /// Knee joint (top of the lower leg).
+    pub calf: usize,
+    /// Ankle joint. Usually a descendant of `calf`; in IK rigs (the Robot) the foot bone
+    /// can sit elsewhere in the hierarchy.
+    pub foot: usize,
+    /// Ball/toe joint below the foot, when the rig has one.
+    pub toe: Option<usize>,
+}
+
+/// A leg chosen by the user, by exact joint names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LegOverride<'a> {
+    pub thigh: &'a str,
+    pub calf: &'a str,
+    pub foot: &'a str,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Left,
+    Right,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Thigh,
+    Calf,
+    Foot,
+    Toe,
+}
+
+/// Name prefixes that exporters and rig generators put before the bone's own name
+/// (compared lower-case). Namespaces (`mixamorig:`, `Armature|`) are cut off before.
+const PREFIXES: [&str; 11] = [
+    "mixamorig_",
+    "mixamorig",
+    "armature_",
+    "armature.",
+    "def-",
+    "def_",
+    "def.",
+    "j_bip_",
+    "bip01_",
+    "bip01 ",
+    "bip001 ",
+];
+
+/// Bone names with the side and separators removed (lower-case), per part:
+/// Mixamo (`UpLeg`, `Leg`, `Foot`, `ToeBase`), Unreal (`thigh`, `calf`, `foot`, `ball`),
+/// Rigify (`thigh`, `shin`, `foot`, `toe`), VRM/Unity (`UpperLeg`, `LowerLeg`, `Foot`,
+/// `Toes`), Quaternius (`UpperLeg`, `LowerLeg`, `Foot`), 3ds Max biped (`Thigh`, `Calf`,
+/// `Foot`, `Toe0`).
+const PART_NAMES: [(Part, &[&str]); 4] = [
+    (
+        Part::Thigh,
+        &["upleg", "upperleg", "thigh", "legupper", "femur"],
+    ),
+    (
+        Part::Calf,
+        &[
+            "leg", "lowerleg", "calf", "shin", "leglower", "knee", "tibia",
+        ],
+    ),
+    (Part::Foot, &["foot", "ankle"]),
+    (Part::Toe, &["toebase", "toe", "toes", "ball", "toe0"]),
+];
+
+fn is_separator(c: u8) -> bool {
+    matches!(c, b'_' | b'.' | b'-' | b' ')
+}
+
+/// Side and part of a bone name such as `mixamorig:LeftUpLeg`, `thigh_l`, `DEF-shin.L`,
+/// `J_Bip_L_UpperLeg` or `UpperLegL`; `None` for anything else.
+fn parse_leg_name(name: &str) -> Option<(Side, Part)> {
+    let mut s = name.rsplit([':', '|']).next().unwrap_or(name).trim();
+    'strip: loop {
+        let lower = s.to_ascii_lowercase();
+        for p in PREFIXES {
+            if lower.starts_with(p) && s.len() > p.len() {
+                s = &s[p.len()..];
+                continue 'strip;
+            }
+        }
+        break;
+    }
+    let lower = s.to_ascii_lowercase();
+    let b = lower.as_bytes();
+    let n = b.len();
+    let (side, rest): (Side, &str) = if let Some(r) = lower.strip_prefix("left") {
+        (Side::Left, r)
+    } else if let Some(r) = lower.strip_prefix("right") {
+        (Side::Right, r)
+    } else if n > 2 && is_separator(b[1]) && (b[0] == b'l' || b[0] == b'r') {
+        let side = if b[0] == b'l' {
+            Side::Left
+        } else {
+            Side::Right
+        };
+        (side, &lower[2..])
+    } else if n > 2 && is_separator(b[n - 2]) && (b[n - 1] == b'l' || b[n - 1] == b'r') {
+        let side = if b[n - 1] == b'l' {
+            Side::Left
+        } else {
+            Side::Right
+        };
+        (side, &lower[..n - 2])
+    } else if let Some(r) = lower.strip_suffix("left") {
+        (Side::Left, r)
+    } else if let Some(r) = lower.strip_suffix("right") {
+        (Side::Right, r)
+    } else {
+        // CamelCase side suffix: `UpperLegL`, `FootR` (an upper-case letter after a
+        // lower-case one, so `BALL` is not read as a left `BAL`).
+        let o = s.as_bytes();
+        if n > 2 && o[n - 2].is_ascii_lowercase() && (o[n - 1] == b'L' || o[n - 1] == b'R') {
+            let side = if o[n - 1] == b'L' {
+                Side::Left
+            } else {
+                Side::Right
+            };
+            (side, &lower[..n - 1])
+        } else {
+            return None;
+        }
+    };
+    let part_name: String = rest.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    PART_NAMES
+        .iter()
+        .find(|(_, names)| names.contains(&part_name.as_str()))
+        .map(|&(part, _)| (side, part))
+}
+
+/// Model-space rest-pose joint positions (roots placed by the identity).
+fn rest_positions(skeleton: &Skeleton) -> Vec<Vec3> {
+    let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
+    let job = LocalToModelJob {
+        parents: skeleton.parents(),
+        local: skeleton.rest_pose(),
+        model_from_root: Mat4::IDENTITY,
+    };
+    // A Skeleton is ordered and sized by construction, so the job cannot fail.
+    if job.run(&mut model).is_err() {
+        return vec![Vec3::ZERO; skeleton.joint_count()];
+    }
+    model.iter().map(|m| m.w_axis.truncate()).collect()
+}
+
+/// Rest-pose length of a leg: thigh→calf plus calf→foot joint distances, in model space
+/// (so an armature node's scale is included). 0 when a joint index is out of range.
+pub fn leg_length(skeleton: &Skeleton, leg: &LegChain) -> f32 {
+    let n = skeleton.joint_count();
+    if leg.thigh >= n || leg.calf >= n || leg.foot >= n {
+        return 0.0;
+    }
+    let p = rest_positions(skeleton);
+    length_of(&p, leg.thigh, leg.calf, leg.foot)
+}
+
+fn length_of(p: &[Vec3], thigh: usize, calf: usize, foot: usize) -> f32 {
+    p[thigh].distance(p[calf]) + p[calf].distance(p[foot])
+}
+
+/// (thigh, calf, foot, toe) before naming.
+type Chain = (usize, usize, usize, Option<usize>);
+/// (thigh, calf, foot).
+type Triple = (usize, usize, usize);
+
+/// Finds the legs of a skeleton.
+///
+/// **By name** first (case-insensitive; namespaces such as `mixamorig:` and prefixes such
+/// as `Armature_`, `DEF-`, `J_Bip_` are ignored): Mixamo `LeftUpLeg/LeftLeg/LeftFoot
+/// (/LeftToeBase)`, Unreal `thigh_l/calf_l/foot_l(/ball_l)`, Rigify `thigh.L/shin.L/
+/// foot.L(/toe.L)`, VRM/Unity `LeftUpperLeg/LeftLowerLeg/LeftFoot(/LeftToes)`,
+/// Quaternius `UpperLeg.L/LowerLeg.L/Foot.L`, the demo's `thigh_l/calf_l/foot_l/toe_l`.
+/// The thigh must be an ancestor of the calf, and the calf of the foot; an IK rig whose
+/// foot bone hangs elsewhere (the Robot's `Foot.L` is a child of the root bone) is
+/// accepted when no foot of that side is below the calf, taking the foot that shares the
+/// deepest ancestor with the calf and lies within two thigh lengths of it.
+///
+/// **By shape** otherwise (and for further legs, e.g. the front legs of a quadruped
+/// whose hind legs are named): chains of at least three joints that start below a
+/// joint with two or more branches (the hips, the chest), follow single branches
+/// (leaf side-bones such as twist joints are skipped), point down (the chain drops by at
+/// least half its length) and reach the ground (their lowest joint is within a quarter
+/// leg length of the lowest such chain) in the rest pose. Of each chain, the two
+/// consecutive segments with the largest summed length are thigh→calf→foot; the next
+/// joint, if any, is the toe. Pairs are told apart by the sign of the thigh's model-space
+/// X offset from its parent: +X is the character's left (glTF characters face +Z). The
+/// first pair (the one hanging from the joint nearest the root) is `left`/`right`,
+/// others are `leg N`.
+///
+/// A skeleton with neither gives an error saying what was looked for.
+pub fn detect_legs(skeleton: &Skeleton) -> Result<Vec<LegChain>, String> {
+    let p = rest_positions(skeleton);
+    let mut legs = named_legs(skeleton, &p);
+    let used: Vec<usize> = legs
+        .iter()
+        .flat_map(|l| [Some(l.thigh), Some(l.calf), Some(l.foot), l.toe])
+        .flatten()
+        .collect();
+    let shaped: Vec<Chain> = shaped_legs(skeleton, &p, &legs)
+        .into_iter()
+        .filter(|c| {
+            ![Some(c.0), Some(c.1), Some(c.2), c.3]
+                .iter()
+                .flatten()
+                .any(|j| used.contains(j))
+        })
+        .collect();
+    legs.extend(name_by_side(skeleton, &p, &shaped, legs.len()));
+    if legs.is_empty() {
+        return Err(format!(
+            "no legs found in the skeleton ({} joints): no thigh/calf/foot joints named like \
+             Mixamo (LeftUpLeg/LeftLeg/LeftFoot), Unreal (thigh_l/calf_l/foot_l), Rigify \
+             (thigh.L/shin.L/foot.L), VRM/Unity (LeftUpperLeg/LeftLowerLeg/LeftFoot) or \
+             Quaternius (UpperLeg.L/LowerLeg.L/Foot.L), and no chain of 3 or more joints \
+             below a branching joint (hips) that hangs down to the ground in the rest pose; \
+             choose the legs by joint name instead",
+            skeleton.joint_count()
+        ));
+    }
+    Ok(legs)
+}
+
+/// Legs found by joint names (see [`detect_legs`]), left before right.
+fn named_legs(skeleton: &Skeleton, p: &[Vec3]) -> Vec<LegChain> {
+    let mut found: Vec<(Side, Part, usize)> = Vec::new();
+    for (j, name) in skeleton.names().iter().enumerate() {
+        if let Some((side, part)) = parse_leg_name(name) {
+            found.push((side, part, j));
+        }
+    }
+    let mut legs = Vec::new();
+    for (side, label) in [(Side::Left, "left"), (Side::Right, "right")] {
+        let of = |part: Part| -> Vec<usize> {
+            found
+                .iter()
+                .filter(|f| f.0 == side && f.1 == part)
+                .map(|f| f.2)
+                .collect()
+        };
+        let (thighs, calves, feet, toes) = (
+            of(Part::Thigh),
+            of(Part::Calf),
+            of(Part::Foot),
+            of(Part::Toe),
+        );
+        let Some((thigh, calf, foot)) = pick_named(skeleton, p, &thighs, &calves, &feet) else {
+            continue;
+        };
+        let toe = toes
+            .iter()
+            .copied()
+            .filter(|&t| t != foot && skeleton.is_ancestor_or_self(foot, t))
+            .min_by_key(|&t| skeleton.depth(t));
+        legs.push(LegChain {
+            name: label.to_string(),
+            thigh,
+            calf,
+            foot,
+            toe,
+        });
+    }
+    legs
+}
+
+/// The tightest (fewest joints from thigh to foot) thigh ⊃ calf ⊃ foot triple; failing
+/// that, an IK-style foot outside the calf's subtree.
+fn pick_named(
+    skeleton: &Skeleton,
+    p: &[Vec3],
+    thighs: &[usize],
+    calves: &[usize],
+    feet: &[usize],
+) -> Option<Triple> {
+    let below = |a: usize, b: usize| a != b && skeleton.is_ancestor_or_self(a, b);
+    let mut best: Option<(usize, Triple)> = None;
+    for &t in thighs {
+        for &c in calves.iter().filter(|&&c| below(t, c)) {
+            for &f in feet.iter().filter(|&&f| below(c, f)) {
+                let span = skeleton.depth(f) - skeleton.depth(t);
+                if best.is_none_or(|(s, _)| span < s) {
+                    best = Some((span, (t, c, f)));
+                }
+            }
+        }
+    }
+    if let Some((_, triple)) = best {
+        return Some(triple);
+    }
+    // IK rigs: the foot bone is driven by a target, not parented under the calf.
+    let mut best: Option<((usize, f32), Triple)> = None;
+    for &t in thighs {
+        for &c in calves.iter().filter(|&&c| below(t, c)) {
+            let thigh_len = p[t].distance(p[c]);
+            for &f in feet
+                .iter()
+                .filter(|&&f| !skeleton.is_ancestor_or_self(f, c) && !below(c, f))
+            {
+                let d = p[c].distance(p[f]);
+                if !(d > 0.0 && d <= 2.0 * thigh_len) {
+                    continue;
+                }
+                let shared = common_ancestor_depth(skeleton, c, f);
+                // Deeper shared ancestor first, then nearer.
+                let better = match best {
+                    None => true,
+                    Some(((s, bd), _)) => shared > s || (shared == s && d < bd),
+                };
+                if better {
+                    best = Some(((shared, d), (t, c, f)));
+                }
+            }
+        }
+    }
+    best.map(|(_, triple)| triple)
+}
+
+/// Depth of the deepest common ancestor of `a` and `b`; 0 when they share none (also 0
+/// for a shared root, which is fine for ranking).
+fn common_ancestor_depth(skeleton: &Skeleton, a: usize, b: usize) -> usize {
+    let mut j = Some(a);
+    while let Some(i) = j {
+        if skeleton.is_ancestor_or_self(i, b) {
+            return skeleton.depth(i);
+        }
+        j = skeleton.parents()[i];
+    }
+    0
+}
+
+/// Leg-shaped chains of the rest pose (see [`detect_legs`]), not yet named. `named`
+/// legs take part in finding the ground height.
+fn shaped_legs(skeleton: &Skeleton, p: &[Vec3], named: &[LegChain]) -> Vec<Chain> {
+    let n = skeleton.joint_count();
+    let mut children = vec![Vec::new(); n];
+    for (j, parent) in skeleton.parents().iter().enumerate() {
+        if let Some(pa) = *parent {
+            children[pa].push(j);
+        }
+    }
+    let inner = |j: usize| -> Vec<usize> {
+        children[j]
+            .iter()
+            .copied()
+            .filter(|&c| !children[c].is_empty())
+            .collect()
+    };
+    // Candidates: (chain, lowest y, leg length).
+    let mut candidates: Vec<(Chain, f32, f32)> = Vec::new();
+    for b in 0..n {
+        if inner(b).len() < 2 {
+            continue;
+        }
+        for &start in &children[b] {
+            let mut chain = vec![start];
+            let mut j = start;
+            loop {
+                let next = match (inner(j).as_slice(), children[j].as_slice()) {
+                    ([only], _) => *only,
+                    ([], [leaf]) => *leaf,
+                    _ => break,
+                };
+                chain.push(next);
+                j = next;
+            }
+            if chain.len() < 3 {
+                continue;
+            }
+            let seg = |k: usize| p[chain[k]].distance(p[chain[k + 1]]);
+            let k = (0..chain.len() - 2)
+                .max_by(|&x, &y| (seg(x) + seg(x + 1)).total_cmp(&(seg(y) + seg(y + 1))))
+                .unwrap_or(0);
+            let len = seg(k) + seg(k + 1);
+            let lowest = chain[k..]
+                .iter()
+                .map(|&j| p[j].y)
+                .fold(f32::INFINITY, f32::min);
+            // Points down: the chain drops by at least half its length.
+            if len.is_nan() || len <= 0.0 || p[chain[k]].y - lowest < 0.5 * len {
+                continue;
+            }
+            let toe = chain.get(k + 3).copied();
+            candidates.push(((chain[k], chain[k + 1], chain[k + 2], toe), lowest, len));
+        }
+    }
+    let ground = named
+        .iter()
+        .map(|l| {
+            [Some(l.foot), l.toe]
+                .into_iter()
+                .flatten()
+                .map(|j| p[j].y)
+                .fold(f32::INFINITY, f32::min)
+        })
+        .chain(candidates.iter().map(|c| c.1))
+        .fold(f32::INFINITY, f32::min);
+    candidates
+        .into_iter()
+        .filter(|&(_, lowest, len)| lowest - ground <= 0.25 * len)
+        .map(|c| c.0)
+        .collect()
+}
+
+/// Names chains by pairs: grouped by the thigh's parent (nearest the root first), +X
+/// offset from the parent is left. The first pair overall (when `first_index` is 0) is
+/// `left`/`right`; all other legs are `leg N` with N = their 1-based position.
+fn name_by_side(
+    skeleton: &Skeleton,
+    p: &[Vec3],
+    chains: &[Chain],
+    first_index: usize,
+) -> Vec<LegChain> {
+    let parent_of = |c: &Chain| skeleton.parents()[c.0];
+    let mut groups: Vec<Option<usize>> = chains.iter().map(parent_of).collect();
+    groups.sort_by_key(|g| (g.map_or(0, |j| skeleton.depth(j)), *g));
+    groups.dedup();
+    let side_x = |c: &Chain| p[c.0].x - parent_of(c).map_or(0.0, |pa| p[pa].x);
+    let mut ordered: Vec<(Chain, Option<Side>)> = Vec::new();
+    for g in groups {
+        let members: Vec<Chain> = chains
+            .iter()
+            .copied()
+            .filter(|c| parent_of(c) == g)
+            .collect();
+        let lefts: Vec<Chain> = members
+            .iter()
+            .copied()
+            .filter(|c| side_x(c) >= 0.0)
+            .collect();
+        let rights: Vec<Chain> = members
+            .iter()
+            .copied()
+            .filter(|c| side_x(c) < 0.0)
+            .collect();
+        for i in 0..lefts.len().max(rights.len()) {
+            if let Some(&l) = lefts.get(i) {
+                ordered.push((l, Some(Side::Left)));
+            }
+            if let Some(&r) = rights.get(i) {
+                ordered.push((r, Some(Side::Right)));
+            }
+        }
+    }
+    // Only a true pair at the front may take the plain side names.
+    let first_pair = first_index == 0
+        && ordered.len() >= 2
+        && ordered[0].1 == Some(Side::Left)
+        && ordered[1].1 == Some(Side::Right)
+        && parent_of(&ordered[0].0) == parent_of(&ordered[1].0);
+    ordered
+        .into_iter()
+        .enumerate()
+        .map(|(i, ((thigh, calf, foot, toe), _))| LegChain {
+            name: match (first_pair, i) {
+                (true, 0) => "left".to_string(),
+                (true, 1) => "right".to_string(),
+                _ => format!("leg {}", first_index + i + 1),
+            },
+            thigh,
+            calf,
+            foot,
+            toe,
+        })
+        .collect()
+}
+
+/// Legs chosen by the user, by exact joint names; named like detected legs by shape
+/// (`left`/`right` for a pair hanging from one joint, +X left; `leg N` otherwise). The
+/// toe is the foot's only child, if it has exactly one. The error names the missing joint.
+pub fn legs_from_override(
+    skeleton: &Skeleton,
+    legs: &[LegOverride],
+) -> Result<Vec<LegChain>, String> {
+    let mut chains = Vec::with_capacity(legs.len());
+    for (i, leg) in legs.iter().enumerate() {
+        let find = |role: &str, name: &str| {
+            skeleton.find(name).ok_or_else(|| {
+                format!(
+                    "leg {}: no joint named '{name}' (the {role}) in the skeleton",
+                    i + 1
+                )
+            })
+        };
+        let thigh = find("thigh", leg.thigh)?;
+        let calf = find("calf", leg.calf)?;
+        let foot = find("foot", leg.foot)?;
+        if thigh == calf || calf == foot || thigh == foot {
+            return Err(format!(
+                "leg {}: thigh '{}', calf '{}' and foot '{}' must be three different joints",
+                i + 1,
+                leg.thigh,
+                leg.calf,
+                leg.foot
+            ));
+        }
+        let mut kids = skeleton
+            .parents()
+            .iter()
+            .enumerate()
+            .filter(|(_, pa)| **pa == Some(foot))
+            .map(|(j, _)| j);
+        let toe = match (kids.next(), kids.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        };
+        chains.push((thigh, calf, foot, toe));
+    }
+    let p = rest_positions(skeleton);
+    let named = name_by_side(skeleton, &p, &chains, 0);
+    // name_by_side reorders by pairs; the caller's order is kept here.
+    Ok(chains
+        .iter()
+        .map(|c| {
+            named
+                .iter()
+                .find(|l| (l.thigh, l.calf, l.foot, l.toe) == *c)
+                .cloned()
+                .unwrap_or_else(|| LegChain {
+                    name: String::new(),
+                    thigh: c.0,
+                    calf: c.1,
+                    foot: c.2,
+                    toe: c.3,
+                })
+        })
+        .collect())
+}
+
+/// Thresholds of [`detect_contacts`], relative to each leg's rest length `L`
+/// ([`leg_length`]) so that they hold at any asset scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactSettings {
+    /// A foot (ankle or toe joint) can be down while it is within this many leg lengths
+    /// above its own lowest height in the cycle.
+    pub height_fraction: f32,
+    /// ... and while its vertical speed is below this many leg lengths per second.
+    pub vertical_speed_fraction: f32,
+    /// Samples per clip second (at least 8 samples per cycle are taken).
+    pub samples_per_sec: f32,
+    /// Contacts shorter than this are dropped (a swing foot grazing the ground), and
+    /// gaps shorter than this between two contacts are closed (a flicker in stance).
+    pub min_contact_secs: f32,
+}
+
+impl Default for ContactSettings {
+    /// `height_fraction` 0.05: 4.5 cm on a 0.9 m leg. A planted ankle rises about 1 cm
+    /// as the heel strikes and the foot rolls, the toe joint not at all, while a swing
+    /// foot clears the ground by 5 cm or more within ~0.1 s of lift-off.
+    /// `vertical_speed_fraction` 0.25: 0.22 m/s on a 0.9 m leg; a swing foot rises and
+    /// drops at 0.5-2 m/s, a planted one rolls at a few cm/s.
+    /// `samples_per_sec` 120: 4 samples per 30 Hz key; crossings are interpolated between
+    /// samples, so this is ample. `min_contact_secs` 0.05: a stance lasts 0.15 s (sprint)
+    /// to 0.7 s (walk); anything shorter is a graze.
+    fn default() -> Self {
+        Self {
+            height_fraction: 0.05,
+            vertical_speed_fraction: 0.25,
+            samples_per_sec: 120.0,
+            min_contact_secs: 0.05,
+        }
+    }
+}
+
+impl ContactSettings {
+    fn validate(&self) -> Result<(), AnimError> {
+        for (what, v, ok) in [
+            (
+                "height_fraction",
+                self.height_fraction,
+                self.height_fraction > 0.0,
+            ),
+            (
+                "vertical_speed_fraction",
+                self.vertical_speed_fraction,
+                self.vertical_speed_fraction > 0.0,
+            ),
+            (
+                "samples_per_sec",
+                self.samples_per_sec,
+                self.samples_per_sec > 0.0,
+            ),
+            (
+                "min_contact_secs",
+                self.min_contact_secs,
+                self.min_contact_secs >= 0.0,
+            ),
+        ] {
+            if !v.is_finite() {
+                return Err(AnimError::NonFinite {
+                    what: format!("contact settings: {what}"),
+                });
+            }
+            if !ok {
+                return Err(AnimError::OutOfRange {
+                    what: format!("contact settings: {what}"),
+                    detail: format!("{v} must be positive"),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// When one leg's foot is on the ground during a clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FootContacts {
+    /// The [`LegChain::name`].
+    pub leg: String,
+    /// `(down_secs, up_secs)` in clip seconds within `[0, duration)`, sorted by
+    /// `down_secs`. An interval that spans the loop point wraps (`down > up`). A foot that
+    /// never lifts has the single interval `(0.0, 0.0)` (the whole cycle); one that never
+    /// touches down has none.
+    pub intervals: Vec<(f32, f32)>,
+}
+
+impl FootContacts {
+    /// Fraction of the cycle the foot is down, in `[0, 1]`.
+    pub fn contact_fraction(&self, duration_secs: f32) -> f32 {
+        if duration_secs.is_nan() || duration_secs <= 0.0 {
+            return 0.0;
+        }
+        if self.intervals.len() == 1 && self.intervals[0].0 == self.intervals[0].1 {
+            return 1.0;
+        }
+        let down: f32 = self
+            .intervals
+            .iter()
+            .map(|&(d, u)| (u - d).rem_euclid(duration_secs))
+            .sum();
+        (down / duration_secs).clamp(0.0, 1.0)
+    }
+}
+
+/// More samples than this per cycle is a settings mistake (hours of clip, or MHz rates).
+const MAX_SAMPLES: usize = 1 << 20;
+const MIN_SAMPLES: usize = 8;
+
+/// Finds each leg's contact intervals over one cycle of `clip`.
+///
+/// Samples the clip at `samples_per_sec` over `[0, duration)` (SamplingJob +
+/// LocalToModelJob, model space, root motion kept), takes the height of the foot and toe
+/// joints above their own lowest height in the cycle and their vertical speed (central
+/// differences, cyclic: the clip is taken as a loop). A joint is planted while both are
+/// under the [`ContactSettings`] thresholds (times the leg's rest length); the foot is
+/// down while its ankle *or* its toe is planted (heel strike lowers the ankle first,
+/// toe-off lifts the toe last). Down/up times are interpolated between samples where the
+/// larger of the two threshold ratios crosses 1.
+///
+/// Errors: a leg joint out of range, a clip of zero (or non-finite) length, a leg of zero
+/// rest length, settings that are not positive and finite, a pose that is not finite.
+pub fn detect_contacts(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    legs: &[LegChain],
+    settings: &ContactSettings,
+) -> Result<Vec<FootContacts>, AnimError> {
+    settings.validate()?;
+    let n = skeleton.joint_count();
+    for leg in legs {
+        let joints = [
+            ("thigh", Some(leg.thigh)),
+            ("calf", Some(leg.calf)),
+            ("foot", Some(leg.foot)),
+            ("toe", leg.toe),
+        ];
+        for (role, joint) in joints {
+            if let Some(joint) = joint.filter(|&j| j >= n) {
+                return Err(AnimError::JointOutOfRange {
+                    what: format!("leg '{}' {role}", leg.name),
+                    joint,
+                    joint_count: n,
+                });
+            }
+        }
+    }
+    let duration = clip.duration_secs();
+    if !(duration > 0.0 && duration.is_finite()) {
+        return Err(AnimError::OutOfRange {
+            what: format!("clip '{}'", clip.name()),
+            detail: format!(
+                "duration is {duration} s; contact detection needs a clip with a cycle"
+            ),
+        });
+    }
+    let wanted = (f64::from(duration) * f64::from(settings.samples_per_sec)).ceil();
+    if wanted > MAX_SAMPLES as f64 {
+        return Err(AnimError::OutOfRange {
+            what: "contact settings: samples_per_sec".into(),
+            detail: format!("{wanted} samples for the {duration} s clip; at most {MAX_SAMPLES}"),
+        });
+    }
+    let samples = (wanted as usize).max(MIN_SAMPLES);
+    let dt = duration / samples as f32;
+
+    let rest = skeleton.rest_pose();
+    let p = rest_positions(skeleton);
+    let mut lengths = Vec::with_capacity(legs.len());
+    for leg in legs {
+        let len = length_of(&p, leg.thigh, leg.calf, leg.foot);
+        if !(len > 0.0 && len.is_finite()) {
+            return Err(AnimError::OutOfRange {
+                what: format!("leg '{}'", leg.name),
+                detail: format!("rest-pose length is {len}; thresholds scale with it"),
+            });
+        }
+        lengths.push(len);
+    }
+
+    // Heights, joint-major: [leg][foot|toe][sample].
+    let mut heights = vec![[Vec::with_capacity(samples), Vec::new()]; legs.len()];
+    let mut local = rest.to_vec();
+    let mut model = vec![Mat4::IDENTITY; n];
+    let mut cache = SamplingCache::new();
+    for i in 0..samples {
+        let time_secs = duration * (i as f32 / samples as f32);
+        SamplingJob {
+            clip,
+            time_secs,
+            rest_pose: rest,
+        }
+        .run_with_cache(&mut cache, &mut local)?;
+        LocalToModelJob {
+            parents: skeleton.parents(),
+            local: &local,
+            model_from_root: Mat4::IDENTITY,
+        }
+        .run(&mut model)?;
+        for (leg, h) in legs.iter().zip(heights.iter_mut()) {
+            let y = model[leg.foot].w_axis.y;
+            if !y.is_finite() {
+                return Err(AnimError::NonFinite {
+                    what: format!("clip '{}' pose at {time_secs} s", clip.name()),
+                });
+            }
+            h[0].push(y);
+            if let Some(toe) = leg.toe {
+                h[1].push(model[toe].w_axis.y);
+            }
+        }
+    }
+
+    let mut out = Vec::with_capacity(legs.len());
+    let mut margin = vec![0.0f32; samples];
+    for ((leg, h), &len) in legs.iter().zip(&heights).zip(&lengths) {
+        let height_limit = settings.height_fraction * len;
+        let speed_limit = settings.vertical_speed_fraction * len;
+        margin.fill(f32::INFINITY);
+        for ys in h.iter().filter(|ys| !ys.is_empty()) {
+            let lowest = ys.iter().copied().fold(f32::INFINITY, f32::min);
+            for (i, out) in margin.iter_mut().enumerate() {
+                let (prev, next) = (ys[(i + samples - 1) % samples], ys[(i + 1) % samples]);
+                let speed = (next - prev) / (2.0 * dt);
+                let m = ((ys[i] - lowest) / height_limit).max(speed.abs() / speed_limit);
+                *out = out.min(m);
+            }
+        }
+        out.push(FootContacts {
+            leg: leg.name.clone(),
+            intervals: intervals(&margin, dt, duration, settings.min_contact_secs),
+        });
+    }
+    Ok(out)
+}
+
+/// Contact intervals of a cyclic margin series (down while `margin <= 1`), with
+/// crossings interpolated linearly between samples `dt` apart.
+fn intervals(margin: &[f32], dt: f32, duration: f32, min_secs: f32) -> Vec<(f32, f32)> {
+    let n = margin.len();
+    let down = |i: usize| margin[i % n] <= 1.0;
+    let Some(start) = (0..n).find(|&i| !down(i)) else {
+        return vec![(0.0, 0.0)];
+    };
+    // Where margin crosses 1 between samples a and a + 1 (fraction of dt past a).
+    let cross = |a: usize| {
+        let (m0, m1) = (margin[a % n], margin[(a + 1) % n]);
+        let f = if m0.is_finite() && m1.is_finite() && m0 != m1 {
+            (m0 - 1.0) / (m0 - m1)
+        } else {
+            0.5
+        };
+        (a as f32 + f.clamp(0.0, 1.0)) * dt
+    };
+    // Runs in unwrapped time, scanning one cycle from a sample that is up.
+    let mut runs: Vec<(f32, f32)> = Vec::new();
+    let mut open: Option<f32> = None;
+    for a in start..start + n {
+        match (down(a), down(a + 1), open) {
+            (false, true, _) => open = Some(cross(a)),
+            (true, false, Some(t0)) => {
+                runs.push((t0, cross(a)));
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    // Close short gaps (cyclically: the last run may join the first one).
+    let mut merged: Vec<(f32, f32)> = Vec::new();
+    for run in runs {
+        match merged.last_mut() {
+            Some(last) if run.0 - last.1 < min_secs => last.1 = run.1,
+            _ => merged.push(run),
+        }
+    }
+    if merged.len() > 1 {
+        let (first, last) = (merged[0], merged[merged.len() - 1]);
+        if first.0 + duration - last.1 < min_secs {
+            merged[0].0 = last.0 - duration;
+            merged.pop();
+        }
+    }
+    if let [only] = merged.as_slice() {
+        // A gap shorter than min_secs around the loop: down all cycle.
+        if only.0 + duration - only.1 < min_secs {
+            return vec![(0.0, 0.0)];
+        }
+    }
+    let wrap = |t: f32| {
+        let w = t.rem_euclid(duration);
+        if w >= duration {
+            0.0
+        } else {
+            w
+        }
+    };
+    let mut out: Vec<(f32, f32)> = merged
+        .into_iter()
+        .filter(|(d, u)| u - d >= min_secs && u > d)
+        .map(|(d, u)| (wrap(d), wrap(u)))
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out
+}
+
+/// Sync markers for the contacts, named like the file markers: `left_foot_down` /
+/// `left_foot_up`, `right_foot_down` / `right_foot_up`, and `<leg name>_foot_down` /
+/// `_foot_up` for other legs; sorted by time (stable, so a leg's down comes before
+/// another leg's event at the same time only by input order). A foot that never lifts
+/// (interval `(t, t)`) has no events and gives no markers.
+pub fn contacts_to_markers(contacts: &[FootContacts]) -> Vec<SyncMarker> {
+    let mut markers = Vec::new();
+    for c in contacts {
+        for &(down, up) in c.intervals.iter().filter(|(d, u)| d != u) {
+            markers.push(SyncMarker {
+                name: format!("{}_foot_down", c.leg),
+                time_secs: down,
+            });
+            markers.push(SyncMarker {
+                name: format!("{}_foot_up", c.leg),
+                time_secs: up,
+            });
+        }
+    }
+    markers.sort_by(|a, b| a.time_secs.total_cmp(&b.time_secs));
+    markers
+}
