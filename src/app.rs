@@ -38,6 +38,10 @@ pub struct AppOptions {
     pub clip: Option<String>,
     /// Start playing (for scripted screenshots).
     pub play: bool,
+    /// Start in pose-graph mode with the file's default graph.
+    pub graph: bool,
+    /// Graph parameters to set at start (imply `graph`).
+    pub param: Vec<(String, f32)>,
 }
 
 /// The colour format of the 3D viewport texture: egui-wgpu samples native textures as
@@ -65,6 +69,17 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     }
     if options.play {
         previewer.timeline.set_playing(true);
+    }
+    if options.graph || !options.param.is_empty() {
+        previewer.set_graph_enabled(true);
+        let model = previewer.model().clone();
+        if let Some(g) = previewer.graph.as_mut() {
+            for (name, v) in &options.param {
+                g.set_float(&model, name, *v);
+            }
+            g.playing = options.play;
+        }
+        previewer.evaluate_pose();
     }
     let event_loop = EventLoop::<UserEvent>::with_user_event()
         .build()
@@ -100,11 +115,11 @@ fn initial_model(file: Option<&Path>) -> Result<(Model, Option<PathBuf>, Option<
         Some(path) => match crate::asset::load(path) {
             Ok(m) => Ok((m, Some(path.to_path_buf()), None)),
             Err(e) => {
-                let demo = crate::cli::load_model(None)?;
+                let demo = crate::asset::load_or_demo(None)?;
                 Ok((demo, None, Some(format!("{e} (showing the demo instead)"))))
             }
         },
-        None => Ok((crate::cli::load_model(None)?, None, None)),
+        None => Ok((crate::asset::load_or_demo(None)?, None, None)),
     }
 }
 
@@ -326,7 +341,6 @@ impl Gpu {
             self.trail_scratch.clear();
             self.trail_scratch.extend(
                 previewer
-                    .timeline
                     .trail()
                     .map(|p| Vec3::new(p.x as f32, 0.005, p.y as f32)),
             );

@@ -7,6 +7,8 @@ pub mod anim;
 pub mod app;
 pub mod asset;
 pub mod cli;
+pub mod controller;
+pub mod graph;
 pub mod render;
 pub mod scene;
 pub mod settings;

@@ -20,6 +20,8 @@ fn main() -> ExitCode {
             size: args.size.map(|(w, h)| [w, h]),
             clip: args.clip,
             play: args.play,
+            graph: args.graph,
+            param: args.param,
         }),
     };
     match result {

@@ -101,6 +101,34 @@ impl Pose {
         Ok(())
     }
 
+    /// Evaluates a local pose produced elsewhere (the pose graph): local-to-model once,
+    /// then the skinning palettes. `model_from_root` places the skeleton's roots.
+    pub fn evaluate_local(
+        &mut self,
+        model: &Model,
+        local: &[Transform],
+        model_from_root: Mat4,
+    ) -> Result<(), AnimError> {
+        if local.len() != self.local.len() {
+            return Err(AnimError::LengthMismatch {
+                what: "graph pose",
+                expected: self.local.len(),
+                actual: local.len(),
+            });
+        }
+        self.local.copy_from_slice(local);
+        LocalToModelJob {
+            parents: model.skeleton.parents(),
+            local: &self.local,
+            model_from_root,
+        }
+        .run(&mut self.model_from_joint)?;
+        for (skin, palette) in model.skins.iter().zip(&mut self.skin_palettes) {
+            skinning_palette(&self.model_from_joint, skin, palette)?;
+        }
+        Ok(())
+    }
+
     /// The matrices that move mesh `mesh_index`'s vertices: its skin's palette, or for an
     /// unskinned mesh a one-entry palette with its node's model transform (vertices then
     /// use joint 0 with weight 1).

@@ -59,9 +59,37 @@ pub struct DisplacementSample {
 /// in-place clip (1e-17 m) must not be flagged.
 pub const BACKWARDS_EPSILON_M: f64 = 1e-6;
 
-/// A clip that moves less than this per cycle (metres) is in place: it has no direction of
-/// travel.
-pub const MIN_TRAVEL_PER_CYCLE_M: f64 = 1e-3;
+/// A clip is in place (no direction of travel) when its net travel per cycle is less than
+/// this fraction of the path its root walks within the cycle. Relative, not absolute,
+/// because assets come at any scale and in-place exports drift: Mixamo's in-place Walk
+/// drifts 1.1 mm per cycle while its hips sway centimetres (straightness ~0.02), and a
+/// real walk covers almost exactly its path (straightness ~0.95).
+pub const MIN_TRAVEL_STRAIGHTNESS: f64 = 0.1;
+
+/// Below this many metres per cycle a clip is in place whatever its sway (rounding noise).
+pub const MIN_TRAVEL_PER_CYCLE_M: f64 = 1e-6;
+
+/// The direction a root track travels per cycle (unit, ground X/Z), or `None` for an
+/// in-place clip (see [`MIN_TRAVEL_STRAIGHTNESS`]).
+pub fn travel_direction_of(motion: &crate::anim::RootMotion) -> Option<DVec2> {
+    let d = motion.cycle_displacement().translation;
+    let travel = d.length();
+    if travel < MIN_TRAVEL_PER_CYCLE_M {
+        return None;
+    }
+    let track = motion.track();
+    let mut path = 0.0;
+    let mut prev = track.sample(0.0).translation;
+    for &t in track.times() {
+        let p = track.sample(t).translation;
+        path += (p - prev).length();
+        prev = p;
+    }
+    if travel < MIN_TRAVEL_STRAIGHTNESS * path {
+        return None;
+    }
+    d.try_normalize()
+}
 
 /// Most trail points and plot samples kept (about a minute at 60 fps).
 pub const HISTORY_LEN: usize = 4096;
@@ -458,9 +486,7 @@ impl Timeline {
     pub fn travel_direction(&self) -> Option<DVec2> {
         self.root
             .as_ref()
-            .map(|r| r.motion.cycle_displacement().translation)
-            .filter(|d| d.length() >= MIN_TRAVEL_PER_CYCLE_M)
-            .and_then(|d| d.try_normalize())
+            .and_then(|r| travel_direction_of(&r.motion))
     }
 
     /// Where the displayed character's root is on the ground now (world space).

@@ -13,18 +13,22 @@ fn scrubbing_moves_nothing_playing_accumulates() {
     let model = demo();
     let mut t = Timeline::new(&model);
     t.select_clip(&model, model.find_clip("Walk").unwrap());
-    let rm = t.root_motion().unwrap().motion.clone();
     t.seek_secs(0.9);
     t.seek_secs(3.1);
     t.seek_secs(-7.0);
     assert_eq!(t.world_from_root().translation, DVec2::ZERO);
-    t.seek_secs(0.9);
+    t.seek_secs(0.55);
     t.set_playing(true);
-    // One long frame across two wraps (a hitch, or a very fast rate).
+    // One long frame across two wraps (a hitch, or a very fast rate): exactly two cycles
+    // of the demo walk, which travels 1.4 m along +Z per cycle (src/asset/demo.rs).
     let d = t.tick(2.2);
-    let expected = rm.delta_secs(0.9, 3.1).unwrap();
-    assert!((d.translation - expected.translation).length() < 1e-9);
-    assert!((t.world_from_root().translation - expected.translation).length() < 1e-9);
+    let expected = DVec2::new(0.0, 2.8);
+    assert!(
+        (d.translation - expected).length() < 1e-5,
+        "{}",
+        d.translation
+    );
+    assert!((t.world_from_root().translation - expected).length() < 1e-5);
     // Paused ticks do nothing.
     t.set_playing(false);
     let before = t.world_from_root();
@@ -37,15 +41,19 @@ fn fast_rate_wraps_many_times_in_one_frame_and_reverse_undoes_it() {
     let model = demo();
     let mut t = Timeline::new(&model);
     t.select_clip(&model, model.find_clip("Run").unwrap());
-    let rm = t.root_motion().unwrap().motion.clone();
     let duration = t.clock().duration_secs();
-    t.set_rate(4.0);
+    t.set_rate(3.5);
     t.set_playing(true);
-    t.tick(1.0); // 4 s of a 0.7 s clip: 5 wraps
-    assert_eq!(t.clock().time().cycle, (4.0 / duration).floor() as i64);
-    let expected = rm.delta_secs(0.0, 4.0).unwrap().translation;
-    assert!((t.world_from_root().translation - expected).length() < 1e-9);
-    t.set_rate(-4.0);
+    t.tick(1.0); // 3.5 s of a 0.7 s clip: 5 whole cycles of 3.5 m along +Z
+    assert_eq!(t.clock().time().cycle, 5);
+    assert!(duration > 0.69 && duration < 0.71);
+    let expected = DVec2::new(0.0, 17.5);
+    assert!(
+        (t.world_from_root().translation - expected).length() < 1e-4,
+        "{}",
+        t.world_from_root().translation
+    );
+    t.set_rate(-3.5);
     t.tick(0.5);
     t.tick(0.5);
     assert!(t.world_from_root().translation.length() < 1e-9);
@@ -126,14 +134,11 @@ fn modes_place_the_character() {
     t.select_clip(&model, model.find_clip("Walk").unwrap());
     let rm = t.root_motion().unwrap().motion.clone();
     t.set_playing(true);
-    t.tick(1.5);
-    // Accumulate: root at R0 composed with the accumulated motion.
+    t.tick(2.2);
+    // Accumulate: the root's start plus two whole cycles of 1.4 m along +Z.
     let acc = t.root_world_position();
-    let expected = rm
-        .start()
-        .compose(&rm.delta_secs(0.0, 1.5).unwrap())
-        .translation;
-    assert!((acc - expected).length() < 1e-9);
+    let expected = rm.start().translation + DVec2::new(0.0, 2.8);
+    assert!((acc - expected).length() < 1e-5, "{acc} vs {expected}");
     assert!(t.pose_request().remove_root_motion.is_some());
     // Loop and reset: the clip's own track within the cycle.
     t.set_mode(RootMotionMode::LoopAndReset);
@@ -207,4 +212,45 @@ fn only_motion_against_the_direction_of_play_is_flagged() {
         "the Fox's hips sway"
     );
     assert!(f.displacement().all(|s| !s.against_play));
+}
+
+/// An in-place clip whose root sways 3 cm sideways and drifts 1.1 mm forward per cycle
+/// (what Mixamo's in-place Walk does) has no direction of travel, so none of its frames is
+/// flagged as moving backwards; the same sway with a real 1.2 m stride travels along +Z.
+#[test]
+fn tiny_drift_is_in_place_relative_to_the_sway() {
+    use stridescope::anim::{Clip, Interpolation, JointTracks, Track};
+    let mut model = demo();
+    let root = model.skeleton.find("root").unwrap();
+    let n = model.skeleton.joint_count();
+    let clip_with = |name: &str, forward_m: f32| {
+        let times: Vec<f32> = (0..=20).map(|i| i as f32 * 0.05).collect();
+        let values: Vec<glam::Vec3> = times
+            .iter()
+            .map(|&t| {
+                let sway = 0.03 * (std::f32::consts::TAU * t).sin();
+                glam::Vec3::new(sway, 0.0, forward_m * t)
+            })
+            .collect();
+        let mut tracks = JointTracks::new(root);
+        tracks.translation =
+            Some(Track::new(Interpolation::Linear, times, values, "root translation").unwrap());
+        Clip::new(name.into(), vec![tracks], vec![], n).unwrap()
+    };
+    model.clips = vec![clip_with("Drift", 0.0011), clip_with("Stride", 1.2)];
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, 0);
+    assert_eq!(t.travel_direction(), None);
+    t.set_playing(true);
+    for _ in 0..60 {
+        t.tick(1.0 / 30.0);
+    }
+    assert!(t.displacement().count() == 60);
+    assert!(
+        t.displacement().all(|s| !s.against_play),
+        "an in-place clip's sway was flagged as moving backwards"
+    );
+    t.select_clip(&model, 1);
+    let d = t.travel_direction().unwrap();
+    assert!((d - DVec2::new(0.0, 1.0)).length() < 1e-6, "{d}");
 }

@@ -14,6 +14,17 @@ pub use gltf_import::{load, load_from_slice};
 
 use crate::anim::{Clip, Skeleton, Skin, MAX_INFLUENCES};
 
+/// Loads `file`, or the built-in demo character when `None`; the error text names the
+/// file and the element.
+pub fn load_or_demo(file: Option<&Path>) -> Result<Model, String> {
+    match file {
+        Some(path) => load(path).map_err(|e| e.to_string()),
+        None => {
+            load_from_slice(&demo::demo_glb(), Path::new("demo.glb")).map_err(|e| e.to_string())
+        }
+    }
+}
+
 /// Everything the previewer needs from one file.
 #[derive(Clone, Debug)]
 pub struct Model {

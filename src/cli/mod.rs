@@ -1,6 +1,7 @@
 //! Command-line interface: the window (`stridescope [FILE]`), and `inspect`, `trace`,
 //! `render` and `make-demo` (the scriptable face of the previewer, for tests and CI).
 
+pub mod graph_trace;
 pub mod render;
 
 use std::fmt::Write as _;
@@ -36,6 +37,27 @@ pub struct Cli {
     /// Start playing.
     #[arg(long)]
     pub play: bool,
+    /// Start in pose-graph mode with the file's default graph (the demo: Idle / Walk / Run
+    /// by `speed`, Wave layer by `wave`).
+    #[arg(long)]
+    pub graph: bool,
+    /// Set a graph parameter at start, `NAME=VALUE` (repeatable; implies --graph).
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub param: Vec<(String, f32)>,
+}
+
+fn parse_param(s: &str) -> Result<(String, f32), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}' is not NAME=VALUE (e.g. speed=2.5)"))?;
+    let v: f32 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{value}' is not a number"))?;
+    if !v.is_finite() {
+        return Err(format!("'{value}' is not finite"));
+    }
+    Ok((name.trim().to_string(), v))
 }
 
 #[derive(Debug, Subcommand)]
@@ -91,6 +113,45 @@ pub struct TraceArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Blend clips through the pose graph, e.g. `--blend Walk,Run` (see --weight,
+    /// --offset, --no-sync).
+    #[arg(
+        long,
+        value_name = "A,B",
+        value_delimiter = ',',
+        conflicts_with = "scenario"
+    )]
+    pub blend: Option<Vec<String>>,
+    /// Weight of the last --blend clip (0..1; the first gets 1 - W). Default 0.5.
+    #[arg(long, value_name = "W", requires = "blend")]
+    pub weight: Option<f32>,
+    /// Phase offset of the second --blend clip, as a fraction of a cycle (0.5 = half).
+    #[arg(
+        long,
+        value_name = "PHASE",
+        requires = "blend",
+        allow_negative_numbers = true
+    )]
+    pub offset: Option<f32>,
+    /// Blend without phase sync (each input keeps its own clock).
+    #[arg(long, requires = "blend")]
+    pub no_sync: bool,
+    /// Sync of a --blend: markers (default), cycle or none.
+    #[arg(long, value_name = "MODE", value_parser = parse_sync, requires = "blend")]
+    pub sync: Option<crate::graph::SyncMode>,
+    /// Run a scenario file (RON): a graph, parameter changes and seeks over time.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+}
+
+fn parse_sync(s: &str) -> Result<crate::graph::SyncMode, String> {
+    use crate::graph::SyncMode;
+    match s.to_ascii_lowercase().as_str() {
+        "markers" | "marker" => Ok(SyncMode::Markers),
+        "cycle" => Ok(SyncMode::Cycle),
+        "none" | "off" => Ok(SyncMode::None),
+        _ => Err(format!("'{s}' is not a sync mode (markers, cycle, none)")),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -118,13 +179,9 @@ fn parse_seek(s: &str) -> Result<(f64, u64), String> {
     Ok((t, frame))
 }
 
-/// Loads `file`, or the built-in demo character when `None`.
+/// Loads `file`, or the built-in demo character when `None` (see [`asset::load_or_demo`]).
 pub fn load_model(file: Option<&Path>) -> Result<Model, String> {
-    match file {
-        Some(path) => asset::load(path).map_err(|e| e.to_string()),
-        None => asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb"))
-            .map_err(|e| e.to_string()),
-    }
+    asset::load_or_demo(file)
 }
 
 fn joint_by_name(skeleton: &Skeleton, name: Option<&str>) -> Result<Option<usize>, String> {
@@ -561,6 +618,13 @@ pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, Stri
 
 fn trace(args: &TraceArgs) -> Result<String, String> {
     let model = load_model(args.file.as_deref())?;
+    if args.blend.is_some() || args.scenario.is_some() {
+        let report = graph_trace::report(&model, args)?;
+        if args.json {
+            return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+        }
+        return Ok(graph_trace::text(&report));
+    }
     let report = trace_report(&model, args)?;
     if args.json {
         return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");

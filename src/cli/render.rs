@@ -43,6 +43,35 @@ pub struct RenderArgs {
     /// Folder for a --frames sequence (created when missing).
     #[arg(long, value_name = "DIR", requires = "frames")]
     pub out_dir: Option<PathBuf>,
+    /// Run a scenario file (RON) through the pose graph and draw the frame at --time
+    /// (wall seconds into the scenario; with --frames, one image per frame from there).
+    #[arg(long, value_name = "FILE", conflicts_with = "clip")]
+    pub scenario: Option<PathBuf>,
+}
+
+/// Poses of a scenario at wall times `times` (ascending), placed by its root motion.
+fn scenario_poses(
+    model: &Model,
+    path: &Path,
+    times: &[f32],
+) -> Result<Vec<crate::scene::Pose>, String> {
+    use crate::graph::scenario::ScenarioRun;
+    let (mut scenario, text) = super::graph_trace::load_scenario(path)?;
+    let last = times.iter().copied().fold(0.0f32, f32::max) as f64;
+    scenario.seconds = scenario.seconds.max(last);
+    let mut graph = super::graph_trace::build_graph(model, &scenario, path, &text)?;
+    let mut run = ScenarioRun::new(scenario).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut poses = Vec::with_capacity(times.len());
+    let mut pose = crate::scene::Pose::new(model);
+    for &t in times {
+        while run.time_of(run.frame()) <= t as f64 + 1e-9 {
+            run.step(model, &mut graph)?;
+        }
+        pose.evaluate_local(model, graph.local_pose(), run.world_from_root.to_mat4())
+            .map_err(|e| e.to_string())?;
+        poses.push(pose.clone());
+    }
+    Ok(poses)
 }
 
 pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -89,10 +118,22 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         return Err("--frames must be at least 1".into());
     }
     let model = super::load_model(args.file.as_deref())?;
-    let clip = choose_clip(&model, args.clip.as_deref())?;
+    let clip = match args.scenario {
+        Some(_) => None,
+        None => choose_clip(&model, args.clip.as_deref())?,
+    };
     let duration = clip.map(|c| model.clips[c].duration_secs()).unwrap_or(0.0);
+    if args.scenario.is_some() && args.time < 0.0 {
+        return Err(format!(
+            "--time must be >= 0 with --scenario, got {}",
+            args.time
+        ));
+    }
     let times: Vec<f32> = match args.frames {
         None => vec![args.time],
+        Some(n) if args.scenario.is_some() => {
+            (0..n).map(|i| args.time + i as f32 / args.fps).collect()
+        }
         Some(n) => (0..n)
             .map(|i| {
                 let t = args.time + i as f32 / args.fps;
@@ -105,11 +146,14 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
             .collect(),
     };
     let (width, height) = args.size;
-    let poses = times
-        .iter()
-        .map(|&t| render::pose_at(&model, clip, t))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+    let poses = match &args.scenario {
+        Some(path) => scenario_poses(&model, path, &times)?,
+        None => times
+            .iter()
+            .map(|&t| render::pose_at(&model, clip, t))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?,
+    };
     // One camera for the whole sequence: framed to fit every frame.
     let mut all = Aabb::EMPTY;
     for pose in &poses {

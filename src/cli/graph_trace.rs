@@ -1,0 +1,353 @@
+//! `stridescope trace` through the pose graph: `--blend A,B --weight W [--offset PHASE]
+//! [--no-sync | --sync MODE]` and `--scenario FILE`. Prints per frame every input's clip
+//! time and weight, the state machine, root motion and the phase-cancellation measure,
+//! and ends with a summary object.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::anim::state_machine::Slot;
+use crate::asset::Model;
+use crate::graph::def::{self, BlendInputDef, GraphDef, NodeDef, Scenario, SyncMode, Weight};
+use crate::graph::scenario::ScenarioRun;
+use crate::graph::PoseGraph;
+
+use super::TraceArgs;
+
+#[derive(Debug, Serialize)]
+pub struct InputRow {
+    pub clip: String,
+    /// State (state machines) or layer name.
+    pub owner: Option<String>,
+    pub layer: bool,
+    pub time_secs: f64,
+    pub phase: f64,
+    pub weight: f32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GraphFrame {
+    pub frame: u64,
+    pub event: &'static str,
+    /// Wall seconds since the start.
+    pub wall_secs: f64,
+    pub leader: String,
+    /// Leader's clip seconds within its cycle.
+    pub time_secs: f64,
+    pub state: Option<String>,
+    /// `(from, to, weight of to)` while a cross-fade runs.
+    pub transition: Option<(String, String, f32)>,
+    pub inputs: Vec<InputRow>,
+    pub delta_x_m: f64,
+    pub delta_z_m: f64,
+    pub delta_yaw_deg: f64,
+    /// Horizontal root speed of this frame (m/s).
+    pub speed_mps: f64,
+    pub world_x_m: f64,
+    pub world_z_m: f64,
+    pub world_yaw_deg: f64,
+    /// Markers crossed this frame (foot contacts...).
+    pub events: Vec<String>,
+    /// Phase-cancellation measure when two or more inputs blend.
+    pub amplitude_drop: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LayerSummary {
+    pub clip: String,
+    pub owner: Option<String>,
+    pub time_secs: f64,
+    pub weight: f32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GraphSummary {
+    /// True when any frame's blend lost at least `PHASE_WARNING_DROP` of its leg swing.
+    pub phase_warning: bool,
+    /// Largest amplitude drop (0..1) seen over the run (0 with a single input).
+    pub amplitude_drop: f64,
+    pub input_amplitude_deg: Option<f64>,
+    pub blend_amplitude_deg: Option<f64>,
+    pub final_state: Option<String>,
+    pub distance_m: f64,
+    /// Every input at the last frame (clip time and weight), layers included.
+    pub layers: Vec<LayerSummary>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GraphTraceReport {
+    pub source: String,
+    pub fps: f64,
+    pub frames: Vec<GraphFrame>,
+    pub summary: GraphSummary,
+}
+
+/// The graph for `--blend A,B --weight W --offset PHASE`.
+pub fn blend_graph(args: &TraceArgs, blend: &[String]) -> Result<GraphDef, String> {
+    if blend.len() < 2 {
+        return Err(format!(
+            "--blend needs at least two clips separated by commas, got '{}'",
+            blend.join(",")
+        ));
+    }
+    let w = args.weight.unwrap_or(0.5);
+    if !(w.is_finite() && (0.0..=1.0).contains(&w)) {
+        return Err(format!("--weight must be in 0..1, got {w}"));
+    }
+    let offset = args.offset.unwrap_or(0.0);
+    if !offset.is_finite() {
+        return Err(format!("--offset must be finite, got {offset}"));
+    }
+    let n = blend.len();
+    // Two clips: A gets 1 - W, B gets W. More: the last gets W, the others share 1 - W.
+    let inputs = blend
+        .iter()
+        .enumerate()
+        .map(|(i, clip)| BlendInputDef {
+            clip: clip.trim().to_string(),
+            weight: Weight::Fixed(if i == n - 1 {
+                w
+            } else {
+                (1.0 - w) / (n - 1) as f32
+            }),
+            offset: if i == 0 { 0.0 } else { offset },
+        })
+        .collect();
+    let sync = if args.no_sync {
+        SyncMode::None
+    } else {
+        args.sync.unwrap_or(SyncMode::Markers)
+    };
+    Ok(GraphDef {
+        params: Vec::new(),
+        base: NodeDef::Blend { inputs, sync },
+        layers: Vec::new(),
+    })
+}
+
+/// Loads a scenario file (RON); also returns its text, to place later errors on a line.
+pub fn load_scenario(path: &Path) -> Result<(Scenario, String), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    Ok((def::parse_ron(&text, path)?, text))
+}
+
+/// Builds the scenario's graph; a semantic error (unknown clip, parameter or state) names
+/// the file and the line of the state or layer it is about.
+pub fn build_graph(
+    model: &Model,
+    scenario: &Scenario,
+    path: &Path,
+    text: &str,
+) -> Result<PoseGraph, String> {
+    let graph_def = scenario_graph(model, scenario)?;
+    PoseGraph::new(model, &graph_def).map_err(|e| {
+        let line = ["state '", "layer '"].iter().find_map(|prefix| {
+            let start = e.find(prefix)? + prefix.len();
+            let name = &e[start..start + e[start..].find('\'')?];
+            def::line_of_name(text, name)
+        });
+        match line {
+            Some(l) => format!("{}:{l}: {e}", path.display()),
+            None => format!("{}: {e}", path.display()),
+        }
+    })
+}
+
+/// The graph a scenario runs: its own, or the model's default.
+pub fn scenario_graph(model: &Model, scenario: &Scenario) -> Result<GraphDef, String> {
+    match &scenario.graph {
+        Some(g) => Ok(g.clone()),
+        None => {
+            let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
+            let additive: Vec<bool> = model.clips.iter().map(|c| c.is_additive()).collect();
+            def::default_graph(&names, &additive)
+                .ok_or_else(|| format!("{}: has no animations", model.source))
+        }
+    }
+}
+
+/// Runs the graph trace.
+pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, String> {
+    let mut text = String::new();
+    let scenario = match (&args.scenario, &args.blend) {
+        (Some(path), _) => {
+            let (mut s, t) = load_scenario(path)?;
+            text = t;
+            if let Some(sec) = args.seconds {
+                s.seconds = sec;
+            }
+            s
+        }
+        (None, Some(blend)) => {
+            if !(args.fps.is_finite() && args.fps > 0.0) {
+                return Err(format!("--fps must be a positive number, got {}", args.fps));
+            }
+            let graph = blend_graph(args, blend)?;
+            Scenario {
+                graph: Some(graph),
+                fps: args.fps,
+                seconds: args.seconds.unwrap_or(2.0),
+                events: Vec::new(),
+            }
+        }
+        (None, None) => return Err("graph trace needs --blend or --scenario".into()),
+    };
+    let source_name = args
+        .scenario
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "--blend".into());
+    let mut graph = build_graph(model, &scenario, Path::new(&source_name), &text)?;
+    if args.rate != 1.0 {
+        graph
+            .set_rate(args.rate)
+            .map_err(|e| format!("--rate: {e}"))?;
+    }
+    let fps = scenario.fps;
+    let mut run = ScenarioRun::new(scenario).map_err(|e| format!("{source_name}: {e}"))?;
+    let mut frames = Vec::with_capacity(run.frame_count() as usize + 1);
+    let mut max_drop: f64 = 0.0;
+    let mut warning = false;
+    let mut amplitudes = None;
+    let dt = run.dt_secs();
+    for _ in 0..=run.frame_count() {
+        let frame = run.frame();
+        let kind = run.step(model, &mut graph)?;
+        let drop = graph.phase_report().map(|r| {
+            max_drop = max_drop.max(r.amplitude_drop);
+            warning |= r.warning;
+            amplitudes = Some((r.input_amplitude_deg, r.blend_amplitude_deg));
+            r.amplitude_drop
+        });
+        let delta = if kind == crate::graph::scenario::FrameKind::Play {
+            graph.root_delta()
+        } else {
+            crate::anim::GroundTransform::IDENTITY
+        };
+        let world = run.world_from_root;
+        let leader = graph.leader();
+        let sm = graph.state_machine();
+        frames.push(GraphFrame {
+            frame,
+            event: kind.as_str(),
+            wall_secs: run.time_of(frame),
+            leader: model.clips[leader.clip].name().to_string(),
+            time_secs: leader.clock.time().phase_secs,
+            state: sm.map(|m| m.state_name(m.current()).to_string()),
+            transition: sm.and_then(|m| {
+                m.transition_progress().map(|(from, to, w)| {
+                    let from = match from {
+                        Slot::State(s) => m.state_name(s).to_string(),
+                        Slot::Snapshot => "(snapshot)".to_string(),
+                    };
+                    (from, m.state_name(to).to_string(), w)
+                })
+            }),
+            inputs: graph
+                .status(model)
+                .into_iter()
+                .map(|s| InputRow {
+                    clip: s.clip,
+                    owner: s.owner,
+                    layer: s.is_layer,
+                    time_secs: s.time_secs,
+                    phase: s.phase,
+                    weight: s.weight,
+                })
+                .collect(),
+            delta_x_m: delta.translation.x,
+            delta_z_m: delta.translation.y,
+            delta_yaw_deg: delta.yaw_rad.to_degrees(),
+            speed_mps: delta.translation.length() / dt,
+            world_x_m: world.translation.x,
+            world_z_m: world.translation.y,
+            world_yaw_deg: world.yaw_rad.to_degrees(),
+            events: graph.events().to_vec(),
+            amplitude_drop: drop,
+        });
+    }
+    let sm = graph.state_machine();
+    let distance_m = frames
+        .windows(2)
+        .map(|w| {
+            let (a, b) = (&w[0], &w[1]);
+            ((b.world_x_m - a.world_x_m).powi(2) + (b.world_z_m - a.world_z_m).powi(2)).sqrt()
+        })
+        .sum();
+    let summary = GraphSummary {
+        phase_warning: warning,
+        amplitude_drop: max_drop,
+        input_amplitude_deg: amplitudes.map(|a| a.0),
+        blend_amplitude_deg: amplitudes.map(|a| a.1),
+        final_state: sm.map(|m| m.state_name(m.current()).to_string()),
+        distance_m,
+        layers: graph
+            .status(model)
+            .into_iter()
+            .map(|s| LayerSummary {
+                clip: s.clip,
+                owner: s.owner,
+                time_secs: s.time_secs,
+                weight: s.weight,
+            })
+            .collect(),
+    };
+    Ok(GraphTraceReport {
+        source: model.source.clone(),
+        fps,
+        frames,
+        summary,
+    })
+}
+
+/// Text output: one line per frame, then the summary.
+pub fn text(report: &GraphTraceReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# {} at {} fps (pose graph)",
+        report.source, report.fps
+    );
+    for f in &report.frames {
+        let inputs: Vec<String> = f
+            .inputs
+            .iter()
+            .map(|i| format!("{}@{:.3}s x{:.3}", i.clip, i.time_secs, i.weight))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:>6} {:>5} {:>8.4}s {:<10} speed {:>7.4} m/s world ({:>9.4}, {:>9.4}) {}{}",
+            f.frame,
+            f.event,
+            f.wall_secs,
+            f.state.as_deref().unwrap_or("-"),
+            f.speed_mps,
+            f.world_x_m,
+            f.world_z_m,
+            inputs.join(" "),
+            f.amplitude_drop
+                .map(|d| format!(" drop {:.0}%", d * 100.0))
+                .unwrap_or_default()
+        );
+    }
+    let s = &report.summary;
+    let _ = writeln!(
+        out,
+        "summary: phase warning {} (amplitude drop {:.1}%), distance {:.4} m, final state {}",
+        if s.phase_warning { "YES" } else { "no" },
+        s.amplitude_drop * 100.0,
+        s.distance_m,
+        s.final_state.as_deref().unwrap_or("-")
+    );
+    if s.phase_warning {
+        let _ = writeln!(
+            out,
+            "warning: the blended inputs are out of phase: the leg swing drops by {:.0}% (turn sync on or fix the phase offset)",
+            s.amplitude_drop * 100.0
+        );
+    }
+    out
+}

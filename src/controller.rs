@@ -1,0 +1,350 @@
+//! The previewer's state, owned by a controller the UI only draws: the open character,
+//! single-clip playback (the [`Timeline`]) or the pose graph ([`GraphSession`]), the
+//! evaluated pose, camera and view settings, the status message and the actions the window
+//! must carry out. No egui here: `src/ui` draws this state and calls its methods; tests
+//! drive it directly.
+
+use std::path::{Path, PathBuf};
+
+use glam::Vec3;
+
+use crate::asset::Model;
+use crate::graph::session::GraphSession;
+use crate::render::camera::OrbitCamera;
+use crate::scene::{Pose, PoseRequest};
+use crate::settings::{Settings, ViewToggles};
+use crate::timeline::{RootMotionMode, Timeline};
+
+/// Something the window must do for the UI (things egui cannot do itself).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Show the native open-file dialog.
+    OpenDialog,
+    Quit,
+}
+
+/// A status-bar message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// Frame statistics and adapter, filled in by the window.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    pub fps: f32,
+    pub frame_ms: f32,
+    /// e.g. "llvmpipe (LLVM 15) (Vulkan)".
+    pub adapter: String,
+}
+
+/// The previewer's state: the open character, playback, pose, camera and view settings.
+pub struct Previewer {
+    pub(crate) model: Model,
+    /// `None` for the built-in demo.
+    pub(crate) path: Option<PathBuf>,
+    /// Increments whenever `model` is replaced, so the window re-uploads GPU data.
+    pub(crate) model_generation: u64,
+    pub timeline: Timeline,
+    /// The pose graph, when the previewer plays through it instead of one clip.
+    pub graph: Option<GraphSession>,
+    pub pose: Pose,
+    pub camera: OrbitCamera,
+    pub toggles: ViewToggles,
+    pub settings: Settings,
+    pub stats: Stats,
+    pub(crate) message: Option<Message>,
+    pub(crate) actions: Vec<Action>,
+    /// Viewport size in physical pixels, as laid out last frame.
+    pub(crate) viewport_size_px: [u32; 2],
+    /// Frame the character on the next viewport layout.
+    pub(crate) frame_pending: bool,
+    /// Camera target minus the root position while following.
+    pub(crate) follow_offset: Option<Vec3>,
+}
+
+impl Previewer {
+    /// A previewer showing `model` (from `path`, `None` for the demo).
+    pub fn new(model: Model, path: Option<PathBuf>, settings: Settings) -> Self {
+        let mut timeline = Timeline::new(&model);
+        if let Some(mode) = RootMotionMode::ALL
+            .into_iter()
+            .find(|m| m.label() == settings.root_motion_mode)
+        {
+            timeline.set_mode(mode);
+        }
+        timeline.set_rate(settings.play_rate);
+        timeline.set_looping(settings.looping);
+        let pose = Pose::new(&model);
+        let mut settings = settings;
+        if let Some(path) = &path {
+            settings.push_recent(path);
+            settings.last_file = Some(path.clone());
+        }
+        let mut p = Self {
+            model,
+            path,
+            model_generation: 0,
+            timeline,
+            graph: None,
+            pose,
+            camera: OrbitCamera::default(),
+            toggles: settings.toggles,
+            settings,
+            stats: Stats::default(),
+            message: None,
+            actions: Vec::new(),
+            viewport_size_px: [1, 1],
+            frame_pending: true,
+            follow_offset: None,
+        };
+        p.evaluate_pose();
+        p
+    }
+
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The open file, `None` for the built-in demo.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    pub fn model_generation(&self) -> u64 {
+        self.model_generation
+    }
+
+    pub fn message(&self) -> Option<&Message> {
+        self.message.as_ref()
+    }
+
+    pub fn set_message(&mut self, text: impl Into<String>, is_error: bool) {
+        self.message = Some(Message {
+            text: text.into(),
+            is_error,
+        });
+    }
+
+    /// Actions for the window, oldest first.
+    pub fn take_actions(&mut self) -> Vec<Action> {
+        std::mem::take(&mut self.actions)
+    }
+
+    /// Physical pixel size the viewport had at the last layout.
+    pub fn viewport_size_px(&self) -> [u32; 2] {
+        self.viewport_size_px
+    }
+
+    /// True while something animates, so the window keeps redrawing; when false the
+    /// window sleeps until input arrives.
+    pub fn is_animating(&self) -> bool {
+        if let Some(g) = &self.graph {
+            return g.playing && g.graph.rate() != 0.0;
+        }
+        self.timeline.is_advancing()
+    }
+
+    /// Loads `path` and shows it. On failure the error goes to the status bar and the
+    /// current character stays (returns the error too).
+    pub fn open_path(&mut self, path: &Path) -> Result<(), String> {
+        match crate::asset::load(path) {
+            Ok(model) => {
+                self.replace_model(model, Some(path.to_path_buf()));
+                self.set_message(format!("opened {}", path.display()), false);
+                Ok(())
+            }
+            Err(e) => {
+                let text = e.to_string();
+                self.set_message(format!("{text} (kept {})", self.model.source), true);
+                Err(text)
+            }
+        }
+    }
+
+    /// Shows `model`: keeps mode, rate and looping, selects the clip of the same name when
+    /// there is one (a reload), frames the camera for a new file.
+    pub fn replace_model(&mut self, model: Model, path: Option<PathBuf>) {
+        let reload = path.is_some() && path == self.path;
+        let clip_name = self
+            .timeline
+            .clip()
+            .and_then(|i| self.model.clips.get(i))
+            .map(|c| c.name().to_string());
+        let (mode, rate, looping, playing) = (
+            self.timeline.mode(),
+            self.timeline.clock().rate(),
+            self.timeline.clock().looping(),
+            self.timeline.is_playing(),
+        );
+        let time = self.timeline.clock().time();
+        let world = self.timeline.world_from_root();
+        self.model = model;
+        self.path = path.clone();
+        self.model_generation += 1;
+        self.pose = Pose::new(&self.model);
+        // The graph names clips of the old file: rebuild the new file's default graph.
+        if self.graph.is_some() {
+            self.graph = None;
+            self.set_graph_enabled(true);
+        }
+        let mut timeline = Timeline::new(&self.model);
+        timeline.set_mode(mode);
+        timeline.set_rate(rate);
+        timeline.set_looping(looping);
+        if reload {
+            // A reload (file changed on disk): same clip, same cycle and phase, same
+            // accumulated placement.
+            if let Some(i) = clip_name.and_then(|n| self.model.find_clip(&n)) {
+                timeline.select_clip(&self.model, i);
+                timeline.seek(time);
+            }
+            timeline.set_world_from_root(world);
+        }
+        timeline.set_playing(playing);
+        self.timeline = timeline;
+        if !reload {
+            self.frame_pending = true;
+        }
+        if let Some(p) = &path {
+            self.settings.push_recent(p);
+        }
+        self.settings.last_file = path;
+        self.evaluate_pose();
+    }
+
+    /// Switches to clip `index` (a seek: the character does not move).
+    pub fn select_clip(&mut self, index: usize) {
+        // Picking a clip in the list plays that clip alone.
+        self.graph = None;
+        self.timeline.select_clip(&self.model, index);
+        self.evaluate_pose();
+    }
+
+    /// Advances playback by `dt_secs` of wall time and re-evaluates the pose.
+    pub fn advance(&mut self, dt_secs: f64) {
+        match &mut self.graph {
+            Some(g) => g.tick(&self.model, dt_secs),
+            None => {
+                self.timeline.tick(dt_secs);
+            }
+        }
+        self.evaluate_pose();
+    }
+
+    /// Switches between the pose graph (the file's default graph) and single-clip
+    /// playback. A graph that cannot be built leaves single-clip playback on, with the
+    /// reason in the status bar.
+    pub fn set_graph_enabled(&mut self, on: bool) {
+        if !on {
+            self.graph = None;
+        } else if self.graph.is_none() {
+            match GraphSession::default_for(&self.model) {
+                Ok(mut g) => {
+                    g.playing = self.timeline.is_playing();
+                    self.graph = Some(g);
+                }
+                Err(e) => self.set_message(format!("pose graph: {e}"), true),
+            }
+        }
+        self.evaluate_pose();
+    }
+
+    /// Play / pause whatever plays (Space).
+    pub fn toggle_play(&mut self) {
+        match &mut self.graph {
+            Some(g) => g.playing = !g.playing,
+            None => self.timeline.toggle_play(),
+        }
+    }
+
+    /// Ground positions of the root trail, oldest first.
+    pub fn trail(&self) -> Box<dyn Iterator<Item = glam::DVec2> + '_> {
+        match &self.graph {
+            Some(g) => Box::new(g.trail()),
+            None => Box::new(self.timeline.trail()),
+        }
+    }
+
+    /// Evaluates the current pose (after playback or any seek).
+    pub fn evaluate_pose(&mut self) {
+        let request = if self.toggles.bind_pose {
+            PoseRequest {
+                clip: None,
+                time_secs: 0.0,
+                remove_root_motion: None,
+                model_from_root: self.timeline.model_from_root(),
+            }
+        } else {
+            self.timeline.pose_request()
+        };
+        let result = match &self.graph {
+            Some(g) if !self.toggles.bind_pose => {
+                self.pose
+                    .evaluate_local(&self.model, g.graph.local_pose(), g.model_from_root())
+            }
+            _ => self.pose.evaluate(&self.model, &request),
+        };
+        if let Err(e) = result {
+            // Per-frame errors are reported once, the viewer keeps running.
+            let text = format!("pose evaluation: {e}");
+            if self.message.as_ref().map(|m| &m.text) != Some(&text) {
+                self.set_message(text, true);
+            }
+        }
+        if self.toggles.follow {
+            let root = self.root_position();
+            match self.follow_offset {
+                Some(offset) => self.camera.target = root + offset,
+                None => self.follow_offset = Some(self.camera.target - root),
+            }
+        }
+    }
+
+    /// World position of the displayed root on the ground (y = 0).
+    pub fn root_position(&self) -> Vec3 {
+        let p = match &self.graph {
+            Some(g) => g.world_from_root().translation,
+            None => self.timeline.root_world_position(),
+        };
+        Vec3::new(p.x as f32, 0.0, p.y as f32)
+    }
+
+    /// Frames the character in the viewport (F).
+    pub fn frame_character(&mut self) {
+        self.frame_pending = true;
+    }
+
+    pub(crate) fn apply_pending_frame(&mut self) {
+        if !self.frame_pending {
+            return;
+        }
+        self.frame_pending = false;
+        let bounds = match crate::render::bounds::pose_bounds(&self.model, &self.pose) {
+            Ok(b) if !b.is_empty() => b,
+            _ => return,
+        };
+        let [w, h] = self.viewport_size_px;
+        self.camera
+            .frame_to_fit(bounds.min, bounds.max, w.max(1) as f32 / h.max(1) as f32);
+        self.follow_offset = self
+            .toggles
+            .follow
+            .then(|| self.camera.target - self.root_position());
+    }
+
+    /// Resets the camera to the default three-quarter view, framed.
+    pub fn reset_view(&mut self) {
+        self.camera = OrbitCamera::default();
+        self.frame_pending = true;
+    }
+
+    /// Writes the current preferences into `settings` (the window saves them on exit).
+    pub fn store_settings(&mut self) {
+        self.settings.toggles = self.toggles;
+        self.settings.root_motion_mode = self.timeline.mode().label().to_string();
+        self.settings.play_rate = self.timeline.clock().rate();
+        self.settings.looping = self.timeline.clock().looping();
+    }
+}

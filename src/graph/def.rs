@@ -1,0 +1,393 @@
+//! Pose-graph and scenario definitions: plain data that loads from human-editable RON files
+//! (serde), plus the default graphs (the demo's locomotion graph, and one state per clip
+//! for any other file).
+//!
+//! A graph file looks like this (the demo's default, see [`demo_graph`]):
+//!
+//! ```ron
+//! (
+//!     params: [Float(name: "speed", default: 0.0, min: 0.0, max: 5.0), Float(name: "wave", default: 0.0, min: 0.0, max: 1.0)],
+//!     base: StateMachine(sync: Markers, machine: (
+//!         initial: "Idle",
+//!         states: [
+//!             (name: "Idle", node: Clip(clip: "Idle")),
+//!             (name: "Move", node: BlendSpace1D(param: "speed", samples: [(clip: "Walk"), (clip: "Run")])),
+//!         ],
+//!         transitions: [
+//!             (from: "Idle", to: "Move", conditions: [Greater(param: "speed", value: 0.3, band: 0.2)], duration_secs: 0.3),
+//!             (from: "Move", to: "Idle", conditions: [Less(param: "speed", value: 0.3, band: 0.2)], duration_secs: 0.4),
+//!         ],
+//!     )),
+//!     layers: [(name: "Wave", clip: "Wave", weight: Param("wave"), mask: (subtrees: [("spine_03", 1.0)], ramp: [("spine_01", 0.25), ("spine_02", 0.5)]))],
+//! )
+//! ```
+//!
+//! Errors name the file, the line and column for syntax and type errors (from ron), and the
+//! state or layer for semantic ones (unknown clip, unknown parameter).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::anim::state_machine::{StateDef, StateMachineDef, TransitionDef};
+
+/// A whole pose graph: parameters, the base node (full body, with root motion) and layers
+/// applied on top of it in order.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct GraphDef {
+    #[serde(default)]
+    pub params: Vec<ParamDef>,
+    pub base: NodeDef,
+    #[serde(default)]
+    pub layers: Vec<LayerDef>,
+}
+
+/// A named graph parameter, set by the UI sliders and scenario files.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub enum ParamDef {
+    /// A number; `min`/`max` only bound the UI slider (values outside still work).
+    Float {
+        name: String,
+        #[serde(default)]
+        default: f32,
+        #[serde(default)]
+        min: Option<f32>,
+        #[serde(default)]
+        max: Option<f32>,
+    },
+    Bool {
+        name: String,
+        #[serde(default)]
+        default: bool,
+    },
+}
+
+impl ParamDef {
+    pub fn name(&self) -> &str {
+        match self {
+            ParamDef::Float { name, .. } | ParamDef::Bool { name, .. } => name,
+        }
+    }
+}
+
+/// A weight: a fixed number or a float parameter read every frame.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub enum Weight {
+    Fixed(f32),
+    Param(String),
+}
+
+impl Default for Weight {
+    fn default() -> Self {
+        Weight::Fixed(1.0)
+    }
+}
+
+/// How the inputs of a blend keep in step.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, Hash)]
+pub enum SyncMode {
+    /// Each input plays its own clock: out-of-phase inputs can cancel each other.
+    None,
+    /// Cycle sync (ozz's blend sample): the loop lasts `sum w_i * dur_i`, every input plays
+    /// at `dur_i / loop`, so all advance one cycle per loop and keep their phase offsets.
+    Cycle,
+    /// Marker sync (Unreal's sync groups): the highest-weight input leads, the others take
+    /// its relative position between the foot markers both share (file markers, else ones
+    /// detected from the feet); falls back to the normalised phase without shared markers.
+    #[default]
+    Markers,
+}
+
+impl SyncMode {
+    pub fn label(self) -> &'static str {
+        match self {
+            SyncMode::None => "none",
+            SyncMode::Cycle => "cycle",
+            SyncMode::Markers => "markers",
+        }
+    }
+}
+
+fn one() -> f32 {
+    1.0
+}
+
+/// One input of a [`NodeDef::Blend`].
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct BlendInputDef {
+    pub clip: String,
+    #[serde(default)]
+    pub weight: Weight,
+    /// Phase offset as a fraction of a cycle (0.5 = half a cycle later).
+    #[serde(default)]
+    pub offset: f32,
+}
+
+/// A sample of a 1D blend space; `position` defaults to the clip's root-motion speed (m/s).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct Sample1DDef {
+    pub clip: String,
+    #[serde(default)]
+    pub position: Option<f32>,
+}
+
+/// A sample of a 2D blend space; `position` (sideways, forward) defaults to the clip's
+/// root-motion velocity (m/s).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct Sample2DDef {
+    pub clip: String,
+    #[serde(default)]
+    pub position: Option<(f32, f32)>,
+}
+
+/// A node of the graph: what produces a pose and root motion.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub enum NodeDef {
+    /// One clip at a rate (negative = reverse).
+    Clip {
+        clip: String,
+        #[serde(default = "one")]
+        rate: f32,
+    },
+    /// Weighted inputs (weights are normalised).
+    Blend {
+        inputs: Vec<BlendInputDef>,
+        #[serde(default)]
+        sync: SyncMode,
+    },
+    BlendSpace1D {
+        param: String,
+        samples: Vec<Sample1DDef>,
+        #[serde(default = "cycle")]
+        sync: SyncMode,
+    },
+    BlendSpace2D {
+        x: String,
+        y: String,
+        samples: Vec<Sample2DDef>,
+        #[serde(default = "cycle")]
+        sync: SyncMode,
+    },
+    /// States are clips, blends or blend spaces (not nested state machines).
+    StateMachine {
+        machine: StateMachineDef<NodeDef>,
+        /// How an incoming state is aligned with the outgoing one during a cross-fade.
+        #[serde(default)]
+        sync: SyncMode,
+    },
+}
+
+fn cycle() -> SyncMode {
+    SyncMode::Cycle
+}
+
+impl NodeDef {
+    /// Every clip name the node refers to, in order.
+    pub fn clips(&self) -> Vec<&str> {
+        match self {
+            NodeDef::Clip { clip, .. } => vec![clip],
+            NodeDef::Blend { inputs, .. } => inputs.iter().map(|i| i.clip.as_str()).collect(),
+            NodeDef::BlendSpace1D { samples, .. } => {
+                samples.iter().map(|s| s.clip.as_str()).collect()
+            }
+            NodeDef::BlendSpace2D { samples, .. } => {
+                samples.iter().map(|s| s.clip.as_str()).collect()
+            }
+            NodeDef::StateMachine { machine, .. } => {
+                machine.states.iter().flat_map(|s| s.node.clips()).collect()
+            }
+        }
+    }
+}
+
+/// How a layer combines with the pose below it.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+pub enum LayerMode {
+    /// Adds the clip's difference to its reference pose (SPEC 4: right-multiplied).
+    #[default]
+    Additive,
+    /// Replaces the masked joints, cross-faded by the weight.
+    Override,
+}
+
+/// The pose an additive clip's difference is measured from.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+pub enum ReferenceDef {
+    /// The additive clip's own first key (the common authoring convention).
+    #[default]
+    FirstFrame,
+    /// The skeleton's bind (rest) pose.
+    BindPose,
+    /// A frame of another clip.
+    ClipFrame { clip: String, time_secs: f32 },
+}
+
+/// Joints a layer affects: whole subtrees with a weight, then single joints with their own
+/// weight (a ramp along the spine so the shoulder does not tear).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+pub struct MaskDef {
+    #[serde(default)]
+    pub subtrees: Vec<(String, f32)>,
+    #[serde(default)]
+    pub ramp: Vec<(String, f32)>,
+}
+
+/// A layer on top of the base node. Layers carry no root motion.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct LayerDef {
+    pub name: String,
+    pub clip: String,
+    #[serde(default)]
+    pub mode: LayerMode,
+    #[serde(default)]
+    pub weight: Weight,
+    /// `None` = every joint.
+    #[serde(default)]
+    pub mask: Option<MaskDef>,
+    #[serde(default)]
+    pub reference: ReferenceDef,
+}
+
+/// A headless run: a graph (or the file's default), parameter changes over time and seeks
+/// (`stridescope trace --scenario FILE`, `stridescope render --scenario FILE --time T`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct Scenario {
+    /// `None` = the file's default graph ([`default_graph`]).
+    #[serde(default)]
+    pub graph: Option<GraphDef>,
+    /// Simulated frames per second.
+    #[serde(default = "sixty")]
+    pub fps: f64,
+    /// Seconds to run.
+    pub seconds: f64,
+    /// Actions at given times, applied before the frame that starts at or after `at_secs`.
+    #[serde(default)]
+    pub events: Vec<ScenarioEvent>,
+}
+
+fn sixty() -> f64 {
+    60.0
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct ScenarioEvent {
+    pub at_secs: f64,
+    pub action: Action,
+}
+
+/// What a scenario can do.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub enum Action {
+    /// Sets a float parameter.
+    Set(String, f32),
+    /// Sets a bool parameter.
+    SetBool(String, bool),
+    /// Moves a float parameter linearly to `to` over `secs` seconds.
+    Ramp { param: String, to: f32, secs: f64 },
+    /// Seeks the base leader to this clip time in seconds (no root motion).
+    Seek(f64),
+    /// Forces a cross-fade of the state machine to a state.
+    Travel {
+        state: String,
+        #[serde(default)]
+        duration_secs: Option<f32>,
+    },
+    /// Global play rate (negative = reverse).
+    Rate(f64),
+}
+
+/// A load error with the file and, where known, the line and column.
+pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, file: &Path) -> Result<T, String> {
+    ron::Options::default()
+        .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+        .from_str(text)
+        .map_err(|e| {
+            format!(
+                "{}:{}:{}: {}",
+                file.display(),
+                e.span.start.line,
+                e.span.start.col,
+                e.code
+            )
+        })
+}
+
+/// Reads and parses a RON file.
+pub fn load_ron<T: serde::de::DeserializeOwned>(file: &Path) -> Result<T, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+    parse_ron(&text, file)
+}
+
+/// The 1-based line of the first `name: "NAME"` in `text`, to point semantic errors (which
+/// ron cannot place) at the state or layer they are about.
+pub fn line_of_name(text: &str, name: &str) -> Option<usize> {
+    let needle = format!("\"{name}\"");
+    text.lines()
+        .position(|l| l.contains("name") && l.contains(&needle))
+        .map(|i| i + 1)
+}
+
+/// The demo character's graph: Idle and a Walk/Run 1D blend space by `speed` in a state
+/// machine (marker-synced cross-fades with hysteresis), and the additive Wave on the arms
+/// and spine with a ramp from the pelvis.
+pub fn demo_graph() -> GraphDef {
+    let text = include_str!("demo_graph.ron");
+    parse_ron(text, Path::new("demo_graph.ron")).expect("the built-in demo graph parses")
+}
+
+/// The default graph of a file: the demo's for a model with the demo's clips, otherwise a
+/// state machine with one state per clip (switch with the state buttons or `Travel`), and
+/// every additive clip as a layer at weight 0 (`<clip> weight` parameters).
+pub fn default_graph(clip_names: &[&str], additive: &[bool]) -> Option<GraphDef> {
+    let demo = demo_graph();
+    let mut needed = demo.base.clips();
+    needed.extend(demo.layers.iter().map(|l| l.clip.as_str()));
+    if needed.iter().all(|c| clip_names.contains(c)) {
+        return Some(demo);
+    }
+    let states: Vec<StateDef<NodeDef>> = clip_names
+        .iter()
+        .zip(additive)
+        .filter(|(_, &a)| !a)
+        .map(|(name, _)| StateDef {
+            name: name.to_string(),
+            node: NodeDef::Clip {
+                clip: name.to_string(),
+                rate: 1.0,
+            },
+        })
+        .collect();
+    let initial = states.first()?.name.clone();
+    let mut params = Vec::new();
+    let mut layers = Vec::new();
+    for (name, _) in clip_names.iter().zip(additive).filter(|(_, &a)| a) {
+        let param = format!("{name} weight");
+        params.push(ParamDef::Float {
+            name: param.clone(),
+            default: 0.0,
+            min: Some(0.0),
+            max: Some(1.0),
+        });
+        layers.push(LayerDef {
+            name: name.to_string(),
+            clip: name.to_string(),
+            mode: LayerMode::Additive,
+            weight: Weight::Param(param),
+            mask: None,
+            reference: ReferenceDef::FirstFrame,
+        });
+    }
+    Some(GraphDef {
+        params,
+        base: NodeDef::StateMachine {
+            machine: StateMachineDef {
+                initial,
+                states,
+                transitions: Vec::<TransitionDef>::new(),
+            },
+            sync: SyncMode::Markers,
+        },
+        layers,
+    })
+}

@@ -1,0 +1,15 @@
+//! The pose graph: what the window, `trace`, `render`, the benches and the tests evaluate
+//! every frame. Definitions ([`def`]) load from RON; the runtime ([`eval::PoseGraph`])
+//! owns one [`player::ClipPlayer`] per clip input (its clock, root-motion cursor and
+//! sampling cache) and produces a local pose plus the blended root-motion delta, which the
+//! stages after it (local-to-model, later stride warping and IK) consume.
+
+pub mod def;
+pub mod eval;
+pub mod player;
+pub mod scenario;
+pub mod session;
+
+pub use def::{GraphDef, NodeDef, Scenario, SyncMode};
+pub use eval::{InputStatus, PoseGraph};
+pub use player::ClipPlayer;

@@ -1,0 +1,177 @@
+//! One clip instance of a pose graph: its own unwrapped clock, root motion with its own
+//! consumed-up-to cursor (the clock), sampling cache and local-pose buffer.
+
+use crate::anim::{
+    AnimError, Clip, ClipRootMotion, ClipTime, GroundTransform, Interval, PlaybackClock,
+    SamplingCache, SamplingJob, Skeleton, SyncMarker, Transform,
+};
+
+/// A clip playing inside a graph. Its clock runs at rate 1: the graph passes scaled clip
+/// seconds, so sync can set each input's rate per frame.
+#[derive(Clone, Debug)]
+pub struct ClipPlayer {
+    pub clip: usize,
+    pub clock: PlaybackClock,
+    /// `None` for a clip without root motion (or zero length).
+    pub root: Option<ClipRootMotion>,
+    /// File markers, or ones detected from the feet (`markers_detected`).
+    pub markers: Vec<SyncMarker>,
+    /// The markers marker sync aligns on: the foot-down markers when the clip has any
+    /// (foot-up times differ in order between gaits, e.g. a walk's left-up comes after the
+    /// right-down while a run's comes before it, which would drive a follower through
+    /// several cycles per leader cycle), else all markers.
+    pub sync_markers: Vec<SyncMarker>,
+    pub markers_detected: bool,
+    /// A layer's clip: no root motion contribution, sampled with its root as authored.
+    pub is_layer: bool,
+    /// Phase offset as a fraction of a cycle (kept by cycle sync; added after marker sync).
+    pub offset: f64,
+    /// Effective weight this frame (product of the weights on its path), 0 = not sampled.
+    pub weight: f32,
+    /// Root-motion delta of this frame's played interval (identity on a seek).
+    pub delta: GroundTransform,
+    /// The interval played this frame (for events); `None` after a seek.
+    pub interval: Option<Interval>,
+    /// Local pose (root motion removed) sampled this frame when `weight > 0`.
+    pub pose: Vec<Transform>,
+    cache: SamplingCache,
+}
+
+impl ClipPlayer {
+    pub fn new(
+        skeleton: &Skeleton,
+        clips: &[Clip],
+        clip: usize,
+        markers: (Vec<SyncMarker>, bool),
+    ) -> Result<Self, String> {
+        let c = &clips[clip];
+        let duration = c.duration_secs() as f64;
+        let clock =
+            PlaybackClock::new(duration).map_err(|e| format!("clip '{}': {e}", c.name()))?;
+        let root = ClipRootMotion::for_clip(skeleton, c, None)
+            .map_err(|e| format!("clip '{}': root motion: {e}", c.name()))?;
+        Ok(Self {
+            clip,
+            clock,
+            root,
+            sync_markers: {
+                let down: Vec<SyncMarker> = markers
+                    .0
+                    .iter()
+                    .filter(|m| m.name.ends_with("_down"))
+                    .cloned()
+                    .collect();
+                if down.is_empty() {
+                    markers.0.clone()
+                } else {
+                    down
+                }
+            },
+            markers: markers.0,
+            markers_detected: markers.1,
+            is_layer: false,
+            offset: 0.0,
+            weight: 0.0,
+            delta: GroundTransform::IDENTITY,
+            interval: None,
+            pose: skeleton.rest_pose().to_vec(),
+            cache: SamplingCache::new(),
+        })
+    }
+
+    pub fn duration_secs(&self) -> f64 {
+        self.clock.duration_secs()
+    }
+
+    /// Phase in `[0, 1)` (0 for a zero-length clip).
+    pub fn normalized(&self) -> f64 {
+        let d = self.duration_secs();
+        if d > 0.0 {
+            self.clock.time().phase_secs / d
+        } else {
+            0.0
+        }
+    }
+
+    /// Cycles played since time 0 (unwrapped, fractional).
+    pub fn cycles(&self) -> f64 {
+        let t = self.clock.time();
+        t.cycle as f64 + self.normalized()
+    }
+
+    /// Plays `clip_secs` of clip time (negative = backwards), any number of wraps, and
+    /// records the root-motion delta of exactly that interval.
+    pub fn advance(&mut self, clip_secs: f64) -> Result<(), AnimError> {
+        let interval = self.clock.advance(clip_secs)?;
+        self.delta = match &self.root {
+            Some(r) => r.motion.delta(interval.from, interval.to),
+            None => GroundTransform::IDENTITY,
+        };
+        self.interval = Some(interval);
+        Ok(())
+    }
+
+    /// Plays forward or back to normalised phase `u` by the shortest phase step (a marker
+    /// follower; steps stay well under half a cycle per frame).
+    pub fn advance_to_phase(&mut self, u: f64) -> Result<(), AnimError> {
+        let step = crate::anim::sync::phase_step(self.normalized(), u.rem_euclid(1.0));
+        self.advance(step * self.duration_secs())
+    }
+
+    /// Jumps to normalised phase `u` of cycle `cycle` (a seek: no root motion).
+    pub fn seek_phase(&mut self, cycle: i64, u: f64) -> Result<(), AnimError> {
+        let d = self.duration_secs();
+        let u = u.rem_euclid(1.0);
+        self.clock.seek(ClipTime {
+            cycle,
+            phase_secs: u * d,
+        })?;
+        self.delta = GroundTransform::IDENTITY;
+        self.interval = None;
+        Ok(())
+    }
+
+    /// Samples the clip at the clock's phase into `pose`, with root motion removed unless
+    /// it is a layer's clip (the graph places the character with the blended deltas).
+    pub fn sample(&mut self, clips: &[Clip], skeleton: &Skeleton) -> Result<(), AnimError> {
+        let t = self.clock.time().phase_secs;
+        SamplingJob {
+            clip: &clips[self.clip],
+            time_secs: t as f32,
+            rest_pose: skeleton.rest_pose(),
+        }
+        .run_with_cache(&mut self.cache, &mut self.pose)?;
+        if let (Some(r), false) = (&self.root, self.is_layer) {
+            r.source.remove(&r.motion, t, &mut self.pose)?;
+        }
+        Ok(())
+    }
+
+    /// Names of markers crossed by this frame's interval (in playback order), e.g. foot
+    /// contacts, for state-machine events.
+    pub fn crossed_markers(&self, out: &mut Vec<String>) {
+        let Some(iv) = self.interval else {
+            return;
+        };
+        let d = self.duration_secs();
+        if d <= 0.0 {
+            return;
+        }
+        let (a, b) = (iv.from.to_secs(d), iv.to.to_secs(d));
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        if hi - lo <= 0.0 {
+            return;
+        }
+        let first_cycle = (lo / d).floor() as i64;
+        let last_cycle = (hi / d).floor() as i64;
+        for k in first_cycle..=last_cycle.min(first_cycle + 4) {
+            for m in &self.markers {
+                let t = k as f64 * d + m.time_secs as f64;
+                // Half-open (lo, hi]: a marker exactly at the start was fired last frame.
+                if t > lo && t <= hi && !out.contains(&m.name) {
+                    out.push(m.name.clone());
+                }
+            }
+        }
+    }
+}

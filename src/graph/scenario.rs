@@ -1,0 +1,182 @@
+//! Drives a [`PoseGraph`] through a [`Scenario`]: fixed-step frames, parameter changes,
+//! ramps, seeks, state travels and rate changes at given times. Deterministic: the same
+//! scenario gives the same frames. Shared by `trace --scenario` and `render --scenario`.
+
+use crate::anim::GroundTransform;
+use crate::asset::Model;
+
+use super::def::{Action, Scenario};
+use super::eval::PoseGraph;
+
+/// What happened in a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameKind {
+    Start,
+    Play,
+    Seek,
+}
+
+impl FrameKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FrameKind::Start => "start",
+            FrameKind::Play => "play",
+            FrameKind::Seek => "seek",
+        }
+    }
+}
+
+struct Ramp {
+    param: String,
+    from: f32,
+    to: f32,
+    start_secs: f64,
+    secs: f64,
+}
+
+/// A running scenario.
+pub struct ScenarioRun {
+    scenario: Scenario,
+    next_event: usize,
+    ramps: Vec<Ramp>,
+    frame: u64,
+    /// Accumulated root placement (world from root, ground plane).
+    pub world_from_root: GroundTransform,
+}
+
+impl ScenarioRun {
+    /// Validates the scenario (finite, sorted event times; positive fps).
+    pub fn new(mut scenario: Scenario) -> Result<Self, String> {
+        if !(scenario.fps.is_finite() && scenario.fps > 0.0) {
+            return Err(format!("scenario: fps must be > 0, got {}", scenario.fps));
+        }
+        if !(scenario.seconds.is_finite() && scenario.seconds >= 0.0) {
+            return Err(format!(
+                "scenario: seconds must be >= 0, got {}",
+                scenario.seconds
+            ));
+        }
+        if scenario.seconds * scenario.fps > 10_000_000.0 {
+            return Err("scenario: more than 10,000,000 frames".into());
+        }
+        for (i, e) in scenario.events.iter().enumerate() {
+            if !e.at_secs.is_finite() {
+                return Err(format!("scenario: event {i}: at_secs must be finite"));
+            }
+        }
+        // Stable: events at the same time keep their file order.
+        scenario
+            .events
+            .sort_by(|a, b| a.at_secs.total_cmp(&b.at_secs));
+        Ok(Self {
+            scenario,
+            next_event: 0,
+            ramps: Vec::new(),
+            frame: 0,
+            world_from_root: GroundTransform::IDENTITY,
+        })
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    pub fn dt_secs(&self) -> f64 {
+        1.0 / self.scenario.fps
+    }
+
+    /// Frames after the start frame.
+    pub fn frame_count(&self) -> u64 {
+        (self.scenario.seconds * self.scenario.fps).round() as u64
+    }
+
+    /// The frame index that `step` will produce next.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// Wall seconds of frame `frame`.
+    pub fn time_of(&self, frame: u64) -> f64 {
+        frame as f64 / self.scenario.fps
+    }
+
+    /// Produces the next frame: frame 0 applies the events at time <= 0 and evaluates;
+    /// later frames apply due events and ramps, then seek (when an event seeks) or play one
+    /// step and accumulate the root motion.
+    pub fn step(&mut self, model: &Model, graph: &mut PoseGraph) -> Result<FrameKind, String> {
+        let frame = self.frame;
+        let t = self.time_of(frame);
+        let mut seek = None;
+        while let Some(e) = self.scenario.events.get(self.next_event) {
+            // Events are due at the first frame that starts at or after their time.
+            if e.at_secs > t + 1e-9 {
+                break;
+            }
+            let at = e.at_secs;
+            match e.action.clone() {
+                Action::Set(p, v) => graph
+                    .params_mut()
+                    .set_float(&p, v)
+                    .map_err(|e| format!("scenario: at {at} s: {e}"))?,
+                Action::SetBool(p, v) => graph
+                    .params_mut()
+                    .set_bool(&p, v)
+                    .map_err(|e| format!("scenario: at {at} s: {e}"))?,
+                Action::Ramp { param, to, secs } => {
+                    let from = graph.params().get_float(&param).ok_or_else(|| {
+                        format!("scenario: at {at} s: unknown float parameter '{param}'")
+                    })?;
+                    self.ramps.retain(|r| r.param != param);
+                    self.ramps.push(Ramp {
+                        param,
+                        from,
+                        to,
+                        start_secs: at,
+                        secs: secs.max(0.0),
+                    });
+                }
+                Action::Seek(s) => seek = Some(s),
+                Action::Travel {
+                    state,
+                    duration_secs,
+                } => graph
+                    .travel(model, &state, duration_secs.unwrap_or(0.25))
+                    .map_err(|e| format!("scenario: at {at} s: {e}"))?,
+                Action::Rate(r) => graph
+                    .set_rate(r)
+                    .map_err(|e| format!("scenario: at {at} s: {e}"))?,
+            }
+            self.next_event += 1;
+        }
+        for r in &self.ramps {
+            let k = if r.secs > 0.0 {
+                ((t - r.start_secs) / r.secs).clamp(0.0, 1.0)
+            } else {
+                1.0
+            };
+            let v = r.from + (r.to - r.from) * k as f32;
+            graph
+                .params_mut()
+                .set_float(&r.param, v)
+                .map_err(|e| format!("scenario: ramp: {e}"))?;
+        }
+        self.ramps.retain(|r| t < r.start_secs + r.secs);
+        self.frame += 1;
+        let kind = if let Some(s) = seek {
+            graph
+                .seek(model, s)
+                .map_err(|e| format!("frame {frame}: {e}"))?;
+            FrameKind::Seek
+        } else if frame == 0 {
+            graph.evaluate(model).map_err(|e| e.to_string())?;
+            FrameKind::Start
+        } else {
+            graph
+                .advance(model, self.dt_secs())
+                .map_err(|e| format!("frame {frame}: {e}"))?;
+            self.world_from_root = self.world_from_root.compose(&graph.root_delta());
+            FrameKind::Play
+        };
+        Ok(kind)
+    }
+}

@@ -1,0 +1,522 @@
+//! The Blend panel: the pose graph's parameters, the state machine as a graph view (states,
+//! transitions, the active one and its progress), every input with its clip time and
+//! weight, the phase-cancellation warning, and the 2D blend-space widget. It draws the
+//! previewer's [`GraphSession`](crate::graph::session::GraphSession) and calls its
+//! methods; no state of its own.
+
+use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
+
+use super::Previewer;
+use crate::anim::blend::space::{BlendSpace2D, BlendSpace2DQuery};
+use crate::anim::state_machine::{Slot, StateMachine};
+use crate::graph::def::{NodeDef, ParamDef};
+use crate::graph::session::GraphSession;
+
+const ACTIVE: Color32 = Color32::from_rgb(90, 170, 255);
+const WARN: Color32 = Color32::from_rgb(255, 170, 80);
+
+pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    ui.heading("Pose graph");
+    let mut on = p.graph.is_some();
+    if ui
+        .checkbox(&mut on, "Play through the pose graph")
+        .on_hover_text("The file's default graph: the demo's Idle / Walk / Run state machine with the Wave layer, or one state per clip")
+        .changed()
+    {
+        p.set_graph_enabled(on);
+    }
+    let Some(session) = p.graph.as_mut() else {
+        ui.weak("Off: the timeline plays the selected clip.");
+        return;
+    };
+    let model = &p.model;
+    let mut changed = false;
+    // Parameters.
+    ui.separator();
+    ui.strong("Parameters");
+    let defs = session.graph.def().params.clone();
+    for def in &defs {
+        match def {
+            ParamDef::Float { name, min, max, .. } => {
+                let mut v = session.graph.params().get_float(name).unwrap_or(0.0);
+                let range = min.unwrap_or(0.0)..=max.unwrap_or(1.0);
+                if ui
+                    .add(egui::Slider::new(&mut v, range).text(name.as_str()))
+                    .changed()
+                {
+                    session.set_float(model, name, v);
+                    changed = true;
+                }
+            }
+            ParamDef::Bool { name, .. } => {
+                let mut v = session.graph.params().get_bool(name).unwrap_or(false);
+                if ui.checkbox(&mut v, name.as_str()).changed() {
+                    if let Err(e) = session.graph.params_mut().set_bool(name, v) {
+                        p.message = Some(super::Message {
+                            text: e,
+                            is_error: true,
+                        });
+                        return;
+                    }
+                    session.refresh(model);
+                    changed = true;
+                }
+            }
+        }
+    }
+    if defs.is_empty() {
+        ui.weak("This graph has no parameters.");
+    }
+    // State machine.
+    if session.graph.state_machine().is_some() {
+        ui.separator();
+        ui.strong("State machine");
+        if let Some(state) = state_machine_ui(session, ui) {
+            session.travel(model, &state, 0.3);
+            changed = true;
+        }
+    }
+    // Inputs.
+    ui.separator();
+    ui.strong("Inputs");
+    inputs_ui(session, model, ui);
+    // Phase.
+    ui.separator();
+    match session.graph.phase_report() {
+        Some(r) => {
+            let text = format!(
+                "Leg swing: {:.1} deg blended of {:.1} deg ({:.0}% drop)",
+                r.blend_amplitude_deg,
+                r.input_amplitude_deg,
+                r.amplitude_drop * 100.0
+            );
+            if r.warning {
+                ui.colored_label(WARN, format!("Phase cancellation! {text}"))
+                    .on_hover_text("The blended inputs are out of phase (e.g. left foot down against right foot down): turn sync on or change the phase offset.");
+            } else {
+                ui.label(text);
+            }
+        }
+        None => {
+            ui.weak("Phase: one input (nothing to cancel).");
+        }
+    }
+    // Blend-space samples with their positions (default: each clip's root speed).
+    let samples = session.graph.blend_space_samples(model);
+    if !samples.is_empty() {
+        ui.separator();
+        ui.strong("Blend space samples");
+        for (clip, pos) in &samples {
+            if pos.y == 0.0 {
+                ui.label(format!("{clip}: {:.2} m/s", pos.x));
+            } else {
+                ui.label(format!(
+                    "{clip}: ({:.2}, {:.2}) m/s  |v| {:.2}",
+                    pos.x,
+                    pos.y,
+                    pos.length()
+                ));
+            }
+        }
+    }
+    // 2D blend space.
+    let space = session
+        .graph
+        .blend_space_2d()
+        .map(|(s, q, w)| (s.clone(), q.cloned(), w.to_vec()));
+    if let Some((space, query, weights)) = space {
+        ui.separator();
+        ui.strong("2D blend space");
+        let (x, y) = blend_space_params(session);
+        let mut q = glam::Vec2::new(
+            session.graph.params().get_float(&x).unwrap_or(0.0),
+            session.graph.params().get_float(&y).unwrap_or(0.0),
+        );
+        if blend_space_2d_ui(ui, &space, query.as_ref(), &weights, &mut q) {
+            session.set_float(model, &x, q.x);
+            session.set_float(model, &y, q.y);
+            changed = true;
+        }
+    }
+    if let Some(e) = session.error() {
+        ui.colored_label(Color32::from_rgb(255, 110, 100), e);
+    }
+    if changed {
+        p.evaluate_pose();
+    }
+}
+
+/// The parameter names of the 2D blend space in use.
+fn blend_space_params(session: &GraphSession) -> (String, String) {
+    let node = match &session.graph.def().base {
+        NodeDef::StateMachine { machine, .. } => session
+            .graph
+            .state_machine()
+            .map(|sm| &machine.states[sm.current()].node),
+        other => Some(other),
+    };
+    match node {
+        Some(NodeDef::BlendSpace2D { x, y, .. }) => (x.clone(), y.clone()),
+        _ => (String::new(), String::new()),
+    }
+}
+
+fn inputs_ui(session: &GraphSession, model: &crate::asset::Model, ui: &mut egui::Ui) {
+    egui::Grid::new("graph_inputs")
+        .num_columns(4)
+        .striped(true)
+        .show(ui, |ui| {
+            for s in session.graph.status(model) {
+                let name = match &s.owner {
+                    Some(o) if *o != s.clip => format!("{} ({o})", s.clip),
+                    _ => s.clip.clone(),
+                };
+                ui.label(name);
+                ui.label(format!("{:.3} s", s.time_secs));
+                ui.add(
+                    egui::ProgressBar::new(s.weight.clamp(0.0, 1.0))
+                        .desired_width(80.0)
+                        .text(format!("{:.2}", s.weight)),
+                );
+                if s.markers_detected {
+                    ui.weak("markers detected");
+                } else {
+                    ui.label("");
+                }
+                ui.end_row();
+            }
+        });
+}
+
+/// Draws the states as boxes on a circle with the transitions as arrows; the current state
+/// is filled, a running cross-fade shows its progress. Returns a state to travel to when
+/// the user clicks one.
+fn state_machine_ui(session: &GraphSession, ui: &mut egui::Ui) -> Option<String> {
+    let sm: &StateMachine = session.graph.state_machine()?;
+    let NodeDef::StateMachine { machine, .. } = &session.graph.def().base else {
+        return None;
+    };
+    let n = sm.state_count();
+    let width = ui.available_width().max(160.0);
+    let height = if n <= 2 { 90.0 } else { 170.0 };
+    let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height), Sense::click());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
+    let box_size = Vec2::new(76.0, 24.0);
+    let center = rect.center();
+    let radius = Vec2::new(
+        (rect.width() / 2.0 - box_size.x / 2.0 - 6.0).max(0.0),
+        (rect.height() / 2.0 - box_size.y / 2.0 - 6.0).max(0.0),
+    );
+    let pos = |i: usize| -> Pos2 {
+        if n == 1 {
+            return center;
+        }
+        if n == 2 {
+            let x = if i == 0 { -radius.x } else { radius.x };
+            return center + Vec2::new(x, 0.0);
+        }
+        let a = std::f32::consts::TAU * i as f32 / n as f32 - std::f32::consts::FRAC_PI_2;
+        center + Vec2::new(a.cos() * radius.x, a.sin() * radius.y)
+    };
+    let progress = sm.transition_progress();
+    let text_color = ui.visuals().text_color();
+    // Transitions first, under the boxes.
+    for t in &machine.transitions {
+        let Some(to) = sm.state_index(&t.to) else {
+            continue;
+        };
+        let froms: Vec<usize> = if t.from == "*" {
+            (0..n).filter(|&i| i != to).collect()
+        } else {
+            sm.state_index(&t.from).into_iter().collect()
+        };
+        for from in froms {
+            let active = matches!(progress, Some((Slot::State(f), d, _)) if f == from && d == to);
+            let (a, b) = (pos(from), pos(to));
+            let dir = (b - a).normalized();
+            // Offset sideways so A->B and B->A do not overlap.
+            let side = Vec2::new(-dir.y, dir.x) * 5.0;
+            let a = a + side + dir * 40.0;
+            let b = b + side - dir * 40.0;
+            let color = if active { ACTIVE } else { Color32::GRAY };
+            painter.arrow(a, b - a, Stroke::new(if active { 2.5 } else { 1.0 }, color));
+        }
+    }
+    let mut clicked = None;
+    for i in 0..n {
+        let r = Rect::from_center_size(pos(i), box_size);
+        let current = sm.current() == i;
+        let weight: f32 = sm
+            .weights()
+            .iter()
+            .filter(|(s, _)| *s == Slot::State(i))
+            .map(|(_, w)| *w)
+            .sum();
+        painter.rect_filled(r, 5.0, ui.visuals().widgets.inactive.bg_fill);
+        if weight > 0.0 {
+            // Fill from the left by the state's current weight.
+            let mut f = r;
+            f.set_width(r.width() * weight.clamp(0.0, 1.0));
+            painter.rect_filled(f, 5.0, ACTIVE.gamma_multiply(0.6));
+        }
+        painter.rect_stroke(
+            r,
+            5.0,
+            Stroke::new(
+                if current { 2.0 } else { 1.0 },
+                if current { ACTIVE } else { Color32::GRAY },
+            ),
+            egui::StrokeKind::Inside,
+        );
+        painter.text(
+            r.center(),
+            Align2::CENTER_CENTER,
+            sm.state_name(i),
+            FontId::proportional(12.0),
+            text_color,
+        );
+        if response.clicked() {
+            if let Some(p) = response.interact_pointer_pos() {
+                if r.contains(p) {
+                    clicked = Some(sm.state_name(i).to_string());
+                }
+            }
+        }
+    }
+    response
+        .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Group, true, "State machine view"));
+    match progress {
+        Some((from, to, w)) => {
+            let from = match from {
+                Slot::State(s) => sm.state_name(s).to_string(),
+                Slot::Snapshot => "(interrupted pose)".into(),
+            };
+            ui.label(format!(
+                "Fading {from} -> {} ({:.0}%)",
+                sm.state_name(to),
+                w * 100.0
+            ));
+        }
+        None => {
+            ui.label(format!("In {}", sm.state_name(sm.current())));
+        }
+    }
+    ui.horizontal_wrapped(|ui| {
+        ui.weak("Go to:");
+        for i in 0..n {
+            if ui
+                .small_button(sm.state_name(i))
+                .on_hover_text("Cross-fade to this state (0.3 s)")
+                .clicked()
+            {
+                clicked = Some(sm.state_name(i).to_string());
+            }
+        }
+    });
+    clicked
+}
+
+/// The 2D blend space: samples as dots, the Delaunay triangles (thin ones in orange), the
+/// parameter as a draggable dot, the live weights as circles around the samples (like
+/// Unity's). Returns true when the user moved the parameter.
+pub fn blend_space_2d_ui(
+    ui: &mut egui::Ui,
+    space: &BlendSpace2D,
+    query: Option<&BlendSpace2DQuery>,
+    weights: &[f32],
+    q: &mut glam::Vec2,
+) -> bool {
+    let size = ui.available_width().clamp(120.0, 260.0);
+    let (rect, response) = ui.allocate_exact_size(Vec2::splat(size), Sense::click_and_drag());
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Group, true, "2D blend space"));
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
+    let points = space.points();
+    let (mut lo, mut hi) = (glam::Vec2::splat(f32::MAX), glam::Vec2::splat(f32::MIN));
+    for p in points.iter().chain(std::iter::once(&*q)) {
+        lo = lo.min(*p);
+        hi = hi.max(*p);
+    }
+    let span = (hi - lo).max(glam::Vec2::splat(0.5));
+    let lo = lo - span * 0.1;
+    let span = span * 1.2;
+    let to_screen = |p: glam::Vec2| -> Pos2 {
+        let t = (p - lo) / span;
+        Pos2::new(
+            rect.left() + t.x * rect.width(),
+            rect.bottom() - t.y * rect.height(),
+        )
+    };
+    let from_screen = |s: Pos2| -> glam::Vec2 {
+        let t = glam::Vec2::new(
+            (s.x - rect.left()) / rect.width(),
+            (rect.bottom() - s.y) / rect.height(),
+        );
+        lo + t * span
+    };
+    let thin = space.thin_triangles();
+    for tri in space.triangles() {
+        let color = if thin.contains(tri) {
+            WARN
+        } else {
+            Color32::from_gray(110)
+        };
+        for k in 0..3 {
+            painter.line_segment(
+                [
+                    to_screen(points[tri[k]]),
+                    to_screen(points[tri[(k + 1) % 3]]),
+                ],
+                Stroke::new(1.0, color),
+            );
+        }
+    }
+    for (i, p) in points.iter().enumerate() {
+        let s = to_screen(*p);
+        let w = weights.get(i).copied().unwrap_or(0.0);
+        if w > 0.0 {
+            painter.circle_stroke(s, 4.0 + 18.0 * w, Stroke::new(1.5, ACTIVE));
+        }
+        painter.circle_filled(s, 3.5, Color32::WHITE);
+    }
+    if let Some(qr) = query {
+        if !qr.inside {
+            painter.circle_stroke(to_screen(qr.projected), 4.0, Stroke::new(1.0, WARN));
+        }
+    }
+    painter.circle_filled(to_screen(*q), 5.0, Color32::from_rgb(255, 90, 90));
+    let mut moved = false;
+    if response.dragged() || response.clicked() {
+        if let Some(pos) = response.interact_pointer_pos() {
+            *q = from_screen(pos);
+            moved = true;
+        }
+    }
+    if !thin.is_empty() {
+        ui.colored_label(
+            WARN,
+            format!(
+                "{} thin triangle(s): weights there swing with small parameter changes",
+                thin.len()
+            ),
+        );
+    }
+    moved
+}
+
+/// The timeline while the pose graph plays: transport, a scrub bar for the leading input
+/// (dragging it is a seek: every input moves to the matching phase, no root motion), and
+/// one row per input with its clip time, markers and weight.
+pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let Some(session) = p.graph.as_mut() else {
+        return;
+    };
+    let model = &p.model;
+    let mut changed = false;
+    ui.add_space(4.0);
+    ui.horizontal(|ui| {
+        let label = if session.playing { "Pause" } else { "Play" };
+        if ui
+            .button(label)
+            .on_hover_text("Play / pause (Space)")
+            .clicked()
+        {
+            session.playing = !session.playing;
+        }
+        if ui
+            .button("Restart")
+            .on_hover_text("Back to the origin, every clock to 0")
+            .clicked()
+        {
+            session.restart(model);
+            changed = true;
+        }
+        ui.separator();
+        let mut rate = session.graph.rate();
+        if ui
+            .add(
+                egui::DragValue::new(&mut rate)
+                    .speed(0.01)
+                    .range(-4.0..=4.0)
+                    .prefix("rate "),
+            )
+            .changed()
+        {
+            let _ = session.graph.set_rate(rate);
+        }
+        ui.separator();
+        let world = session.world_from_root();
+        ui.label(format!(
+            "root ({:.2}, {:.2}) m",
+            world.translation.x, world.translation.y
+        ));
+        if let Some(&(_, v)) = session.speed_history().collect::<Vec<_>>().last() {
+            ui.label(format!("speed {v:.2} m/s"));
+        }
+    });
+    // Scrub bar for the leader.
+    let leader = session.graph.leader();
+    let duration = leader.duration_secs();
+    let leader_name = model.clips[leader.clip].name().to_string();
+    let mut t = leader.clock.time().phase_secs;
+    ui.horizontal(|ui| {
+        ui.label(format!("{leader_name} (leads)"));
+        let slider = egui::Slider::new(&mut t, 0.0..=duration.max(1e-3))
+            .show_value(true)
+            .suffix(" s");
+        if ui.add(slider).changed() {
+            let cycle = session.graph.leader().clock.time().cycle as f64;
+            session.seek(model, cycle * duration + t.min(duration - 1e-6).max(0.0));
+            changed = true;
+        }
+    });
+    // One row per input.
+    let rows = session.graph.status(model);
+    let players = session.graph.players();
+    for s in rows {
+        ui.horizontal(|ui| {
+            let name = match &s.owner {
+                Some(o) if *o != s.clip => format!("{} ({o})", s.clip),
+                _ => s.clip.clone(),
+            };
+            ui.add_sized([150.0, 16.0], egui::Label::new(name).truncate());
+            let width = (ui.available_width() - 90.0).max(60.0);
+            let (rect, _) = ui.allocate_exact_size(Vec2::new(width, 12.0), Sense::hover());
+            let painter = ui.painter_at(rect);
+            painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
+            // Markers of this input's clip.
+            if let Some(player) = players
+                .iter()
+                .find(|pl| model.clips[pl.clip].name() == s.clip && pl.weight == s.weight)
+            {
+                let d = player.duration_secs().max(1e-6);
+                for m in &player.markers {
+                    let x = rect.left() + rect.width() * (m.time_secs as f64 / d) as f32;
+                    let color = if m.name.starts_with("left") {
+                        Color32::from_rgb(80, 150, 255)
+                    } else {
+                        Color32::from_rgb(255, 150, 60)
+                    };
+                    let down = m.name.ends_with("down");
+                    let c = Pos2::new(x, rect.center().y);
+                    if down {
+                        painter.circle_filled(c, 3.0, color);
+                    } else {
+                        painter.circle_stroke(c, 3.0, Stroke::new(1.0, color));
+                    }
+                }
+            }
+            let x = rect.left() + rect.width() * s.phase as f32;
+            painter.line_segment(
+                [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
+                Stroke::new(2.0, Color32::WHITE),
+            );
+            ui.label(format!("{:.3} s  w {:.2}", s.time_secs, s.weight));
+        });
+    }
+    ui.add_space(4.0);
+    if changed {
+        p.evaluate_pose();
+    }
+}

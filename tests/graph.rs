@@ -1,0 +1,411 @@
+//! The pose graph end to end on real characters: marker-synced cross-fades keep the feet in
+//! step (the unsynced fade does not), blended root speed rises monotonically through a
+//! walk -> run fade, seeks emit no root motion, the demo's default state machine walks,
+//! runs and waves, and an interrupted transition never jumps.
+
+use std::path::Path;
+
+use stridescope::anim::{LocalToModelJob, SyncMarker};
+use stridescope::asset::{self, Model};
+use stridescope::graph::def::{
+    self, Action, BlendInputDef, GraphDef, NodeDef, ParamDef, Scenario, ScenarioEvent, SyncMode,
+    Weight,
+};
+use stridescope::graph::scenario::ScenarioRun;
+use stridescope::graph::PoseGraph;
+
+fn demo() -> Model {
+    asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb")).unwrap()
+}
+
+fn robot() -> Model {
+    asset::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Robot/robot.glb"))
+        .unwrap()
+}
+
+/// A two-input blend whose second weight is the parameter `w`.
+fn fade_graph(a: &str, b: &str, sync: SyncMode) -> GraphDef {
+    GraphDef {
+        params: vec![ParamDef::Float {
+            name: "w".into(),
+            default: 0.0,
+            min: Some(0.0),
+            max: Some(1.0),
+        }],
+        base: NodeDef::Blend {
+            inputs: vec![
+                BlendInputDef {
+                    clip: a.into(),
+                    weight: Weight::Param("a".into()),
+                    offset: 0.0,
+                },
+                BlendInputDef {
+                    clip: b.into(),
+                    weight: Weight::Param("w".into()),
+                    offset: 0.0,
+                },
+            ],
+            sync,
+        },
+        layers: vec![],
+    }
+}
+
+fn with_a(mut g: GraphDef) -> GraphDef {
+    g.params.push(ParamDef::Float {
+        name: "a".into(),
+        default: 1.0,
+        min: None,
+        max: None,
+    });
+    g
+}
+
+/// Position of `t` after the clip's `left_foot_down`, as a fraction of the stretch from
+/// one left_foot_down to the right_foot_down and on: the gait phase the markers define
+/// (0 = left down, 0.5 = right down), so clips of different lengths compare.
+fn gait_phase(markers: &[SyncMarker], duration: f64, t: f64) -> f64 {
+    let find = |n: &str| {
+        markers
+            .iter()
+            .find(|m| m.name == n)
+            .unwrap_or_else(|| panic!("marker {n} missing in {markers:?}"))
+            .time_secs as f64
+    };
+    let (l, r) = (find("left_foot_down"), find("right_foot_down"));
+    let lr = (r - l).rem_euclid(duration);
+    let x = (t - l).rem_euclid(duration);
+    if x < lr {
+        0.5 * x / lr
+    } else {
+        0.5 + 0.5 * (x - lr) / (duration - lr)
+    }
+}
+
+fn cyclic_distance(a: f64, b: f64) -> f64 {
+    let d = (a - b).rem_euclid(1.0);
+    d.min(1.0 - d)
+}
+
+/// Fades A -> B over 2 s at 60 fps and returns (worst gait-phase error between the two
+/// inputs while both have weight, per-frame root speeds).
+fn fade(model: &Model, a: &str, b: &str, sync: SyncMode) -> (f64, Vec<f64>) {
+    let mut g = PoseGraph::new(model, &with_a(fade_graph(a, b, sync))).unwrap();
+    let dt = 1.0 / 60.0;
+    let mut worst: f64 = 0.0;
+    let mut speeds = Vec::new();
+    // One second of A alone, then the fade over two seconds, then one second of B.
+    for frame in 0..240 {
+        let t = frame as f64 * dt;
+        let w = ((t - 1.0) / 2.0).clamp(0.0, 1.0) as f32;
+        g.params_mut().set_float("w", w).unwrap();
+        g.params_mut().set_float("a", 1.0 - w).unwrap();
+        g.advance(model, dt).unwrap();
+        speeds.push(g.root_delta().translation.length() / dt);
+        let players = g.players();
+        if w > 0.05 && w < 0.95 {
+            let pa = &players[0];
+            let pb = &players[1];
+            let ua = gait_phase(&pa.markers, pa.duration_secs(), pa.clock.time().phase_secs);
+            let ub = gait_phase(&pb.markers, pb.duration_secs(), pb.clock.time().phase_secs);
+            worst = worst.max(cyclic_distance(ua, ub));
+        }
+    }
+    (worst, speeds)
+}
+
+#[test]
+fn marker_synced_walk_to_run_keeps_the_feet_in_step_on_the_demo() {
+    let model = demo();
+    let (synced, _) = fade(&model, "Walk", "Run", SyncMode::Markers);
+    let (unsynced, _) = fade(&model, "Walk", "Run", SyncMode::None);
+    // Bound: a hundredth of a gait cycle (the follower is placed exactly between the
+    // shared markers; what remains is the per-frame phase step of the leader switch).
+    assert!(synced < 0.01, "synced contact phase error {synced}");
+    assert!(unsynced > 0.2, "unsynced error only {unsynced}");
+}
+
+#[test]
+fn robot_walking_gets_detected_markers_and_running_falls_back_to_the_phase() {
+    // The Robot's clips carry no markers. Its walk's feet plant, so markers are detected;
+    // its run's feet never settle (no contact passes the thresholds), so marker sync falls
+    // back to the normalised phase for that pair.
+    let model = robot();
+    let mut g = PoseGraph::new(
+        &model,
+        &with_a(fade_graph(
+            "Robot_Walking",
+            "Robot_Running",
+            SyncMode::Markers,
+        )),
+    )
+    .unwrap();
+    let walk = &g.players()[0];
+    assert!(walk.markers_detected);
+    let names: Vec<&str> = walk.markers.iter().map(|m| m.name.as_str()).collect();
+    assert!(
+        names.contains(&"left_foot_down") && names.contains(&"right_foot_down"),
+        "{names:?}"
+    );
+    assert!(g.players()[1].markers.is_empty());
+    g.params_mut().set_float("w", 0.4).unwrap();
+    g.params_mut().set_float("a", 0.6).unwrap();
+    for _ in 0..100 {
+        g.advance(&model, 1.0 / 60.0).unwrap();
+        let (a, b) = (g.players()[0].normalized(), g.players()[1].normalized());
+        assert!(cyclic_distance(a, b) < 1e-6, "{a} vs {b}");
+    }
+}
+
+#[test]
+fn blended_root_speed_rises_monotonically_through_a_walk_to_run_fade() {
+    let model = demo();
+    // Cycle sync (the blend space's): average the speed over each blended cycle so the
+    // walk's own in-cycle speed changes (0.6 .. 1.2 x its mean) do not count.
+    let mut g =
+        PoseGraph::new(&model, &with_a(fade_graph("Walk", "Run", SyncMode::Cycle))).unwrap();
+    let dt = 1.0 / 120.0;
+    let mut cycle_means = Vec::new();
+    let (mut dist, mut time) = (0.0, 0.0);
+    let mut last_cycle = 0i64;
+    // Two walk cycles (2.2 s), a 6 s fade, then run.
+    for frame in 0..(120 * 10) {
+        let t = frame as f64 * dt;
+        let w = ((t - 2.2) / 6.0).clamp(0.0, 1.0) as f32;
+        g.params_mut().set_float("w", w).unwrap();
+        g.params_mut().set_float("a", 1.0 - w).unwrap();
+        g.advance(&model, dt).unwrap();
+        dist += g.root_delta().translation.length();
+        time += dt;
+        let cycle = g.players()[0].clock.time().cycle;
+        if cycle != last_cycle {
+            cycle_means.push(dist / time);
+            dist = 0.0;
+            time = 0.0;
+            last_cycle = cycle;
+        }
+    }
+    // Walk 1.4 m / 1.1 s = 1.273 m/s; Run 3.5 m / 0.7 s = 5.0 m/s.
+    let first = cycle_means[0];
+    let last = *cycle_means.last().unwrap();
+    assert!((first - 1.4 / 1.1).abs() < 0.02, "walk speed {first}");
+    assert!((last - 5.0).abs() < 0.1, "run speed {last}");
+    for w in cycle_means.windows(2) {
+        assert!(
+            w[1] >= w[0] - 1e-3,
+            "speed fell from {} to {}: {cycle_means:?}",
+            w[0],
+            w[1]
+        );
+    }
+}
+
+#[test]
+fn a_seek_emits_no_root_motion_and_plays_on_from_there() {
+    let model = demo();
+    let mut g = PoseGraph::new(
+        &model,
+        &with_a(fade_graph("Walk", "Run", SyncMode::Markers)),
+    )
+    .unwrap();
+    g.params_mut().set_float("w", 0.5).unwrap();
+    g.params_mut().set_float("a", 0.5).unwrap();
+    for _ in 0..30 {
+        g.advance(&model, 1.0 / 30.0).unwrap();
+    }
+    assert!(g.root_delta().translation.length() > 0.01);
+    g.seek(&model, 3.1).unwrap();
+    assert_eq!(g.root_delta().translation.length(), 0.0);
+    // Every input moved: the leader to 3.1 s (cycle 2 of the 1.1 s walk, phase 0.9 s).
+    let lead = g.leader();
+    assert_eq!(lead.clock.time().cycle, 2);
+    assert!((lead.clock.time().phase_secs - 0.9).abs() < 1e-6);
+}
+
+#[test]
+fn two_copies_of_the_walk_half_a_cycle_apart_warn_and_in_phase_do_not() {
+    let model = demo();
+    let half = GraphDef {
+        params: vec![],
+        base: NodeDef::Blend {
+            inputs: vec![
+                BlendInputDef {
+                    clip: "Walk".into(),
+                    weight: Weight::Fixed(0.5),
+                    offset: 0.0,
+                },
+                BlendInputDef {
+                    clip: "Walk".into(),
+                    weight: Weight::Fixed(0.5),
+                    offset: 0.5,
+                },
+            ],
+            sync: SyncMode::None,
+        },
+        layers: vec![],
+    };
+    let mut g = PoseGraph::new(&model, &half).unwrap();
+    g.advance(&model, 1.0 / 60.0).unwrap();
+    let r = g.phase_report().expect("two inputs are measured");
+    assert!(r.warning, "{r:?}");
+    // The demo walk is no pure sine: half a cycle apart cancels 71% of its leg swing
+    // (tests/phase.rs measures the whole envelope).
+    assert!(r.amplitude_drop > 0.6, "{r:?}");
+    let mut same = half.clone();
+    if let NodeDef::Blend { inputs, .. } = &mut same.base {
+        inputs[1].offset = 0.0;
+    }
+    let mut g = PoseGraph::new(&model, &same).unwrap();
+    g.advance(&model, 1.0 / 60.0).unwrap();
+    let r = g.phase_report().unwrap();
+    assert!(!r.warning && r.amplitude_drop < 0.01, "{r:?}");
+}
+
+/// Largest model-space move of any joint between two local poses.
+fn max_joint_jump(
+    model: &Model,
+    a: &[stridescope::anim::Transform],
+    b: &[stridescope::anim::Transform],
+) -> f32 {
+    let n = model.skeleton.joint_count();
+    let mut ma = vec![glam::Mat4::IDENTITY; n];
+    let mut mb = vec![glam::Mat4::IDENTITY; n];
+    for (local, out) in [(a, &mut ma), (b, &mut mb)] {
+        LocalToModelJob {
+            parents: model.skeleton.parents(),
+            local,
+            model_from_root: glam::Mat4::IDENTITY,
+        }
+        .run(out)
+        .unwrap();
+    }
+    ma.iter()
+        .zip(&mb)
+        .map(|(x, y)| x.w_axis.truncate().distance(y.w_axis.truncate()))
+        .fold(0.0, f32::max)
+}
+
+/// Runs the demo's default graph through a scenario and returns the largest per-frame
+/// joint jump, the final state and the distance travelled.
+fn run_demo_scenario(events: Vec<ScenarioEvent>, seconds: f64) -> (f32, String, f64, PoseGraph) {
+    let model = demo();
+    let mut graph = PoseGraph::new(&model, &def::demo_graph()).unwrap();
+    let mut run = ScenarioRun::new(Scenario {
+        graph: None,
+        fps: 60.0,
+        seconds,
+        events,
+    })
+    .unwrap();
+    let mut prev = graph.local_pose().to_vec();
+    let mut worst: f32 = 0.0;
+    for _ in 0..=run.frame_count() {
+        run.step(&model, &mut graph).unwrap();
+        worst = worst.max(max_joint_jump(&model, &prev, graph.local_pose()));
+        prev.copy_from_slice(graph.local_pose());
+    }
+    let sm = graph.state_machine().unwrap();
+    let state = sm.state_name(sm.current()).to_string();
+    let d = run.world_from_root.translation.length();
+    (worst, state, d, graph)
+}
+
+fn at(at_secs: f64, action: Action) -> ScenarioEvent {
+    ScenarioEvent { at_secs, action }
+}
+
+#[test]
+fn the_demo_graph_walks_runs_and_stops() {
+    let (_, state, dist, _) =
+        run_demo_scenario(vec![at(0.5, Action::Set("speed".into(), 1.27))], 3.0);
+    assert_eq!(state, "Move");
+    // About 2.5 s of walking at 1.27 m/s (minus the 0.3 s fade in).
+    assert!(dist > 2.5 && dist < 3.4, "walked {dist} m");
+    let (_, state, dist_run, g) =
+        run_demo_scenario(vec![at(0.0, Action::Set("speed".into(), 5.0))], 2.0);
+    assert_eq!(state, "Move");
+    assert!(dist_run > 8.0, "ran {dist_run} m");
+    let run_weight = g
+        .status(&demo())
+        .into_iter()
+        .find(|s| s.clip == "Run")
+        .map(|s| s.weight)
+        .unwrap();
+    assert!((run_weight - 1.0).abs() < 1e-6, "run weight {run_weight}");
+    let (_, state, _, _) = run_demo_scenario(
+        vec![
+            at(0.0, Action::Set("speed".into(), 2.0)),
+            at(1.0, Action::Set("speed".into(), 0.0)),
+        ],
+        2.0,
+    );
+    assert_eq!(state, "Idle");
+}
+
+#[test]
+fn interrupting_a_fade_never_jumps_the_pose() {
+    // Normal playback's largest per-frame joint move at 60 fps, for the bound.
+    let (plain, _, _, _) = run_demo_scenario(vec![at(0.0, Action::Set("speed".into(), 2.0))], 2.0);
+    // Flip-flop the speed every 0.1 s across the Idle/Move thresholds: every switch
+    // interrupts the running fade (interruption: Destination).
+    let mut events = Vec::new();
+    for i in 0..30 {
+        let v = if i % 2 == 0 { 2.0 } else { 0.0 };
+        events.push(at(0.2 + i as f64 * 0.1, Action::Set("speed".into(), v)));
+    }
+    let (worst, _, _, g) = run_demo_scenario(events, 4.0);
+    assert!(
+        worst < plain * 1.5 + 0.005,
+        "an interruption jumped {worst} m in one frame (plain playback: {plain} m)"
+    );
+    // After the toggling stops (at 3.1 s, speed 0) the machine settles fully in Idle.
+    let sm = g.state_machine().unwrap();
+    assert_eq!(sm.state_name(sm.current()), "Idle");
+    assert!(sm.transition_progress().is_none());
+}
+
+#[test]
+fn the_wave_layer_moves_only_the_upper_body() {
+    let model = demo();
+    let mut g = PoseGraph::new(&model, &def::demo_graph()).unwrap();
+    g.advance(&model, 0.5).unwrap();
+    let without = g.local_pose().to_vec();
+    g.params_mut().set_float("wave", 1.0).unwrap();
+    g.evaluate(&model).unwrap();
+    let with = g.local_pose().to_vec();
+    let names = model.skeleton.names();
+    for (j, name) in names.iter().enumerate() {
+        let lower = ["root", "pelvis", "thigh", "calf", "foot", "toe"]
+            .iter()
+            .any(|p| name.starts_with(p));
+        if lower {
+            assert_eq!(with[j], without[j], "{name} changed under the masked wave");
+        }
+    }
+    let hand = model.skeleton.find("upperarm_r").unwrap();
+    assert!(with[hand].rotation.angle_between(without[hand].rotation) > 0.1);
+}
+
+#[test]
+fn graph_errors_name_the_state_and_the_clip() {
+    let model = demo();
+    let text = r#"(
+    base: StateMachine(machine: (
+        initial: "Idle",
+        states: [
+            (name: "Idle", node: Clip(clip: "Idle")),
+            (name: "Sprint", node: Clip(clip: "Sprinting")),
+        ],
+    )),
+)"#;
+    let g: GraphDef = def::parse_ron(text, Path::new("bad.ron")).unwrap();
+    let e = PoseGraph::new(&model, &g).unwrap_err();
+    assert!(
+        e.contains("state 'Sprint'") && e.contains("unknown clip 'Sprinting'"),
+        "{e}"
+    );
+    assert_eq!(def::line_of_name(text, "Sprint"), Some(6));
+    let broken = "(\n  base: Clip(clip: \"Walk\",,),\n)";
+    let e = def::parse_ron::<GraphDef>(broken, Path::new("broken.ron")).unwrap_err();
+    assert!(e.starts_with("broken.ron:2:"), "{e}");
+}
