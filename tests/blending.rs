@@ -16,6 +16,19 @@ use stridescope::anim::{
 
 const EPS: f32 = 1e-6;
 
+/// (name, layers, rest pose, threshold, output length) of an invalid blend.
+type BlendCase<'a> = (&'a str, Vec<BlendLayer<'a>>, &'a [Transform], f32, usize);
+/// (name, base, additive, reference, weight, joint weights, output length).
+type AdditiveCase<'a> = (
+    &'a str,
+    &'a [Transform],
+    &'a [Transform],
+    &'a [Transform],
+    f32,
+    Option<&'a [f32]>,
+    usize,
+);
+
 fn tr(t: [f32; 3], r: Quat, s: [f32; 3]) -> Transform {
     Transform {
         translation: Vec3::from_array(t),
@@ -380,7 +393,7 @@ fn blending_validity_matrix() {
         joint_weights: Some(jw),
     };
     let (jw_short, jw_neg, jw_nan): (&[f32], &[f32], &[f32]) = (&jw_short, &jw_neg, &jw_nan);
-    let cases: Vec<(&str, Vec<BlendLayer>, &[Transform], f32, usize)> = vec![
+    let cases: Vec<BlendCase> = vec![
         ("output too short", vec![layer(&a, 1.0)], &rest, 0.1, 1),
         ("output too long", vec![layer(&a, 1.0)], &rest, 0.1, 3),
         (
@@ -819,15 +832,7 @@ fn additive_validity_matrix() {
         a[0],
         tr([0.0; 3], Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0), [1.0; 3]),
     ];
-    let cases: Vec<(
-        &str,
-        &[Transform],
-        &[Transform],
-        &[Transform],
-        f32,
-        Option<&[f32]>,
-        usize,
-    )> = vec![
+    let cases: Vec<AdditiveCase> = vec![
         ("additive too short", &a, short, &rest, 1.0, None, 2),
         ("reference too short", &a, &b, short, 1.0, None, 2),
         ("output too short", &a, &b, &rest, 1.0, None, 1),
