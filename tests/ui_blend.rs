@@ -1,0 +1,118 @@
+//! The Blend panel, the state-machine view and the 2D blend-space widget driven headless
+//! with egui_kittest: turning the graph on, moving the speed slider through the state
+//! machine, travelling to a state, and dragging the blend-space parameter.
+
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use stridescope::anim::blend::space::BlendSpace2D;
+use stridescope::settings::Settings;
+use stridescope::ui::{blend_space_2d_ui, Previewer};
+
+fn harness() -> Harness<'static, Previewer> {
+    let model = stridescope::asset::load_or_demo(None).unwrap();
+    let previewer = Previewer::new(model, None, Settings::default());
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 900.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    h
+}
+
+#[test]
+fn the_graph_walks_runs_and_waves_from_the_blend_panel() {
+    let mut h = harness();
+    assert!(h.state().graph.is_none());
+    h.get_by_label("Play through the pose graph").click();
+    h.run_steps(2);
+    let g = h.state().graph.as_ref().expect("graph on");
+    let sm = g.graph.state_machine().unwrap();
+    assert_eq!(sm.state_name(sm.current()), "Idle");
+    // The parameters of the demo graph are sliders; set speed through the state.
+    h.state_mut().graph.as_mut().unwrap().playing = true;
+    let model = h.state().model().clone();
+    h.state_mut()
+        .graph
+        .as_mut()
+        .unwrap()
+        .set_float(&model, "speed", 5.0);
+    for _ in 0..60 {
+        h.state_mut().advance(1.0 / 60.0);
+    }
+    h.run_steps(2);
+    let g = h.state().graph.as_ref().unwrap();
+    let sm = g.graph.state_machine().unwrap();
+    assert_eq!(sm.state_name(sm.current()), "Move");
+    assert!(g.world_from_root().translation.y > 2.0, "{:?}", g.world_from_root());
+    // The state view says where the machine is.
+    h.get_by_label("In Move");
+    // The state view's buttons cross-fade: Go to Idle.
+    h.get_by_label("Idle").click();
+    h.run_steps(1);
+    let g = h.state().graph.as_ref().unwrap();
+    let (_, to, _) = g
+        .graph
+        .state_machine()
+        .unwrap()
+        .transition_progress()
+        .expect("a travel fade runs");
+    assert_eq!(g.graph.state_machine().unwrap().state_name(to), "Idle");
+    // Picking a clip in the list goes back to single-clip playback.
+    h.get_by_label("Walk  (1.100 s)").click();
+    h.run_steps(1);
+    assert!(h.state().graph.is_none());
+}
+
+#[test]
+fn blend_space_widget_drags_the_parameter_and_shows_weights() {
+    let space = BlendSpace2D::new(&[
+        glam::Vec2::new(0.0, 0.0),
+        glam::Vec2::new(0.0, 1.4),
+        glam::Vec2::new(-1.1, 0.0),
+        glam::Vec2::new(1.1, 0.0),
+        glam::Vec2::new(0.0, -1.0),
+    ])
+    .unwrap();
+    struct State {
+        space: BlendSpace2D,
+        q: glam::Vec2,
+        weights: Vec<f32>,
+        moved: bool,
+    }
+    let state = State {
+        space,
+        q: glam::Vec2::ZERO,
+        weights: vec![0.0; 5],
+        moved: false,
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(300.0, 320.0))
+        .build_ui_state(
+            |ui, s: &mut State| {
+                let query = s.space.weights(s.q, &mut s.weights).unwrap();
+                s.moved |= blend_space_2d_ui(ui, &s.space, Some(&query), &s.weights, &mut s.q);
+            },
+            state,
+        );
+    h.run_steps(1);
+    assert_eq!(h.state().weights[0], 1.0);
+    // Click near the top of the widget: the forward sample (0, 1.4) gets the weight.
+    let rect = h.get_by_label("2D blend space").rect();
+    let at = egui::pos2(rect.center().x, rect.top() + 20.0);
+    h.event(egui::Event::PointerMoved(at));
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run_steps(1);
+    }
+    h.run_steps(1);
+    let s = h.state();
+    assert!(s.moved);
+    assert!(s.q.y > 1.0, "{}", s.q);
+    assert!(s.weights[1] > 0.7, "{:?}", s.weights);
+    assert!((s.weights.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+}
