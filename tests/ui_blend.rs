@@ -42,7 +42,11 @@ fn the_graph_walks_runs_and_waves_from_the_blend_panel() {
     let g = h.state().graph.as_ref().unwrap();
     let sm = g.graph.state_machine().unwrap();
     assert_eq!(sm.state_name(sm.current()), "Move");
-    assert!(g.world_from_root().translation.y > 2.0, "{:?}", g.world_from_root());
+    assert!(
+        g.world_from_root().translation.y > 2.0,
+        "{:?}",
+        g.world_from_root()
+    );
     // The state view says where the machine is.
     h.get_by_label("In Move");
     // The state view's buttons cross-fade: Go to Idle.

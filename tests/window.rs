@@ -238,6 +238,72 @@ fn screenshot_shows_viewport_timeline_and_panels() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// The pose-graph mode: the Blend panel's state-machine view shows the active state in
+/// blue, the right panel plots the blended root speed, the character is drawn.
+#[test]
+fn screenshot_shows_the_state_machine_view_in_graph_mode() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("graph_shot");
+    let out = dir.join("graph.png");
+    let child = app(
+        &x,
+        &dir,
+        &[
+            "--screenshot",
+            out.to_str().unwrap(),
+            "--after-frames",
+            "12",
+            "--size",
+            "1280x860",
+            "--graph",
+            "--param",
+            "speed=3",
+            "--param",
+            "wave=1",
+            "--play",
+        ],
+    )
+    .spawn()
+    .expect("start stridescope");
+    let o = wait_with_timeout(child, Duration::from_secs(120));
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let img = RgbaImage::load_png(&out).unwrap();
+    assert_eq!((img.width, img.height), (1280, 860));
+    let count = |x0: u32, y0: u32, x1: u32, y1: u32, color: [u8; 3], tol: u8| {
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let p = img.pixel(x, y);
+                (0..3).all(|c| p[c].abs_diff(color[c]) <= tol)
+            })
+            .count()
+    };
+    // The active state's box (filled and outlined in blue) in the left panel.
+    let active = count(0, 200, 270, 560, [90, 170, 255], 40);
+    assert!(
+        active > 150,
+        "no active state drawn in the state view ({active} px)"
+    );
+    // The speed plot's green line in the right panel.
+    let plot = count(980, 100, 1280, 700, [120, 200, 140], 30);
+    assert!(plot > 20, "no blended-speed line ({plot} px)");
+    // The character in the viewport.
+    let clay = (150..650)
+        .flat_map(|y| (400..880).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = img.pixel(x, y);
+            p[0] > 120 && p[0] as i32 - p[2] as i32 > 40
+        })
+        .count();
+    assert!(clay > 2000, "character not visible ({clay} clay pixels)");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 fn xdotool_available() -> bool {
     Command::new("xdotool")
         .arg("--version")

@@ -207,7 +207,7 @@ impl Previewer {
         let mut picked = None;
         egui::ScrollArea::vertical().show(ui, |ui| {
             for (i, clip) in self.model.clips.iter().enumerate() {
-                let selected = self.timeline.clip() == Some(i);
+                let selected = self.graph.is_none() && self.timeline.clip() == Some(i);
                 let text = format!("{}  ({:.3} s)", clip.name(), clip.duration_secs());
                 if ui.selectable_label(selected, text).clicked() {
                     picked = Some(i);

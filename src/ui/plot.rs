@@ -9,6 +9,10 @@ use super::Previewer;
 
 pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.heading("Root motion");
+    if let Some(g) = &p.graph {
+        blended_root_motion_ui(g, ui);
+        return;
+    }
     match p.timeline.root_motion() {
         Some(root) => {
             let d = root.motion.cycle_displacement();
@@ -89,5 +93,30 @@ pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                         .radius(3.0),
                 );
             }
+        });
+}
+
+/// With the pose graph: the blended root motion's world position and its horizontal speed
+/// per played frame (walk -> run fades show as a smooth rise).
+fn blended_root_motion_ui(g: &crate::graph::session::GraphSession, ui: &mut egui::Ui) {
+    let w = g.world_from_root();
+    ui.label(format!(
+        "blended from the inputs' own deltas; world x {:.3} z {:.3} m, yaw {:.1}°",
+        w.translation.x,
+        w.translation.y,
+        w.yaw_rad.to_degrees()
+    ));
+    let speeds: Vec<[f64; 2]> = g.speed_history().map(|(t, v)| [t, v]).collect();
+    ui.label("Blended root speed (m/s)");
+    Plot::new("blended_speed")
+        .height(ui.available_height().max(120.0))
+        .allow_scroll(false)
+        .x_axis_label("wall time (s)")
+        .include_y(0.0)
+        .show(ui, |plot| {
+            plot.line(
+                Line::new("speed", PlotPoints::from(speeds))
+                    .color(Color32::from_rgb(120, 200, 140)),
+            );
         });
 }
