@@ -108,6 +108,8 @@ pub struct Timeline {
     displacement: VecDeque<DisplacementSample>,
     /// Last error from the clock (non-finite input, out of range); playback pauses on it.
     error: Option<String>,
+    /// Foot-contact markers detected from the feet when the clip has no file markers.
+    detected_markers: Vec<crate::anim::SyncMarker>,
     /// The ground frame root motion is measured from: `R0` of the current clip, or, for a
     /// clip without root motion, the last clip's `R0` (so switching keeps the character,
     /// the trail and the camera where they are).
@@ -131,6 +133,7 @@ impl Timeline {
             trail: VecDeque::new(),
             displacement: VecDeque::new(),
             error: None,
+            detected_markers: Vec::new(),
             anchor: GroundTransform::IDENTITY,
         };
         if !model.clips.is_empty() {
@@ -179,12 +182,19 @@ impl Timeline {
             .set_world_from_root(anchor.inverse().compose(&placement).compose(&anchor));
         self.anchor = anchor;
         self.root = root;
+        self.detected_markers = detect_markers(model, clip);
         self.clip = Some(index);
         self.frame_rate_hz = key_rate_hz(clip);
         self.trail.clear();
         self.displacement.clear();
         self.error = note;
         self.push_trail();
+    }
+
+    /// Markers detected from the feet for a clip without file markers (empty otherwise, or
+    /// when the rig has no detectable legs).
+    pub fn detected_markers(&self) -> &[crate::anim::SyncMarker] {
+        &self.detected_markers
     }
 
     pub fn clock(&self) -> &PlaybackClock {
@@ -540,6 +550,20 @@ impl Timeline {
             _ => Mat4::IDENTITY,
         }
     }
+}
+
+/// Foot-contact markers of a clip without file markers (see `anim::contacts`).
+fn detect_markers(model: &Model, clip: &Clip) -> Vec<crate::anim::SyncMarker> {
+    use crate::anim::contacts;
+    if !clip.markers().is_empty() || clip.duration_secs() <= 0.0 {
+        return Vec::new();
+    }
+    let Ok(legs) = contacts::detect_legs(&model.skeleton) else {
+        return Vec::new();
+    };
+    contacts::detect_contacts(&model.skeleton, clip, &legs, &Default::default())
+        .map(|c| contacts::contacts_to_markers(&c))
+        .unwrap_or_default()
 }
 
 /// The clip's key rate in Hz when its keys are regular (the most common key interval,

@@ -254,3 +254,28 @@ fn tiny_drift_is_in_place_relative_to_the_sway() {
     let d = t.travel_direction().unwrap();
     assert!((d - DVec2::new(0.0, 1.0)).length() < 1e-6, "{d}");
 }
+
+/// A clip without file markers gets markers detected from its feet for the scrub bar: the
+/// Robot's walk has none in the file; the demo walk has file markers, so none are detected.
+#[test]
+fn markers_are_detected_for_clips_without_them() {
+    let robot = stridescope::asset::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Robot/robot.glb"),
+    )
+    .unwrap();
+    let mut t = Timeline::new(&robot);
+    t.select_clip(&robot, robot.find_clip("Robot_Walking").unwrap());
+    let names: Vec<&str> = t
+        .detected_markers()
+        .iter()
+        .map(|m| m.name.as_str())
+        .collect();
+    assert!(
+        names.contains(&"left_foot_down") && names.contains(&"right_foot_down"),
+        "{names:?}"
+    );
+    let model = demo();
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, model.find_clip("Walk").unwrap());
+    assert!(t.detected_markers().is_empty());
+}

@@ -212,7 +212,14 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         );
     }
     // Sync markers / foot contacts: a triangle on the bar plus the name.
-    for m in clip.markers() {
+    // File markers, else the ones detected from the feet (labelled as detected).
+    let detected = clip.markers().is_empty();
+    let markers = if detected {
+        p.timeline.detected_markers()
+    } else {
+        clip.markers()
+    };
+    for m in markers {
         let x = x_of(m.time_secs as f64);
         let color = marker_color(&m.name);
         let y = rect.top() + 14.0;
@@ -230,10 +237,15 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         } else {
             painter.add(egui::Shape::convex_polygon(tri, color, Stroke::NONE));
         }
+        let label = if detected {
+            format!("{} (detected)", m.name)
+        } else {
+            m.name.clone()
+        };
         painter.text(
             Pos2::new(x + 6.0, rect.top() + 1.0),
             Align2::LEFT_TOP,
-            &m.name,
+            label,
             FontId::proportional(10.0),
             color,
         );
