@@ -102,6 +102,8 @@ struct Layer {
 /// What the UI and `trace` show about one clip input.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InputStatus {
+    /// Index into [`PoseGraph::players`].
+    pub player: usize,
     pub clip: String,
     /// Clip seconds within the cycle.
     pub time_secs: f64,
@@ -1138,6 +1140,7 @@ impl PoseGraph {
                 continue;
             }
             out.push(InputStatus {
+                player: i,
                 clip: model.clips[p.clip].name().to_string(),
                 time_secs: p.clock.time().phase_secs,
                 phase: p.normalized(),

@@ -132,6 +132,11 @@ impl GraphSession {
         self.speed.iter().copied()
     }
 
+    /// Horizontal root speed of the last played frame (m/s).
+    pub fn last_speed(&self) -> Option<f64> {
+        self.speed.back().map(|&(_, v)| v)
+    }
+
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }

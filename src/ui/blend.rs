@@ -451,7 +451,7 @@ pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             "root ({:.2}, {:.2}) m",
             world.translation.x, world.translation.y
         ));
-        if let Some(&(_, v)) = session.speed_history().collect::<Vec<_>>().last() {
+        if let Some(v) = session.last_speed() {
             ui.label(format!("speed {v:.2} m/s"));
         }
     });
@@ -486,10 +486,7 @@ pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             let painter = ui.painter_at(rect);
             painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
             // Markers of this input's clip.
-            if let Some(player) = players
-                .iter()
-                .find(|pl| model.clips[pl.clip].name() == s.clip && pl.weight == s.weight)
-            {
+            if let Some(player) = players.get(s.player) {
                 let d = player.duration_secs().max(1e-6);
                 for m in &player.markers {
                     let x = rect.left() + rect.width() * (m.time_secs as f64 / d) as f32;
