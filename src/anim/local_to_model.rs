@@ -50,6 +50,62 @@ impl LocalToModelJob<'_> {
         }
         Ok(())
     }
+
+    /// Recomputes `from` and every joint below it, leaving the others as they are: after a
+    /// model-space edit of one joint's local transform (pelvis offset, IK corrections), the
+    /// rest of `model_from_joint` is still valid (ozz's `from` joint). Joints before `from`
+    /// are read, never written. Cost: one pass over the joints after `from`, each
+    /// checked against its parent chain.
+    pub fn run_subtree(&self, from: usize, model_from_joint: &mut [Mat4]) -> Result<(), AnimError> {
+        let n = self.parents.len();
+        if self.local.len() != n || model_from_joint.len() != n {
+            return Err(AnimError::LengthMismatch {
+                what: "local pose / model-space output",
+                expected: n,
+                actual: self.local.len().min(model_from_joint.len()),
+            });
+        }
+        if from >= n {
+            return Err(AnimError::JointOutOfRange {
+                what: "local-to-model subtree root".into(),
+                joint: from,
+                joint_count: n,
+            });
+        }
+        for i in from..n {
+            if i != from && !self.below(from, i) {
+                continue;
+            }
+            let parent = match self.parents[i] {
+                None => self.model_from_root,
+                Some(p) if p < i => model_from_joint[p],
+                Some(p) => {
+                    return Err(AnimError::ParentOrder {
+                        joint: i,
+                        parent: p,
+                    })
+                }
+            };
+            model_from_joint[i] = mul_trs(&parent, &self.local[i]);
+        }
+        Ok(())
+    }
+
+    /// Whether `joint` is a descendant of `ancestor` (parents come before children, so the
+    /// walk stops once it passes `ancestor`).
+    fn below(&self, ancestor: usize, joint: usize) -> bool {
+        let mut j = joint;
+        while let Some(p) = self.parents.get(j).copied().flatten() {
+            if p == ancestor {
+                return true;
+            }
+            if p < ancestor || p >= j {
+                return false;
+            }
+            j = p;
+        }
+        false
+    }
 }
 
 /// `parent * local.to_mat4()`, using that the TRS matrix's bottom row is `(0, 0, 0, 1)`:

@@ -2,6 +2,7 @@
 //! `render` and `make-demo` (the scriptable face of the previewer, for tests and CI).
 
 pub mod graph_trace;
+pub mod locomotion_trace;
 pub mod render;
 
 use std::fmt::Write as _;
@@ -142,6 +143,33 @@ pub struct TraceArgs {
     /// Run a scenario file (RON): a graph, parameter changes and seeks over time.
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
+    /// Drive the character at this speed (m/s): speed matching sets the play rate within
+    /// its clamp (0.75..1.25) and stride warping + foot IK cover the rest.
+    #[arg(long, value_name = "M/S")]
+    pub movement_speed: Option<f32>,
+    /// Movement direction relative to the character's facing, degrees counter-clockwise
+    /// seen from above (90 = left); orientation warping turns the body by half of it.
+    #[arg(
+        long,
+        value_name = "DEG",
+        default_value_t = 0.0,
+        allow_negative_numbers = true,
+        requires = "movement_speed"
+    )]
+    pub direction: f32,
+    /// With --movement-speed: no stride warping (the feet slide by the speed mismatch).
+    #[arg(long, requires = "movement_speed")]
+    pub no_warp: bool,
+    /// With --movement-speed: keep the play rate (stride warping covers everything).
+    #[arg(long, requires = "movement_speed")]
+    pub no_speed_match: bool,
+    /// Where the stride scale takes the clip speed from: `cycle` (the clip's mean,
+    /// default) or `frame` (this frame's root motion).
+    #[arg(long, value_name = "SOURCE", requires = "movement_speed")]
+    pub stride_source: Option<String>,
+    /// Leg chain by joint names, `THIGH,CALF,FOOT`; repeat per leg (default: detected).
+    #[arg(long, value_name = "THIGH,CALF,FOOT", value_parser = locomotion_trace::parse_leg)]
+    pub leg: Vec<(String, String, String)>,
 }
 
 fn parse_sync(s: &str) -> Result<crate::graph::SyncMode, String> {
@@ -618,6 +646,13 @@ pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, Stri
 
 fn trace(args: &TraceArgs) -> Result<String, String> {
     let model = load_model(args.file.as_deref())?;
+    if args.movement_speed.is_some() {
+        let report = locomotion_trace::report(&model, args)?;
+        if args.json {
+            return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+        }
+        return Ok(locomotion_trace::text(&report));
+    }
     if args.blend.is_some() || args.scenario.is_some() {
         let report = graph_trace::report(&model, args)?;
         if args.json {

@@ -6,6 +6,7 @@
 
 pub mod def;
 pub mod eval;
+pub mod locomotion;
 pub mod player;
 pub mod scenario;
 pub mod session;

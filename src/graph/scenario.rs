@@ -7,6 +7,7 @@ use crate::asset::Model;
 
 use super::def::{Action, Scenario};
 use super::eval::PoseGraph;
+use super::locomotion::Locomotion;
 
 /// What happened in a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +105,18 @@ impl ScenarioRun {
     /// later frames apply due events and ramps, then seek (when an event seeks) or play one
     /// step and accumulate the root motion.
     pub fn step(&mut self, model: &Model, graph: &mut PoseGraph) -> Result<FrameKind, String> {
+        self.step_with(model, graph, None)
+    }
+
+    /// [`ScenarioRun::step`] with the locomotion stage after the graph: speed matching
+    /// before the advance, warping after it; a seek re-evaluates the warp without motion.
+    /// With locomotion the placement is its drive's (`Locomotion::world_from_root`).
+    pub fn step_with(
+        &mut self,
+        model: &Model,
+        graph: &mut PoseGraph,
+        mut locomotion: Option<&mut Locomotion>,
+    ) -> Result<FrameKind, String> {
         let frame = self.frame;
         let t = self.time_of(frame);
         let mut seek = None;
@@ -171,12 +184,24 @@ impl ScenarioRun {
             graph.evaluate(model).map_err(|e| e.to_string())?;
             FrameKind::Start
         } else {
+            if let Some(l) = locomotion.as_deref_mut() {
+                l.before_advance(model, graph)
+                    .map_err(|e| format!("frame {frame}: {e}"))?;
+            }
             graph
                 .advance(model, self.dt_secs())
                 .map_err(|e| format!("frame {frame}: {e}"))?;
             self.world_from_root = self.world_from_root.compose(&graph.root_delta());
             FrameKind::Play
         };
+        if let Some(l) = locomotion {
+            match kind {
+                FrameKind::Play => l.after_advance(model, graph, self.dt_secs()),
+                _ => l.evaluate_still(model, graph),
+            }
+            .map_err(|e| format!("frame {frame}: locomotion: {e}"))?;
+            self.world_from_root = l.world_from_root;
+        }
         Ok(kind)
     }
 }

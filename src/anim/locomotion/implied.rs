@@ -1,0 +1,195 @@
+//! Implied ground speed of a clip from its planted feet.
+//!
+//! Most real clips are "in place": the character walks on a treadmill and the root never
+//! moves. A planted foot then slides backwards relative to the root at exactly the speed
+//! the character would travel on the ground. [`implied_speed`] measures that:
+//!
+//! 1. contacts per leg from [`detect_contacts`] (foot low and vertically still);
+//! 2. each foot's horizontal velocity in root space (root motion removed when the clip
+//!    has some) by central differences over the cycle at the contact settings' sample
+//!    rate, keeping only samples inside a contact with the first and last
+//!    [`CONTACT_TRIM`] of it cut off (heel strike and toe-off roll the ankle);
+//! 3. the travel direction is minus the mean of those velocities; the speed is the
+//!    median of the velocities projected on it, over all legs' samples;
+//! 4. the same is repeated with the contact height threshold halved and doubled; the
+//!    spread of the three speeds, relative to the median, says how sure the estimate is.
+
+use glam::{Mat4, Vec3};
+
+use crate::anim::contacts::{detect_contacts, ContactSettings, FootContacts, LegChain};
+use crate::anim::{
+    AnimError, Clip, ClipRootMotion, LocalToModelJob, SamplingCache, SamplingJob, Skeleton,
+};
+
+/// Share of each contact cut off at either end before measuring.
+pub const CONTACT_TRIM: f32 = 0.2;
+
+/// Result of [`implied_speed`]. Model space (Y up); units of the skeleton per second.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImpliedSpeed {
+    /// Median ground speed (units/s).
+    pub speed: f32,
+    /// Unit travel direction (horizontal, model space).
+    pub direction: Vec3,
+    /// Per leg: the median of that leg's samples (`None` for a leg with no contact).
+    pub per_leg: Vec<Option<f32>>,
+    /// Contact samples the median is taken over.
+    pub samples: usize,
+    /// `(max - min) / median` of the speeds found with the contact height threshold at
+    /// half, once and twice its setting: under 0.1 is a firm estimate; the Fox's paws,
+    /// barely planted, give more.
+    pub spread: f32,
+}
+
+fn median(v: &mut [f32]) -> Option<f32> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f32::total_cmp);
+    let m = v.len() / 2;
+    Some(if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        0.5 * (v[m - 1] + v[m])
+    })
+}
+
+fn in_contact(c: &FootContacts, t: f32, duration: f32) -> bool {
+    if c.intervals.len() == 1 && c.intervals[0].0 == c.intervals[0].1 {
+        return true;
+    }
+    c.intervals.iter().any(|&(d, u)| {
+        let len = (u - d).rem_euclid(duration);
+        let trim = len * CONTACT_TRIM;
+        let rel = (t - d).rem_euclid(duration);
+        rel >= trim && rel <= len - trim
+    })
+}
+
+/// Foot positions (model space, root motion removed) over one cycle, `[sample][leg]`.
+fn foot_tracks(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    legs: &[LegChain],
+    root: Option<&ClipRootMotion>,
+    samples: usize,
+) -> Result<Vec<Vec<Vec3>>, AnimError> {
+    let duration = clip.duration_secs();
+    let rest = skeleton.rest_pose();
+    let mut local = rest.to_vec();
+    let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
+    let mut cache = SamplingCache::new();
+    let mut out = Vec::with_capacity(samples);
+    for i in 0..samples {
+        let t = duration * i as f32 / samples as f32;
+        SamplingJob {
+            clip,
+            time_secs: t,
+            rest_pose: rest,
+        }
+        .run_with_cache(&mut cache, &mut local)?;
+        if let Some(r) = root {
+            r.source.remove(&r.motion, f64::from(t), &mut local)?;
+        }
+        LocalToModelJob {
+            parents: skeleton.parents(),
+            local: &local,
+            model_from_root: Mat4::IDENTITY,
+        }
+        .run(&mut model)?;
+        out.push(
+            legs.iter()
+                .map(|l| model[l.foot].w_axis.truncate())
+                .collect(),
+        );
+    }
+    Ok(out)
+}
+
+fn estimate(
+    tracks: &[Vec<Vec3>],
+    contacts: &[FootContacts],
+    duration: f32,
+) -> Option<(f32, Vec3, Vec<Option<f32>>, usize)> {
+    let n = tracks.len();
+    let dt = duration / n as f32;
+    let legs = contacts.len();
+    let mut velocities: Vec<Vec<Vec3>> = vec![Vec::new(); legs];
+    for i in 0..n {
+        let t = duration * i as f32 / n as f32;
+        for (leg, c) in contacts.iter().enumerate() {
+            if in_contact(c, t, duration) {
+                let (a, b) = (tracks[(i + n - 1) % n][leg], tracks[(i + 1) % n][leg]);
+                let v = (b - a) / (2.0 * dt);
+                velocities[leg].push(Vec3::new(v.x, 0.0, v.z));
+            }
+        }
+    }
+    let sum: Vec3 = velocities.iter().flatten().copied().sum();
+    if sum.length_squared() <= 0.0 {
+        return None;
+    }
+    let direction = -sum.normalize();
+    let mut all: Vec<f32> = velocities
+        .iter()
+        .flatten()
+        .map(|v| -v.dot(direction))
+        .collect();
+    let per_leg = velocities
+        .iter()
+        .map(|vs| {
+            let mut s: Vec<f32> = vs.iter().map(|v| -v.dot(direction)).collect();
+            median(&mut s)
+        })
+        .collect();
+    let count = all.len();
+    let speed = median(&mut all)?;
+    Some((speed, direction, per_leg, count))
+}
+
+/// Estimates the ground speed a clip implies (see the module docs). `root` is the clip's
+/// root motion, removed before measuring (so a clip with root motion gives about its own
+/// root speed). `Ok(None)` when no foot is ever planted (or planted ones do not move).
+///
+/// Errors: those of [`detect_contacts`] (legs out of range, a zero-length clip, invalid
+/// settings, a non-finite pose).
+pub fn implied_speed(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    legs: &[LegChain],
+    root: Option<&ClipRootMotion>,
+    settings: &ContactSettings,
+) -> Result<Option<ImpliedSpeed>, AnimError> {
+    let base = detect_contacts(skeleton, clip, legs, settings)?;
+    let duration = clip.duration_secs();
+    let samples = ((duration * settings.samples_per_sec).ceil() as usize).max(8);
+    let tracks = foot_tracks(skeleton, clip, legs, root, samples)?;
+    let Some((speed, direction, per_leg, count)) = estimate(&tracks, &base, duration) else {
+        return Ok(None);
+    };
+    let mut speeds = vec![speed];
+    for factor in [0.5, 2.0] {
+        let s = ContactSettings {
+            height_fraction: settings.height_fraction * factor,
+            ..*settings
+        };
+        let c = detect_contacts(skeleton, clip, legs, &s)?;
+        if let Some((v, ..)) = estimate(&tracks, &c, duration) {
+            speeds.push(v);
+        }
+    }
+    let lo = speeds.iter().copied().fold(f32::INFINITY, f32::min);
+    let hi = speeds.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let spread = if speed.abs() > 0.0 {
+        (hi - lo) / speed.abs()
+    } else {
+        f32::INFINITY
+    };
+    Ok(Some(ImpliedSpeed {
+        speed,
+        direction,
+        per_leg,
+        samples: count,
+        spread,
+    }))
+}

@@ -1,0 +1,394 @@
+//! `stridescope trace --movement-speed V [--direction DEG] [--no-warp] [--no-speed-match]`:
+//! the pose graph (one clip, `--blend` or `--scenario`) followed by the locomotion stage.
+//! Prints per frame the play rate, stride scale, pelvis offset, foot targets and foot
+//! slide, and a summary.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::anim::contacts::{legs_from_override, LegOverride};
+use crate::anim::locomotion::SpeedSource;
+use crate::asset::Model;
+use crate::graph::def::{GraphDef, NodeDef, Scenario};
+use crate::graph::locomotion::{Locomotion, LocomotionSettings};
+use crate::graph::scenario::{FrameKind, ScenarioRun};
+
+use super::graph_trace;
+use super::TraceArgs;
+
+#[derive(Debug, Serialize)]
+pub struct FootRow {
+    pub leg: String,
+    /// Final IK target (model space, metres).
+    pub target: [f32; 3],
+    /// The FK foot the target started from.
+    pub origin: [f32; 3],
+    pub reached: bool,
+    /// The target was pulled back onto the FK leg length.
+    pub clamped: bool,
+    pub planted: bool,
+    /// World-space horizontal speed while planted (m/s), `null` in the air.
+    pub slide_mps: Option<f32>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LocomotionFrame {
+    pub frame: u64,
+    pub event: &'static str,
+    pub wall_secs: f64,
+    pub clip: String,
+    /// Leader's clip seconds within its cycle.
+    pub time_secs: f64,
+    pub play_rate: f64,
+    pub stride_scale: f32,
+    /// Stride scale before interpolation.
+    pub stride_target_scale: f32,
+    /// Root speed the stride scale divides by (m/s).
+    pub root_speed_mps: f32,
+    pub stride_direction: [f32; 3],
+    /// Pelvis offset (model space, metres) and its length.
+    pub pelvis_offset: [f32; 3],
+    pub pelvis_offset_m: f32,
+    /// Orientation warp: body yaw (degrees).
+    pub body_yaw_deg: f32,
+    pub feet: Vec<FootRow>,
+    pub world_x_m: f64,
+    pub world_z_m: f64,
+    pub world_yaw_deg: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LocomotionSummary {
+    pub movement_speed_mps: f32,
+    pub direction_deg: f32,
+    pub speed_matching: bool,
+    pub stride_warping: bool,
+    pub stride_source: &'static str,
+    /// Final play rate.
+    pub play_rate: f64,
+    /// Mean stride scale over the last full cycle (over the run when shorter).
+    pub stride_scale: f64,
+    /// Weighted clip speed the rate and scale are computed from (m/s at rate 1).
+    pub clip_speed_mps: f64,
+    /// The leader is in place and its implied speed is used.
+    pub in_place: bool,
+    /// Implied speed of the leading clip (when in place; `null` otherwise).
+    pub implied_speed_mps: Option<f64>,
+    /// `(max - min) / median` of the implied speed over contact thresholds x0.5/x1/x2.
+    pub implied_spread: Option<f64>,
+    /// Mean over the feet and the played cycles of the slide distance (metres / cycle).
+    pub slide_m_per_cycle: f64,
+    pub skating_ratio: f64,
+    pub cycles_played: f64,
+    pub distance_m: f64,
+    pub legs: Vec<String>,
+    /// `leg length / 0.9 m`: multiplies the metre thresholds.
+    pub unit_scale: f32,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LocomotionTraceReport {
+    pub source: String,
+    pub fps: f64,
+    pub frames: Vec<LocomotionFrame>,
+    pub summary: LocomotionSummary,
+}
+
+/// Parses `--leg THIGH,CALF,FOOT`.
+pub fn parse_leg(s: &str) -> Result<(String, String, String), String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    match parts.as_slice() {
+        [t, c, f] if !t.is_empty() && !c.is_empty() && !f.is_empty() => {
+            Ok((t.to_string(), c.to_string(), f.to_string()))
+        }
+        _ => Err(format!("'{s}' is not THIGH,CALF,FOOT (three joint names)")),
+    }
+}
+
+/// The locomotion stage for `args` (settings from the flags, legs detected or given).
+pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, String> {
+    let speed = args.movement_speed.unwrap_or(0.0);
+    if !(speed.is_finite() && speed >= 0.0) {
+        return Err(format!("--movement-speed must be >= 0, got {speed}"));
+    }
+    if !args.direction.is_finite() {
+        return Err(format!(
+            "--direction must be finite, got {}",
+            args.direction
+        ));
+    }
+    let mut settings = LocomotionSettings {
+        movement_speed: speed,
+        direction_deg: args.direction,
+        speed_matching: !args.no_speed_match,
+        stride_warping: !args.no_warp,
+        ..LocomotionSettings::default()
+    };
+    if let Some(src) = &args.stride_source {
+        settings.stride.speed_source = match src.as_str() {
+            "cycle" | "average" => SpeedSource::CycleAverage,
+            "frame" | "per-frame" => SpeedSource::PerFrame,
+            other => {
+                return Err(format!(
+                    "--stride-source '{other}': expected 'cycle' or 'frame'"
+                ))
+            }
+        };
+    }
+    if args.leg.is_empty() {
+        Locomotion::new(model, settings)
+    } else {
+        let overrides: Vec<LegOverride> = args
+            .leg
+            .iter()
+            .map(|(t, c, f)| LegOverride {
+                thigh: t,
+                calf: c,
+                foot: f,
+            })
+            .collect();
+        let legs = legs_from_override(&model.skeleton, &overrides)?;
+        Locomotion::with_legs(model, settings, legs)
+    }
+}
+
+fn v3(v: glam::Vec3) -> [f32; 3] {
+    [v.x, v.y, v.z]
+}
+
+/// Runs the trace.
+pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, String> {
+    if !(args.fps.is_finite() && args.fps > 0.0) {
+        return Err(format!("--fps must be a positive number, got {}", args.fps));
+    }
+    let mut text = String::new();
+    let scenario = match (&args.scenario, &args.blend) {
+        (Some(path), _) => {
+            let (mut s, t) = graph_trace::load_scenario(path)?;
+            text = t;
+            if let Some(sec) = args.seconds {
+                s.seconds = sec;
+            }
+            s
+        }
+        (None, Some(blend)) => Scenario {
+            graph: Some(graph_trace::blend_graph(args, blend)?),
+            fps: args.fps,
+            seconds: args.seconds.unwrap_or(4.0),
+            events: Vec::new(),
+        },
+        (None, None) => {
+            let clip = match &args.clip {
+                Some(name) => model.find_clip(name).ok_or_else(|| {
+                    let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
+                    format!("no clip named '{name}'; clips: {}", names.join(", "))
+                })?,
+                None if model.clips.is_empty() => {
+                    return Err(format!("{}: has no animations", model.source))
+                }
+                None => 0,
+            };
+            let c = &model.clips[clip];
+            Scenario {
+                graph: Some(GraphDef {
+                    params: Vec::new(),
+                    base: NodeDef::Clip {
+                        clip: c.name().to_string(),
+                        rate: 1.0,
+                    },
+                    layers: Vec::new(),
+                }),
+                fps: args.fps,
+                seconds: args
+                    .seconds
+                    .unwrap_or(4.0 * f64::from(c.duration_secs()).max(0.25)),
+                events: Vec::new(),
+            }
+        }
+    };
+    let source_name = args
+        .scenario
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "--movement-speed".into());
+    let mut graph = graph_trace::build_graph(model, &scenario, Path::new(&source_name), &text)?;
+    let mut loco = locomotion_for(model, args)?;
+    let fps = scenario.fps;
+    let mut run = ScenarioRun::new(scenario).map_err(|e| format!("{source_name}: {e}"))?;
+    let mut frames = Vec::with_capacity(run.frame_count() as usize + 1);
+    // (leader cycles, stride scale) of played frames, for the last-cycle mean.
+    let mut scales: Vec<(f64, f32)> = Vec::new();
+    let leg_names: Vec<String> = loco
+        .legs()
+        .iter()
+        .map(|l| model.skeleton.names()[l.foot].clone())
+        .collect();
+    for _ in 0..=run.frame_count() {
+        let frame = run.frame();
+        let kind = run.step_with(model, &mut graph, Some(&mut loco))?;
+        let leader = graph.leader();
+        if kind == FrameKind::Play {
+            scales.push((leader.cycles(), loco.warp.scale));
+        }
+        let world = loco.world_from_root;
+        let feet = loco
+            .legs()
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let f = loco.warp.feet.get(i).copied().unwrap_or_default();
+                FootRow {
+                    leg: format!("{} ({})", l.name, model.skeleton.names()[l.foot]),
+                    target: v3(f.target),
+                    origin: v3(f.ik_origin),
+                    reached: loco.reached.get(i).copied().unwrap_or(false),
+                    clamped: f.clamped,
+                    planted: loco.planted[i],
+                    slide_mps: loco.slide.speeds().get(i).copied().flatten(),
+                }
+            })
+            .collect();
+        frames.push(LocomotionFrame {
+            frame,
+            event: kind.as_str(),
+            wall_secs: run.time_of(frame),
+            clip: model.clips[leader.clip].name().to_string(),
+            time_secs: leader.clock.time().phase_secs,
+            play_rate: graph.rate(),
+            stride_scale: loco.warp.scale,
+            stride_target_scale: loco.warp.target_scale,
+            root_speed_mps: loco.warp.root_speed,
+            stride_direction: v3(loco.warp.direction),
+            pelvis_offset: v3(loco.warp.pelvis_offset),
+            pelvis_offset_m: loco.warp.pelvis_offset.length(),
+            body_yaw_deg: loco.orientation.body_yaw_rad.to_degrees(),
+            feet,
+            world_x_m: world.translation.x,
+            world_z_m: world.translation.y,
+            world_yaw_deg: world.yaw_rad.to_degrees(),
+        });
+    }
+    let last_cycles = scales.last().map_or(0.0, |s| s.0);
+    let window: Vec<f32> = scales
+        .iter()
+        .filter(|s| (last_cycles - s.0).abs() <= 1.0)
+        .map(|s| s.1)
+        .collect();
+    let stride_scale = if window.is_empty() {
+        f64::from(loco.warp.scale)
+    } else {
+        window.iter().map(|&s| f64::from(s)).sum::<f64>() / window.len() as f64
+    };
+    let distance_m = frames
+        .windows(2)
+        .map(|w| {
+            let (a, b) = (&w[0], &w[1]);
+            ((b.world_x_m - a.world_x_m).powi(2) + (b.world_z_m - a.world_z_m).powi(2)).sqrt()
+        })
+        .sum();
+    let lead_clip = graph.leader().clip;
+    let lead = loco.clip(model, lead_clip)?.clone();
+    let in_place = lead.in_place();
+    let summary = LocomotionSummary {
+        movement_speed_mps: loco.settings.movement_speed,
+        direction_deg: loco.settings.direction_deg,
+        speed_matching: loco.settings.speed_matching,
+        stride_warping: loco.settings.stride_warping,
+        stride_source: loco.settings.stride.speed_source.as_str(),
+        play_rate: graph.rate(),
+        stride_scale,
+        clip_speed_mps: loco.anim_speed,
+        in_place,
+        implied_speed_mps: lead
+            .implied
+            .as_ref()
+            .filter(|_| in_place)
+            .map(|i| f64::from(i.speed)),
+        implied_spread: lead
+            .implied
+            .as_ref()
+            .filter(|_| in_place)
+            .map(|i| f64::from(i.spread)),
+        slide_m_per_cycle: loco.slide.slide_per_cycle(loco.cycles_played),
+        skating_ratio: loco.slide.skating_ratio(),
+        cycles_played: loco.cycles_played,
+        distance_m,
+        legs: leg_names,
+        unit_scale: loco.unit_scale(),
+        warnings: loco.warnings.clone(),
+    };
+    Ok(LocomotionTraceReport {
+        source: model.source.clone(),
+        fps,
+        frames,
+        summary,
+    })
+}
+
+/// Text output: a line per frame, then the summary.
+pub fn text(report: &LocomotionTraceReport) -> String {
+    let mut out = String::new();
+    let s = &report.summary;
+    let _ = writeln!(
+        out,
+        "# {} at {} fps: movement {:.3} m/s at {:.1} deg, speed matching {}, stride warping {} ({})",
+        report.source,
+        report.fps,
+        s.movement_speed_mps,
+        s.direction_deg,
+        if s.speed_matching { "on" } else { "off" },
+        if s.stride_warping { "on" } else { "off" },
+        s.stride_source
+    );
+    let _ = writeln!(
+        out,
+        "{:>6} {:>5} {:>8} {:<10} {:>6} {:>6} {:>8} {:>8}  feet (slide m/s)",
+        "frame", "event", "wall_s", "clip", "rate", "stride", "pelvis_m", "root_m/s"
+    );
+    for f in &report.frames {
+        let feet: Vec<String> = f
+            .feet
+            .iter()
+            .map(|ft| match ft.slide_mps {
+                Some(v) => format!("{:.3}", v),
+                None if ft.planted => "down".into(),
+                None => "-".into(),
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:>6} {:>5} {:>8.4} {:<10} {:>6.3} {:>6.3} {:>8.4} {:>8.3}  {}",
+            f.frame,
+            f.event,
+            f.wall_secs,
+            f.clip,
+            f.play_rate,
+            f.stride_scale,
+            f.pelvis_offset_m,
+            f.root_speed_mps,
+            feet.join(" ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "summary: play rate {:.4}, stride scale {:.4} (last cycle), clip speed {:.4} m/s{}, slide {:.2} cm/cycle, skating {:.1}% of frames, {:.2} cycles, {:.3} m",
+        s.play_rate,
+        s.stride_scale,
+        s.clip_speed_mps,
+        match s.implied_speed_mps {
+            Some(v) => format!(" (implied from the feet: {v:.4} m/s)"),
+            None => String::new(),
+        },
+        s.slide_m_per_cycle * 100.0,
+        s.skating_ratio * 100.0,
+        s.cycles_played,
+        s.distance_m
+    );
+    for w in &s.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}

@@ -1,0 +1,566 @@
+//! The locomotion stage: runs after the pose graph on its output pose and blended root
+//! motion, and fits them to a movement speed and direction (SPEC 5).
+//!
+//! Per frame:
+//! 1. [`Locomotion::before_advance`]: speed matching sets the graph's play rate from the
+//!    movement speed and the weighted speed of the inputs (their root-motion speed, or
+//!    the implied speed of in-place clips).
+//! 2. the graph advances (the caller);
+//! 3. [`Locomotion::after_advance`]: orientation warping, stride warping, the pelvis,
+//!    the leg IK, then the world placement and the foot-slide metric.
+//!
+//! **Drive.** The movement speed and direction drive the character as gameplay drives a
+//! capsule: the character covers `movement_speed` on average whether or not the pose is
+//! warped. With warping on, the world moves by the root-motion delta times the stride
+//! scale (SPEC 5 step 4); with warping off it moves by the delta times the speed it
+//! lacks (`movement_speed / (play_rate * clip speed)`), so an unwarped clip's feet slide
+//! exactly as much as the mismatch says. In-place clips get a root delta along their
+//! implied direction at their implied speed.
+
+use glam::{DVec2, Mat4, Quat, Vec3};
+
+use crate::anim::contacts::{self, ContactSettings, FootContacts, LegChain};
+use crate::anim::locomotion::speed_match::MIN_ANIM_SPEED;
+use crate::anim::locomotion::{
+    self, clip_root_speed, counter_rotate_spine, implied_speed, orientation_warp, pelvis_of,
+    speed_match, spine_chain, FootSlideMeter, ImpliedSpeed, LegIkJob, OrientationWarp,
+    OrientationWarpSettings, OrientationWarpState, SlideSettings, SpeedMatch, SpeedMatchSettings,
+    StrideMode, StrideWarpJob, StrideWarpOutput, StrideWarpSettings, StrideWarpState,
+};
+use crate::anim::{AnimError, GroundTransform, LocalToModelJob, Transform};
+use crate::asset::Model;
+
+use super::eval::PoseGraph;
+
+/// Everything the user sets (window panel, `trace` flags).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LocomotionSettings {
+    /// Movement speed in scene units (metres) per second.
+    pub movement_speed: f32,
+    /// Movement direction relative to the character's facing, degrees, counter-clockwise
+    /// seen from above (90 = to the character's left).
+    pub direction_deg: f32,
+    pub speed_matching: bool,
+    pub speed_match: SpeedMatchSettings,
+    pub stride_warping: bool,
+    pub stride: StrideWarpSettings,
+    pub orientation: OrientationWarpSettings,
+    /// Two-bone IK soften ratio (1 = no softening).
+    pub ik_soften: f32,
+    pub slide: SlideSettings,
+    pub contacts: ContactSettings,
+}
+
+impl Default for LocomotionSettings {
+    fn default() -> Self {
+        Self {
+            movement_speed: 1.5,
+            direction_deg: 0.0,
+            speed_matching: true,
+            speed_match: SpeedMatchSettings::default(),
+            stride_warping: true,
+            stride: StrideWarpSettings::default(),
+            orientation: OrientationWarpSettings::default(),
+            ik_soften: 1.0,
+            slide: SlideSettings::default(),
+            contacts: ContactSettings::default(),
+        }
+    }
+}
+
+/// What locomotion knows about one clip (computed once, on first use).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipLocomotion {
+    /// Horizontal root-motion speed over the cycle (units/s; 0 in place).
+    pub root_speed: f64,
+    /// Travel direction (model space, unit): the root motion's, else the implied one.
+    pub direction: Vec3,
+    /// Implied speed from the planted feet (`None`: no foot plants).
+    pub implied: Option<ImpliedSpeed>,
+    /// Contact intervals per leg.
+    pub contacts: Vec<FootContacts>,
+    pub duration_secs: f32,
+}
+
+impl ClipLocomotion {
+    /// True when the clip has no root motion to speak of.
+    pub fn in_place(&self) -> bool {
+        self.root_speed < MIN_ANIM_SPEED
+    }
+    /// The speed speed matching and stride warping use: root motion, or the implied
+    /// speed of an in-place clip (0 when neither).
+    pub fn speed(&self) -> f64 {
+        if !self.in_place() {
+            self.root_speed
+        } else {
+            self.implied.as_ref().map_or(0.0, |i| f64::from(i.speed))
+        }
+    }
+    /// Whether `leg` is planted at clip time `t` (seconds within the cycle).
+    pub fn planted(&self, leg: usize, t: f32) -> bool {
+        let Some(c) = self.contacts.get(leg) else {
+            return false;
+        };
+        let d = self.duration_secs;
+        if c.intervals.len() == 1 && c.intervals[0].0 == c.intervals[0].1 {
+            return true;
+        }
+        c.intervals.iter().any(|&(down, up)| {
+            if down <= up {
+                t >= down && t < up
+            } else {
+                t >= down || t < up
+            }
+        }) && d > 0.0
+    }
+}
+
+/// Computes [`ClipLocomotion`] for a clip.
+pub fn clip_locomotion(
+    model: &Model,
+    clip: usize,
+    legs: &[LegChain],
+    settings: &ContactSettings,
+) -> Result<ClipLocomotion, AnimError> {
+    let c = &model.clips[clip];
+    let root = crate::anim::ClipRootMotion::for_clip(&model.skeleton, c, None)?;
+    let root_speed = root.as_ref().map_or(0.0, |r| clip_root_speed(&r.motion));
+    let contacts = contacts::detect_contacts(&model.skeleton, c, legs, settings)?;
+    let implied = implied_speed(&model.skeleton, c, legs, root.as_ref(), settings)?;
+    let direction = match &root {
+        Some(r) if root_speed >= MIN_ANIM_SPEED => {
+            let t = r.motion.cycle_displacement().translation;
+            Vec3::new(t.x as f32, 0.0, t.y as f32).normalize_or(Vec3::Z)
+        }
+        _ => implied.as_ref().map_or(Vec3::Z, |i| i.direction),
+    };
+    Ok(ClipLocomotion {
+        root_speed,
+        direction,
+        implied,
+        contacts,
+        duration_secs: c.duration_secs(),
+    })
+}
+
+/// The locomotion stage (see the module docs).
+#[derive(Clone, Debug)]
+pub struct Locomotion {
+    pub settings: LocomotionSettings,
+    legs: Vec<LegChain>,
+    pelvis: usize,
+    spine: Vec<usize>,
+    unit_scale: f32,
+    clips: Vec<Option<Result<ClipLocomotion, String>>>,
+    stride_state: StrideWarpState,
+    orient_state: OrientationWarpState,
+    /// The last frame's stride warp (overlays, trace).
+    pub warp: StrideWarpOutput,
+    pub orientation: OrientationWarp,
+    /// Per leg: the IK foot reached its target.
+    pub reached: Vec<bool>,
+    pub slide: FootSlideMeter,
+    /// The last speed match (`None` while speed matching is off).
+    pub speed_match: Option<SpeedMatch>,
+    /// Weighted clip speed of the inputs (units/s at rate 1).
+    pub anim_speed: f64,
+    /// True when the leading input is in place and its implied speed is used.
+    pub uses_implied: bool,
+    pub warnings: Vec<String>,
+    local: Vec<Transform>,
+    model_from_joint: Vec<Mat4>,
+    /// FK model pose before warping (overlays draw FK thigh lines from it).
+    pub fk_model_from_joint: Vec<Mat4>,
+    /// World placement of the root (ground plane), moved by the drive.
+    pub world_from_root: GroundTransform,
+    travel: Vec3,
+    /// Leader cycles played since the start (for slide per cycle).
+    cycles_start: Option<f64>,
+    pub cycles_played: f64,
+    /// World positions of the feet this frame.
+    /// (ankle, toe) per leg.
+    pub world_feet: Vec<(Vec3, Option<Vec3>)>,
+    pub planted: Vec<bool>,
+}
+
+impl Locomotion {
+    /// Sets up locomotion for a model: legs (detected), pelvis, spine, unit scale. Errors
+    /// with a clear message when the rig has no legs.
+    pub fn new(model: &Model, settings: LocomotionSettings) -> Result<Self, String> {
+        let legs = contacts::detect_legs(&model.skeleton)?;
+        Self::with_legs(model, settings, legs)
+    }
+
+    /// Like [`Locomotion::new`] with the legs given (an override).
+    pub fn with_legs(
+        model: &Model,
+        settings: LocomotionSettings,
+        legs: Vec<LegChain>,
+    ) -> Result<Self, String> {
+        let sk = &model.skeleton;
+        if legs.is_empty() {
+            return Err(format!("{}: no legs to warp", model.source));
+        }
+        let pelvis = pelvis_of(sk.parents(), &legs).ok_or_else(|| {
+            format!(
+                "{}: the legs share no parent joint (no pelvis to move)",
+                model.source
+            )
+        })?;
+        let n = sk.joint_count();
+        Ok(Self {
+            settings,
+            unit_scale: locomotion::unit_scale(sk, &legs),
+            spine: spine_chain(sk, pelvis),
+            pelvis,
+            clips: vec![None; model.clips.len()],
+            stride_state: StrideWarpState::default(),
+            orient_state: OrientationWarpState::default(),
+            warp: StrideWarpOutput::default(),
+            orientation: OrientationWarp::default(),
+            reached: Vec::new(),
+            slide: FootSlideMeter::new(legs.len()),
+            speed_match: None,
+            anim_speed: 0.0,
+            uses_implied: false,
+            warnings: Vec::new(),
+            local: sk.rest_pose().to_vec(),
+            model_from_joint: vec![Mat4::IDENTITY; n],
+            fk_model_from_joint: vec![Mat4::IDENTITY; n],
+            world_from_root: GroundTransform::IDENTITY,
+            travel: Vec3::Z,
+            cycles_start: None,
+            cycles_played: 0.0,
+            world_feet: vec![(Vec3::ZERO, None); legs.len()],
+            planted: vec![false; legs.len()],
+            legs,
+        })
+    }
+
+    pub fn legs(&self) -> &[LegChain] {
+        &self.legs
+    }
+    pub fn pelvis(&self) -> usize {
+        self.pelvis
+    }
+    pub fn spine(&self) -> &[usize] {
+        &self.spine
+    }
+    /// `leg length / 0.9 m` (see [`locomotion::unit_scale`]).
+    pub fn unit_scale(&self) -> f32 {
+        self.unit_scale
+    }
+    /// The warped local pose of the last frame.
+    pub fn local_pose(&self) -> &[Transform] {
+        &self.local
+    }
+    pub fn model_from_joint(&self) -> &[Mat4] {
+        &self.model_from_joint
+    }
+
+    /// Per-clip data, computed on first use.
+    pub fn clip(&mut self, model: &Model, clip: usize) -> Result<&ClipLocomotion, String> {
+        if clip >= self.clips.len() {
+            return Err(format!("clip {clip} out of range"));
+        }
+        if self.clips[clip].is_none() {
+            let r = clip_locomotion(model, clip, &self.legs, &self.settings.contacts)
+                .map_err(|e| format!("clip '{}': {e}", model.clips[clip].name()));
+            self.clips[clip] = Some(r);
+        }
+        match self.clips[clip].as_ref() {
+            Some(Ok(c)) => Ok(c),
+            Some(Err(e)) => Err(e.clone()),
+            None => unreachable!("filled above"),
+        }
+    }
+
+    /// Forgets time-dependent state (a seek, a new clip): interpolations jump, the slide
+    /// metric does not count the jump.
+    pub fn reset_motion(&mut self) {
+        self.stride_state.reset();
+        self.orient_state.reset();
+        self.slide.break_continuity();
+    }
+
+    /// Starts the run over: placement, slide metric and state.
+    pub fn restart(&mut self) {
+        self.reset_motion();
+        self.slide.clear();
+        self.world_from_root = GroundTransform::IDENTITY;
+        self.cycles_start = None;
+        self.cycles_played = 0.0;
+    }
+
+    /// Weighted speed of the graph's (non-layer) inputs, and whether the heaviest one is in
+    /// place.
+    fn input_speed(&mut self, model: &Model, graph: &PoseGraph) -> Result<(f64, bool), String> {
+        let mut sum = 0.0;
+        let mut weight = 0.0;
+        let mut lead = (0.0f32, false);
+        let inputs: Vec<(usize, f32)> = graph
+            .players()
+            .iter()
+            .filter(|p| !p.is_layer && p.weight > 0.0)
+            .map(|p| (p.clip, p.weight))
+            .collect();
+        for (clip, w) in inputs {
+            let c = self.clip(model, clip)?;
+            sum += c.speed() * f64::from(w);
+            weight += f64::from(w);
+            if w > lead.0 {
+                lead = (w, c.in_place());
+            }
+        }
+        Ok((if weight > 0.0 { sum / weight } else { 0.0 }, lead.1))
+    }
+
+    /// Step 1: speed matching sets the graph's play rate (when on).
+    pub fn before_advance(&mut self, model: &Model, graph: &mut PoseGraph) -> Result<(), String> {
+        let (speed, in_place) = self.input_speed(model, graph)?;
+        self.anim_speed = speed;
+        self.uses_implied = in_place && speed > 0.0;
+        if self.settings.speed_matching {
+            let m = speed_match(
+                f64::from(self.settings.movement_speed),
+                speed,
+                graph.rate(),
+                &self.settings.speed_match,
+            )
+            .map_err(|e| e.to_string())?;
+            graph.set_rate(m.play_rate).map_err(|e| e.to_string())?;
+            self.speed_match = Some(m);
+        } else {
+            self.speed_match = None;
+        }
+        Ok(())
+    }
+
+    /// Steps 3 on: warps the graph's pose of this frame. `dt_secs` is the wall time
+    /// played (0 for a seek or the first frame: no motion, interpolations jump).
+    pub fn after_advance(
+        &mut self,
+        model: &Model,
+        graph: &PoseGraph,
+        dt_secs: f64,
+    ) -> Result<(), String> {
+        let sk = &model.skeleton;
+        let (speed, in_place) = self.input_speed(model, graph)?;
+        self.anim_speed = speed;
+        self.uses_implied = in_place && speed > 0.0;
+        self.warnings.clear();
+        if speed < MIN_ANIM_SPEED {
+            self.warnings.push(
+                "the clip has no root motion and no planted feet to imply a speed from: play rate and stride left alone"
+                    .into(),
+            );
+        }
+        if let Some(w) = self.speed_match.as_ref().and_then(|m| m.warning.clone()) {
+            if speed >= MIN_ANIM_SPEED {
+                self.warnings.push(w);
+            }
+        }
+        let rate = graph.rate();
+        let dt = dt_secs.max(0.0) as f32;
+        let seek = dt <= 0.0;
+
+        // Root delta (model space, units): the graph's, plus the implied motion of the
+        // in-place inputs.
+        let d = graph.root_delta();
+        let mut root_delta = Vec3::new(d.translation.x as f32, 0.0, d.translation.y as f32);
+        if !seek {
+            let inputs: Vec<(usize, f32)> = graph
+                .players()
+                .iter()
+                .filter(|p| !p.is_layer && p.weight > 0.0)
+                .map(|p| (p.clip, p.weight))
+                .collect();
+            let total: f32 = inputs.iter().map(|x| x.1).sum();
+            for (clip, w) in inputs {
+                let c = self.clip(model, clip)?;
+                if c.in_place() {
+                    if let Some(i) = &c.implied {
+                        root_delta +=
+                            i.direction * i.speed * (rate as f32) * dt * (w / total.max(1e-6));
+                    }
+                }
+            }
+        }
+        if root_delta.length_squared() > 1e-12 {
+            self.travel = root_delta.normalize();
+        }
+
+        // FK pose.
+        self.local.copy_from_slice(graph.local_pose());
+        LocalToModelJob {
+            parents: sk.parents(),
+            local: &self.local,
+            model_from_root: Mat4::IDENTITY,
+        }
+        .run(&mut self.fk_model_from_joint)
+        .map_err(|e| e.to_string())?;
+        self.model_from_joint
+            .copy_from_slice(&self.fk_model_from_joint);
+
+        // Orientation warping.
+        self.orientation = orientation_warp(
+            self.settings.direction_deg.to_radians(),
+            dt,
+            &self.settings.orientation,
+            &mut self.orient_state,
+        )
+        .map_err(|e| e.to_string())?;
+        let stride_dir = Quat::from_rotation_y(self.orientation.stride_yaw_rad) * self.travel;
+
+        // The share of speed the clip lacks (cycle average): what the drive adds.
+        let cycle_speed = (speed * rate.abs()) as f32;
+        let lacking = if cycle_speed > 1e-6 {
+            self.settings.movement_speed / cycle_speed
+        } else {
+            1.0
+        };
+        let world_scale = if self.settings.stride_warping && speed >= MIN_ANIM_SPEED {
+            StrideWarpJob {
+                settings: &self.settings.stride,
+                legs: &self.legs,
+                pelvis: self.pelvis,
+                model_from_joint: &self.fk_model_from_joint,
+                ik_feet: None,
+                mode: StrideMode::Graph {
+                    locomotion_speed: self.settings.movement_speed,
+                    direction: Some(stride_dir),
+                },
+                root_delta,
+                dt_secs: dt,
+                cycle_speed: Some(cycle_speed),
+                floor_normal: Vec3::Y,
+                gravity: -Vec3::Y,
+                unit_scale: self.unit_scale,
+            }
+            .run(&mut self.stride_state, &mut self.warp)
+            .map_err(|e| e.to_string())?;
+            counter_rotate_spine(
+                sk.parents(),
+                &self.spine,
+                self.orientation.spine_yaw_rad,
+                &mut self.local,
+                &mut self.model_from_joint,
+            )
+            .map_err(|e| e.to_string())?;
+            LegIkJob {
+                parents: sk.parents(),
+                legs: &self.legs,
+                pelvis: self.pelvis,
+                warp: &self.warp,
+                thigh_compensation: self.settings.stride.thigh_compensation,
+                soften: self.settings.ik_soften,
+                model_from_root: Mat4::IDENTITY,
+            }
+            .run(
+                &mut self.local,
+                &mut self.model_from_joint,
+                &mut self.reached,
+            )
+            .map_err(|e| e.to_string())?;
+            self.warp.scale
+        } else {
+            // No warp: report an identity warp at the FK feet.
+            StrideWarpJob {
+                settings: &StrideWarpSettings {
+                    pelvis_adjust: false,
+                    interpolate_scale: false,
+                    ..self.settings.stride
+                },
+                legs: &self.legs,
+                pelvis: self.pelvis,
+                model_from_joint: &self.fk_model_from_joint,
+                ik_feet: None,
+                mode: StrideMode::Manual {
+                    direction: stride_dir,
+                    scale: 1.0,
+                },
+                root_delta,
+                dt_secs: dt,
+                cycle_speed: None,
+                floor_normal: Vec3::Y,
+                gravity: -Vec3::Y,
+                unit_scale: self.unit_scale,
+            }
+            .run(&mut self.stride_state, &mut self.warp)
+            .map_err(|e| e.to_string())?;
+            counter_rotate_spine(
+                sk.parents(),
+                &self.spine,
+                self.orientation.spine_yaw_rad,
+                &mut self.local,
+                &mut self.model_from_joint,
+            )
+            .map_err(|e| e.to_string())?;
+            self.reached.clear();
+            self.reached.resize(self.legs.len(), true);
+            lacking
+        };
+
+        // World placement: the clip's own turning, and the movement along the direction.
+        if !seek {
+            let step = root_delta.length() * world_scale;
+            let dir = Quat::from_rotation_y(self.settings.direction_deg.to_radians()) * self.travel;
+            let local_step = DVec2::new(f64::from(dir.x * step), f64::from(dir.z * step));
+            self.world_from_root = self
+                .world_from_root
+                .compose(&GroundTransform::new(d.yaw_rad, local_step));
+        }
+
+        // Foot slide: world feet (body turned by orientation warping), leader contacts.
+        let world = self.model_from_root();
+        let leader = graph.leader();
+        let (clip, t) = (leader.clip, leader.clock.time().phase_secs as f32);
+        let cycles = leader.cycles();
+        let start = *self.cycles_start.get_or_insert(cycles);
+        self.cycles_played = (cycles - start).abs();
+        let info = self.clip(model, clip)?.clone();
+        for (i, leg) in self.legs.iter().enumerate() {
+            let at = |j: usize| world.transform_point3(self.model_from_joint[j].w_axis.truncate());
+            self.world_feet[i] = (at(leg.foot), leg.toe.map(at));
+            self.planted[i] = info.planted(i, t);
+        }
+        if seek {
+            self.slide.break_continuity();
+        } else {
+            self.slide.update(
+                &self.world_feet,
+                &self.planted,
+                dt,
+                &self.settings.slide,
+                self.unit_scale,
+            );
+        }
+        Ok(())
+    }
+
+    /// World from model of the last frame: the placement and the body yaw of orientation
+    /// warping.
+    pub fn model_from_root(&self) -> Mat4 {
+        self.world_from_root.to_mat4() * Mat4::from_rotation_y(self.orientation.body_yaw_rad)
+    }
+
+    /// One played frame of `graph` with locomotion: speed match, advance, warp.
+    pub fn advance(
+        &mut self,
+        model: &Model,
+        graph: &mut PoseGraph,
+        dt_secs: f64,
+    ) -> Result<(), String> {
+        self.before_advance(model, graph)?;
+        graph.advance(model, dt_secs).map_err(|e| e.to_string())?;
+        self.after_advance(model, graph, dt_secs)
+    }
+
+    /// A seek (or the first frame): re-evaluates the warp for the graph's current pose with
+    /// no motion and no time-dependent state.
+    pub fn evaluate_still(&mut self, model: &Model, graph: &mut PoseGraph) -> Result<(), String> {
+        self.reset_motion();
+        self.before_advance(model, graph)?;
+        self.after_advance(model, graph, 0.0)
+    }
+}
