@@ -243,7 +243,40 @@ pub struct InspectReport {
     pub meshes: Vec<MeshReport>,
     pub vertex_count: usize,
     pub clips: Vec<ClipReport>,
+    /// Legs found by name or shape (empty with `legs_error` when there are none).
+    pub legs: Vec<LegReport>,
+    pub legs_error: Option<String>,
+    /// `mean leg length / 0.9 m`: what the metre thresholds of locomotion are scaled by.
+    pub unit_scale: f32,
     pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Clone)]
+pub struct LegReport {
+    pub name: String,
+    pub thigh: String,
+    pub calf: String,
+    pub foot: String,
+    pub toe: Option<String>,
+    /// Rest-pose thigh-to-knee-to-ankle length (model units, metres for glTF).
+    pub length_m: f32,
+}
+
+/// What locomotion finds in one clip.
+#[derive(Debug, Serialize)]
+pub struct ClipLocomotionReport {
+    /// Foot joint names of the legs used (the model's `legs`).
+    pub legs: Vec<String>,
+    /// No root motion to speak of: speed matching uses the implied speed.
+    pub in_place: bool,
+    /// Ground speed implied by the planted feet (units/s; `null` when no foot plants).
+    pub implied_speed_mps: Option<f64>,
+    /// Travel direction implied by the feet (model X, Z).
+    pub implied_direction: Option<[f32; 2]>,
+    /// Relative spread of the estimate over contact thresholds x0.5/x1/x2 (< 0.1: firm).
+    pub implied_spread: Option<f32>,
+    /// Share of the cycle each leg is planted (0..1).
+    pub contact_fraction: Vec<f32>,
 }
 
 #[derive(Debug, Serialize)]
@@ -281,6 +314,8 @@ pub struct ClipReport {
     pub additive: bool,
     pub root_motion: Option<RootMotionReport>,
     pub markers: Vec<MarkerReport>,
+    /// Legs, in-place flag and implied speed (`null` without legs or for a zero-length clip).
+    pub locomotion: Option<ClipLocomotionReport>,
     pub warnings: Vec<String>,
 }
 
@@ -307,8 +342,12 @@ pub struct MarkerReport {
 pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<InspectReport, String> {
     let skeleton = &model.skeleton;
     let override_joint = joint_by_name(skeleton, root_joint)?;
+    let (legs, legs_error) = match crate::anim::contacts::detect_legs(skeleton) {
+        Ok(l) => (l, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
     let mut clips = Vec::new();
-    for clip in &model.clips {
+    for (clip_index, clip) in model.clips.iter().enumerate() {
         let mut warnings = Vec::new();
         let mut interpolations = Vec::new();
         let (mut t, mut r, mut s) = (0, 0, 0);
@@ -375,9 +414,54 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
                     time_secs: m.time_secs as f64,
                 })
                 .collect(),
+            locomotion: if legs.is_empty() || clip.duration_secs() <= 0.0 {
+                None
+            } else {
+                match crate::graph::locomotion::clip_locomotion(
+                    model,
+                    clip_index,
+                    &legs,
+                    &crate::anim::contacts::ContactSettings::default(),
+                ) {
+                    Ok(c) => Some(ClipLocomotionReport {
+                        legs: legs
+                            .iter()
+                            .map(|l| skeleton.names()[l.foot].clone())
+                            .collect(),
+                        in_place: c.in_place(),
+                        implied_speed_mps: c.implied.as_ref().map(|i| f64::from(i.speed)),
+                        implied_direction: c
+                            .implied
+                            .as_ref()
+                            .map(|i| [i.direction.x, i.direction.z]),
+                        implied_spread: c.implied.as_ref().map(|i| i.spread),
+                        contact_fraction: c
+                            .contacts
+                            .iter()
+                            // `+ 0.0` turns a -0 into 0 for printing.
+                            .map(|f| f.contact_fraction(clip.duration_secs()) + 0.0)
+                            .collect(),
+                    }),
+                    Err(e) => {
+                        warnings.push(format!("locomotion: {e}"));
+                        None
+                    }
+                }
+            },
             warnings,
         });
     }
+    let leg_reports = legs
+        .iter()
+        .map(|l| LegReport {
+            name: l.name.clone(),
+            thigh: skeleton.names()[l.thigh].clone(),
+            calf: skeleton.names()[l.calf].clone(),
+            foot: skeleton.names()[l.foot].clone(),
+            toe: l.toe.map(|t| skeleton.names()[t].clone()),
+            length_m: crate::anim::contacts::leg_length(skeleton, l),
+        })
+        .collect();
     Ok(InspectReport {
         source: model.source.clone(),
         joints: (0..skeleton.joint_count())
@@ -408,6 +492,9 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
             .collect(),
         vertex_count: model.vertex_count(),
         clips,
+        unit_scale: crate::anim::locomotion::unit_scale(skeleton, &legs),
+        legs: leg_reports,
+        legs_error,
         warnings: model.warnings.clone(),
     })
 }
@@ -465,6 +552,29 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
             m.name, m.primitives, m.vertices, m.triangles
         );
     }
+    let _ = writeln!(w, "\nlegs (thresholds scale x{:.4}):", report.unit_scale);
+    match &report.legs_error {
+        Some(e) => {
+            let _ = writeln!(w, "  none: {e}");
+        }
+        None => {
+            for l in &report.legs {
+                let _ = writeln!(
+                    w,
+                    "  {}: {} / {} / {}{} ({:.4} m)",
+                    l.name,
+                    l.thigh,
+                    l.calf,
+                    l.foot,
+                    l.toe
+                        .as_ref()
+                        .map(|t| format!(" / {t}"))
+                        .unwrap_or_default(),
+                    l.length_m
+                );
+            }
+        }
+    }
     let _ = writeln!(w, "\nclips:");
     for c in &report.clips {
         let _ = writeln!(
@@ -497,6 +607,31 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
             None => {
                 let _ = writeln!(w, "    root motion: none (no joint translation animated)");
             }
+        }
+        if let Some(l) = &c.locomotion {
+            let contacts: Vec<String> = report
+                .legs
+                .iter()
+                .zip(&l.contact_fraction)
+                .map(|(leg, f)| format!("{} {:.0}%", leg.name, f * 100.0))
+                .collect();
+            let implied = match (l.implied_speed_mps, l.implied_direction, l.implied_spread) {
+                (Some(v), Some(d), Some(sp)) => format!(
+                    "implied speed {v:.4} m/s toward ({:.2}, {:.2}), spread {sp:.2}",
+                    d[0], d[1]
+                ),
+                _ => "the feet never plant or stand still: no implied speed".into(),
+            };
+            let _ = writeln!(
+                w,
+                "    locomotion: {}, {implied}; planted {}",
+                if l.in_place {
+                    "in place"
+                } else {
+                    "root motion"
+                },
+                contacts.join(", ")
+            );
         }
         if !c.markers.is_empty() {
             let marks: Vec<String> = c

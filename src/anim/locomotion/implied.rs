@@ -24,6 +24,10 @@ use crate::anim::{
 /// Share of each contact cut off at either end before measuring.
 pub const CONTACT_TRIM: f32 = 0.2;
 
+/// Under this many leg lengths per second (1.8 cm/s on a 0.9 m leg) the planted feet
+/// stand still: an idle, not a clip with a ground speed.
+pub const STANDING_LEGS_PER_SEC: f32 = 0.02;
+
 /// Result of [`implied_speed`]. Model space (Y up); units of the skeleton per second.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImpliedSpeed {
@@ -149,7 +153,8 @@ fn estimate(
 
 /// Estimates the ground speed a clip implies (see the module docs). `root` is the clip's
 /// root motion, removed before measuring (so a clip with root motion gives about its own
-/// root speed). `Ok(None)` when no foot is ever planted (or planted ones do not move).
+/// root speed). `Ok(None)` when no foot is ever planted, or the planted feet stand still
+/// (under [`STANDING_LEGS_PER_SEC`]).
 ///
 /// Errors: those of [`detect_contacts`] (legs out of range, a zero-length clip, invalid
 /// settings, a non-finite pose).
@@ -167,6 +172,10 @@ pub fn implied_speed(
     let Some((speed, direction, per_leg, count)) = estimate(&tracks, &base, duration) else {
         return Ok(None);
     };
+    let leg = super::unit_scale(skeleton, legs) * super::REFERENCE_LEG_LENGTH_M;
+    if speed.abs() < STANDING_LEGS_PER_SEC * leg {
+        return Ok(None);
+    }
     let mut speeds = vec![speed];
     for factor in [0.5, 2.0] {
         let s = ContactSettings {
