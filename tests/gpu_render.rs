@@ -601,3 +601,81 @@ fn cli_render_writes_identical_pngs_and_fails_cleanly() {
     assert!(!o.status.success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Pixels of `img` within 30 per channel of `c`.
+fn count_color(img: &RgbaImage, c: Rgba8) -> usize {
+    img.pixels
+        .chunks_exact(4)
+        .filter(|p| (0..3).all(|k| p[k].abs_diff(c.0[k]) <= 30))
+        .count()
+}
+
+/// `render --overlays all` on the demo walk driven at 1.5x its speed (1.909 m/s) and 30
+/// degrees off its heading: a golden image, and each overlay colour present where the
+/// plain render has none of it.
+#[test]
+fn locomotion_overlays_golden() {
+    use stridescope::render::locomotion_overlay::{
+        FINAL_BLUE, ORIENTATION_MAGENTA, ORIGIN_RED, SCALE_YELLOW, STRIDE_ORANGE, WARPED_GREEN,
+    };
+    if gpu().is_none() {
+        return;
+    }
+    let exe = env!("CARGO_BIN_EXE_stridescope");
+    let dir = std::env::temp_dir().join(format!("stridescope-overlays-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let render = |name: &str, extra: &[&str]| -> (RgbaImage, String) {
+        let out = dir.join(name);
+        let o = Command::new(exe)
+            .args([
+                "render",
+                "--clip",
+                "Walk",
+                "--movement-speed",
+                "1.909",
+                "--direction",
+                "30",
+                "--time",
+                "1.0",
+                "--size",
+                "320x240",
+                "--camera-yaw",
+                "75",
+                "--camera-pitch",
+                "20",
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (
+            RgbaImage::load_png(&out).unwrap(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    let (with, text) = render("with.png", &["--overlays", "all"]);
+    let (without, _) = render("without.png", &[]);
+    assert!(text.contains("stride scale 1.200"), "{text}");
+    assert!(text.contains("play rate 1.250"), "{text}");
+    for (name, c) in [
+        ("IK origin red", ORIGIN_RED),
+        ("scale origin yellow", SCALE_YELLOW),
+        ("warped green", WARPED_GREEN),
+        ("final blue", FINAL_BLUE),
+        ("stride orange", STRIDE_ORANGE),
+        ("orientation magenta", ORIENTATION_MAGENTA),
+    ] {
+        let (a, b) = (count_color(&with, c), count_color(&without, c));
+        assert!(a >= b + 8, "{name}: {a} pixels with overlays, {b} without");
+    }
+    assert_snapshot("demo_walk_overlays", &with);
+    let o = Command::new(exe)
+        .args(["render", "--overlays", "feet,bogus"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bogus"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,8 +7,8 @@ use clap::Args;
 
 use crate::asset::Model;
 use crate::render::{
-    self, bounds, Aabb, CharacterDraw, GpuContext, Grid, OverlayBatch, Renderer, SceneView,
-    SkeletonStyle, OFFSCREEN_FORMAT,
+    self, bounds, Aabb, CharacterDraw, GpuContext, Grid, LocomotionDraw, LocomotionOverlays,
+    OverlayBatch, Renderer, SceneView, SkeletonStyle, OFFSCREEN_FORMAT,
 };
 
 #[derive(Debug, Args)]
@@ -47,6 +47,141 @@ pub struct RenderArgs {
     /// (wall seconds into the scenario; with --frames, one image per frame from there).
     #[arg(long, value_name = "FILE", conflicts_with = "clip")]
     pub scenario: Option<PathBuf>,
+    /// Draw the locomotion debug overlays: `all` or a list of floor, targets, pelvis,
+    /// stride, thighs, orientation, text (text is printed). Turns locomotion on (at
+    /// the clip's own speed unless --movement-speed says otherwise).
+    #[arg(long, value_name = "LIST", value_parser = LocomotionOverlays::parse)]
+    pub overlays: Option<LocomotionOverlays>,
+    /// Drive the character at this speed (m/s) with speed matching and stride warping;
+    /// --time is then seconds of driven playback from the start.
+    #[arg(long, value_name = "M/S")]
+    pub movement_speed: Option<f32>,
+    /// Movement direction relative to the facing, degrees counter-clockwise from above.
+    #[arg(
+        long,
+        value_name = "DEG",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    pub direction: f32,
+    /// No stride warping (speed matching only).
+    #[arg(long)]
+    pub no_warp: bool,
+    /// No speed matching (stride warping only).
+    #[arg(long)]
+    pub no_speed_match: bool,
+    /// Camera yaw about +Y in degrees (default 35: front-right; 75 with --overlays, a
+    /// side view where strides read best).
+    #[arg(long, value_name = "DEG", allow_negative_numbers = true)]
+    pub camera_yaw: Option<f32>,
+    /// Camera elevation in degrees (default 15, or 20 with --overlays).
+    #[arg(long, value_name = "DEG", allow_negative_numbers = true)]
+    pub camera_pitch: Option<f32>,
+}
+
+/// One rendered frame of a driven run: pose and what the overlays draw.
+struct DrivenFrame {
+    pose: crate::scene::Pose,
+    warp: crate::anim::locomotion::StrideWarpOutput,
+    world_from_model: glam::Mat4,
+    body_yaw_rad: f32,
+    text: Vec<String>,
+}
+
+/// Plays the clip (or scenario) with the locomotion stage at `fps` and returns the frames
+/// at wall times `times` (ascending).
+fn driven_frames(
+    model: &Model,
+    args: &RenderArgs,
+    clip: Option<usize>,
+    times: &[f32],
+) -> Result<(Vec<DrivenFrame>, f32), String> {
+    use crate::graph::def::{GraphDef, NodeDef, Scenario};
+    use crate::graph::locomotion::{Locomotion, LocomotionSettings};
+    use crate::graph::scenario::ScenarioRun;
+    let last = times.iter().copied().fold(0.0f32, f32::max) as f64;
+    let (mut scenario, text, path) = match &args.scenario {
+        Some(path) => {
+            let (s, t) = super::graph_trace::load_scenario(path)?;
+            (s, t, path.clone())
+        }
+        None => {
+            let clip =
+                clip.ok_or_else(|| format!("{}: has no animations to drive", model.source))?;
+            (
+                Scenario {
+                    graph: Some(GraphDef {
+                        params: Vec::new(),
+                        base: NodeDef::Clip {
+                            clip: model.clips[clip].name().to_string(),
+                            rate: 1.0,
+                        },
+                        layers: Vec::new(),
+                    }),
+                    fps: f64::from(args.fps),
+                    seconds: last,
+                    events: Vec::new(),
+                },
+                String::new(),
+                PathBuf::from("--movement-speed"),
+            )
+        }
+    };
+    scenario.seconds = scenario.seconds.max(last);
+    let mut graph = super::graph_trace::build_graph(model, &scenario, &path, &text)?;
+    if !args.direction.is_finite() {
+        return Err(format!(
+            "--direction must be finite, got {}",
+            args.direction
+        ));
+    }
+    let mut loco = Locomotion::new(
+        model,
+        LocomotionSettings {
+            direction_deg: args.direction,
+            speed_matching: !args.no_speed_match,
+            stride_warping: !args.no_warp,
+            ..LocomotionSettings::default()
+        },
+    )?;
+    let lead = graph.leader().clip;
+    let natural = loco.clip(model, lead)?.speed() as f32;
+    loco.settings.movement_speed = match args.movement_speed {
+        Some(v) if v.is_finite() && v >= 0.0 => v,
+        Some(v) => return Err(format!("--movement-speed must be >= 0, got {v}")),
+        None => natural,
+    };
+    let leg = crate::anim::locomotion::unit_scale(&model.skeleton, loco.legs())
+        * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M;
+    let mut run = ScenarioRun::new(scenario).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::with_capacity(times.len());
+    let mut pose = crate::scene::Pose::new(model);
+    for &t in times {
+        while run.time_of(run.frame()) <= t as f64 + 1e-9 {
+            run.step_with(model, &mut graph, Some(&mut loco))?;
+        }
+        let world = loco.model_from_root();
+        pose.evaluate_local(model, loco.local_pose(), world)
+            .map_err(|e| e.to_string())?;
+        let mut text = crate::render::locomotion_overlay::locomotion_text(&loco.warp);
+        text.insert(
+            0,
+            format!(
+                "play rate {:.3} (clip {:.3} m/s{})",
+                graph.rate(),
+                loco.anim_speed,
+                if loco.uses_implied { ", implied" } else { "" }
+            ),
+        );
+        out.push(DrivenFrame {
+            pose: pose.clone(),
+            warp: loco.warp.clone(),
+            world_from_model: world,
+            body_yaw_rad: loco.orientation.body_yaw_rad,
+            text,
+        });
+    }
+    Ok((out, leg))
 }
 
 /// Poses of a scenario at wall times `times` (ascending), placed by its root motion.
@@ -146,7 +281,20 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
             .collect(),
     };
     let (width, height) = args.size;
+    let driving = args.overlays.is_some() || args.movement_speed.is_some();
+    let (driven, leg_length) = if driving {
+        let times: Vec<f32> = match args.frames {
+            None => vec![args.time.max(0.0)],
+            Some(n) => (0..n)
+                .map(|i| args.time.max(0.0) + i as f32 / args.fps)
+                .collect(),
+        };
+        driven_frames(&model, args, clip, &times)?
+    } else {
+        (Vec::new(), 1.0)
+    };
     let poses = match &args.scenario {
+        _ if driving => driven.iter().map(|f| f.pose.clone()).collect(),
         Some(path) => scenario_poses(&model, path, &times)?,
         None => times
             .iter()
@@ -159,7 +307,37 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
     for pose in &poses {
         all = all.union(&bounds::pose_bounds(&model, pose).map_err(|e| e.to_string())?);
     }
-    let camera = render::framed_camera(&all, width as f32 / height as f32);
+    let mut camera = render::OrbitCamera::default();
+    let side = args.overlays.is_some();
+    for (v, what) in [
+        (args.camera_yaw, "--camera-yaw"),
+        (args.camera_pitch, "--camera-pitch"),
+    ] {
+        if v.is_some_and(|v| !v.is_finite()) {
+            return Err(format!("{what} must be finite"));
+        }
+    }
+    camera.yaw_rad = args.camera_yaw.map(f32::to_radians).unwrap_or(if side {
+        75f32.to_radians()
+    } else {
+        camera.yaw_rad
+    });
+    camera.pitch_rad = args
+        .camera_pitch
+        .map(|p| {
+            p.to_radians().clamp(
+                -render::camera::MAX_PITCH_RAD,
+                render::camera::MAX_PITCH_RAD,
+            )
+        })
+        .unwrap_or(if side {
+            20f32.to_radians()
+        } else {
+            camera.pitch_rad
+        });
+    if !all.is_empty() {
+        camera.frame_to_fit(all.min, all.max, width as f32 / height as f32);
+    }
     let grid = (!args.no_grid && !all.is_empty()).then(|| Grid::for_bounds(all.min, all.max));
 
     let ctx = GpuContext::headless().map_err(|e| e.to_string())?;
@@ -185,6 +363,18 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         if args.skeleton {
             overlay.skeleton(&model, pose, &SkeletonStyle::default());
         }
+        if let (Some(flags), Some(f)) = (&args.overlays, driven.get(i)) {
+            overlay.locomotion(
+                &LocomotionDraw {
+                    warp: &f.warp,
+                    world_from_model: f.world_from_model,
+                    leg_length,
+                    body_yaw_rad: f.body_yaw_rad,
+                    movement_yaw_rad: args.direction.to_radians(),
+                },
+                flags,
+            );
+        }
         let characters = [CharacterDraw {
             model: &gpu_model,
             instances: &instances,
@@ -205,14 +395,15 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         image.save_png(&path)?;
         outputs.push(path);
     }
-    Ok(summary(
-        &model,
-        clip,
-        &times,
-        &outputs,
-        (width, height),
-        &ctx,
-    ))
+    let mut text = summary(&model, clip, &times, &outputs, (width, height), &ctx);
+    if args.overlays.is_some_and(|o| o.text) {
+        if let Some(f) = driven.last() {
+            for line in &f.text {
+                let _ = writeln!(text, "  {line}");
+            }
+        }
+    }
+    Ok(text)
 }
 
 fn summary(

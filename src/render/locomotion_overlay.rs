@@ -1,0 +1,220 @@
+//! Debug draw of stride warping, orientation warping and foot IK, in the colours of
+//! Unreal's debug draw so users recognise them: floor normal (blue arrow); IK foot origin
+//! (red), scale origin (yellow), warped target (green), final target (blue); pelvis
+//! before (red) and after (blue) with the offset vector; the stride direction arrow from
+//! the pelvis, as long as the stride scale times half a leg; FK thigh-to-foot lines (red)
+//! and adjusted ones (green); the orientation-warp angle as an arc on the ground.
+//! Text (stride scale, speeds) is drawn by egui in the window and printed by `render`.
+
+use glam::{Mat4, Quat, Vec3};
+
+use crate::anim::locomotion::StrideWarpOutput;
+
+use super::overlay::{DepthTest, OverlayBatch, Rgba8};
+
+/// Which groups to draw (each toggleable; `all()` turns every one on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct LocomotionOverlays {
+    pub floor_normal: bool,
+    pub ik_targets: bool,
+    pub pelvis: bool,
+    pub stride_direction: bool,
+    pub thighs: bool,
+    pub orientation: bool,
+    pub text: bool,
+}
+
+/// Names accepted by [`LocomotionOverlays::parse`], in drawing order.
+pub const OVERLAY_NAMES: [&str; 7] = [
+    "floor",
+    "targets",
+    "pelvis",
+    "stride",
+    "thighs",
+    "orientation",
+    "text",
+];
+
+impl LocomotionOverlays {
+    pub fn all() -> Self {
+        Self {
+            floor_normal: true,
+            ik_targets: true,
+            pelvis: true,
+            stride_direction: true,
+            thighs: true,
+            orientation: true,
+            text: true,
+        }
+    }
+
+    pub fn any(&self) -> bool {
+        *self != Self::default()
+    }
+
+    /// `all`, `none`, or a comma-separated list of [`OVERLAY_NAMES`].
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let mut o = Self::default();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part.to_ascii_lowercase().as_str() {
+                "all" => o = Self::all(),
+                "none" => o = Self::default(),
+                "floor" | "floor-normal" => o.floor_normal = true,
+                "targets" | "ik" | "feet" => o.ik_targets = true,
+                "pelvis" => o.pelvis = true,
+                "stride" | "direction" => o.stride_direction = true,
+                "thighs" | "thigh" => o.thighs = true,
+                "orientation" => o.orientation = true,
+                "text" => o.text = true,
+                other => {
+                    return Err(format!(
+                        "unknown overlay '{other}'; use all, none or a list of {}",
+                        OVERLAY_NAMES.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(o)
+    }
+
+    /// Mutable flags with their names (for UI checkboxes).
+    pub fn flags_mut(&mut self) -> [(&'static str, &mut bool); 7] {
+        [
+            ("floor normal", &mut self.floor_normal),
+            ("IK targets", &mut self.ik_targets),
+            ("pelvis", &mut self.pelvis),
+            ("stride direction", &mut self.stride_direction),
+            ("thighs", &mut self.thighs),
+            ("orientation warp", &mut self.orientation),
+            ("text", &mut self.text),
+        ]
+    }
+}
+
+/// Colours (Unreal's debug draw).
+pub const ORIGIN_RED: Rgba8 = Rgba8::rgb(235, 50, 50);
+pub const SCALE_YELLOW: Rgba8 = Rgba8::rgb(245, 215, 40);
+pub const WARPED_GREEN: Rgba8 = Rgba8::rgb(60, 220, 70);
+pub const FINAL_BLUE: Rgba8 = Rgba8::rgb(60, 120, 255);
+pub const STRIDE_ORANGE: Rgba8 = Rgba8::rgb(255, 140, 30);
+pub const ORIENTATION_MAGENTA: Rgba8 = Rgba8::rgb(230, 80, 230);
+
+/// What to draw: one frame's warp, placed in the world.
+#[derive(Clone, Copy, Debug)]
+pub struct LocomotionDraw<'a> {
+    pub warp: &'a StrideWarpOutput,
+    /// World from the skeleton's model space (placement and body yaw).
+    pub world_from_model: Mat4,
+    /// Mean leg length (units): sizes of arrows and points.
+    pub leg_length: f32,
+    /// Body yaw of orientation warping (radians) and the movement direction relative to
+    /// the character's facing (radians), for the angle arc.
+    pub body_yaw_rad: f32,
+    pub movement_yaw_rad: f32,
+}
+
+impl OverlayBatch {
+    /// Appends the locomotion debug draw (see the module docs).
+    pub fn locomotion(&mut self, d: &LocomotionDraw, flags: &LocomotionOverlays) {
+        let w = d.world_from_model;
+        let p = |v: Vec3| w.transform_point3(v);
+        let leg = if d.leg_length > 0.0 && d.leg_length.is_finite() {
+            d.leg_length
+        } else {
+            1.0
+        };
+        let top = DepthTest::OnTop;
+        let warp = d.warp;
+        // Root on the ground, under the pelvis.
+        let ground = Vec3::new(warp.pelvis_before.x, 0.0, warp.pelvis_before.z);
+        if flags.floor_normal {
+            let n = if warp.floor_normal.length_squared() > 0.0 {
+                warp.floor_normal
+            } else {
+                Vec3::Y
+            };
+            self.arrow(
+                p(ground),
+                p(ground + n * leg * 0.4),
+                leg * 0.1,
+                FINAL_BLUE,
+                top,
+            );
+        }
+        if flags.thighs {
+            for f in &warp.feet {
+                self.line(p(f.thigh_fk), p(f.ik_origin), ORIGIN_RED, top);
+                self.line(p(f.thigh_adjusted), p(f.target), WARPED_GREEN, top);
+            }
+        }
+        if flags.ik_targets {
+            for f in &warp.feet {
+                self.point(p(f.ik_origin), 9.0, ORIGIN_RED, top);
+                self.point(p(f.scale_origin), 7.0, SCALE_YELLOW, top);
+                self.line(p(f.scale_origin), p(f.warped), SCALE_YELLOW, top);
+                self.point(p(f.warped), 7.0, WARPED_GREEN, top);
+                self.point(p(f.target), 5.0, FINAL_BLUE, top);
+            }
+        }
+        if flags.pelvis {
+            self.point(p(warp.pelvis_before), 9.0, ORIGIN_RED, top);
+            self.point(p(warp.pelvis_after), 7.0, FINAL_BLUE, top);
+            self.line(p(warp.pelvis_before), p(warp.pelvis_after), FINAL_BLUE, top);
+        }
+        if flags.stride_direction && warp.direction.length_squared() > 0.0 {
+            let len = leg * 0.5 * warp.scale.max(0.0);
+            let from = warp.pelvis_after;
+            self.arrow(
+                p(from),
+                p(from + warp.direction * len),
+                leg * 0.08,
+                STRIDE_ORANGE,
+                top,
+            );
+        }
+        if flags.orientation {
+            // Arc on the ground from the clip's travel direction (+Z in model space,
+            // before the body turn) to the movement direction.
+            let r = leg * 0.6;
+            let start = -d.body_yaw_rad;
+            let end = d.movement_yaw_rad - d.body_yaw_rad;
+            let steps = 24;
+            let at = |a: f32| ground + Quat::from_rotation_y(a) * Vec3::Z * r;
+            let mut prev = at(start);
+            for i in 1..=steps {
+                let a = start + (end - start) * i as f32 / steps as f32;
+                let next = at(a);
+                self.line(p(prev), p(next), ORIENTATION_MAGENTA, top);
+                prev = next;
+            }
+            self.line(p(ground), p(at(start)), ORIENTATION_MAGENTA, top);
+            self.arrow(p(ground), p(at(end)), leg * 0.08, ORIENTATION_MAGENTA, top);
+            // The turned body's facing.
+            self.line(p(ground), p(ground + Vec3::Z * r * 0.8), WARPED_GREEN, top);
+        }
+    }
+}
+
+/// The text block: stride scale, stride direction, locomotion speed, root-motion speed
+/// and its threshold (units/s), one item per line.
+pub fn locomotion_text(warp: &StrideWarpOutput) -> Vec<String> {
+    vec![
+        format!(
+            "stride scale {:.3} (target {:.3})",
+            warp.scale, warp.target_scale
+        ),
+        format!(
+            "stride direction ({:.2}, {:.2}, {:.2})",
+            warp.direction.x, warp.direction.y, warp.direction.z
+        ),
+        format!("locomotion speed {:.3} m/s", warp.locomotion_speed),
+        format!(
+            "root-motion speed {:.3} m/s (threshold {:.3})",
+            warp.root_speed, warp.min_root_speed
+        ),
+        format!(
+            "pelvis offset {:.1} cm",
+            warp.pelvis_offset.length() * 100.0
+        ),
+    ]
+}
