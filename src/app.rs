@@ -17,8 +17,9 @@ use winit::window::{Window, WindowId};
 
 use crate::asset::Model;
 use crate::render::{
-    CharacterDraw, DepthTest, GpuContext, GpuModel, Grid, OffscreenTarget, OverlayBatch,
-    RenderError, Renderer, Rgba8, RgbaImage, SceneView, SkeletonStyle, SkinnedInstances,
+    CharacterDraw, DepthTest, GpuContext, GpuModel, Grid, LocomotionDraw, OffscreenTarget,
+    OverlayBatch, RenderError, Renderer, Rgba8, RgbaImage, SceneView, SkeletonStyle,
+    SkinnedInstances,
 };
 use crate::settings::Settings;
 use crate::ui::{Action, Previewer};
@@ -42,6 +43,11 @@ pub struct AppOptions {
     pub graph: bool,
     /// Graph parameters to set at start (imply `graph`).
     pub param: Vec<(String, f32)>,
+    /// Start driving (locomotion) at `movement_speed` (default: the clip's own speed)
+    /// toward `direction_deg`.
+    pub drive: bool,
+    pub movement_speed: Option<f32>,
+    pub direction_deg: f32,
 }
 
 /// The colour format of the 3D viewport texture: egui-wgpu samples native textures as
@@ -80,6 +86,30 @@ pub fn run(options: AppOptions) -> Result<(), String> {
             g.playing = options.play;
         }
         previewer.evaluate_pose();
+    }
+    if options.drive {
+        let mut s = previewer.locomotion_settings;
+        s.direction_deg = options.direction_deg;
+        if let Some(v) = options.movement_speed {
+            s.movement_speed = v;
+        }
+        previewer.locomotion_settings = s;
+        previewer.set_drive(true);
+        if options.movement_speed.is_none() {
+            // The clip's own speed: no warp needed until the user changes it.
+            let natural = previewer
+                .graph
+                .as_ref()
+                .and_then(|g| g.locomotion.as_ref())
+                .map(|l| l.anim_speed as f32);
+            if let Some(v) = natural {
+                s.movement_speed = v;
+                previewer.set_locomotion_settings(s);
+            }
+        }
+        if let Some(g) = previewer.graph.as_mut() {
+            g.playing = options.play;
+        }
     }
     let event_loop = EventLoop::<UserEvent>::with_user_event()
         .build()
@@ -354,6 +384,22 @@ impl Gpu {
             let root = previewer.root_position();
             self.overlay
                 .point(root, 7.0, Rgba8::rgb(90, 220, 140), DepthTest::OnTop);
+        }
+        if let Some(l) = previewer.graph.as_ref().and_then(|g| g.locomotion.as_ref()) {
+            let flags = previewer.locomotion_overlays;
+            if flags.any() {
+                self.overlay.locomotion(
+                    &LocomotionDraw {
+                        warp: &l.warp,
+                        world_from_model: l.model_from_root(),
+                        leg_length: l.unit_scale()
+                            * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M,
+                        body_yaw_rad: l.orientation.body_yaw_rad,
+                        movement_yaw_rad: l.settings.direction_deg.to_radians(),
+                    },
+                    &flags,
+                );
+            }
         }
         let mut characters = Vec::new();
         let mut grid = None;

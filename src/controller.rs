@@ -9,8 +9,11 @@ use std::path::{Path, PathBuf};
 use glam::Vec3;
 
 use crate::asset::Model;
+use crate::graph::def::{GraphDef, NodeDef};
+use crate::graph::locomotion::LocomotionSettings;
 use crate::graph::session::GraphSession;
 use crate::render::camera::OrbitCamera;
+use crate::render::LocomotionOverlays;
 use crate::scene::{Pose, PoseRequest};
 use crate::settings::{Settings, ViewToggles};
 use crate::timeline::{RootMotionMode, Timeline};
@@ -62,6 +65,12 @@ pub struct Previewer {
     pub(crate) frame_pending: bool,
     /// Camera target minus the root position while following.
     pub(crate) follow_offset: Option<Vec3>,
+    /// Movement speed, direction and every locomotion setting (kept while drive is off).
+    pub locomotion_settings: LocomotionSettings,
+    /// Which locomotion debug overlays the viewport draws while driving.
+    pub locomotion_overlays: LocomotionOverlays,
+    /// The graph was made for driving one clip (drive off returns to the timeline).
+    pub(crate) drive_graph: bool,
 }
 
 impl Previewer {
@@ -98,6 +107,9 @@ impl Previewer {
             viewport_size_px: [1, 1],
             frame_pending: true,
             follow_offset: None,
+            locomotion_settings: LocomotionSettings::default(),
+            locomotion_overlays: LocomotionOverlays::all(),
+            drive_graph: false,
         };
         p.evaluate_pose();
         p
@@ -184,11 +196,12 @@ impl Previewer {
         self.path = path.clone();
         self.model_generation += 1;
         self.pose = Pose::new(&self.model);
-        // The graph names clips of the old file: rebuild the new file's default graph.
-        if self.graph.is_some() {
-            self.graph = None;
-            self.set_graph_enabled(true);
-        }
+        // The graph names clips of the old file: rebuild the new file's default graph (or
+        // the drive graph of the selected clip) once the timeline is rebuilt.
+        let had_graph = self.graph.is_some() && !self.drive_graph;
+        let driving = self.is_driving();
+        self.graph = None;
+        self.drive_graph = false;
         let mut timeline = Timeline::new(&self.model);
         timeline.set_mode(mode);
         timeline.set_rate(rate);
@@ -211,14 +224,102 @@ impl Previewer {
             self.settings.push_recent(p);
         }
         self.settings.last_file = path;
+        if had_graph {
+            self.set_graph_enabled(true);
+        }
+        if driving {
+            self.set_drive(true);
+        }
         self.evaluate_pose();
     }
 
     /// Switches to clip `index` (a seek: the character does not move).
     pub fn select_clip(&mut self, index: usize) {
-        // Picking a clip in the list plays that clip alone.
+        // Picking a clip in the list plays that clip alone (driven, while driving).
+        let driving = self.is_driving();
         self.graph = None;
+        self.drive_graph = false;
         self.timeline.select_clip(&self.model, index);
+        if driving {
+            self.set_drive(true);
+        }
+        self.evaluate_pose();
+    }
+
+    /// True while the locomotion stage drives the character (movement speed and
+    /// direction, speed matching, stride warping, foot IK).
+    pub fn is_driving(&self) -> bool {
+        self.graph.as_ref().is_some_and(|g| g.locomotion.is_some())
+    }
+
+    /// Turns "drive" on or off (D). On a single clip it plays that clip through a one-clip
+    /// pose graph from the timeline's time; in graph mode it drives the graph (a blend
+    /// space, the state machine). A rig without legs stays undriven with the reason in
+    /// the status bar.
+    pub fn set_drive(&mut self, on: bool) {
+        if !on {
+            if let Some(g) = &mut self.graph {
+                let _ = g.set_drive(&self.model, false, self.locomotion_settings);
+            }
+            if self.drive_graph {
+                self.graph = None;
+                self.drive_graph = false;
+            }
+            self.evaluate_pose();
+            return;
+        }
+        if self.is_driving() {
+            return;
+        }
+        if self.graph.is_none() {
+            let Some(clip) = self.timeline.clip() else {
+                self.set_message("drive: the file has no clip to drive", true);
+                return;
+            };
+            let def = GraphDef {
+                params: Vec::new(),
+                base: NodeDef::Clip {
+                    clip: self.model.clips[clip].name().to_string(),
+                    rate: 1.0,
+                },
+                layers: Vec::new(),
+            };
+            match GraphSession::new(&self.model, &def) {
+                Ok(mut g) => {
+                    g.playing = self.timeline.is_playing();
+                    let t = self.timeline.clock().time();
+                    g.seek(
+                        &self.model,
+                        t.to_secs(self.model.clips[clip].duration_secs() as f64),
+                    );
+                    self.graph = Some(g);
+                    self.drive_graph = true;
+                }
+                Err(e) => {
+                    self.set_message(format!("drive: {e}"), true);
+                    return;
+                }
+            }
+        }
+        let settings = self.locomotion_settings;
+        if let Some(g) = &mut self.graph {
+            if let Err(e) = g.set_drive(&self.model, true, settings) {
+                if self.drive_graph {
+                    self.graph = None;
+                    self.drive_graph = false;
+                }
+                self.set_message(format!("drive: {e}"), true);
+            }
+        }
+        self.evaluate_pose();
+    }
+
+    /// Applies changed locomotion settings (the panel's controls).
+    pub fn set_locomotion_settings(&mut self, settings: LocomotionSettings) {
+        self.locomotion_settings = settings;
+        if let Some(g) = &mut self.graph {
+            g.set_locomotion_settings(&self.model, settings);
+        }
         self.evaluate_pose();
     }
 
@@ -237,13 +338,25 @@ impl Previewer {
     /// playback. A graph that cannot be built leaves single-clip playback on, with the
     /// reason in the status bar.
     pub fn set_graph_enabled(&mut self, on: bool) {
+        let driving = self.is_driving();
+        if self.drive_graph {
+            // The one-clip drive graph gives way to the file's graph (and back).
+            self.graph = None;
+            self.drive_graph = false;
+        }
         if !on {
             self.graph = None;
+            if driving {
+                self.set_drive(true);
+            }
         } else if self.graph.is_none() {
             match GraphSession::default_for(&self.model) {
                 Ok(mut g) => {
                     g.playing = self.timeline.is_playing();
                     self.graph = Some(g);
+                    if driving {
+                        self.set_drive(true);
+                    }
                 }
                 Err(e) => self.set_message(format!("pose graph: {e}"), true),
             }
@@ -282,7 +395,7 @@ impl Previewer {
         let result = match &self.graph {
             Some(g) if !self.toggles.bind_pose => {
                 self.pose
-                    .evaluate_local(&self.model, g.graph.local_pose(), g.model_from_root())
+                    .evaluate_local(&self.model, g.local_pose(), g.model_from_root())
             }
             _ => self.pose.evaluate(&self.model, &request),
         };

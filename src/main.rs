@@ -22,6 +22,9 @@ fn main() -> ExitCode {
             play: args.play,
             graph: args.graph,
             param: args.param,
+            drive: args.drive || args.movement_speed.is_some(),
+            movement_speed: args.movement_speed,
+            direction_deg: args.direction,
         }),
     };
     match result {

@@ -409,3 +409,75 @@ fn paused_window_sleeps() {
         "paused window used {used_secs:.2} s of CPU in {idle:?}"
     );
 }
+
+/// Driving the demo walk at 1.5x its speed, 20 degrees to the left: the Locomotion panel
+/// (its movement pad and the split plot), the overlay text block, the overlays in
+/// Unreal's colours in the viewport and the foot-slide curve under the timeline.
+#[test]
+fn screenshot_shows_the_locomotion_panel_and_overlays() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("loco_shot");
+    let out = dir.join("loco.png");
+    let child = app(
+        &x,
+        &dir,
+        &[
+            "--screenshot",
+            out.to_str().unwrap(),
+            "--after-frames",
+            "20",
+            "--size",
+            "1400x900",
+            "--clip",
+            "Walk",
+            "--movement-speed",
+            "1.909",
+            "--direction",
+            "20",
+            "--play",
+        ],
+    )
+    .spawn()
+    .expect("start stridescope");
+    let o = wait_with_timeout(child, Duration::from_secs(120));
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let img = RgbaImage::load_png(&out).unwrap();
+    assert_eq!((img.width, img.height), (1400, 900));
+    let count = |x0: u32, y0: u32, x1: u32, y1: u32, color: [u8; 3], tol: u8| {
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let p = img.pixel(x, y);
+                (0..3).all(|c| p[c].abs_diff(color[c]) <= tol)
+            })
+            .count()
+    };
+    // Viewport (x 240..1100, y 30..670): the overlays' red IK origins, yellow scale
+    // origins, green warped targets and the magenta orientation arc.
+    for (name, c) in [
+        ("IK origin red", [235, 50, 50]),
+        ("scale origin yellow", [245, 215, 40]),
+        ("warped green", [60, 220, 70]),
+        ("orientation magenta", [230, 80, 230]),
+    ] {
+        let n = count(240, 30, 1100, 670, c, 25);
+        assert!(n > 10, "{name}: {n} px in the viewport");
+    }
+    // The text block's dark box at the viewport's top left holds light text.
+    let text = count(245, 30, 600, 140, [230, 230, 230], 20);
+    assert!(text > 200, "overlay text block: {text} px");
+    // The movement pad's orange dot and line in the right panel, and the split plot's
+    // orange stride-scale line.
+    let orange = count(1100, 100, 1400, 620, [255, 150, 40], 30);
+    assert!(orange > 40, "pad / stride-scale line: {orange} px");
+    // The foot-slide curve's red (left foot) and blue (right foot) lines near the bottom.
+    let left = count(0, 760, 1400, 870, [240, 110, 110], 30);
+    let right = count(0, 760, 1400, 870, [110, 200, 240], 30);
+    assert!(left > 30 && right > 30, "slide curves: {left} / {right} px");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -216,6 +216,7 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
         .unwrap_or_else(|| "--movement-speed".into());
     let mut graph = graph_trace::build_graph(model, &scenario, Path::new(&source_name), &text)?;
     let mut loco = locomotion_for(model, args)?;
+    loco.attach(&graph);
     let fps = scenario.fps;
     let mut run = ScenarioRun::new(scenario).map_err(|e| format!("{source_name}: {e}"))?;
     let mut frames = Vec::with_capacity(run.frame_count() as usize + 1);

@@ -45,6 +45,20 @@ pub struct Cli {
     /// Set a graph parameter at start, `NAME=VALUE` (repeatable; implies --graph).
     #[arg(long, value_name = "NAME=VALUE", value_parser = parse_param)]
     pub param: Vec<(String, f32)>,
+    /// Start driving: locomotion at --movement-speed (default: the clip's own speed).
+    #[arg(long)]
+    pub drive: bool,
+    /// Movement speed for --drive, m/s (implies --drive).
+    #[arg(long, value_name = "M/S")]
+    pub movement_speed: Option<f32>,
+    /// Movement direction for --drive, degrees counter-clockwise from the facing.
+    #[arg(
+        long,
+        value_name = "DEG",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    pub direction: f32,
 }
 
 fn parse_param(s: &str) -> Result<(String, f32), String> {

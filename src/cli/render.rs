@@ -144,6 +144,7 @@ fn driven_frames(
             ..LocomotionSettings::default()
         },
     )?;
+    loco.attach(&graph);
     let lead = graph.leader().clip;
     let natural = loco.clip(model, lead)?.speed() as f32;
     loco.settings.movement_speed = match args.movement_speed {

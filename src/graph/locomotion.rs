@@ -181,6 +181,10 @@ pub struct Locomotion {
     /// (ankle, toe) per leg.
     pub world_feet: Vec<(Vec3, Option<Vec3>)>,
     pub planted: Vec<bool>,
+    /// The graph parameter the movement speed drives (a float named `speed` or
+    /// `movement_speed`, e.g. the demo graph's Idle / Walk / Run switch and its blend
+    /// space), found by [`Locomotion::attach`].
+    pub speed_param: Option<String>,
 }
 
 impl Locomotion {
@@ -233,6 +237,7 @@ impl Locomotion {
             cycles_played: 0.0,
             world_feet: vec![(Vec3::ZERO, None); legs.len()],
             planted: vec![false; legs.len()],
+            speed_param: None,
             legs,
         })
     }
@@ -315,8 +320,31 @@ impl Locomotion {
         Ok((if weight > 0.0 { sum / weight } else { 0.0 }, lead.1))
     }
 
-    /// Step 1: speed matching sets the graph's play rate (when on).
+    /// Finds the graph parameter the movement speed drives (see
+    /// [`Locomotion::speed_param`]); call once per graph.
+    pub fn attach(&mut self, graph: &PoseGraph) {
+        self.speed_param = graph.def().params.iter().find_map(|p| match p {
+            super::def::ParamDef::Float { name, .. }
+                if ["speed", "movement_speed"].contains(&name.to_ascii_lowercase().as_str()) =>
+            {
+                Some(name.clone())
+            }
+            _ => None,
+        });
+    }
+
+    /// Step 1: the movement speed drives the graph's speed parameter (which picks the
+    /// state and the blend-space weights), then speed matching sets the graph's play rate
+    /// (when on) from the inputs that parameter selected.
     pub fn before_advance(&mut self, model: &Model, graph: &mut PoseGraph) -> Result<(), String> {
+        if let Some(name) = &self.speed_param {
+            let v = self.settings.movement_speed;
+            if graph.params().get_float(name) != Some(v) {
+                graph.params_mut().set_float(name, v)?;
+                // New weights (and pose) now, so the speed below is the new inputs'.
+                graph.evaluate(model).map_err(|e| e.to_string())?;
+            }
+        }
         let (speed, in_place) = self.input_speed(model, graph)?;
         self.anim_speed = speed;
         self.uses_implied = in_place && speed > 0.0;

@@ -11,6 +11,17 @@ use crate::asset::Model;
 
 use super::def::GraphDef;
 use super::eval::PoseGraph;
+use super::locomotion::{Locomotion, LocomotionSettings};
+
+/// One played frame of the locomotion stage, for the plots under the timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocomotionSample {
+    pub wall_secs: f64,
+    pub play_rate: f64,
+    pub stride_scale: f32,
+    /// Per leg: world horizontal speed while planted (m/s), `None` in the air.
+    pub slide_mps: Vec<Option<f32>>,
+}
 
 /// Trail points and speed samples kept.
 pub const SESSION_HISTORY_LEN: usize = 2048;
@@ -26,6 +37,9 @@ pub struct GraphSession {
     speed: VecDeque<(f64, f64)>,
     wall_secs: f64,
     error: Option<String>,
+    /// The locomotion stage after the graph, while "drive" is on.
+    pub locomotion: Option<Locomotion>,
+    loco_history: VecDeque<LocomotionSample>,
 }
 
 impl GraphSession {
@@ -39,7 +53,64 @@ impl GraphSession {
             speed: VecDeque::new(),
             wall_secs: 0.0,
             error: None,
+            locomotion: None,
+            loco_history: VecDeque::new(),
         })
+    }
+
+    /// Turns the locomotion stage on (with `settings`) or off. Errors (a rig without
+    /// legs) leave it off.
+    pub fn set_drive(
+        &mut self,
+        model: &Model,
+        on: bool,
+        settings: LocomotionSettings,
+    ) -> Result<(), String> {
+        self.loco_history.clear();
+        if !on {
+            self.locomotion = None;
+            self.refresh(model);
+            return Ok(());
+        }
+        let mut loco = Locomotion::new(model, settings)?;
+        loco.attach(&self.graph);
+        loco.world_from_root = self.world_from_root;
+        loco.evaluate_still(model, &mut self.graph)?;
+        self.locomotion = Some(loco);
+        Ok(())
+    }
+
+    /// Changes the locomotion settings (speed, direction, toggles...) in place.
+    pub fn set_locomotion_settings(&mut self, model: &Model, settings: LocomotionSettings) {
+        if let Some(l) = &mut self.locomotion {
+            l.settings = settings;
+            if !self.playing {
+                if let Err(e) = l.evaluate_still(model, &mut self.graph) {
+                    self.error = Some(e);
+                }
+            }
+        }
+    }
+
+    /// The pose to draw: the locomotion stage's when driving, else the graph's.
+    pub fn local_pose(&self) -> &[crate::anim::Transform] {
+        match &self.locomotion {
+            Some(l) => l.local_pose(),
+            None => self.graph.local_pose(),
+        }
+    }
+
+    /// Play-rate / stride-scale / slide history of the drive.
+    pub fn locomotion_history(&self) -> impl ExactSizeIterator<Item = &LocomotionSample> + '_ {
+        self.loco_history.iter()
+    }
+
+    fn after_still(&mut self, model: &Model) {
+        if let Some(l) = &mut self.locomotion {
+            if let Err(e) = l.evaluate_still(model, &mut self.graph) {
+                self.error = Some(e);
+            }
+        }
     }
 
     /// The file's default graph (the demo's locomotion graph, or one state per clip).
@@ -56,16 +127,36 @@ impl GraphSession {
         if !self.playing {
             return;
         }
-        match self.graph.advance(model, dt_secs) {
+        let result = match &mut self.locomotion {
+            Some(l) => l.advance(model, &mut self.graph, dt_secs),
+            None => self
+                .graph
+                .advance(model, dt_secs)
+                .map_err(|e| e.to_string()),
+        };
+        match result {
             Ok(()) => {
                 let delta = self.graph.root_delta();
-                self.world_from_root = self.world_from_root.compose(&delta);
+                let before = self.world_from_root;
+                match &self.locomotion {
+                    Some(l) => {
+                        self.world_from_root = l.world_from_root;
+                        push_bounded(
+                            &mut self.loco_history,
+                            LocomotionSample {
+                                wall_secs: self.wall_secs + dt_secs,
+                                play_rate: self.graph.rate(),
+                                stride_scale: l.warp.scale,
+                                slide_mps: l.slide.speeds().to_vec(),
+                            },
+                        );
+                    }
+                    None => self.world_from_root = self.world_from_root.compose(&delta),
+                }
+                let moved = (self.world_from_root.translation - before.translation).length();
                 self.wall_secs += dt_secs;
                 if dt_secs > 0.0 {
-                    push_bounded(
-                        &mut self.speed,
-                        (self.wall_secs, delta.translation.length() / dt_secs),
-                    );
+                    push_bounded(&mut self.speed, (self.wall_secs, moved / dt_secs));
                 }
                 let p = self.world_from_root.translation;
                 if self.trail.back() != Some(&p) {
@@ -74,7 +165,7 @@ impl GraphSession {
             }
             Err(e) => {
                 self.playing = false;
-                self.error = Some(e.to_string());
+                self.error = Some(e);
             }
         }
     }
@@ -84,6 +175,7 @@ impl GraphSession {
         if let Err(e) = self.graph.seek(model, leader_secs) {
             self.error = Some(e.to_string());
         }
+        self.after_still(model);
     }
 
     /// Re-evaluates after a parameter change while paused.
@@ -91,6 +183,7 @@ impl GraphSession {
         if let Err(e) = self.graph.evaluate(model) {
             self.error = Some(e.to_string());
         }
+        self.after_still(model);
     }
 
     pub fn set_float(&mut self, model: &Model, name: &str, value: f32) {
@@ -104,6 +197,7 @@ impl GraphSession {
         if let Err(e) = self.graph.travel(model, state, duration_secs) {
             self.error = Some(e);
         }
+        self.after_still(model);
     }
 
     /// Back to the origin and every clock to 0.
@@ -112,7 +206,11 @@ impl GraphSession {
         self.trail.clear();
         self.trail.push_back(DVec2::ZERO);
         self.speed.clear();
+        self.loco_history.clear();
         self.wall_secs = 0.0;
+        if let Some(l) = &mut self.locomotion {
+            l.restart();
+        }
         self.seek(model, 0.0);
     }
 
@@ -120,8 +218,13 @@ impl GraphSession {
         self.world_from_root
     }
 
+    /// World from the skeleton's roots: the placement, and the body turn of orientation
+    /// warping while driving.
     pub fn model_from_root(&self) -> Mat4 {
-        self.world_from_root.to_mat4()
+        match &self.locomotion {
+            Some(l) => l.model_from_root(),
+            None => self.world_from_root.to_mat4(),
+        }
     }
 
     pub fn trail(&self) -> impl ExactSizeIterator<Item = DVec2> + '_ {

@@ -18,10 +18,12 @@
 //! the character, 1/2/3 root-motion mode, Ctrl+O open, Ctrl+Q quit.
 
 mod blend;
+mod locomotion;
 mod plot;
 mod timeline;
 
 pub use blend::blend_space_2d_ui;
+pub use locomotion::movement_pad_ui;
 
 use std::path::PathBuf;
 
@@ -39,6 +41,11 @@ impl Previewer {
         self.dropped_files(ui);
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+        if self.is_driving() {
+            egui::Panel::bottom("foot_slide")
+                .resizable(false)
+                .show(ui, |ui| locomotion::foot_slide_ui(self, ui));
+        }
         egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| {
@@ -61,7 +68,15 @@ impl Previewer {
         egui::Panel::right("root_motion")
             .resizable(true)
             .default_size(300.0)
-            .show(ui, |ui| plot::root_motion_ui(self, ui));
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt("right_scroll")
+                    .show(ui, |ui| {
+                        locomotion::locomotion_panel_ui(self, ui);
+                        ui.separator();
+                        plot::root_motion_ui(self, ui);
+                    });
+            });
         egui::CentralPanel::no_frame().show(ui, |ui| self.viewport_ui(ui, viewport_texture));
     }
 
@@ -72,7 +87,7 @@ impl Previewer {
         use egui::Modifiers;
         // Each shortcut is matched with the modifiers held when its key went down (a
         // quick Ctrl+Q can release Ctrl before the frame runs).
-        let shortcuts: [(Modifiers, Key); 12] = [
+        let shortcuts: [(Modifiers, Key); 13] = [
             (Modifiers::COMMAND, Key::O),
             (Modifiers::COMMAND, Key::Q),
             (Modifiers::NONE, Key::Space),
@@ -82,6 +97,7 @@ impl Previewer {
             (Modifiers::NONE, Key::End),
             (Modifiers::NONE, Key::L),
             (Modifiers::NONE, Key::F),
+            (Modifiers::NONE, Key::D),
             (Modifiers::NONE, Key::Num1),
             (Modifiers::NONE, Key::Num2),
             (Modifiers::NONE, Key::Num3),
@@ -109,6 +125,10 @@ impl Previewer {
                     self.timeline.set_looping(looping);
                 }
                 Key::F => self.frame_character(),
+                Key::D => {
+                    let on = !self.is_driving();
+                    self.set_drive(on);
+                }
                 Key::Num1 => self.timeline.set_mode(RootMotionMode::InPlace),
                 Key::Num2 => self.timeline.set_mode(RootMotionMode::Accumulate),
                 Key::Num3 => self.timeline.set_mode(RootMotionMode::LoopAndReset),
@@ -293,6 +313,7 @@ impl Previewer {
                 );
             }
         }
+        locomotion::overlay_text_ui(self, ui, rect);
         // Camera input: left drag orbits, middle or shift+left drag pans, wheel zooms.
         let delta = response.drag_delta();
         let shift = ui.input(|i| i.modifiers.shift);

@@ -1,0 +1,134 @@
+//! The previewer's "drive" (locomotion in the window), through its controller: on a single
+//! clip, through the demo's state machine and blend space, paused and scrubbing (a seek
+//! re-evaluates the warp without motion), switching clips while driving, and a rig
+//! without legs.
+
+use std::path::Path;
+
+use stridescope::asset;
+use stridescope::controller::Previewer;
+use stridescope::settings::Settings;
+
+fn demo() -> Previewer {
+    let model =
+        asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb")).expect("demo");
+    Previewer::new(model, None, Settings::default())
+}
+
+const WALK: f32 = 1.4 / 1.1;
+
+#[test]
+fn drive_a_single_clip_paused_scrubbed_and_played() {
+    let mut p = demo();
+    let walk = p.model().find_clip("Walk").unwrap();
+    p.select_clip(walk);
+    let mut s = p.locomotion_settings;
+    s.movement_speed = WALK * 1.5;
+    p.locomotion_settings = s;
+    p.set_drive(true);
+    assert!(p.is_driving());
+    // Paused: the warp is evaluated at once (rate 1.25, stride 1.2).
+    {
+        let g = p.graph.as_ref().unwrap();
+        let l = g.locomotion.as_ref().unwrap();
+        assert!((g.graph.rate() - 1.25).abs() < 1e-9);
+        assert!((l.warp.scale - 1.2).abs() < 1e-4, "{}", l.warp.scale);
+        assert_eq!(l.warp.feet.len(), 2);
+    }
+    // Scrubbing: a seek re-evaluates the overlays for that time, the same each time, and
+    // the character does not move.
+    let feet_at = |p: &mut Previewer, t: f64| {
+        let model = p.model().clone();
+        let g = p.graph.as_mut().unwrap();
+        g.seek(&model, t);
+        let l = g.locomotion.as_ref().unwrap();
+        (
+            l.warp.feet.iter().map(|f| f.target).collect::<Vec<_>>(),
+            l.world_from_root.translation,
+        )
+    };
+    let (a, wa) = feet_at(&mut p, 0.2);
+    let (b, _) = feet_at(&mut p, 0.7);
+    let (c, wc) = feet_at(&mut p, 0.2);
+    assert!(a[0].distance(b[0]) > 0.05, "targets follow the playhead");
+    assert!(a.iter().zip(&c).all(|(x, y)| x.distance(*y) < 1e-6));
+    assert_eq!(wa, wc);
+    // Playing one second moves the character 1.909 m.
+    p.graph.as_mut().unwrap().playing = true;
+    let start = p.root_position();
+    for _ in 0..60 {
+        p.advance(1.0 / 60.0);
+    }
+    let moved = p.root_position().distance(start);
+    assert!((moved - WALK * 1.5).abs() < 0.06, "moved {moved} m in 1 s");
+    let g = p.graph.as_ref().unwrap();
+    assert_eq!(g.locomotion_history().len(), 60);
+    // Changing the speed while playing takes effect: 0.6x gives rate 0.75, stride 0.8.
+    let mut s = p.locomotion_settings;
+    s.movement_speed = WALK * 0.6;
+    p.set_locomotion_settings(s);
+    // (The scale eases at 10/s: after 1 s it is within 2e-5 of its target.)
+    for _ in 0..60 {
+        p.advance(1.0 / 60.0);
+    }
+    let g = p.graph.as_ref().unwrap();
+    assert!((g.graph.rate() - 0.75).abs() < 1e-9);
+    assert!((g.locomotion.as_ref().unwrap().warp.scale - 0.8).abs() < 1e-3);
+
+    // Another clip while driving: still driving, now the Run.
+    let run = p.model().find_clip("Run").unwrap();
+    p.select_clip(run);
+    assert!(p.is_driving());
+    let g = p.graph.as_ref().unwrap();
+    assert_eq!(g.graph.leader().clip, run);
+    // Drive off: back to the timeline.
+    p.set_drive(false);
+    assert!(!p.is_driving());
+    assert!(p.graph.is_none());
+    assert_eq!(p.timeline.clip(), Some(run));
+}
+
+#[test]
+fn drive_the_demo_state_machine_by_movement_speed() {
+    let mut p = demo();
+    p.set_graph_enabled(true);
+    let mut s = p.locomotion_settings;
+    s.movement_speed = 3.0;
+    p.locomotion_settings = s;
+    p.set_drive(true);
+    assert!(p.is_driving());
+    p.graph.as_mut().unwrap().playing = true;
+    for _ in 0..120 {
+        p.advance(1.0 / 60.0);
+    }
+    let g = p.graph.as_ref().unwrap();
+    // The movement speed drives the graph's `speed`: Move state, Walk and Run blended
+    // so the blend covers 3 m/s by itself (rate and stride near 1).
+    assert_eq!(g.graph.params().get_float("speed"), Some(3.0));
+    let sm = g.graph.state_machine().unwrap();
+    assert_eq!(sm.state_name(sm.current()), "Move");
+    let l = g.locomotion.as_ref().unwrap();
+    assert!(
+        (l.anim_speed - 3.0).abs() < 0.05,
+        "blend speed {}",
+        l.anim_speed
+    );
+    assert!((g.graph.rate() - 1.0).abs() < 0.02);
+    assert!((l.warp.scale - 1.0).abs() < 0.02);
+    // Turning graph mode off keeps driving, on the selected clip.
+    p.set_graph_enabled(false);
+    assert!(p.is_driving());
+}
+
+#[test]
+fn a_rig_without_legs_cannot_drive() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/SimpleSkin/SimpleSkin.gltf");
+    let model = asset::load(&path).unwrap();
+    let mut p = Previewer::new(model, Some(path), Settings::default());
+    p.set_drive(true);
+    assert!(!p.is_driving());
+    let m = p.message().expect("a message");
+    assert!(m.is_error && m.text.contains("no legs"), "{}", m.text);
+    assert!(p.graph.is_none());
+}
