@@ -303,13 +303,12 @@ impl Locomotion {
         let mut sum = 0.0;
         let mut weight = 0.0;
         let mut lead = (0.0f32, false);
-        let inputs: Vec<(usize, f32)> = graph
+        for p in graph
             .players()
             .iter()
             .filter(|p| !p.is_layer && p.weight > 0.0)
-            .map(|p| (p.clip, p.weight))
-            .collect();
-        for (clip, w) in inputs {
+        {
+            let (clip, w) = (p.clip, p.weight);
             let c = self.clip(model, clip)?;
             sum += c.speed() * f64::from(w);
             weight += f64::from(w);
@@ -397,14 +396,15 @@ impl Locomotion {
         let d = graph.root_delta();
         let mut root_delta = Vec3::new(d.translation.x as f32, 0.0, d.translation.y as f32);
         if !seek {
-            let inputs: Vec<(usize, f32)> = graph
-                .players()
-                .iter()
-                .filter(|p| !p.is_layer && p.weight > 0.0)
-                .map(|p| (p.clip, p.weight))
-                .collect();
-            let total: f32 = inputs.iter().map(|x| x.1).sum();
-            for (clip, w) in inputs {
+            let active = || {
+                graph
+                    .players()
+                    .iter()
+                    .filter(|p| !p.is_layer && p.weight > 0.0)
+            };
+            let total: f32 = active().map(|p| p.weight).sum();
+            for p in active() {
+                let (clip, w) = (p.clip, p.weight);
                 let c = self.clip(model, clip)?;
                 if c.in_place() {
                     if let Some(i) = &c.implied {
@@ -546,7 +546,10 @@ impl Locomotion {
         let cycles = leader.cycles();
         let start = *self.cycles_start.get_or_insert(cycles);
         self.cycles_played = (cycles - start).abs();
-        let info = self.clip(model, clip)?.clone();
+        self.clip(model, clip)?;
+        let Some(Some(Ok(info))) = self.clips.get(clip) else {
+            return Err(format!("clip {clip}: no locomotion data"));
+        };
         for (i, leg) in self.legs.iter().enumerate() {
             let at = |j: usize| world.transform_point3(self.model_from_joint[j].w_axis.truncate());
             self.world_feet[i] = (at(leg.foot), leg.toe.map(at));

@@ -21,6 +21,9 @@ use crate::anim::contacts::LegChain;
 use crate::anim::ik::{knee_axis, TwoBoneIkJob};
 use crate::anim::{AnimError, LocalToModelJob, Transform};
 
+/// Most legs [`LegIkJob`] solves in one run (an octopod).
+pub const MAX_LEGS: usize = 8;
+
 /// Leg length (thigh to ankle, metres) of the human rig the metre thresholds are written
 /// for. `unit_scale = leg_length / REFERENCE_LEG_LENGTH_M`.
 pub const REFERENCE_LEG_LENGTH_M: f32 = 0.9;
@@ -675,27 +678,28 @@ impl LegIkJob<'_> {
                 }
             }
         }
+        if self.legs.len() > MAX_LEGS {
+            return Err(AnimError::OutOfRange {
+                what: "leg IK".into(),
+                detail: format!("{} legs; at most {MAX_LEGS}", self.legs.len()),
+            });
+        }
         reached.clear();
-        // Feet orientation before anything moves.
-        let foot_rot: Vec<Quat> = self
-            .legs
-            .iter()
-            .map(|l| rotation_of(&model_from_joint[l.foot]))
-            .collect();
+        // Feet orientation before anything moves (fixed arrays: no allocation per frame).
+        let mut foot_rot = [Quat::IDENTITY; MAX_LEGS];
         // A foot that does not hang below its calf (an IK rig such as the Robot's) is
         // taken as riding rigidly on the calf's end for the solve.
-        let detached: Vec<Option<Vec3>> = self
-            .legs
-            .iter()
-            .map(|l| {
-                (!is_below(self.parents, l.calf, l.foot)).then(|| {
+        let mut detached: [Option<Vec3>; MAX_LEGS] = [None; MAX_LEGS];
+        for (i, l) in self.legs.iter().enumerate() {
+            foot_rot[i] = rotation_of(&model_from_joint[l.foot]);
+            if !is_below(self.parents, l.calf, l.foot) {
+                detached[i] = Some(
                     model_from_joint[l.calf]
                         .inverse()
-                        .transform_point3(model_from_joint[l.foot].w_axis.truncate())
-                })
-            })
-            .collect();
-
+                        .transform_point3(model_from_joint[l.foot].w_axis.truncate()),
+                );
+            }
+        }
         // Pelvis offset: model-space vector into the parent's frame.
         let offset = self.warp.pelvis_offset;
         if offset.length_squared() > 0.0 {
