@@ -71,6 +71,8 @@ pub struct Previewer {
     pub locomotion_overlays: LocomotionOverlays,
     /// The graph was made for driving one clip (drive off returns to the timeline).
     pub(crate) drive_graph: bool,
+    /// Legs chosen by the user (`None`: detected).
+    pub leg_override: Option<Vec<crate::anim::contacts::LegChain>>,
 }
 
 impl Previewer {
@@ -110,6 +112,7 @@ impl Previewer {
             locomotion_settings: LocomotionSettings::default(),
             locomotion_overlays: LocomotionOverlays::all(),
             drive_graph: false,
+            leg_override: None,
         };
         p.evaluate_pose();
         p
@@ -199,6 +202,9 @@ impl Previewer {
         // The graph names clips of the old file: rebuild the new file's default graph (or
         // the drive graph of the selected clip) once the timeline is rebuilt.
         let had_graph = self.graph.is_some() && !self.drive_graph;
+        if !reload {
+            self.leg_override = None;
+        }
         let driving = self.is_driving();
         self.graph = None;
         self.drive_graph = false;
@@ -259,7 +265,7 @@ impl Previewer {
     pub fn set_drive(&mut self, on: bool) {
         if !on {
             if let Some(g) = &mut self.graph {
-                let _ = g.set_drive(&self.model, false, self.locomotion_settings);
+                let _ = g.set_drive(&self.model, false, self.locomotion_settings, None);
             }
             if self.drive_graph {
                 self.graph = None;
@@ -302,13 +308,32 @@ impl Previewer {
             }
         }
         let settings = self.locomotion_settings;
+        let legs = self.leg_override.clone();
         if let Some(g) = &mut self.graph {
-            if let Err(e) = g.set_drive(&self.model, true, settings) {
+            if let Err(e) = g.set_drive(&self.model, true, settings, legs) {
                 if self.drive_graph {
                     self.graph = None;
                     self.drive_graph = false;
                 }
                 self.set_message(format!("drive: {e}"), true);
+            }
+        }
+        self.evaluate_pose();
+    }
+
+    /// Chooses the legs (`None`: detected) and re-drives with them. A bad choice keeps
+    /// the previous legs, with the reason in the status bar.
+    pub fn set_leg_override(&mut self, legs: Option<Vec<crate::anim::contacts::LegChain>>) {
+        let previous = std::mem::replace(&mut self.leg_override, legs);
+        if let Some(g) = &mut self.graph {
+            if g.locomotion.is_some() {
+                let settings = self.locomotion_settings;
+                if let Err(e) = g.set_drive(&self.model, true, settings, self.leg_override.clone())
+                {
+                    self.leg_override = previous;
+                    let _ = g.set_drive(&self.model, true, settings, self.leg_override.clone());
+                    self.set_message(format!("legs: {e}"), true);
+                }
             }
         }
         self.evaluate_pose();

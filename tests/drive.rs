@@ -132,3 +132,51 @@ fn a_rig_without_legs_cannot_drive() {
     assert!(m.is_error && m.text.contains("no legs"), "{}", m.text);
     assert!(p.graph.is_none());
 }
+
+#[test]
+fn legs_can_be_chosen_and_a_bad_choice_is_refused() {
+    use stridescope::anim::contacts::{legs_from_override, LegOverride};
+    let mut p = demo();
+    p.set_drive(true);
+    let sk = p.model().skeleton.clone();
+    let one = legs_from_override(
+        &sk,
+        &[LegOverride {
+            thigh: "thigh_l",
+            calf: "calf_l",
+            foot: "foot_l",
+        }],
+    )
+    .unwrap();
+    p.set_leg_override(Some(one));
+    let legs = |p: &Previewer| {
+        p.graph
+            .as_ref()
+            .unwrap()
+            .locomotion
+            .as_ref()
+            .unwrap()
+            .legs()
+            .len()
+    };
+    assert_eq!(legs(&p), 1);
+    // The calf above the thigh: refused, the one leg stays, the reason is shown.
+    let bad = legs_from_override(
+        &sk,
+        &[LegOverride {
+            thigh: "calf_l",
+            calf: "thigh_l",
+            foot: "foot_l",
+        }],
+    )
+    .unwrap();
+    p.set_leg_override(Some(bad));
+    assert_eq!(legs(&p), 1);
+    assert!(
+        p.message().unwrap().text.contains("not below"),
+        "{:?}",
+        p.message()
+    );
+    p.set_leg_override(None);
+    assert_eq!(legs(&p), 2);
+}

@@ -208,3 +208,70 @@ fn clear_errors() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("nofoot"));
 }
+
+#[test]
+fn foot_lock_and_manual_stride() {
+    let warped = walk(&[]);
+    let locked = walk(&["--foot-lock"]);
+    let (a, b) = (
+        f(&warped["summary"], "slide_m_per_cycle"),
+        f(&locked["summary"], "slide_m_per_cycle"),
+    );
+    // Measured: 8.2 cm/cycle warped, 2.1 with the planted feet pinned.
+    assert!(b < 0.5 * a && b < 0.03, "locked {b} vs {a}");
+    assert_eq!(locked["summary"]["foot_lock"], true);
+    // A manual stride: scale 1.3 at the clip's own rate; the character covers 1.3x the
+    // clip's distance (5.6 m in 4.4 s at rate 1).
+    let manual = walk(&["--no-speed-match", "--stride-scale", "1.3"]);
+    let s = &manual["summary"];
+    assert_eq!(s["stride_mode"], "manual");
+    assert!((f(s, "stride_scale") - 1.3).abs() < 1e-4);
+    assert!((f(s, "distance_m") - 5.6 * 1.3).abs() < 0.02, "{s}");
+    // Sideways manual direction: the warped feet move along X only.
+    let side = walk(&[
+        "--no-speed-match",
+        "--stride-scale",
+        "1.3",
+        "--stride-direction",
+        "90",
+    ]);
+    for fr in &side["frames"].as_array().unwrap()[1..] {
+        let d = &fr["stride_direction"];
+        assert!((d[0].as_f64().unwrap() - 1.0).abs() < 1e-5, "{d}");
+    }
+}
+
+#[test]
+fn movement_speed_through_a_scenario_drives_the_state_machine() {
+    let dir = std::env::temp_dir().join(format!("stridescope-loco-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("s.ron");
+    // The demo's default graph (no `graph:`), 3 s, a seek at 2 s.
+    std::fs::write(
+        &path,
+        "(fps: 30.0, seconds: 3.0, events: [(at_secs: 2.0, action: Seek(0.3))])",
+    )
+    .unwrap();
+    let v = json(&[
+        "trace",
+        "--scenario",
+        path.to_str().unwrap(),
+        "--movement-speed",
+        "3",
+        "--json",
+    ]);
+    let frames = v["frames"].as_array().unwrap();
+    let last = frames.last().unwrap();
+    // The movement speed sets the graph's `speed`: Walk and Run blend to cover 3 m/s,
+    // so neither the rate nor the stride has much to do.
+    assert!((f(last, "play_rate") - 1.0).abs() < 0.02, "{last}");
+    assert!((f(last, "stride_scale") - 1.0).abs() < 0.02);
+    let s = &v["summary"];
+    assert!((f(s, "clip_speed_mps") - 3.0).abs() < 0.05, "{s}");
+    // The seek frame does not move the character.
+    let seek = frames.iter().position(|fr| fr["event"] == "seek").unwrap();
+    let (a, b) = (&frames[seek - 1], &frames[seek]);
+    assert_eq!(a["world_x_m"], b["world_x_m"]);
+    assert_eq!(a["world_z_m"], b["world_z_m"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -66,6 +66,9 @@ pub struct LocomotionSummary {
     pub speed_matching: bool,
     pub stride_warping: bool,
     pub stride_source: &'static str,
+    /// `graph` or `manual` (--stride-scale).
+    pub stride_mode: &'static str,
+    pub foot_lock: bool,
     /// Final play rate.
     pub play_rate: f64,
     /// Mean stride scale over the last full cycle (over the run when shorter).
@@ -127,6 +130,19 @@ pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, Str
         stride_warping: !args.no_warp,
         ..LocomotionSettings::default()
     };
+    settings.foot_lock = args.foot_lock;
+    if let Some(scale) = args.stride_scale {
+        let dir = args.stride_direction.unwrap_or(0.0);
+        if !(scale.is_finite() && scale >= 0.0 && dir.is_finite()) {
+            return Err(format!(
+                "--stride-scale must be >= 0 and --stride-direction finite, got {scale} and {dir}"
+            ));
+        }
+        settings.manual_stride = Some(crate::graph::locomotion::ManualStride {
+            direction_deg: dir,
+            scale,
+        });
+    }
     if let Some(src) = &args.stride_source {
         settings.stride.speed_source = match src.as_str() {
             "cycle" | "average" => SpeedSource::CycleAverage,
@@ -299,6 +315,12 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
         speed_matching: loco.settings.speed_matching,
         stride_warping: loco.settings.stride_warping,
         stride_source: loco.settings.stride.speed_source.as_str(),
+        stride_mode: if loco.settings.manual_stride.is_some() {
+            "manual"
+        } else {
+            "graph"
+        },
+        foot_lock: loco.settings.foot_lock,
         play_rate: graph.rate(),
         stride_scale,
         clip_speed_mps: loco.anim_speed,

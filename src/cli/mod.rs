@@ -181,6 +181,22 @@ pub struct TraceArgs {
     /// default) or `frame` (this frame's root motion).
     #[arg(long, value_name = "SOURCE", requires = "movement_speed")]
     pub stride_source: Option<String>,
+    /// With --movement-speed: pin planted feet where they came down (foot locking).
+    #[arg(long, requires = "movement_speed")]
+    pub foot_lock: bool,
+    /// With --movement-speed: a manual stride scale instead of the graph-driven one
+    /// (see --stride-direction).
+    #[arg(long, value_name = "S", requires = "movement_speed")]
+    pub stride_scale: Option<f32>,
+    /// Manual stride direction, degrees counter-clockwise from the facing (with
+    /// --stride-scale; default 0).
+    #[arg(
+        long,
+        value_name = "DEG",
+        requires = "stride_scale",
+        allow_negative_numbers = true
+    )]
+    pub stride_direction: Option<f32>,
     /// Leg chain by joint names, `THIGH,CALF,FOOT`; repeat per leg (default: detected).
     #[arg(long, value_name = "THIGH,CALF,FOOT", value_parser = locomotion_trace::parse_leg)]
     pub leg: Vec<(String, String, String)>,

@@ -49,6 +49,13 @@ pub struct LocomotionSettings {
     pub ik_soften: f32,
     pub slide: SlideSettings,
     pub contacts: ContactSettings,
+    /// Manual stride (direction and scale) instead of graph-driven. Default `None`.
+    pub manual_stride: Option<ManualStride>,
+    /// Pin planted feet to where they came down (removes the slide that the warp leaves,
+    /// e.g. at push-off). Default off, so the warp's own result is what is measured.
+    pub foot_lock: bool,
+    /// Seconds a released foot lock takes to blend back to the free target. Default 0.1.
+    pub foot_lock_release_secs: f32,
 }
 
 impl Default for LocomotionSettings {
@@ -64,6 +71,9 @@ impl Default for LocomotionSettings {
             ik_soften: 1.0,
             slide: SlideSettings::default(),
             contacts: ContactSettings::default(),
+            manual_stride: None,
+            foot_lock: false,
+            foot_lock_release_secs: 0.1,
         }
     }
 }
@@ -185,6 +195,26 @@ pub struct Locomotion {
     /// `movement_speed`, e.g. the demo graph's Idle / Walk / Run switch and its blend
     /// space), found by [`Locomotion::attach`].
     pub speed_param: Option<String>,
+    locks: Vec<FootLock>,
+}
+
+/// Foot-lock state of one leg (world space).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct FootLock {
+    /// Where the planted foot is pinned (x, z used).
+    at: Option<Vec3>,
+    /// The last pin, blended out after lift-off.
+    from: Vec3,
+    /// 1 at lift-off, falling to 0 over the release time.
+    fade: f32,
+}
+
+/// A fixed stride (manual mode): direction relative to the character's facing and scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ManualStride {
+    /// Degrees counter-clockwise from the facing (+Z).
+    pub direction_deg: f32,
+    pub scale: f32,
 }
 
 impl Locomotion {
@@ -205,13 +235,27 @@ impl Locomotion {
         if legs.is_empty() {
             return Err(format!("{}: no legs to warp", model.source));
         }
+        let n = sk.joint_count();
+        for leg in &legs {
+            if leg.thigh >= n || leg.calf >= n || leg.foot >= n {
+                return Err(format!("leg '{}': joint out of range", leg.name));
+            }
+            // The knee must hang below the hip; the foot may sit elsewhere (IK rigs).
+            if leg.calf == leg.thigh || !sk.is_ancestor_or_self(leg.thigh, leg.calf) {
+                return Err(format!(
+                    "leg '{}': calf '{}' is not below thigh '{}'",
+                    leg.name,
+                    sk.names()[leg.calf],
+                    sk.names()[leg.thigh]
+                ));
+            }
+        }
         let pelvis = pelvis_of(sk.parents(), &legs).ok_or_else(|| {
             format!(
                 "{}: the legs share no parent joint (no pelvis to move)",
                 model.source
             )
         })?;
-        let n = sk.joint_count();
         Ok(Self {
             settings,
             unit_scale: locomotion::unit_scale(sk, &legs),
@@ -238,6 +282,7 @@ impl Locomotion {
             world_feet: vec![(Vec3::ZERO, None); legs.len()],
             planted: vec![false; legs.len()],
             speed_param: None,
+            locks: vec![FootLock::default(); legs.len()],
             legs,
         })
     }
@@ -283,6 +328,7 @@ impl Locomotion {
     /// Forgets time-dependent state (a seek, a new clip): interpolations jump, the slide
     /// metric does not count the jump.
     pub fn reset_motion(&mut self) {
+        self.locks.fill(FootLock::default());
         self.stride_state.reset();
         self.orient_state.reset();
         self.slide.break_continuity();
@@ -447,34 +493,86 @@ impl Locomotion {
         } else {
             1.0
         };
-        let world_scale = if self.settings.stride_warping && speed >= MIN_ANIM_SPEED {
-            StrideWarpJob {
-                settings: &self.settings.stride,
-                legs: &self.legs,
-                pelvis: self.pelvis,
-                model_from_joint: &self.fk_model_from_joint,
-                ik_feet: None,
-                mode: StrideMode::Graph {
-                    locomotion_speed: self.settings.movement_speed,
-                    direction: Some(stride_dir),
-                },
-                root_delta,
-                dt_secs: dt,
-                cycle_speed: Some(cycle_speed),
-                floor_normal: Vec3::Y,
-                gravity: -Vec3::Y,
-                unit_scale: self.unit_scale,
+        let warping = self.settings.stride_warping && speed >= MIN_ANIM_SPEED;
+        let mode = match (warping, self.settings.manual_stride) {
+            (true, Some(m)) => StrideMode::Manual {
+                direction: Quat::from_rotation_y(m.direction_deg.to_radians()) * Vec3::Z,
+                scale: m.scale,
+            },
+            (true, None) => StrideMode::Graph {
+                locomotion_speed: self.settings.movement_speed,
+                direction: Some(stride_dir),
+            },
+            // No warp: an identity warp at the FK feet, for the overlays and the trace.
+            (false, _) => StrideMode::Manual {
+                direction: stride_dir,
+                scale: 1.0,
+            },
+        };
+        let stride_settings = if warping {
+            self.settings.stride
+        } else {
+            StrideWarpSettings {
+                pelvis_adjust: false,
+                interpolate_scale: false,
+                ..self.settings.stride
             }
-            .run(&mut self.stride_state, &mut self.warp)
-            .map_err(|e| e.to_string())?;
-            counter_rotate_spine(
-                sk.parents(),
-                &self.spine,
-                self.orientation.spine_yaw_rad,
-                &mut self.local,
-                &mut self.model_from_joint,
-            )
-            .map_err(|e| e.to_string())?;
+        };
+        StrideWarpJob {
+            settings: &stride_settings,
+            legs: &self.legs,
+            pelvis: self.pelvis,
+            model_from_joint: &self.fk_model_from_joint,
+            ik_feet: None,
+            mode,
+            root_delta,
+            dt_secs: dt,
+            cycle_speed: Some(cycle_speed),
+            floor_normal: Vec3::Y,
+            gravity: -Vec3::Y,
+            unit_scale: self.unit_scale,
+        }
+        .run(&mut self.stride_state, &mut self.warp)
+        .map_err(|e| e.to_string())?;
+        let world_scale = if warping { self.warp.scale } else { lacking };
+
+        // World placement: the clip's own turning, and the movement along the direction.
+        if !seek {
+            let step = root_delta.length() * world_scale;
+            let dir = Quat::from_rotation_y(self.settings.direction_deg.to_radians()) * self.travel;
+            let local_step = DVec2::new(f64::from(dir.x * step), f64::from(dir.z * step));
+            self.world_from_root = self
+                .world_from_root
+                .compose(&GroundTransform::new(d.yaw_rad, local_step));
+        }
+
+        // Contacts of the leader at its clip time.
+        let leader = graph.leader();
+        let (clip, t) = (leader.clip, leader.clock.time().phase_secs as f32);
+        let cycles = leader.cycles();
+        let start = *self.cycles_start.get_or_insert(cycles);
+        self.cycles_played = (cycles - start).abs();
+        self.clip(model, clip)?;
+        let Some(Some(Ok(info))) = self.clips.get(clip) else {
+            return Err(format!("clip {clip}: no locomotion data"));
+        };
+        for i in 0..self.legs.len() {
+            self.planted[i] = info.planted(i, t);
+        }
+        let world = self.model_from_root();
+        if warping && self.settings.foot_lock {
+            self.lock_feet(world, dt, seek);
+        }
+
+        counter_rotate_spine(
+            sk.parents(),
+            &self.spine,
+            self.orientation.spine_yaw_rad,
+            &mut self.local,
+            &mut self.model_from_joint,
+        )
+        .map_err(|e| e.to_string())?;
+        if warping {
             LegIkJob {
                 parents: sk.parents(),
                 legs: &self.legs,
@@ -490,70 +588,15 @@ impl Locomotion {
                 &mut self.reached,
             )
             .map_err(|e| e.to_string())?;
-            self.warp.scale
         } else {
-            // No warp: report an identity warp at the FK feet.
-            StrideWarpJob {
-                settings: &StrideWarpSettings {
-                    pelvis_adjust: false,
-                    interpolate_scale: false,
-                    ..self.settings.stride
-                },
-                legs: &self.legs,
-                pelvis: self.pelvis,
-                model_from_joint: &self.fk_model_from_joint,
-                ik_feet: None,
-                mode: StrideMode::Manual {
-                    direction: stride_dir,
-                    scale: 1.0,
-                },
-                root_delta,
-                dt_secs: dt,
-                cycle_speed: None,
-                floor_normal: Vec3::Y,
-                gravity: -Vec3::Y,
-                unit_scale: self.unit_scale,
-            }
-            .run(&mut self.stride_state, &mut self.warp)
-            .map_err(|e| e.to_string())?;
-            counter_rotate_spine(
-                sk.parents(),
-                &self.spine,
-                self.orientation.spine_yaw_rad,
-                &mut self.local,
-                &mut self.model_from_joint,
-            )
-            .map_err(|e| e.to_string())?;
             self.reached.clear();
             self.reached.resize(self.legs.len(), true);
-            lacking
-        };
-
-        // World placement: the clip's own turning, and the movement along the direction.
-        if !seek {
-            let step = root_delta.length() * world_scale;
-            let dir = Quat::from_rotation_y(self.settings.direction_deg.to_radians()) * self.travel;
-            let local_step = DVec2::new(f64::from(dir.x * step), f64::from(dir.z * step));
-            self.world_from_root = self
-                .world_from_root
-                .compose(&GroundTransform::new(d.yaw_rad, local_step));
         }
 
-        // Foot slide: world feet (body turned by orientation warping), leader contacts.
-        let world = self.model_from_root();
-        let leader = graph.leader();
-        let (clip, t) = (leader.clip, leader.clock.time().phase_secs as f32);
-        let cycles = leader.cycles();
-        let start = *self.cycles_start.get_or_insert(cycles);
-        self.cycles_played = (cycles - start).abs();
-        self.clip(model, clip)?;
-        let Some(Some(Ok(info))) = self.clips.get(clip) else {
-            return Err(format!("clip {clip}: no locomotion data"));
-        };
+        // Foot slide: world feet (body turned by orientation warping).
         for (i, leg) in self.legs.iter().enumerate() {
             let at = |j: usize| world.transform_point3(self.model_from_joint[j].w_axis.truncate());
             self.world_feet[i] = (at(leg.foot), leg.toe.map(at));
-            self.planted[i] = info.planted(i, t);
         }
         if seek {
             self.slide.break_continuity();
@@ -567,6 +610,42 @@ impl Locomotion {
             );
         }
         Ok(())
+    }
+
+    /// Foot locking: a planted foot's target keeps the ground position (x, z) it had
+    /// when the foot came down, for the whole contact; after lift-off it blends back to
+    /// the free target over `foot_lock_release_secs`. Targets stay within the FK leg
+    /// length of the adjusted thigh.
+    fn lock_feet(&mut self, world: Mat4, dt: f32, seek: bool) {
+        let model_from_world = world.inverse();
+        let release = self.settings.foot_lock_release_secs.max(1e-3);
+        for (i, f) in self.warp.feet.iter_mut().enumerate() {
+            let lock = &mut self.locks[i];
+            let free = world.transform_point3(f.target);
+            let pinned = |at: Vec3| Vec3::new(at.x, free.y, at.z);
+            let want = if seek {
+                lock.at = None;
+                lock.fade = 0.0;
+                free
+            } else if self.planted[i] {
+                let at = *lock.at.get_or_insert(free);
+                lock.from = at;
+                lock.fade = 1.0;
+                pinned(at)
+            } else {
+                lock.at = None;
+                lock.fade = (lock.fade - dt / release).max(0.0);
+                free.lerp(pinned(lock.from), lock.fade)
+            };
+            let mut target = model_from_world.transform_point3(want);
+            let to = target - f.thigh_adjusted;
+            let len = to.length();
+            if self.settings.stride.clamp_to_fk_length && len > f.fk_length && len > 0.0 {
+                target = f.thigh_adjusted + to * (f.fk_length / len);
+                f.clamped = true;
+            }
+            f.target = target;
+        }
     }
 
     /// World from model of the last frame: the placement and the body yaw of orientation

@@ -65,6 +65,7 @@ impl GraphSession {
         model: &Model,
         on: bool,
         settings: LocomotionSettings,
+        legs: Option<Vec<crate::anim::contacts::LegChain>>,
     ) -> Result<(), String> {
         self.loco_history.clear();
         if !on {
@@ -72,7 +73,10 @@ impl GraphSession {
             self.refresh(model);
             return Ok(());
         }
-        let mut loco = Locomotion::new(model, settings)?;
+        let mut loco = match legs {
+            Some(l) => Locomotion::with_legs(model, settings, l)?,
+            None => Locomotion::new(model, settings)?,
+        };
         loco.attach(&self.graph);
         loco.world_from_root = self.world_from_root;
         loco.evaluate_still(model, &mut self.graph)?;

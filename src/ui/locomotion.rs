@@ -216,6 +216,36 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.checkbox(&mut s.speed_matching, "speed matching (play rate)");
     ui.checkbox(&mut s.stride_warping, "stride warping + foot IK");
     ui.checkbox(&mut s.orientation.enabled, "orientation warping");
+    ui.checkbox(&mut s.foot_lock, "foot locking").on_hover_text(
+        "pin planted feet where they came down; released over the blend time after lift-off",
+    );
+    let mut manual = s.manual_stride.is_some();
+    ui.horizontal(|ui| {
+        if ui
+            .checkbox(&mut manual, "manual stride")
+            .on_hover_text("a fixed stride direction and scale instead of the graph-driven ones")
+            .changed()
+        {
+            s.manual_stride = manual.then_some(crate::graph::locomotion::ManualStride {
+                direction_deg: 0.0,
+                scale: 1.0,
+            });
+        }
+        if let Some(m) = &mut s.manual_stride {
+            ui.add(
+                egui::DragValue::new(&mut m.scale)
+                    .range(0.0..=4.0)
+                    .speed(0.01)
+                    .prefix("x"),
+            );
+            ui.add(
+                egui::DragValue::new(&mut m.direction_deg)
+                    .range(-180.0..=180.0)
+                    .speed(0.5)
+                    .suffix("°"),
+            );
+        }
+    });
     egui::CollapsingHeader::new("Settings")
         .id_salt("loco_settings")
         .show(ui, |ui| {
@@ -274,6 +304,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     ui.weak("");
                     ui.end_row();
                     setting_row(ui, "IK soften", &mut s.ik_soften, 0.0..=1.0, "", None);
+                    setting_row(ui, "foot lock release", &mut s.foot_lock_release_secs, 0.0..=2.0, " s", None);
                     setting_row(ui, "orientation body share", &mut s.orientation.body_share, 0.0..=1.0, "", None);
                     setting_row(ui, "skate speed", &mut s.slide.skate_speed_mps, 0.0..=10.0, " m/s", Some(k));
                     ui.label("contact height");
@@ -292,6 +323,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 };
             }
         });
+    legs_ui(p, ui);
     egui::CollapsingHeader::new("Overlays")
         .id_salt("loco_overlays")
         .default_open(true)
@@ -329,6 +361,85 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     plot.line(Line::new("play rate", PlotPoints::from(rate)).color(RATE));
                     plot.line(Line::new("stride scale", PlotPoints::from(stride)).color(STRIDE));
                 });
+        }
+    }
+}
+
+/// The legs in use, each joint pickable from the skeleton; "Detect" goes back to the
+/// detected legs.
+fn legs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let Some(l) = p.graph.as_ref().and_then(|g| g.locomotion.as_ref()) else {
+        return;
+    };
+    let mut legs = l.legs().to_vec();
+    let names = p.model().skeleton.names().to_vec();
+    let mut changed = false;
+    egui::CollapsingHeader::new(format!(
+        "Legs ({}{})",
+        legs.len(),
+        if p.leg_override.is_some() {
+            ", chosen"
+        } else {
+            ", detected"
+        }
+    ))
+    .id_salt("loco_legs")
+    .show(ui, |ui| {
+        egui::Grid::new("loco_legs_grid")
+            .num_columns(4)
+            .show(ui, |ui| {
+                for (i, leg) in legs.iter_mut().enumerate() {
+                    ui.label(&leg.name);
+                    for (role, joint) in [
+                        ("thigh", &mut leg.thigh),
+                        ("calf", &mut leg.calf),
+                        ("foot", &mut leg.foot),
+                    ] {
+                        egui::ComboBox::from_id_salt(("leg_joint", i, role))
+                            .selected_text(names[*joint].as_str())
+                            .width(110.0)
+                            .show_ui(ui, |ui| {
+                                for (j, n) in names.iter().enumerate() {
+                                    changed |= ui.selectable_value(joint, j, n.as_str()).changed();
+                                }
+                            })
+                            .response
+                            .on_hover_text(role);
+                    }
+                    ui.end_row();
+                }
+            });
+        if ui
+            .button("Detect")
+            .on_hover_text("use the legs found by name or shape")
+            .clicked()
+        {
+            p.set_leg_override(None);
+        }
+    });
+    if changed {
+        // Through the name-based override, so a bad choice is refused with a reason.
+        let chosen: Vec<(String, String, String)> = legs
+            .iter()
+            .map(|l| {
+                (
+                    names[l.thigh].clone(),
+                    names[l.calf].clone(),
+                    names[l.foot].clone(),
+                )
+            })
+            .collect();
+        let overrides: Vec<crate::anim::contacts::LegOverride> = chosen
+            .iter()
+            .map(|(t, c, f)| crate::anim::contacts::LegOverride {
+                thigh: t,
+                calf: c,
+                foot: f,
+            })
+            .collect();
+        match crate::anim::contacts::legs_from_override(&p.model().skeleton, &overrides) {
+            Ok(l) => p.set_leg_override(Some(l)),
+            Err(e) => p.set_message(format!("legs: {e}"), true),
         }
     }
 }
