@@ -678,6 +678,22 @@ fn implied_speed_of_real_in_place_clips() {
     );
     assert!(est.direction.z > 0.99, "travels +Z: {}", est.direction);
     assert!(est.spread < 0.1, "{}", est.spread);
+    assert!(!est.touch_and_go);
+    let walk_speed = est.speed;
+    // The Robot's run never rests a foot (it touches down for one 24 Hz key): the speed
+    // is taken at the feet's lowest points, 6.64 units/s, 1.5x its walk.
+    let run = &robot.clips[robot.find_clip("Robot_Running").unwrap()];
+    let est = implied_speed(&robot.skeleton, run, &legs, None, &s)
+        .unwrap()
+        .expect("touch-and-go estimate");
+    assert!(est.touch_and_go);
+    let ratio = est.speed / walk_speed;
+    assert!(
+        (1.2..=2.5).contains(&ratio),
+        "run {} vs walk {walk_speed}",
+        est.speed
+    );
+    assert!(est.direction.z > 0.99);
 
     // The Fox (a 0.2-scale hierarchy in centimetre units): its paws barely plant, so the
     // estimate moves with the contact threshold; the spread says so.

@@ -305,6 +305,8 @@ pub struct ClipLocomotionReport {
     pub implied_direction: Option<[f32; 2]>,
     /// Relative spread of the estimate over contact thresholds x0.5/x1/x2 (< 0.1: firm).
     pub implied_spread: Option<f32>,
+    /// No foot ever rests: the speed is the feet's at their lowest points (rougher).
+    pub implied_touch_and_go: bool,
     /// Share of the cycle each leg is planted (0..1).
     pub contact_fraction: Vec<f32>,
 }
@@ -465,6 +467,7 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
                             .as_ref()
                             .map(|i| [i.direction.x, i.direction.z]),
                         implied_spread: c.implied.as_ref().map(|i| i.spread),
+                        implied_touch_and_go: c.implied.as_ref().is_some_and(|i| i.touch_and_go),
                         contact_fraction: c
                             .contacts
                             .iter()
@@ -647,8 +650,14 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
                 .collect();
             let implied = match (l.implied_speed_mps, l.implied_direction, l.implied_spread) {
                 (Some(v), Some(d), Some(sp)) => format!(
-                    "implied speed {v:.4} m/s toward ({:.2}, {:.2}), spread {sp:.2}",
-                    d[0], d[1]
+                    "implied speed {v:.4} m/s toward ({:.2}, {:.2}), spread {sp:.2}{}",
+                    d[0],
+                    d[1],
+                    if l.implied_touch_and_go {
+                        " (the feet never rest: taken at their lowest points)"
+                    } else {
+                        ""
+                    }
                 ),
                 _ => "the feet never plant or stand still: no implied speed".into(),
             };

@@ -205,6 +205,16 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 l.slide.slide_per_cycle(l.cycles_played) * 100.0,
                 l.slide.skating_ratio() * 100.0
             ));
+            let slide = l.slide.slide_per_cycle(l.cycles_played);
+            if !l.settings.foot_lock
+                && l.cycles_played >= 1.0
+                && slide > 0.05 * f64::from(l.unit_scale())
+            {
+                ui.colored_label(
+                    WARN,
+                    "the planted feet still slide: the clip's feet do not move at one ground speed; foot locking pins them",
+                );
+            }
             if l.orientation.flipped {
                 ui.colored_label(
                     WARN,

@@ -43,6 +43,10 @@ pub struct ImpliedSpeed {
     /// half, once and twice its setting: under 0.1 is a firm estimate; the Fox's paws,
     /// barely planted, give more.
     pub spread: f32,
+    /// No foot ever rests (a cartoon run whose feet touch down for a single key, e.g. the
+    /// Robot's `Robot_Running`): the speed is each foot's horizontal speed at its lowest
+    /// point instead, and `spread` is the spread between the feet. A rougher estimate.
+    pub touch_and_go: bool,
 }
 
 fn median(v: &mut [f32]) -> Option<f32> {
@@ -170,6 +174,9 @@ pub fn implied_speed(
     let samples = ((duration * settings.samples_per_sec).ceil() as usize).max(8);
     let tracks = foot_tracks(skeleton, clip, legs, root, samples)?;
     let Some((speed, direction, per_leg, count)) = estimate(&tracks, &base, duration) else {
+        if base.iter().all(|c| c.intervals.is_empty()) {
+            return Ok(touch_and_go(&tracks, duration, skeleton, legs));
+        }
         return Ok(None);
     };
     let leg = super::unit_scale(skeleton, legs) * super::REFERENCE_LEG_LENGTH_M;
@@ -200,5 +207,52 @@ pub fn implied_speed(
         per_leg,
         samples: count,
         spread,
+        touch_and_go: false,
     }))
+}
+
+/// Fallback of [`implied_speed`] for feet that never rest: each foot's horizontal velocity
+/// at its lowest sample (central difference), the median over the feet.
+fn touch_and_go(
+    tracks: &[Vec<Vec3>],
+    duration: f32,
+    skeleton: &Skeleton,
+    legs: &[LegChain],
+) -> Option<ImpliedSpeed> {
+    let n = tracks.len();
+    if n < 3 || legs.is_empty() {
+        return None;
+    }
+    let dt = duration / n as f32;
+    let velocities: Vec<Vec3> = (0..legs.len())
+        .map(|leg| {
+            let low = (0..n)
+                .min_by(|&a, &b| tracks[a][leg].y.total_cmp(&tracks[b][leg].y))
+                .unwrap_or(0);
+            let v = (tracks[(low + 1) % n][leg] - tracks[(low + n - 1) % n][leg]) / (2.0 * dt);
+            Vec3::new(v.x, 0.0, v.z)
+        })
+        .collect();
+    let sum: Vec3 = velocities.iter().copied().sum();
+    if sum.length_squared() <= 0.0 {
+        return None;
+    }
+    let direction = -sum.normalize();
+    let mut speeds: Vec<f32> = velocities.iter().map(|v| -v.dot(direction)).collect();
+    let per_leg = speeds.iter().map(|&v| Some(v)).collect();
+    let lo = speeds.iter().copied().fold(f32::INFINITY, f32::min);
+    let hi = speeds.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let speed = median(&mut speeds)?;
+    let leg = super::unit_scale(skeleton, legs) * super::REFERENCE_LEG_LENGTH_M;
+    if speed < STANDING_LEGS_PER_SEC * leg {
+        return None;
+    }
+    Some(ImpliedSpeed {
+        speed,
+        direction,
+        per_leg,
+        samples: legs.len(),
+        spread: (hi - lo) / speed,
+        touch_and_go: true,
+    })
 }
