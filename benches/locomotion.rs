@@ -117,6 +117,7 @@ fn locomotion(c: &mut Criterion) {
                     thigh_compensation: true,
                     soften: 1.0,
                     model_from_root: Mat4::IDENTITY,
+                    forward: Vec3::Z,
                 }
                 .run(&mut work_local, &mut work_model, &mut reached)
                 .unwrap();

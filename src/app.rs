@@ -92,21 +92,10 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         s.direction_deg = options.direction_deg;
         if let Some(v) = options.movement_speed {
             s.movement_speed = v;
+            previewer.speed_chosen = true;
         }
         previewer.locomotion_settings = s;
         previewer.set_drive(true);
-        if options.movement_speed.is_none() {
-            // The clip's own speed: no warp needed until the user changes it.
-            let natural = previewer
-                .graph
-                .as_ref()
-                .and_then(|g| g.locomotion.as_ref())
-                .map(|l| l.anim_speed as f32);
-            if let Some(v) = natural {
-                s.movement_speed = v;
-                previewer.set_locomotion_settings(s);
-            }
-        }
         if let Some(g) = previewer.graph.as_mut() {
             g.playing = options.play;
         }
@@ -395,7 +384,8 @@ impl Gpu {
                         leg_length: l.unit_scale()
                             * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M,
                         body_yaw_rad: l.orientation.body_yaw_rad,
-                        movement_yaw_rad: l.settings.direction_deg.to_radians(),
+                        movement_yaw_rad: l.orientation.angle_rad,
+                        travel: l.travel(),
                     },
                     &flags,
                 );

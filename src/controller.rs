@@ -71,6 +71,9 @@ pub struct Previewer {
     pub locomotion_overlays: LocomotionOverlays,
     /// The graph was made for driving one clip (drive off returns to the timeline).
     pub(crate) drive_graph: bool,
+    /// The user set the movement speed; until then Drive starts at the clip's own speed
+    /// (a rig at any scale starts unwarped).
+    pub(crate) speed_chosen: bool,
     /// Legs chosen by the user (`None`: detected).
     pub leg_override: Option<Vec<crate::anim::contacts::LegChain>>,
 }
@@ -113,6 +116,7 @@ impl Previewer {
             locomotion_overlays: LocomotionOverlays::all(),
             drive_graph: false,
             leg_override: None,
+            speed_chosen: false,
         };
         p.evaluate_pose();
         p
@@ -318,6 +322,22 @@ impl Previewer {
                 self.set_message(format!("drive: {e}"), true);
             }
         }
+        if !self.speed_chosen {
+            let natural = self
+                .graph
+                .as_ref()
+                .and_then(|g| g.locomotion.as_ref())
+                .map(|l| l.anim_speed as f32)
+                .filter(|v| *v > 0.0);
+            if let Some(v) = natural {
+                let mut s = self.locomotion_settings;
+                s.movement_speed = v;
+                self.locomotion_settings = s;
+                if let Some(g) = &mut self.graph {
+                    g.set_locomotion_settings(&self.model, s);
+                }
+            }
+        }
         self.evaluate_pose();
     }
 
@@ -341,6 +361,9 @@ impl Previewer {
 
     /// Applies changed locomotion settings (the panel's controls).
     pub fn set_locomotion_settings(&mut self, settings: LocomotionSettings) {
+        if settings.movement_speed != self.locomotion_settings.movement_speed {
+            self.speed_chosen = true;
+        }
         self.locomotion_settings = settings;
         if let Some(g) = &mut self.graph {
             g.set_locomotion_settings(&self.model, settings);

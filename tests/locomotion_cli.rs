@@ -262,16 +262,52 @@ fn movement_speed_through_a_scenario_drives_the_state_machine() {
     ]);
     let frames = v["frames"].as_array().unwrap();
     let last = frames.last().unwrap();
-    // The movement speed sets the graph's `speed`: Walk and Run blend to cover 3 m/s,
-    // so neither the rate nor the stride has much to do.
-    assert!((f(last, "play_rate") - 1.0).abs() < 0.02, "{last}");
-    assert!((f(last, "stride_scale") - 1.0).abs() < 0.02);
+    // The movement speed sets the graph's `speed` to 3: Walk and Run blend (cycle-synced)
+    // to 2.597 m/s, speed matching plays them at 3 / 2.597 and the stride stays at 1.
+    assert!((f(last, "play_rate") - 3.0 / 2.597).abs() < 0.01, "{last}");
+    assert!((f(last, "stride_scale") - 1.0).abs() < 0.01);
     let s = &v["summary"];
-    assert!((f(s, "clip_speed_mps") - 3.0).abs() < 0.05, "{s}");
+    assert!((f(s, "clip_speed_mps") - 2.597).abs() < 0.01, "{s}");
     // The seek frame does not move the character.
     let seek = frames.iter().position(|fr| fr["event"] == "seek").unwrap();
     let (a, b) = (&frames[seek - 1], &frames[seek]);
     assert_eq!(a["world_x_m"], b["world_x_m"]);
     assert_eq!(a["world_z_m"], b["world_z_m"]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_sideways_movement_direction_does_not_make_the_feet_skate() {
+    let natural = format!("{}", WALK);
+    let run_dir = |extra: &[&str]| {
+        let mut args = vec![
+            "trace",
+            "--clip",
+            "Walk",
+            "--json",
+            "--seconds",
+            "4.4",
+            "--fps",
+            "30",
+            "--movement-speed",
+            &natural,
+            "--direction",
+            "40",
+        ];
+        args.extend_from_slice(extra);
+        json(&args)
+    };
+    let warped = run_dir(&[]);
+    let plain = run_dir(&["--no-warp"]);
+    let (a, b) = (
+        f(&warped["summary"], "slide_m_per_cycle"),
+        f(&plain["summary"], "slide_m_per_cycle"),
+    );
+    // Measured: 4.6 cm/cycle with the feet's paths turned along the movement, 26.7 cm when
+    // the legs keep walking along the body's half-turned heading.
+    assert!(a < 0.06 && a < 0.3 * b, "warped {a} vs {b}");
+    assert_eq!(f(&warped["summary"], "skating_ratio"), 0.0);
+    let o = run(&["trace", "--movement-speed", "1", "--foot-lock", "--no-warp"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--foot-lock"));
 }

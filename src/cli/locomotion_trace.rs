@@ -130,6 +130,11 @@ pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, Str
         stride_warping: !args.no_warp,
         ..LocomotionSettings::default()
     };
+    if args.foot_lock && args.no_warp {
+        return Err(
+            "--foot-lock works through the foot IK of stride warping: drop --no-warp".into(),
+        );
+    }
     settings.foot_lock = args.foot_lock;
     if let Some(scale) = args.stride_scale {
         let dir = args.stride_direction.unwrap_or(0.0);

@@ -85,6 +85,8 @@ struct DrivenFrame {
     warp: crate::anim::locomotion::StrideWarpOutput,
     world_from_model: glam::Mat4,
     body_yaw_rad: f32,
+    movement_yaw_rad: f32,
+    travel: glam::Vec3,
     text: Vec<String>,
 }
 
@@ -179,6 +181,8 @@ fn driven_frames(
             warp: loco.warp.clone(),
             world_from_model: world,
             body_yaw_rad: loco.orientation.body_yaw_rad,
+            movement_yaw_rad: loco.orientation.angle_rad,
+            travel: loco.travel(),
             text,
         });
     }
@@ -371,7 +375,8 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
                     world_from_model: f.world_from_model,
                     leg_length,
                     body_yaw_rad: f.body_yaw_rad,
-                    movement_yaw_rad: args.direction.to_radians(),
+                    movement_yaw_rad: f.movement_yaw_rad,
+                    travel: f.travel,
                 },
                 flags,
             );

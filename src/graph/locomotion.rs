@@ -125,6 +125,35 @@ impl ClipLocomotion {
     }
 }
 
+/// Contact intervals of leg `leg` from the clip's `<leg>_foot_down` / `<leg>_foot_up`
+/// markers: each down paired with the next up (cyclically). `None` without both kinds.
+fn marker_intervals(clip: &crate::anim::Clip, leg: &str) -> Option<Vec<(f32, f32)>> {
+    let (down_name, up_name) = (format!("{leg}_foot_down"), format!("{leg}_foot_up"));
+    let mut downs: Vec<f32> = Vec::new();
+    let mut ups: Vec<f32> = Vec::new();
+    for m in clip.markers() {
+        if m.name == down_name {
+            downs.push(m.time_secs);
+        } else if m.name == up_name {
+            ups.push(m.time_secs);
+        }
+    }
+    if downs.is_empty() || ups.is_empty() {
+        return None;
+    }
+    ups.sort_by(f32::total_cmp);
+    let d = clip.duration_secs();
+    let mut out: Vec<(f32, f32)> = downs
+        .iter()
+        .map(|&down| {
+            let up = ups.iter().copied().find(|&u| u > down).unwrap_or(ups[0]);
+            (down.rem_euclid(d), up.rem_euclid(d))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Some(out)
+}
+
 /// Computes [`ClipLocomotion`] for a clip.
 pub fn clip_locomotion(
     model: &Model,
@@ -133,9 +162,33 @@ pub fn clip_locomotion(
     settings: &ContactSettings,
 ) -> Result<ClipLocomotion, AnimError> {
     let c = &model.clips[clip];
+    if !(c.duration_secs() > 0.0 && c.duration_secs().is_finite()) {
+        // A pose (one key): no speed, no contacts; speed matching warns and leaves the
+        // rate alone.
+        return Ok(ClipLocomotion {
+            root_speed: 0.0,
+            direction: Vec3::Z,
+            implied: None,
+            contacts: legs
+                .iter()
+                .map(|l| FootContacts {
+                    leg: l.name.clone(),
+                    intervals: Vec::new(),
+                })
+                .collect(),
+            duration_secs: 0.0,
+        });
+    }
     let root = crate::anim::ClipRootMotion::for_clip(&model.skeleton, c, None)?;
     let root_speed = root.as_ref().map_or(0.0, |r| clip_root_speed(&r.motion));
-    let contacts = contacts::detect_contacts(&model.skeleton, c, legs, settings)?;
+    let mut contacts = contacts::detect_contacts(&model.skeleton, c, legs, settings)?;
+    // The file's foot markers win over detection where a leg has both its down and up
+    // markers (`left_foot_down` / `left_foot_up`, the names contacts_to_markers writes).
+    for fc in &mut contacts {
+        if let Some(iv) = marker_intervals(c, &fc.leg) {
+            fc.intervals = iv;
+        }
+    }
     let implied = implied_speed(&model.skeleton, c, legs, root.as_ref(), settings)?;
     let direction = match &root {
         Some(r) if root_speed >= MIN_ANIM_SPEED => {
@@ -172,8 +225,10 @@ pub struct Locomotion {
     pub slide: FootSlideMeter,
     /// The last speed match (`None` while speed matching is off).
     pub speed_match: Option<SpeedMatch>,
-    /// Weighted clip speed of the inputs (units/s at rate 1).
+    /// Speed of the inputs at rate 1 (units/s): what they covered last frame divided by
+    /// the play rate, or before any frame their weighted clip speeds.
     pub anim_speed: f64,
+    measured_speed: Option<f64>,
     /// True when the leading input is in place and its implied speed is used.
     pub uses_implied: bool,
     pub warnings: Vec<String>,
@@ -184,8 +239,11 @@ pub struct Locomotion {
     /// World placement of the root (ground plane), moved by the drive.
     pub world_from_root: GroundTransform,
     travel: Vec3,
-    /// Leader cycles played since the start (for slide per cycle).
-    cycles_start: Option<f64>,
+    /// The leader's clip and cycles at the last frame (for the cycles played).
+    cycles_start: Option<(usize, f64)>,
+    /// IK feet this frame: the FK feet, turned about the pelvis by orientation warping's
+    /// leftover angle.
+    ik_feet: Vec<Vec3>,
     pub cycles_played: f64,
     /// World positions of the feet this frame.
     /// (ankle, toe) per leg.
@@ -196,6 +254,8 @@ pub struct Locomotion {
     /// space), found by [`Locomotion::attach`].
     pub speed_param: Option<String>,
     locks: Vec<FootLock>,
+    /// Clips of the attached graph whose data [`Locomotion::prepare`] computes up front.
+    pending_clips: Vec<usize>,
 }
 
 /// Foot-lock state of one leg (world space).
@@ -270,6 +330,7 @@ impl Locomotion {
             slide: FootSlideMeter::new(legs.len()),
             speed_match: None,
             anim_speed: 0.0,
+            measured_speed: None,
             uses_implied: false,
             warnings: Vec::new(),
             local: sk.rest_pose().to_vec(),
@@ -280,9 +341,11 @@ impl Locomotion {
             cycles_start: None,
             cycles_played: 0.0,
             world_feet: vec![(Vec3::ZERO, None); legs.len()],
+            ik_feet: vec![Vec3::ZERO; legs.len()],
             planted: vec![false; legs.len()],
             speed_param: None,
             locks: vec![FootLock::default(); legs.len()],
+            pending_clips: Vec::new(),
             legs,
         })
     }
@@ -341,6 +404,7 @@ impl Locomotion {
         self.world_from_root = GroundTransform::IDENTITY;
         self.cycles_start = None;
         self.cycles_played = 0.0;
+        self.measured_speed = None;
     }
 
     /// Weighted speed of the graph's (non-layer) inputs, and whether the heaviest one is in
@@ -368,6 +432,8 @@ impl Locomotion {
     /// Finds the graph parameter the movement speed drives (see
     /// [`Locomotion::speed_param`]); call once per graph.
     pub fn attach(&mut self, graph: &PoseGraph) {
+        self.pending_clips = graph.players().iter().map(|p| p.clip).collect();
+        self.measured_speed = None;
         self.speed_param = graph.def().params.iter().find_map(|p| match p {
             super::def::ParamDef::Float { name, .. }
                 if ["speed", "movement_speed"].contains(&name.to_ascii_lowercase().as_str()) =>
@@ -378,10 +444,23 @@ impl Locomotion {
         });
     }
 
+    /// Computes the data of every clip of the attached graph now (contacts and implied
+    /// speed take a few milliseconds per clip), so that no frame stalls when a blend
+    /// first gives a clip weight.
+    pub fn prepare(&mut self, model: &Model) -> Result<(), String> {
+        for clip in std::mem::take(&mut self.pending_clips) {
+            self.clip(model, clip)?;
+        }
+        Ok(())
+    }
+
     /// Step 1: the movement speed drives the graph's speed parameter (which picks the
     /// state and the blend-space weights), then speed matching sets the graph's play rate
     /// (when on) from the inputs that parameter selected.
     pub fn before_advance(&mut self, model: &Model, graph: &mut PoseGraph) -> Result<(), String> {
+        if !self.pending_clips.is_empty() {
+            self.prepare(model)?;
+        }
         if let Some(name) = &self.speed_param {
             let v = self.settings.movement_speed;
             if graph.params().get_float(name) != Some(v) {
@@ -390,7 +469,13 @@ impl Locomotion {
                 graph.evaluate(model).map_err(|e| e.to_string())?;
             }
         }
-        let (speed, in_place) = self.input_speed(model, graph)?;
+        let (weighted, in_place) = self.input_speed(model, graph)?;
+        // What the inputs really covered last frame (cycle sync changes a blend's speed:
+        // the demo's Walk/Run space at speed 3 covers 2.6 m/s), else their weighted speed.
+        let speed = match self.measured_speed {
+            Some(v) if weighted >= MIN_ANIM_SPEED => v,
+            _ => weighted,
+        };
         self.anim_speed = speed;
         self.uses_implied = in_place && speed > 0.0;
         if self.settings.speed_matching {
@@ -428,9 +513,9 @@ impl Locomotion {
                     .into(),
             );
         }
-        if let Some(w) = self.speed_match.as_ref().and_then(|m| m.warning.clone()) {
+        if let Some(w) = self.speed_match.as_ref().and_then(|m| m.warning.as_ref()) {
             if speed >= MIN_ANIM_SPEED {
-                self.warnings.push(w);
+                self.warnings.push(w.clone());
             }
         }
         let rate = graph.rate();
@@ -438,43 +523,45 @@ impl Locomotion {
         let seek = dt <= 0.0;
 
         // Root delta (model space, units): the graph's, plus the implied motion of the
-        // in-place inputs.
+        // in-place inputs over the clip seconds each actually played. The clip speed the
+        // stride scale divides by is measured the same way (each input at the rate its
+        // sync gave it), so the scale is right for cycle-synced blends too.
         let d = graph.root_delta();
-        let mut root_delta = Vec3::new(d.translation.x as f32, 0.0, d.translation.y as f32);
-        if !seek {
-            let active = || {
-                graph
-                    .players()
-                    .iter()
-                    .filter(|p| !p.is_layer && p.weight > 0.0)
-            };
-            let total: f32 = active().map(|p| p.weight).sum();
-            for p in active() {
-                let (clip, w) = (p.clip, p.weight);
-                let c = self.clip(model, clip)?;
-                if c.in_place() {
-                    if let Some(i) = &c.implied {
-                        root_delta +=
-                            i.direction * i.speed * (rate as f32) * dt * (w / total.max(1e-6));
+        let mut implied_delta = Vec3::ZERO;
+        let mut played_speed = 0.0f64;
+        let mut total = 0.0f64;
+        for p in graph
+            .players()
+            .iter()
+            .filter(|p| !p.is_layer && p.weight > 0.0)
+        {
+            let (clip, w) = (p.clip, f64::from(p.weight));
+            let advanced = p.advanced_secs().filter(|_| !seek);
+            let c = self.clip(model, clip)?;
+            total += w;
+            match advanced {
+                Some(secs) => {
+                    played_speed += w * c.speed() * secs.abs() / dt_secs;
+                    if let (true, Some(i)) = (c.in_place(), &c.implied) {
+                        implied_delta += i.direction * (f64::from(i.speed) * secs.abs() * w) as f32;
                     }
                 }
+                None => played_speed += w * c.speed() * rate.abs(),
             }
         }
+        if total > 0.0 {
+            played_speed /= total;
+            implied_delta /= total as f32;
+        }
+        if !seek && rate.abs() > 1e-9 && speed >= MIN_ANIM_SPEED {
+            self.measured_speed = Some(played_speed / rate.abs());
+            self.anim_speed = played_speed / rate.abs();
+        }
+        let root_delta =
+            Vec3::new(d.translation.x as f32, 0.0, d.translation.y as f32) + implied_delta;
         if root_delta.length_squared() > 1e-12 {
             self.travel = root_delta.normalize();
         }
-
-        // FK pose.
-        self.local.copy_from_slice(graph.local_pose());
-        LocalToModelJob {
-            parents: sk.parents(),
-            local: &self.local,
-            model_from_root: Mat4::IDENTITY,
-        }
-        .run(&mut self.fk_model_from_joint)
-        .map_err(|e| e.to_string())?;
-        self.model_from_joint
-            .copy_from_slice(&self.fk_model_from_joint);
 
         // Orientation warping.
         self.orientation = orientation_warp(
@@ -484,16 +571,57 @@ impl Locomotion {
             &mut self.orient_state,
         )
         .map_err(|e| e.to_string())?;
+        if self.orientation.flipped {
+            self.warnings.push(
+                "the movement is more than 90 degrees off the clip's travel: warped as if backwards (a backward clip fits better)"
+                    .into(),
+            );
+        }
         let stride_dir = Quat::from_rotation_y(self.orientation.stride_yaw_rad) * self.travel;
 
+        // FK pose, with the spine turned back first: legs that hang below the spine (a
+        // quadruped's front legs) are then warped from where they really are.
+        self.local.copy_from_slice(graph.local_pose());
+        LocalToModelJob {
+            parents: sk.parents(),
+            local: &self.local,
+            model_from_root: Mat4::IDENTITY,
+        }
+        .run(&mut self.model_from_joint)
+        .map_err(|e| e.to_string())?;
+        counter_rotate_spine(
+            sk.parents(),
+            &self.spine,
+            self.orientation.spine_yaw_rad,
+            &mut self.local,
+            &mut self.model_from_joint,
+        )
+        .map_err(|e| e.to_string())?;
+        self.fk_model_from_joint
+            .copy_from_slice(&self.model_from_joint);
+
         // The share of speed the clip lacks (cycle average): what the drive adds.
-        let cycle_speed = (speed * rate.abs()) as f32;
+        let cycle_speed = played_speed as f32;
         let lacking = if cycle_speed > 1e-6 {
             self.settings.movement_speed / cycle_speed
         } else {
             1.0
         };
         let warping = self.settings.stride_warping && speed >= MIN_ANIM_SPEED;
+        // The body turned by only part of the movement angle: the feet's paths turn the
+        // rest about the pelvis's ground point, so they travel along the movement.
+        let leftover = if warping {
+            self.orientation.stride_yaw_rad
+        } else {
+            0.0
+        };
+        let pelvis = self.fk_model_from_joint[self.pelvis].w_axis.truncate();
+        let pivot = Vec3::new(pelvis.x, 0.0, pelvis.z);
+        let turn = Quat::from_rotation_y(leftover);
+        for (i, leg) in self.legs.iter().enumerate() {
+            let f = self.fk_model_from_joint[leg.foot].w_axis.truncate();
+            self.ik_feet[i] = pivot + turn * (f - pivot);
+        }
         let mode = match (warping, self.settings.manual_stride) {
             (true, Some(m)) => StrideMode::Manual {
                 direction: Quat::from_rotation_y(m.direction_deg.to_radians()) * Vec3::Z,
@@ -523,7 +651,7 @@ impl Locomotion {
             legs: &self.legs,
             pelvis: self.pelvis,
             model_from_joint: &self.fk_model_from_joint,
-            ik_feet: None,
+            ik_feet: Some(&self.ik_feet),
             mode,
             root_delta,
             dt_secs: dt,
@@ -546,32 +674,45 @@ impl Locomotion {
                 .compose(&GroundTransform::new(d.yaw_rad, local_step));
         }
 
-        // Contacts of the leader at its clip time.
+        // Contacts of the leader at its clip time; cycles played, summed per frame (a new
+        // leader after a state change starts its own count).
         let leader = graph.leader();
         let (clip, t) = (leader.clip, leader.clock.time().phase_secs as f32);
         let cycles = leader.cycles();
-        let start = *self.cycles_start.get_or_insert(cycles);
-        self.cycles_played = (cycles - start).abs();
+        match self.cycles_start {
+            Some((c, prev)) if c == clip && !seek => self.cycles_played += (cycles - prev).abs(),
+            _ => {}
+        }
+        self.cycles_start = Some((clip, cycles));
         self.clip(model, clip)?;
         let Some(Some(Ok(info))) = self.clips.get(clip) else {
             return Err(format!("clip {clip}: no locomotion data"));
         };
+        // Planted: the inputs vote with their weights, each at its own clip time (a
+        // walk/run blend's foot is down when the heavier share of its inputs says so).
+        let _ = (info, t);
         for i in 0..self.legs.len() {
-            self.planted[i] = info.planted(i, t);
+            let mut down = 0.0f32;
+            let mut all = 0.0f32;
+            for p in graph
+                .players()
+                .iter()
+                .filter(|p| !p.is_layer && p.weight > 0.0)
+            {
+                if let Some(Some(Ok(c))) = self.clips.get(p.clip) {
+                    all += p.weight;
+                    if c.planted(i, p.clock.time().phase_secs as f32) {
+                        down += p.weight;
+                    }
+                }
+            }
+            self.planted[i] = all > 0.0 && down >= 0.5 * all;
         }
         let world = self.model_from_root();
         if warping && self.settings.foot_lock {
             self.lock_feet(world, dt, seek);
         }
 
-        counter_rotate_spine(
-            sk.parents(),
-            &self.spine,
-            self.orientation.spine_yaw_rad,
-            &mut self.local,
-            &mut self.model_from_joint,
-        )
-        .map_err(|e| e.to_string())?;
         if warping {
             LegIkJob {
                 parents: sk.parents(),
@@ -581,6 +722,7 @@ impl Locomotion {
                 thigh_compensation: self.settings.stride.thigh_compensation,
                 soften: self.settings.ik_soften,
                 model_from_root: Mat4::IDENTITY,
+                forward: self.travel,
             }
             .run(
                 &mut self.local,
@@ -646,6 +788,11 @@ impl Locomotion {
             }
             f.target = target;
         }
+    }
+
+    /// The clip's travel direction (model space, unit) of the last frame.
+    pub fn travel(&self) -> Vec3 {
+        self.travel
     }
 
     /// World from model of the last frame: the placement and the body yaw of orientation

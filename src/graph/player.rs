@@ -111,6 +111,14 @@ impl ClipPlayer {
         Ok(())
     }
 
+    /// Clip seconds the last advance played (negative in reverse); `None` after a seek.
+    pub fn advanced_secs(&self) -> Option<f64> {
+        let d = self.duration_secs();
+        self.interval
+            .as_ref()
+            .map(|i| i.to.to_secs(d) - i.from.to_secs(d))
+    }
+
     /// Plays forward or back to normalised phase `u` by the shortest phase step (a marker
     /// follower; steps stay well under half a cycle per frame).
     pub fn advance_to_phase(&mut self, u: f64) -> Result<(), AnimError> {

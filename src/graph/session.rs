@@ -19,8 +19,9 @@ pub struct LocomotionSample {
     pub wall_secs: f64,
     pub play_rate: f64,
     pub stride_scale: f32,
-    /// Per leg: world horizontal speed while planted (m/s), `None` in the air.
-    pub slide_mps: Vec<Option<f32>>,
+    /// Per leg (the first `MAX_LEGS`): world horizontal speed while planted (m/s),
+    /// `None` in the air or for missing legs.
+    pub slide_mps: [Option<f32>; crate::anim::locomotion::stride_warp::MAX_LEGS],
 }
 
 /// Trail points and speed samples kept.
@@ -78,6 +79,7 @@ impl GraphSession {
             None => Locomotion::new(model, settings)?,
         };
         loco.attach(&self.graph);
+        loco.prepare(model)?;
         loco.world_from_root = self.world_from_root;
         loco.evaluate_still(model, &mut self.graph)?;
         self.locomotion = Some(loco);
@@ -151,7 +153,14 @@ impl GraphSession {
                                 wall_secs: self.wall_secs + dt_secs,
                                 play_rate: self.graph.rate(),
                                 stride_scale: l.warp.scale,
-                                slide_mps: l.slide.speeds().to_vec(),
+                                slide_mps: {
+                                    let mut a =
+                                        [None; crate::anim::locomotion::stride_warp::MAX_LEGS];
+                                    for (x, v) in a.iter_mut().zip(l.slide.speeds()) {
+                                        *x = *v;
+                                    }
+                                    a
+                                },
                             },
                         );
                     }

@@ -108,9 +108,11 @@ pub struct LocomotionDraw<'a> {
     /// Mean leg length (units): sizes of arrows and points.
     pub leg_length: f32,
     /// Body yaw of orientation warping (radians) and the movement direction relative to
-    /// the character's facing (radians), for the angle arc.
+    /// the clip's travel direction after its flip past 90° (radians), for the angle arc.
     pub body_yaw_rad: f32,
     pub movement_yaw_rad: f32,
+    /// The clip's travel direction in model space (unit, horizontal).
+    pub travel: Vec3,
 }
 
 impl OverlayBatch {
@@ -173,13 +175,18 @@ impl OverlayBatch {
             );
         }
         if flags.orientation {
-            // Arc on the ground from the clip's travel direction (+Z in model space,
-            // before the body turn) to the movement direction.
+            // Arc on the ground from the clip's travel direction (before the body turn)
+            // to the movement direction.
             let r = leg * 0.6;
             let start = -d.body_yaw_rad;
             let end = d.movement_yaw_rad - d.body_yaw_rad;
             let steps = 24;
-            let at = |a: f32| ground + Quat::from_rotation_y(a) * Vec3::Z * r;
+            let travel = if d.travel.length_squared() > 0.0 {
+                d.travel.normalize()
+            } else {
+                Vec3::Z
+            };
+            let at = |a: f32| ground + Quat::from_rotation_y(a) * travel * r;
             let mut prev = at(start);
             for i in 1..=steps {
                 let a = start + (end - start) * i as f32 / steps as f32;
@@ -190,7 +197,7 @@ impl OverlayBatch {
             self.line(p(ground), p(at(start)), ORIENTATION_MAGENTA, top);
             self.arrow(p(ground), p(at(end)), leg * 0.08, ORIENTATION_MAGENTA, top);
             // The turned body's facing.
-            self.line(p(ground), p(ground + Vec3::Z * r * 0.8), WARPED_GREEN, top);
+            self.line(p(ground), p(ground + travel * r * 0.8), WARPED_GREEN, top);
         }
     }
 }

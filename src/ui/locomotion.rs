@@ -226,7 +226,11 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.checkbox(&mut s.speed_matching, "speed matching (play rate)");
     ui.checkbox(&mut s.stride_warping, "stride warping + foot IK");
     ui.checkbox(&mut s.orientation.enabled, "orientation warping");
-    ui.checkbox(&mut s.foot_lock, "foot locking").on_hover_text(
+    ui.add_enabled(
+        s.stride_warping,
+        egui::Checkbox::new(&mut s.foot_lock, "foot locking"),
+    )
+    .on_hover_text(
         "pin planted feet where they came down; released over the blend time after lift-off",
     );
     let mut manual = s.manual_stride.is_some();
@@ -291,6 +295,23 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     ui.checkbox(&mut s.stride.interpolate_scale, "");
                     ui.weak(format!("{:.0}/s up, {:.0}/s down", s.stride.scale_interp_up, s.stride.scale_interp_down));
                     ui.end_row();
+                    ui.label("stride scale clamp");
+                    let mut clamp = s.stride.scale_clamp.is_some();
+                    if ui.checkbox(&mut clamp, "").changed() {
+                        s.stride.scale_clamp = clamp.then_some((0.5, 2.0));
+                    }
+                    match &mut s.stride.scale_clamp {
+                        Some((lo, hi)) => {
+                            ui.horizontal(|ui| {
+                                ui.add(egui::DragValue::new(lo).range(0.01..=*hi).speed(0.01));
+                                ui.add(egui::DragValue::new(hi).range(*lo..=10.0).speed(0.01));
+                            });
+                        }
+                        None => {
+                            ui.weak("off (default)");
+                        }
+                    }
+                    ui.end_row();
                     setting_row(ui, "scale interp up", &mut s.stride.scale_interp_up, 0.0..=100.0, " /s", None);
                     setting_row(ui, "scale interp down", &mut s.stride.scale_interp_down, 0.0..=100.0, " /s", None);
                     ui.label("floor normal re-orientation");
@@ -299,7 +320,11 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     ui.end_row();
                     ui.label("pelvis adjustment");
                     ui.checkbox(&mut s.stride.pelvis_adjust, "");
-                    ui.weak(format!("{} iterations", s.stride.pelvis_max_iterations));
+                    ui.weak("");
+                    ui.end_row();
+                    ui.label("pelvis iterations");
+                    ui.add(egui::DragValue::new(&mut s.stride.pelvis_max_iterations).range(1..=10));
+                    ui.weak("");
                     ui.end_row();
                     setting_row(ui, "pelvis alpha", &mut s.stride.pelvis_alpha, 0.0..=1.0, "", None);
                     setting_row(ui, "pelvis max offset", &mut s.stride.pelvis_max_offset_m, 0.0..=10.0, " m", Some(k));
@@ -316,6 +341,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     setting_row(ui, "IK soften", &mut s.ik_soften, 0.0..=1.0, "", None);
                     setting_row(ui, "foot lock release", &mut s.foot_lock_release_secs, 0.0..=2.0, " s", None);
                     setting_row(ui, "orientation body share", &mut s.orientation.body_share, 0.0..=1.0, "", None);
+                    setting_row(ui, "orientation interp", &mut s.orientation.interp_speed, 0.0..=100.0, " /s", None);
                     setting_row(ui, "skate speed", &mut s.slide.skate_speed_mps, 0.0..=10.0, " m/s", Some(k));
                     ui.label("contact height");
                     ui.weak(format!("{:.0}% of leg", s.contacts.height_fraction * 100.0));

@@ -101,7 +101,7 @@ pub fn orientation_warp(
         target = wrap_pi(target - std::f32::consts::PI.copysign(target));
     }
     let angle = match state.angle {
-        Some(prev) if dt_secs > 0.0 => {
+        Some(prev) if dt_secs > 0.0 && settings.interp_speed > 0.0 => {
             prev + wrap_pi(target - prev) * (dt_secs * settings.interp_speed).min(1.0)
         }
         _ => target,

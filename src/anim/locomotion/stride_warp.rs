@@ -209,6 +209,8 @@ impl StrideWarpState {
 pub struct FootWarp {
     /// Thigh joint, FK.
     pub thigh_fk: Vec3,
+    /// The FK foot joint.
+    pub fk_foot: Vec3,
     /// The IK foot before warping: the FK foot, or the rig's IK bone (red).
     pub ik_origin: Vec3,
     /// The thigh projected along gravity onto the foot's floor plane.
@@ -469,7 +471,7 @@ impl StrideWarpJob<'_> {
                     (SpeedSource::CycleAverage, Some(c)) => c.abs(),
                     _ => frame_speed,
                 };
-                let scale = if speed < min_root_speed {
+                let scale = if speed <= 0.0 || speed < min_root_speed {
                     1.0
                 } else {
                     locomotion_speed / speed
@@ -487,10 +489,20 @@ impl StrideWarpJob<'_> {
                 } else {
                     s.scale_interp_down
                 };
-                prev + (target - prev) * (self.dt_secs * speed).min(1.0)
+                // Like Unreal's FInterpTo: a speed of 0 means no interpolation.
+                if speed <= 0.0 {
+                    target
+                } else {
+                    prev + (target - prev) * (self.dt_secs * speed).min(1.0)
+                }
             }
             _ => target,
         };
+        if !scale.is_finite() {
+            return Err(AnimError::NonFinite {
+                what: "stride warping: stride scale".into(),
+            });
+        }
         state.scale = Some(scale);
 
         // 3. Per foot: plane origin, scale origin, warped.
@@ -509,6 +521,7 @@ impl StrideWarpJob<'_> {
             let warped = scale_origin + (ik - scale_origin) * scale;
             out.feet.push(FootWarp {
                 thigh_fk: thigh,
+                fk_foot: foot_fk,
                 ik_origin: ik,
                 plane_origin,
                 scale_origin,
@@ -634,6 +647,8 @@ pub struct LegIkJob<'a> {
     pub soften: f32,
     /// Placement of the skeleton's roots (the identity in model space).
     pub model_from_root: Mat4,
+    /// The character's forward direction (model space): a straight knee bends toward it.
+    pub forward: Vec3,
 }
 
 impl LegIkJob<'_> {
@@ -718,7 +733,7 @@ impl LegIkJob<'_> {
         {
             let pos = |m: &[Mat4], j: usize| m[j].w_axis.truncate();
             if self.thigh_compensation {
-                let from = foot.ik_origin - foot.thigh_fk;
+                let from = foot.fk_foot - foot.thigh_fk;
                 let to = foot.target - pos(model_from_joint, leg.thigh);
                 if from.length_squared() > 1e-12 && to.length_squared() > 1e-12 {
                     let r = Quat::from_rotation_arc(from.normalize(), to.normalize());
@@ -744,7 +759,13 @@ impl LegIkJob<'_> {
             } else {
                 Vec3::Z
             };
-            let mid_axis = knee_axis(a, &model_from_joint[leg.calf], c, -Vec3::X);
+            // A straight knee opens about forward x up (-X for a character facing +Z).
+            let fallback = self
+                .forward
+                .cross(Vec3::Y)
+                .try_normalize()
+                .unwrap_or(-Vec3::X);
+            let mid_axis = knee_axis(a, &model_from_joint[leg.calf], c, fallback);
             let result = TwoBoneIkJob {
                 target: foot.target,
                 pole_vector: pole,
