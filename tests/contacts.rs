@@ -10,6 +10,9 @@ use stridescope::anim::contacts::{
 };
 use stridescope::asset::{self, Model};
 
+mod common;
+use common::scaled;
+
 fn load(rel: &str) -> Model {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/assets")
@@ -306,44 +309,6 @@ fn contact_times_hand_computed() {
     let bounce = hips_clip(&[(0.0, 1.0), (0.5, 2.0), (1.0, 1.0)]);
     let c = detect_contacts(&sk, &bounce, &legs, &ContactSettings::default()).unwrap();
     assert_eq!(c[0].intervals, Vec::<(f32, f32)>::new());
-}
-
-/// `skeleton` and `clip` with every translation (rest pose and keys) times `k`.
-fn scaled(skeleton: &Skeleton, clip: &Clip, k: f32) -> (Skeleton, Clip) {
-    let rest = skeleton
-        .rest_pose()
-        .iter()
-        .map(|t| Transform {
-            translation: t.translation * k,
-            ..*t
-        })
-        .collect();
-    let sk = Skeleton::new(skeleton.names().to_vec(), skeleton.parents().to_vec(), rest).unwrap();
-    let tracks = clip
-        .tracks()
-        .iter()
-        .map(|t| {
-            let mut s = t.clone();
-            s.translation = t.translation.as_ref().map(|tr| {
-                Track::new(
-                    tr.interpolation(),
-                    tr.times().to_vec(),
-                    tr.values().iter().map(|v| *v * k).collect(),
-                    "scaled",
-                )
-                .unwrap()
-            });
-            s
-        })
-        .collect();
-    let clip = Clip::new(
-        clip.name().to_string(),
-        tracks,
-        clip.markers().to_vec(),
-        sk.joint_count(),
-    )
-    .unwrap();
-    (sk, clip)
 }
 
 #[test]

@@ -19,6 +19,9 @@ use stridescope::asset::{self, Model};
 use stridescope::graph::locomotion::{Locomotion, LocomotionSettings};
 use stridescope::graph::PoseGraph;
 
+mod common;
+use common::scaled;
+
 fn demo() -> Model {
     asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb")).expect("demo")
 }
@@ -511,44 +514,6 @@ fn stripped(model: &Model, clip: &Clip) -> Clip {
         model.skeleton.joint_count(),
     )
     .unwrap()
-}
-
-/// `skeleton` and `clip` with every translation (rest pose and keys) times `k`.
-fn scaled(skeleton: &Skeleton, clip: &Clip, k: f32) -> (Skeleton, Clip) {
-    let rest = skeleton
-        .rest_pose()
-        .iter()
-        .map(|t| Transform {
-            translation: t.translation * k,
-            ..*t
-        })
-        .collect();
-    let sk = Skeleton::new(skeleton.names().to_vec(), skeleton.parents().to_vec(), rest).unwrap();
-    let tracks = clip
-        .tracks()
-        .iter()
-        .map(|t| {
-            let mut s = t.clone();
-            s.translation = t.translation.as_ref().map(|tr| {
-                Track::new(
-                    tr.interpolation(),
-                    tr.times().to_vec(),
-                    tr.values().iter().map(|v| *v * k).collect(),
-                    "scaled",
-                )
-                .unwrap()
-            });
-            s
-        })
-        .collect();
-    let clip = Clip::new(
-        clip.name().to_string(),
-        tracks,
-        clip.markers().to_vec(),
-        sk.joint_count(),
-    )
-    .unwrap();
-    (sk, clip)
 }
 
 /// The demo walk covers 1.4 m in 1.1 s (src/asset/demo.rs).

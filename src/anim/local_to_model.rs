@@ -36,17 +36,7 @@ impl LocalToModelJob<'_> {
             });
         }
         for i in 0..n {
-            let parent = match self.parents[i] {
-                None => self.model_from_root,
-                Some(p) if p < i => model_from_joint[p],
-                Some(p) => {
-                    return Err(AnimError::ParentOrder {
-                        joint: i,
-                        parent: p,
-                    })
-                }
-            };
-            model_from_joint[i] = mul_trs(&parent, &self.local[i]);
+            model_from_joint[i] = self.joint(i, model_from_joint)?;
         }
         Ok(())
     }
@@ -76,19 +66,25 @@ impl LocalToModelJob<'_> {
             if i != from && !self.below(from, i) {
                 continue;
             }
-            let parent = match self.parents[i] {
-                None => self.model_from_root,
-                Some(p) if p < i => model_from_joint[p],
-                Some(p) => {
-                    return Err(AnimError::ParentOrder {
-                        joint: i,
-                        parent: p,
-                    })
-                }
-            };
-            model_from_joint[i] = mul_trs(&parent, &self.local[i]);
+            model_from_joint[i] = self.joint(i, model_from_joint)?;
         }
         Ok(())
+    }
+
+    /// Joint `i`'s model transform from its parent's (already computed) one.
+    #[inline]
+    fn joint(&self, i: usize, model_from_joint: &[Mat4]) -> Result<Mat4, AnimError> {
+        let parent = match self.parents[i] {
+            None => self.model_from_root,
+            Some(p) if p < i => model_from_joint[p],
+            Some(p) => {
+                return Err(AnimError::ParentOrder {
+                    joint: i,
+                    parent: p,
+                })
+            }
+        };
+        Ok(mul_trs(&parent, &self.local[i]))
     }
 
     /// Whether `joint` is a descendant of `ancestor` (parents come before children, so the

@@ -127,6 +127,23 @@ pub fn blend_graph(args: &TraceArgs, blend: &[String]) -> Result<GraphDef, Strin
     })
 }
 
+/// A scenario with no events that plays clip `clip` alone (a one-clip graph).
+pub fn clip_scenario(model: &Model, clip: usize, fps: f64, seconds: f64) -> Scenario {
+    Scenario {
+        graph: Some(GraphDef {
+            params: Vec::new(),
+            base: NodeDef::Clip {
+                clip: model.clips[clip].name().to_string(),
+                rate: 1.0,
+            },
+            layers: Vec::new(),
+        }),
+        fps,
+        seconds,
+        events: Vec::new(),
+    }
+}
+
 /// Loads a scenario file (RON); also returns its text, to place later errors on a line.
 pub fn load_scenario(path: &Path) -> Result<(Scenario, String), String> {
     let text = std::fs::read_to_string(path)

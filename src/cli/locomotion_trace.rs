@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::anim::contacts::{legs_from_override, LegOverride};
 use crate::anim::locomotion::SpeedSource;
 use crate::asset::Model;
-use crate::graph::def::{GraphDef, NodeDef, Scenario};
+use crate::graph::def::Scenario;
 use crate::graph::locomotion::{Locomotion, LocomotionSettings};
 use crate::graph::scenario::{FrameKind, ScenarioRun};
 
@@ -212,22 +212,10 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
                 }
                 None => 0,
             };
-            let c = &model.clips[clip];
-            Scenario {
-                graph: Some(GraphDef {
-                    params: Vec::new(),
-                    base: NodeDef::Clip {
-                        clip: c.name().to_string(),
-                        rate: 1.0,
-                    },
-                    layers: Vec::new(),
-                }),
-                fps: args.fps,
-                seconds: args
-                    .seconds
-                    .unwrap_or(4.0 * f64::from(c.duration_secs()).max(0.25)),
-                events: Vec::new(),
-            }
+            let seconds = args
+                .seconds
+                .unwrap_or(4.0 * f64::from(model.clips[clip].duration_secs()).max(0.25));
+            graph_trace::clip_scenario(model, clip, args.fps, seconds)
         }
     };
     let source_name = args

@@ -98,7 +98,6 @@ fn driven_frames(
     clip: Option<usize>,
     times: &[f32],
 ) -> Result<(Vec<DrivenFrame>, f32), String> {
-    use crate::graph::def::{GraphDef, NodeDef, Scenario};
     use crate::graph::locomotion::{Locomotion, LocomotionSettings};
     use crate::graph::scenario::ScenarioRun;
     let last = times.iter().copied().fold(0.0f32, f32::max) as f64;
@@ -111,19 +110,7 @@ fn driven_frames(
             let clip =
                 clip.ok_or_else(|| format!("{}: has no animations to drive", model.source))?;
             (
-                Scenario {
-                    graph: Some(GraphDef {
-                        params: Vec::new(),
-                        base: NodeDef::Clip {
-                            clip: model.clips[clip].name().to_string(),
-                            rate: 1.0,
-                        },
-                        layers: Vec::new(),
-                    }),
-                    fps: f64::from(args.fps),
-                    seconds: last,
-                    events: Vec::new(),
-                },
+                super::graph_trace::clip_scenario(model, clip, f64::from(args.fps), last),
                 String::new(),
                 PathBuf::from("--movement-speed"),
             )
