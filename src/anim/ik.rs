@@ -203,25 +203,38 @@ impl TwoBoneIkJob {
         let coef_b = ab.dot(k.cross(u_perp));
         let coef_c = 0.5 * (d * d - ab.length_squared() - u.length_squared()) - ab.dot(u_par);
         let r = (coef_a * coef_a + coef_b * coef_b).sqrt();
-        let phi = if r > 1e-12 * chain * chain {
-            let base = coef_b.atan2(coef_a);
-            let spread = (coef_c / r).clamp(-1.0, 1.0).acos();
-            let wrap = |x: f32| {
-                let two_pi = std::f32::consts::TAU;
-                (x + std::f32::consts::PI).rem_euclid(two_pi) - std::f32::consts::PI
-            };
-            let (p1, p2) = (wrap(base + spread), wrap(base - spread));
-            if (p1.abs() - p2.abs()).abs() < 1e-5 {
-                p1.min(p2)
-            } else if p1.abs() < p2.abs() {
-                p1
+        // φ = base ± spread with cos/sin(base) = (A, B)/r and cos(spread) = C/r. The
+        // smaller rotation has the larger cos φ; a tie (straight leg) closes (sin φ < 0).
+        // Built from cos/sin directly: no atan2, acos or sin/cos calls.
+        let knee = if r > 1e-12 * chain * chain {
+            let (cb, sb) = (coef_a / r, coef_b / r);
+            let cs = (coef_c / r).clamp(-1.0, 1.0);
+            let ss = (1.0 - cs * cs).max(0.0).sqrt();
+            // base + spread and base - spread.
+            let (c1, s1) = (cb * cs - sb * ss, sb * cs + cb * ss);
+            let (c2, s2) = (cb * cs + sb * ss, sb * cs - cb * ss);
+            let (cphi, sphi) = if (c1 - c2).abs() < 1e-6 {
+                if s1 <= s2 {
+                    (c1, s1)
+                } else {
+                    (c2, s2)
+                }
+            } else if c1 > c2 {
+                (c1, s1)
             } else {
-                p2
+                (c2, s2)
+            };
+            // Half angle from tan(φ/2) = sin φ / (1 + cos φ): q ∝ (k sin φ, 1 + cos φ),
+            // precise for small angles (a half-angle square root would not be).
+            if 1.0 + cphi > 1e-6 {
+                Quat::from_xyzw(k.x * sphi, k.y * sphi, k.z * sphi, 1.0 + cphi).normalize()
+            } else {
+                let s = if sphi < 0.0 { -1.0 } else { 1.0 };
+                Quat::from_xyzw(k.x * s, k.y * s, k.z * s, 0.0)
             }
         } else {
-            0.0
+            Quat::IDENTITY
         };
-        let knee = Quat::from_axis_angle(k, phi);
         let c1 = b + knee * u;
 
         // 2. Start joint: point the end at the target.
@@ -231,25 +244,31 @@ impl TwoBoneIkJob {
         let b1 = a + aim * ab;
         let knee_dir = (b1 - a) - axis * (b1 - a).dot(axis);
         let pole = self.pole_vector - axis * self.pole_vector.dot(axis);
-        let mut swing = 0.0;
-        if knee_dir.length_squared() > 1e-12 * chain * chain && pole.length_squared() > 1e-12 {
-            let (kd, pd) = (knee_dir.normalize(), pole.normalize());
-            swing = kd.cross(pd).dot(axis).atan2(kd.dot(pd));
+        let mut twist =
+            if knee_dir.length_squared() > 1e-12 * chain * chain && pole.length_squared() > 1e-12 {
+                // Both are perpendicular to `axis`, so the shortest arc turns about ±axis.
+                arc(knee_dir, pole)
+            } else {
+                Quat::IDENTITY
+            };
+        if self.twist_angle != 0.0 {
+            twist = Quat::from_axis_angle(axis, self.twist_angle) * twist;
         }
-        let twist = Quat::from_axis_angle(axis, swing + self.twist_angle);
         let start_model = (twist * aim).normalize();
 
         // Model-space rotations about the joints → local-space corrections.
         let start_rot = rotation_of(&self.start_joint);
         let mut start_correction = (start_rot.inverse() * start_model * start_rot).normalize();
         let mut mid_correction = (mid_rot.inverse() * knee * mid_rot).normalize();
-        if weight < 1.0 {
+        let end_position = if weight < 1.0 {
             start_correction = Quat::IDENTITY.slerp(start_correction, weight);
             mid_correction = Quat::IDENTITY.slerp(mid_correction, weight);
-        }
-        let start_w = start_rot * start_correction * start_rot.inverse();
-        let mid_w = mid_rot * mid_correction * mid_rot.inverse();
-        let end_position = a + start_w * (ab + mid_w * u);
+            let start_w = start_rot * start_correction * start_rot.inverse();
+            let mid_w = mid_rot * mid_correction * mid_rot.inverse();
+            a + start_w * (ab + mid_w * u)
+        } else {
+            a + start_model * (ab + knee * u)
+        };
         Ok(TwoBoneIkResult {
             start_correction,
             mid_correction,
