@@ -186,3 +186,36 @@ fn legs_can_be_chosen_and_a_bad_choice_is_refused() {
     p.set_leg_override(None);
     assert_eq!(legs(&p), 2);
 }
+
+/// A rig with a dedicated IK-foot bone: the warp starts there instead of at the FK foot.
+/// (The demo has none; its `hand_l` is renamed `ik_foot_l` to stand in for one.)
+#[test]
+fn ik_foot_bones_are_used_when_the_rig_has_them() {
+    use stridescope::anim::contacts::detect_legs;
+    use stridescope::anim::Skeleton;
+    use stridescope::graph::locomotion::{ik_foot_bones, Locomotion, LocomotionSettings};
+    use stridescope::graph::PoseGraph;
+    let mut model =
+        asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb")).expect("demo");
+    let legs = detect_legs(&model.skeleton).unwrap();
+    assert_eq!(ik_foot_bones(&model.skeleton, &legs), vec![None, None]);
+    let sk = &model.skeleton;
+    let hand = sk.find("hand_l").unwrap();
+    let mut names = sk.names().to_vec();
+    names[hand] = "Armature|IK_Foot_L".into();
+    model.skeleton = Skeleton::new(names, sk.parents().to_vec(), sk.rest_pose().to_vec()).unwrap();
+    assert_eq!(
+        ik_foot_bones(&model.skeleton, &legs),
+        vec![Some(hand), None]
+    );
+    let walk = model.find_clip("Walk").unwrap();
+    let mut graph = PoseGraph::single_clip(&model, walk).unwrap();
+    let mut loco = Locomotion::new(&model, LocomotionSettings::default()).unwrap();
+    loco.attach(&graph);
+    loco.evaluate_still(&model, &mut graph).unwrap();
+    let fk = &loco.fk_model_from_joint;
+    let f = &loco.warp.feet;
+    assert!(f[0].ik_origin.distance(fk[hand].w_axis.truncate()) < 1e-6);
+    let foot_r = legs[1].foot;
+    assert!(f[1].ik_origin.distance(fk[foot_r].w_axis.truncate()) < 1e-6);
+}

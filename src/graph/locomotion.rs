@@ -154,6 +154,35 @@ fn marker_intervals(clip: &crate::anim::Clip, leg: &str) -> Option<Vec<(f32, f32
     Some(out)
 }
 
+/// Dedicated IK-foot bones of a rig, per leg: Unreal's `ik_foot_l` / `ik_foot_r`, and
+/// `foot_ik.L` / `ik_foot.L` (Rigify-like) spellings, matched case-insensitively after a
+/// namespace (`mixamorig:`, `Armature|`) is dropped; only for the `left` and `right` legs.
+/// Real glTF rigs rarely have them, so the warp usually starts at the FK feet.
+pub fn ik_foot_bones(skeleton: &crate::anim::Skeleton, legs: &[LegChain]) -> Vec<Option<usize>> {
+    let bare = |n: &str| {
+        let n = n.rsplit([':', '|']).next().unwrap_or(n);
+        n.to_ascii_lowercase()
+    };
+    legs.iter()
+        .map(|leg| {
+            let side = match leg.name.as_str() {
+                "left" => "l",
+                "right" => "r",
+                _ => return None,
+            };
+            let wanted = [
+                format!("ik_foot_{side}"),
+                format!("ik_foot.{side}"),
+                format!("foot_ik_{side}"),
+                format!("foot_ik.{side}"),
+                format!("ik_foot{side}"),
+            ];
+            (0..skeleton.joint_count())
+                .find(|&j| j != leg.foot && wanted.contains(&bare(&skeleton.names()[j])))
+        })
+        .collect()
+}
+
 /// Computes [`ClipLocomotion`] for a clip.
 pub fn clip_locomotion(
     model: &Model,
@@ -241,9 +270,11 @@ pub struct Locomotion {
     travel: Vec3,
     /// The leader's clip and cycles at the last frame (for the cycles played).
     cycles_start: Option<(usize, f64)>,
-    /// IK feet this frame: the FK feet, turned about the pelvis by orientation warping's
-    /// leftover angle.
+    /// IK feet this frame: the FK feet (or the rig's IK-foot bones), turned about the
+    /// pelvis by orientation warping's leftover angle.
     ik_feet: Vec<Vec3>,
+    /// Per leg, the rig's dedicated IK-foot bone ([`ik_foot_bones`]).
+    ik_bones: Vec<Option<usize>>,
     pub cycles_played: f64,
     /// World positions of the feet this frame.
     /// (ankle, toe) per leg.
@@ -342,6 +373,7 @@ impl Locomotion {
             cycles_played: 0.0,
             world_feet: vec![(Vec3::ZERO, None); legs.len()],
             ik_feet: vec![Vec3::ZERO; legs.len()],
+            ik_bones: ik_foot_bones(sk, &legs),
             planted: vec![false; legs.len()],
             speed_param: None,
             locks: vec![FootLock::default(); legs.len()],
@@ -352,6 +384,10 @@ impl Locomotion {
 
     pub fn legs(&self) -> &[LegChain] {
         &self.legs
+    }
+    /// Per leg, the IK-foot bone the warp starts from (`None`: the FK foot).
+    pub fn ik_bones(&self) -> &[Option<usize>] {
+        &self.ik_bones
     }
     pub fn pelvis(&self) -> usize {
         self.pelvis
@@ -619,7 +655,9 @@ impl Locomotion {
         let pivot = Vec3::new(pelvis.x, 0.0, pelvis.z);
         let turn = Quat::from_rotation_y(leftover);
         for (i, leg) in self.legs.iter().enumerate() {
-            let f = self.fk_model_from_joint[leg.foot].w_axis.truncate();
+            // The rig's IK-foot bone where it has one, else the FK foot.
+            let j = self.ik_bones[i].unwrap_or(leg.foot);
+            let f = self.fk_model_from_joint[j].w_axis.truncate();
             self.ik_feet[i] = pivot + turn * (f - pivot);
         }
         let mode = match (warping, self.settings.manual_stride) {
