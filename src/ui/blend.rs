@@ -17,13 +17,18 @@ const WARN: Color32 = Color32::from_rgb(255, 170, 80);
 
 pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.heading("Pose graph");
-    let mut on = p.graph.is_some();
+    // Driving one clip plays it through a one-clip graph: that is not the file's graph.
+    let mut on = p.graph.is_some() && !p.drive_graph;
     if ui
         .checkbox(&mut on, "Play through the pose graph")
         .on_hover_text("The file's default graph: the demo's Idle / Walk / Run state machine with the Wave layer, or one state per clip")
         .changed()
     {
         p.set_graph_enabled(on);
+    }
+    if p.drive_graph {
+        ui.weak("Off: Drive plays the selected clip.");
+        return;
     }
     let Some(session) = p.graph.as_mut() else {
         ui.weak("Off: the timeline plays the selected clip.");

@@ -5,7 +5,7 @@
 //! `locomotion_settings` and calls its methods; no state of its own.
 
 use egui::{Color32, Pos2, Sense, Stroke, Vec2};
-use egui_plot::{HLine, Legend, Line, Plot, PlotPoints};
+use egui_plot::{HLine, Legend, Line, Plot, PlotPoints, Points};
 
 use super::Previewer;
 use crate::anim::locomotion::{SpeedSource, REFERENCE_LEG_LENGTH_M};
@@ -514,8 +514,12 @@ pub(super) fn foot_slide_ui(p: &Previewer, ui: &mut egui::Ui) {
                             .map(|v| [x.wall_secs, f64::from(v)])
                     })
                     .collect();
-                plot.line(
-                    Line::new(name.as_str(), PlotPoints::from(pts)).color(FOOT[i % FOOT.len()]),
+                // Points, not a line: a foot in the air has no value, and a line would
+                // join the contacts across the swing.
+                plot.points(
+                    Points::new(name.as_str(), PlotPoints::from(pts))
+                        .color(FOOT[i % FOOT.len()])
+                        .radius(1.5),
                 );
             }
         });
