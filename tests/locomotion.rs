@@ -894,3 +894,38 @@ fn a_zero_length_clip_warns_instead_of_failing() {
         loco.warnings
     );
 }
+
+/// A blend space of in-place clips needs no positions: each sample sits at the speed its
+/// planted feet imply (the Robot's walk 4.46, its run 6.64 units/s), and driving it at a
+/// speed in between blends them.
+#[test]
+fn in_place_clips_in_a_blend_space_sit_at_their_implied_speeds() {
+    use stridescope::graph::def::{parse_ron, GraphDef};
+    let robot = load("Robot/robot.glb");
+    let def: GraphDef = parse_ron(
+        r#"(
+            params: [Float(name: "speed", default: 5.0)],
+            base: BlendSpace1D(param: "speed", samples: [(clip: "Robot_Walking"), (clip: "Robot_Running")]),
+        )"#,
+        Path::new("space.ron"),
+    )
+    .unwrap();
+    let mut graph = PoseGraph::new(&robot, &def).expect("implied positions are distinct");
+    let samples = graph.blend_space_samples(&robot);
+    assert_eq!(samples.len(), 2);
+    assert!((samples[0].1.x - 4.46).abs() < 0.01, "{samples:?}");
+    assert!((samples[1].1.x - 6.64).abs() < 0.01, "{samples:?}");
+    let mut loco = Locomotion::new(&robot, LocomotionSettings::default()).unwrap();
+    loco.settings.movement_speed = 5.5;
+    loco.attach(&graph);
+    loco.evaluate_still(&robot, &mut graph).unwrap();
+    for _ in 0..60 {
+        loco.advance(&robot, &mut graph, 1.0 / 60.0).unwrap();
+    }
+    let weights: Vec<f32> = graph.players().iter().map(|p| p.weight).collect();
+    assert!(
+        weights.iter().all(|&w| w > 0.2),
+        "both clips blend: {weights:?}"
+    );
+    assert!(loco.uses_implied);
+}

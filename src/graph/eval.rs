@@ -218,14 +218,35 @@ impl Builder<'_> {
     }
 
     /// Root-motion velocity of a clip (sideways X, forward Z) in m/s: the default position
-    /// of a blend-space sample.
+    /// of a blend-space sample. An in-place clip (no root motion to speak of) gets the
+    /// velocity its planted feet imply (`anim::locomotion::implied_speed`), so spaces of
+    /// in-place clips (Mixamo, the shared characters) need no hand-written positions.
     fn velocity(&self, player: usize) -> DVec2 {
         let p = &self.players[player];
-        match &p.root {
+        let root = match &p.root {
             Some(r) if p.duration_secs() > 0.0 => {
                 r.motion.cycle_displacement().translation / p.duration_secs()
             }
             _ => DVec2::ZERO,
+        };
+        if root.length() >= crate::anim::locomotion::speed_match::MIN_ANIM_SPEED
+            || self.legs.is_empty()
+            || p.duration_secs() <= 0.0
+        {
+            return root;
+        }
+        match crate::anim::locomotion::implied_speed(
+            &self.model.skeleton,
+            &self.model.clips[p.clip],
+            self.legs,
+            None,
+            &ContactSettings::default(),
+        ) {
+            Ok(Some(i)) => {
+                let v = i.direction * i.speed;
+                DVec2::new(f64::from(v.x), f64::from(v.z))
+            }
+            _ => root,
         }
     }
 
