@@ -359,6 +359,35 @@ impl Previewer {
         self.evaluate_pose();
     }
 
+    /// Edits the pose graph's definition (Blend panel), undoably; a refused edit keeps the
+    /// graph and shows why.
+    pub fn edit_graph(&mut self, f: impl FnOnce(&mut crate::graph::GraphDef)) {
+        if let Some(g) = &mut self.graph {
+            if let Err(e) = g.edit(&self.model, f) {
+                self.set_message(format!("graph edit: {e}"), true);
+            }
+        }
+        self.evaluate_pose();
+    }
+
+    /// Ctrl+Z on the pose graph's edits.
+    pub fn undo_graph_edit(&mut self) {
+        let done = self.graph.as_mut().is_some_and(|g| g.undo(&self.model));
+        if !done {
+            self.set_message("nothing to undo", false);
+        }
+        self.evaluate_pose();
+    }
+
+    /// Ctrl+Shift+Z.
+    pub fn redo_graph_edit(&mut self) {
+        let done = self.graph.as_mut().is_some_and(|g| g.redo(&self.model));
+        if !done {
+            self.set_message("nothing to redo", false);
+        }
+        self.evaluate_pose();
+    }
+
     /// Applies changed locomotion settings (the panel's controls).
     pub fn set_locomotion_settings(&mut self, settings: LocomotionSettings) {
         if settings.movement_speed != self.locomotion_settings.movement_speed {

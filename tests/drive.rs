@@ -219,3 +219,65 @@ fn ik_foot_bones_are_used_when_the_rig_has_them() {
     let foot_r = legs[1].foot;
     assert!(f[1].ik_origin.distance(fk[foot_r].w_axis.truncate()) < 1e-6);
 }
+
+/// Graph edits from the Blend panel: a phase offset and a sync mode change rebuild the
+/// graph at the same time and parameters; undo and redo walk the edits; a refused edit
+/// keeps the graph and says why.
+#[test]
+fn graph_edits_apply_and_undo() {
+    use stridescope::graph::def::{NodeDef, SyncMode};
+    let mut p = demo();
+    p.set_graph_enabled(true);
+    let model = p.model().clone();
+    p.graph.as_mut().unwrap().set_float(&model, "speed", 3.0);
+    p.graph.as_mut().unwrap().seek(&model, 0.4);
+    let sync_of = |p: &Previewer| match &p.graph.as_ref().unwrap().graph.def().base {
+        NodeDef::StateMachine { machine, .. } => match &machine.states[1].node {
+            NodeDef::BlendSpace1D { sync, .. } => *sync,
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(sync_of(&p), SyncMode::Cycle);
+    let time = |p: &Previewer| {
+        p.graph
+            .as_ref()
+            .unwrap()
+            .graph
+            .leader()
+            .clock
+            .time()
+            .phase_secs
+    };
+    let t0 = time(&p);
+    p.edit_graph(|d| {
+        if let NodeDef::StateMachine { machine, .. } = &mut d.base {
+            if let NodeDef::BlendSpace1D { sync, .. } = &mut machine.states[1].node {
+                *sync = SyncMode::None;
+            }
+        }
+    });
+    assert_eq!(sync_of(&p), SyncMode::None);
+    let g = p.graph.as_ref().unwrap();
+    assert_eq!(g.graph.params().get_float("speed"), Some(3.0));
+    assert!(
+        (time(&p) - t0).abs() < 1e-9,
+        "same leader time after the rebuild"
+    );
+    assert!(g.can_undo() && !g.can_redo());
+    p.undo_graph_edit();
+    assert_eq!(sync_of(&p), SyncMode::Cycle);
+    p.redo_graph_edit();
+    assert_eq!(sync_of(&p), SyncMode::None);
+    // A clip that does not exist: refused, graph unchanged, reason shown.
+    p.edit_graph(|d| d.layers[0].clip = "NoSuchClip".into());
+    assert_eq!(p.graph.as_ref().unwrap().graph.def().layers[0].clip, "Wave");
+    assert!(
+        p.message().unwrap().text.contains("NoSuchClip"),
+        "{:?}",
+        p.message()
+    );
+    p.undo_graph_edit();
+    p.undo_graph_edit();
+    assert!(p.message().unwrap().text.contains("nothing to undo"));
+}

@@ -120,3 +120,31 @@ fn blend_space_widget_drags_the_parameter_and_shows_weights() {
     assert!(s.weights[1] > 0.7, "{:?}", s.weights);
     assert!((s.weights.iter().sum::<f32>() - 1.0).abs() < 1e-5);
 }
+
+/// The Edit graph section: Undo is off until an edit; Ctrl+Z undoes it; the Locomotion
+/// panel's Drive checkbox turns driving on.
+#[test]
+fn edit_section_undo_and_drive_from_the_panels() {
+    let mut h = harness();
+    h.get_by_label("Play through the pose graph").click();
+    h.run_steps(2);
+    h.get_by_label("Edit graph").click();
+    h.run_steps(2);
+    assert!(!h.state().graph.as_ref().unwrap().can_undo());
+    h.state_mut()
+        .edit_graph(|d| d.layers[0].mode = stridescope::graph::def::LayerMode::Override);
+    h.run_steps(2);
+    assert!(h.state().graph.as_ref().unwrap().can_undo());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    let g = h.state().graph.as_ref().unwrap();
+    assert_eq!(
+        g.graph.def().layers[0].mode,
+        stridescope::graph::def::LayerMode::Additive
+    );
+    assert!(g.can_redo());
+    h.get_by_label("Drive (D)").click();
+    h.run_steps(2);
+    assert!(h.state().is_driving());
+    h.get_by_label("speed matching (play rate)");
+}

@@ -41,7 +41,13 @@ pub struct GraphSession {
     /// The locomotion stage after the graph, while "drive" is on.
     pub locomotion: Option<Locomotion>,
     loco_history: VecDeque<LocomotionSample>,
+    /// Graph definitions before each edit (undo) and after each undo (redo).
+    undo: Vec<GraphDef>,
+    redo: Vec<GraphDef>,
 }
+
+/// Edits kept for undo.
+pub const UNDO_DEPTH: usize = 64;
 
 impl GraphSession {
     pub fn new(model: &Model, def: &GraphDef) -> Result<Self, String> {
@@ -56,7 +62,99 @@ impl GraphSession {
             error: None,
             locomotion: None,
             loco_history: VecDeque::new(),
+            undo: Vec::new(),
+            redo: Vec::new(),
         })
+    }
+
+    /// Edits the graph definition (Blend panel: phase offsets, sync, layer weights and
+    /// references) and rebuilds the graph from it, keeping the parameter values, the
+    /// leader's clip time, the play rate and the placement. A definition the graph
+    /// refuses leaves the old graph playing and returns the reason. Undoable.
+    pub fn edit(&mut self, model: &Model, f: impl FnOnce(&mut GraphDef)) -> Result<(), String> {
+        let old = self.graph.def().clone();
+        let mut new = old.clone();
+        f(&mut new);
+        if new == old {
+            return Ok(());
+        }
+        self.replace_def(model, new)?;
+        self.undo.push(old);
+        if self.undo.len() > UNDO_DEPTH {
+            self.undo.remove(0);
+        }
+        self.redo.clear();
+        Ok(())
+    }
+
+    /// Undoes the last edit (Ctrl+Z). False when there is none.
+    pub fn undo(&mut self, model: &Model) -> bool {
+        let Some(def) = self.undo.pop() else {
+            return false;
+        };
+        let current = self.graph.def().clone();
+        match self.replace_def(model, def) {
+            Ok(()) => {
+                self.redo.push(current);
+                true
+            }
+            Err(e) => {
+                self.error = Some(e);
+                false
+            }
+        }
+    }
+
+    /// Redoes the last undone edit (Ctrl+Shift+Z). False when there is none.
+    pub fn redo(&mut self, model: &Model) -> bool {
+        let Some(def) = self.redo.pop() else {
+            return false;
+        };
+        let current = self.graph.def().clone();
+        match self.replace_def(model, def) {
+            Ok(()) => {
+                self.undo.push(current);
+                true
+            }
+            Err(e) => {
+                self.error = Some(e);
+                false
+            }
+        }
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    fn replace_def(&mut self, model: &Model, def: GraphDef) -> Result<(), String> {
+        let mut graph = PoseGraph::new(model, &def)?;
+        // Same parameter values, rate and leader time (a seek: no root motion).
+        for p in &def.params {
+            let name = p.name();
+            if let Some(v) = self.graph.params().get_float(name) {
+                let _ = graph.params_mut().set_float(name, v);
+            }
+            if let Some(v) = self.graph.params().get_bool(name) {
+                let _ = graph.params_mut().set_bool(name, v);
+            }
+        }
+        graph
+            .set_rate(self.graph.rate())
+            .map_err(|e| e.to_string())?;
+        let leader = self.graph.leader();
+        let t = leader.clock.time().to_secs(leader.duration_secs());
+        graph.seek(model, t).map_err(|e| e.to_string())?;
+        self.graph = graph;
+        if let Some(l) = &mut self.locomotion {
+            l.attach(&self.graph);
+        }
+        self.after_still(model);
+        Ok(())
     }
 
     /// Turns the locomotion stage on (with `settings`) or off. Errors (a rig without

@@ -9,7 +9,7 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 use super::Previewer;
 use crate::anim::blend::space::{BlendSpace2D, BlendSpace2DQuery};
 use crate::anim::state_machine::{Slot, StateMachine};
-use crate::graph::def::{NodeDef, ParamDef};
+use crate::graph::def::{LayerMode, NodeDef, ParamDef, ReferenceDef, SyncMode, Weight};
 use crate::graph::session::GraphSession;
 
 const ACTIVE: Color32 = Color32::from_rgb(90, 170, 255);
@@ -520,5 +520,180 @@ pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.add_space(4.0);
     if changed {
         p.evaluate_pose();
+    }
+}
+
+/// Sync mode picker.
+fn sync_ui(ui: &mut egui::Ui, id: impl std::hash::Hash + std::fmt::Debug, sync: &mut SyncMode) {
+    egui::ComboBox::from_id_salt(id)
+        .selected_text(sync.label())
+        .show_ui(ui, |ui| {
+            for m in [SyncMode::Markers, SyncMode::Cycle, SyncMode::None] {
+                ui.selectable_value(sync, m, m.label());
+            }
+        });
+}
+
+/// One node's editable parts: sync, and per blend input its phase offset (cycles).
+fn node_edit_ui(ui: &mut egui::Ui, id: &str, node: &mut NodeDef) {
+    match node {
+        NodeDef::Clip { clip, rate } => {
+            ui.horizontal(|ui| {
+                ui.label(clip.as_str());
+                ui.add(
+                    egui::DragValue::new(rate)
+                        .range(-4.0..=4.0)
+                        .speed(0.01)
+                        .prefix("rate "),
+                );
+            });
+        }
+        NodeDef::Blend { inputs, sync } => {
+            ui.horizontal(|ui| {
+                ui.label("sync");
+                sync_ui(ui, (id, "sync"), sync);
+            });
+            for input in inputs.iter_mut() {
+                ui.horizontal(|ui| {
+                    ui.label(input.clip.as_str());
+                    ui.add(
+                        egui::DragValue::new(&mut input.offset)
+                            .range(-1.0..=1.0)
+                            .speed(0.005)
+                            .prefix("offset ")
+                            .suffix(" cycle"),
+                    )
+                    .on_hover_text("phase offset: 0.5 starts this input half a cycle later");
+                    if let Weight::Fixed(w) = &mut input.weight {
+                        ui.add(
+                            egui::DragValue::new(w)
+                                .range(0.0..=1.0)
+                                .speed(0.005)
+                                .prefix("w "),
+                        );
+                    }
+                });
+            }
+        }
+        NodeDef::BlendSpace1D { samples, sync, .. } => {
+            ui.horizontal(|ui| {
+                ui.label(format!("1D space ({} samples), sync", samples.len()));
+                sync_ui(ui, (id, "sync"), sync);
+            });
+        }
+        NodeDef::BlendSpace2D { samples, sync, .. } => {
+            ui.horizontal(|ui| {
+                ui.label(format!("2D space ({} samples), sync", samples.len()));
+                sync_ui(ui, (id, "sync"), sync);
+            });
+        }
+        NodeDef::StateMachine { machine, sync } => {
+            ui.horizontal(|ui| {
+                ui.label("cross-fade sync");
+                sync_ui(ui, (id, "sm_sync"), sync);
+            });
+            for state in &mut machine.states {
+                ui.label(egui::RichText::new(state.name.as_str()).strong());
+                ui.indent((id, state.name.as_str()), |ui| {
+                    node_edit_ui(ui, &format!("{id}/{}", state.name), &mut state.node)
+                });
+            }
+        }
+    }
+}
+
+/// The Edit section: phase offsets, sync modes, layer strength, mode and reference, with
+/// undo (Ctrl+Z) and redo (Ctrl+Shift+Z). Each change rebuilds the graph from its
+/// definition at the same time and parameters.
+pub(super) fn graph_edit_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let Some(session) = p.graph.as_ref() else {
+        return;
+    };
+    if p.drive_graph {
+        return;
+    }
+    let (can_undo, can_redo) = (session.can_undo(), session.can_redo());
+    let mut def = session.graph.def().clone();
+    let before = def.clone();
+    let mut undo = false;
+    let mut redo = false;
+    egui::CollapsingHeader::new("Edit graph")
+        .id_salt("graph_edit")
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                undo = ui
+                    .add_enabled(can_undo, egui::Button::new("Undo"))
+                    .on_hover_text("Ctrl+Z")
+                    .clicked();
+                redo = ui
+                    .add_enabled(can_redo, egui::Button::new("Redo"))
+                    .on_hover_text("Ctrl+Shift+Z")
+                    .clicked();
+            });
+            node_edit_ui(ui, "base", &mut def.base);
+            for layer in &mut def.layers {
+                ui.separator();
+                ui.label(
+                    egui::RichText::new(format!("layer {} ({})", layer.name, layer.clip)).strong(),
+                );
+                ui.horizontal(|ui| {
+                    match &mut layer.weight {
+                        Weight::Fixed(w) => {
+                            ui.add(
+                                egui::DragValue::new(w)
+                                    .range(-1.0..=2.0)
+                                    .speed(0.01)
+                                    .prefix("strength "),
+                            )
+                            .on_hover_text("additive layers take -1..1 (and beyond)");
+                        }
+                        Weight::Param(name) => {
+                            ui.weak(format!("strength: parameter '{name}'"));
+                        }
+                    }
+                    egui::ComboBox::from_id_salt(("layer_mode", layer.name.as_str()))
+                        .selected_text(match layer.mode {
+                            LayerMode::Additive => "additive",
+                            LayerMode::Override => "override",
+                        })
+                        .show_ui(ui, |ui| {
+                            ui.selectable_value(&mut layer.mode, LayerMode::Additive, "additive");
+                            ui.selectable_value(&mut layer.mode, LayerMode::Override, "override");
+                        });
+                });
+                if layer.mode == LayerMode::Additive {
+                    ui.horizontal(|ui| {
+                        ui.label("reference");
+                        let text = match &layer.reference {
+                            ReferenceDef::FirstFrame => "first frame".to_string(),
+                            ReferenceDef::BindPose => "bind pose".to_string(),
+                            ReferenceDef::ClipFrame { clip, time_secs } => {
+                                format!("{clip} @ {time_secs:.2} s")
+                            }
+                        };
+                        egui::ComboBox::from_id_salt(("layer_ref", layer.name.as_str()))
+                            .selected_text(text)
+                            .show_ui(ui, |ui| {
+                                ui.selectable_value(
+                                    &mut layer.reference,
+                                    ReferenceDef::FirstFrame,
+                                    "first frame",
+                                );
+                                ui.selectable_value(
+                                    &mut layer.reference,
+                                    ReferenceDef::BindPose,
+                                    "bind pose",
+                                );
+                            });
+                    });
+                }
+            }
+        });
+    if undo {
+        p.undo_graph_edit();
+    } else if redo {
+        p.redo_graph_edit();
+    } else if def != before {
+        p.edit_graph(|d| *d = def);
     }
 }

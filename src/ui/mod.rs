@@ -63,7 +63,10 @@ impl Previewer {
                 ui.separator();
                 egui::ScrollArea::vertical()
                     .id_salt("blend_scroll")
-                    .show(ui, |ui| blend::blend_panel_ui(self, ui));
+                    .show(ui, |ui| {
+                        blend::blend_panel_ui(self, ui);
+                        blend::graph_edit_ui(self, ui);
+                    });
             });
         egui::Panel::right("root_motion")
             .resizable(true)
@@ -87,7 +90,10 @@ impl Previewer {
         use egui::Modifiers;
         // Each shortcut is matched with the modifiers held when its key went down (a
         // quick Ctrl+Q can release Ctrl before the frame runs).
-        let shortcuts: [(Modifiers, Key); 13] = [
+        let shortcuts: [(Modifiers, Key); 15] = [
+            // Redo before undo: Ctrl+Shift+Z would also match a plain Ctrl+Z.
+            (Modifiers::COMMAND | Modifiers::SHIFT, Key::Z),
+            (Modifiers::COMMAND, Key::Z),
             (Modifiers::COMMAND, Key::O),
             (Modifiers::COMMAND, Key::Q),
             (Modifiers::NONE, Key::Space),
@@ -113,6 +119,8 @@ impl Previewer {
         }
         for (modifiers, key) in pressed {
             match key {
+                Key::Z if modifiers.command && modifiers.shift => self.redo_graph_edit(),
+                Key::Z if modifiers.command => self.undo_graph_edit(),
                 Key::O if modifiers.command => self.actions.push(Action::OpenDialog),
                 Key::Q if modifiers.command => self.actions.push(Action::Quit),
                 Key::Space => self.toggle_play(),
