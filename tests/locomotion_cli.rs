@@ -182,6 +182,10 @@ fn clear_errors() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--stride-source"));
     let o = run(&["trace", "--movement-speed", "-1"]);
     assert!(!o.status.success());
+    // A driven render plays from the start: a negative time is refused before any GPU work.
+    let o = run(&["render", "--overlays", "all", "--time", "-1"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--time must be >= 0"));
     let o = run(&["trace", "--leg", "thigh_l,calf_l"]);
     assert!(!o.status.success());
     // A leg override by names works; an unknown joint is named.

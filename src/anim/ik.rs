@@ -85,7 +85,9 @@ impl Default for TwoBoneIkJob {
     }
 }
 
-fn rotation_of(m: &Mat4) -> Quat {
+/// The rotation of a model matrix, scale removed (a scaled armature still gives a unit
+/// quaternion).
+pub(crate) fn rotation_of(m: &Mat4) -> Quat {
     // Scale removed column by column so a scaled armature still gives a unit quaternion.
     let r = Mat3::from_mat4(*m);
     let cols = [r.x_axis, r.y_axis, r.z_axis].map(|c| c.normalize_or_zero());

@@ -63,7 +63,7 @@ impl LocalToModelJob<'_> {
             });
         }
         for i in from..n {
-            if i != from && !self.below(from, i) {
+            if i != from && !is_below(self.parents, from, i) {
                 continue;
             }
             model_from_joint[i] = self.joint(i, model_from_joint)?;
@@ -86,26 +86,26 @@ impl LocalToModelJob<'_> {
         };
         Ok(mul_trs(&parent, &self.local[i]))
     }
-
-    /// Whether `joint` is a descendant of `ancestor` (parents come before children, so the
-    /// walk stops once it passes `ancestor`).
-    fn below(&self, ancestor: usize, joint: usize) -> bool {
-        let mut j = joint;
-        while let Some(p) = self.parents.get(j).copied().flatten() {
-            if p == ancestor {
-                return true;
-            }
-            if p < ancestor || p >= j {
-                return false;
-            }
-            j = p;
-        }
-        false
-    }
 }
 
 /// `parent * local.to_mat4()`, using that the TRS matrix's bottom row is `(0, 0, 0, 1)`:
 /// 12 column scalings instead of 16, and the rotation's columns are scaled in place.
+/// Whether `joint` is a descendant of `ancestor` in a parents-before-children hierarchy
+/// (the walk stops once it passes `ancestor`; a joint is not below itself).
+pub(crate) fn is_below(parents: &[Option<usize>], ancestor: usize, joint: usize) -> bool {
+    let mut j = joint;
+    while let Some(p) = parents.get(j).copied().flatten() {
+        if p == ancestor {
+            return true;
+        }
+        if p < ancestor || p >= j {
+            return false;
+        }
+        j = p;
+    }
+    false
+}
+
 /// Same operation order as glam's `Mat4 * Mat4`, so the result matches it (up to the sign
 /// of zero terms).
 #[inline]

@@ -186,32 +186,41 @@ pub fn scenario_graph(model: &Model, scenario: &Scenario) -> Result<GraphDef, St
     }
 }
 
-/// Runs the graph trace.
-pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, String> {
-    let mut text = String::new();
-    let scenario = match (&args.scenario, &args.blend) {
+/// The scenario `trace` runs for `--scenario FILE` (with the file's text, to place later
+/// errors on a line) or `--blend A,B` (`blend_secs` long unless `--seconds` says);
+/// `None` for neither. `--seconds` overrides a file's length too.
+pub fn scenario_from_args(
+    args: &TraceArgs,
+    blend_secs: f64,
+) -> Result<Option<(Scenario, String)>, String> {
+    match (&args.scenario, &args.blend) {
         (Some(path), _) => {
-            let (mut s, t) = load_scenario(path)?;
-            text = t;
+            let (mut s, text) = load_scenario(path)?;
             if let Some(sec) = args.seconds {
                 s.seconds = sec;
             }
-            s
+            Ok(Some((s, text)))
         }
         (None, Some(blend)) => {
             if !(args.fps.is_finite() && args.fps > 0.0) {
                 return Err(format!("--fps must be a positive number, got {}", args.fps));
             }
-            let graph = blend_graph(args, blend)?;
-            Scenario {
-                graph: Some(graph),
+            let scenario = Scenario {
+                graph: Some(blend_graph(args, blend)?),
                 fps: args.fps,
-                seconds: args.seconds.unwrap_or(2.0),
+                seconds: args.seconds.unwrap_or(blend_secs),
                 events: Vec::new(),
-            }
+            };
+            Ok(Some((scenario, String::new())))
         }
-        (None, None) => return Err("graph trace needs --blend or --scenario".into()),
-    };
+        (None, None) => Ok(None),
+    }
+}
+
+/// Runs the graph trace.
+pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, String> {
+    let (scenario, text) = scenario_from_args(args, 2.0)?
+        .ok_or_else(|| "graph trace needs --blend or --scenario".to_string())?;
     let source_name = args
         .scenario
         .as_ref()

@@ -11,7 +11,6 @@ use serde::Serialize;
 use crate::anim::contacts::{legs_from_override, LegOverride};
 use crate::anim::locomotion::SpeedSource;
 use crate::asset::Model;
-use crate::graph::def::Scenario;
 use crate::graph::locomotion::{Locomotion, LocomotionSettings};
 use crate::graph::scenario::{FrameKind, ScenarioRun};
 
@@ -185,37 +184,17 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
     if !(args.fps.is_finite() && args.fps > 0.0) {
         return Err(format!("--fps must be a positive number, got {}", args.fps));
     }
-    let mut text = String::new();
-    let scenario = match (&args.scenario, &args.blend) {
-        (Some(path), _) => {
-            let (mut s, t) = graph_trace::load_scenario(path)?;
-            text = t;
-            if let Some(sec) = args.seconds {
-                s.seconds = sec;
-            }
-            s
-        }
-        (None, Some(blend)) => Scenario {
-            graph: Some(graph_trace::blend_graph(args, blend)?),
-            fps: args.fps,
-            seconds: args.seconds.unwrap_or(4.0),
-            events: Vec::new(),
-        },
-        (None, None) => {
-            let clip = match &args.clip {
-                Some(name) => model.find_clip(name).ok_or_else(|| {
-                    let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
-                    format!("no clip named '{name}'; clips: {}", names.join(", "))
-                })?,
-                None if model.clips.is_empty() => {
-                    return Err(format!("{}: has no animations", model.source))
-                }
-                None => 0,
-            };
+    let (scenario, text) = match graph_trace::scenario_from_args(args, 4.0)? {
+        Some(st) => st,
+        None => {
+            let clip = super::clip_index(model, args.clip.as_deref())?;
             let seconds = args
                 .seconds
                 .unwrap_or(4.0 * f64::from(model.clips[clip].duration_secs()).max(0.25));
-            graph_trace::clip_scenario(model, clip, args.fps, seconds)
+            (
+                graph_trace::clip_scenario(model, clip, args.fps, seconds),
+                String::new(),
+            )
         }
     };
     let source_name = args

@@ -726,21 +726,24 @@ pub struct TraceReport {
     pub frames: Vec<TraceFrame>,
 }
 
+/// The clip named `name` (`None`: the first one); an unknown name lists the clips.
+pub fn clip_index(model: &Model, name: Option<&str>) -> Result<usize, String> {
+    match name {
+        Some(name) => model.find_clip(name).ok_or_else(|| {
+            let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
+            format!("no clip named '{name}'; clips: {}", names.join(", "))
+        }),
+        None if model.clips.is_empty() => Err(format!("{}: has no animations", model.source)),
+        None => Ok(0),
+    }
+}
+
 /// Plays a clip frame by frame (see [`TraceArgs`]).
 pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, String> {
     if !(args.fps.is_finite() && args.fps > 0.0) {
         return Err(format!("--fps must be a positive number, got {}", args.fps));
     }
-    let clip_index = match &args.clip {
-        Some(name) => model.find_clip(name).ok_or_else(|| {
-            let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
-            format!("no clip named '{name}'; clips: {}", names.join(", "))
-        })?,
-        None if model.clips.is_empty() => {
-            return Err(format!("{}: has no animations", model.source))
-        }
-        None => 0,
-    };
+    let clip_index = clip_index(model, args.clip.as_deref())?;
     let clip = &model.clips[clip_index];
     let duration = clip.duration_secs() as f64;
     let seconds = args.seconds.unwrap_or(2.0 * duration.max(1.0 / args.fps));

@@ -250,17 +250,19 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         None => choose_clip(&model, args.clip.as_deref())?,
     };
     let duration = clip.map(|c| model.clips[c].duration_secs()).unwrap_or(0.0);
-    if args.scenario.is_some() && args.time < 0.0 {
+    let driving = args.overlays.is_some() || args.movement_speed.is_some();
+    if (args.scenario.is_some() || driving) && args.time < 0.0 {
         return Err(format!(
-            "--time must be >= 0 with --scenario, got {}",
+            "--time must be >= 0 with --scenario, --overlays or --movement-speed, got {}",
             args.time
         ));
     }
+    // Scenarios and driven runs play from the start: their times are wall seconds, never
+    // wrapped; a clip alone wraps past its end (looping playback).
+    let wall = args.scenario.is_some() || driving;
     let times: Vec<f32> = match args.frames {
         None => vec![args.time],
-        Some(n) if args.scenario.is_some() => {
-            (0..n).map(|i| args.time + i as f32 / args.fps).collect()
-        }
+        Some(n) if wall => (0..n).map(|i| args.time + i as f32 / args.fps).collect(),
         Some(n) => (0..n)
             .map(|i| {
                 let t = args.time + i as f32 / args.fps;
@@ -273,14 +275,7 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
             .collect(),
     };
     let (width, height) = args.size;
-    let driving = args.overlays.is_some() || args.movement_speed.is_some();
     let (driven, leg_length) = if driving {
-        let times: Vec<f32> = match args.frames {
-            None => vec![args.time.max(0.0)],
-            Some(n) => (0..n)
-                .map(|i| args.time.max(0.0) + i as f32 / args.fps)
-                .collect(),
-        };
         driven_frames(&model, args, clip, &times)?
     } else {
         (Vec::new(), 1.0)

@@ -715,20 +715,16 @@ impl Locomotion {
         // Contacts of the leader at its clip time; cycles played, summed per frame (a new
         // leader after a state change starts its own count).
         let leader = graph.leader();
-        let (clip, t) = (leader.clip, leader.clock.time().phase_secs as f32);
+        let clip = leader.clip;
         let cycles = leader.cycles();
         match self.cycles_start {
             Some((c, prev)) if c == clip && !seek => self.cycles_played += (cycles - prev).abs(),
             _ => {}
         }
         self.cycles_start = Some((clip, cycles));
-        self.clip(model, clip)?;
-        let Some(Some(Ok(info))) = self.clips.get(clip) else {
-            return Err(format!("clip {clip}: no locomotion data"));
-        };
         // Planted: the inputs vote with their weights, each at its own clip time (a
-        // walk/run blend's foot is down when the heavier share of its inputs says so).
-        let _ = (info, t);
+        // walk/run blend's foot is down when the heavier share of its inputs says so; their
+        // data was computed by `input_speed` above).
         for i in 0..self.legs.len() {
             let mut down = 0.0f32;
             let mut all = 0.0f32;

@@ -127,19 +127,11 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let mut s: LocomotionSettings = p.locomotion_settings;
     let before = s;
     // Clip speed of what plays (root motion or implied).
-    let (clip_speed, implied, unit_scale, legs_note) =
+    let (clip_speed, implied, unit_scale) =
         match p.graph.as_ref().and_then(|g| g.locomotion.as_ref()) {
-            Some(l) => (
-                Some(l.anim_speed as f32),
-                l.uses_implied,
-                l.unit_scale(),
-                None,
-            ),
-            None => (None, false, 1.0, None::<String>),
+            Some(l) => (Some(l.anim_speed as f32), l.uses_implied, l.unit_scale()),
+            None => (None, false, 1.0),
         };
-    if let Some(n) = legs_note {
-        ui.colored_label(WARN, n);
-    }
     egui::Grid::new("loco_speed").num_columns(2).show(ui, |ui| {
         ui.label("movement speed");
         ui.add(

@@ -8,7 +8,7 @@
 
 use glam::{Mat4, Quat, Vec3};
 
-use super::stride_warp::rotation_of;
+use super::stride_warp::rotate_joint_model;
 use crate::anim::{AnimError, LocalToModelJob, Skeleton, Transform};
 
 /// Settings of [`OrientationWarp`].
@@ -169,9 +169,7 @@ pub fn counter_rotate_spine(
                 joint_count: local.len(),
             });
         }
-        let m = rotation_of(&model_from_joint[j]);
-        let c = (m.inverse() * share * m).normalize();
-        local[j].rotation = (local[j].rotation * c).normalize();
+        rotate_joint_model(local, model_from_joint, j, share);
         LocalToModelJob {
             parents,
             local,

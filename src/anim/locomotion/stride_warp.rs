@@ -15,10 +15,11 @@
 //! [`REFERENCE_LEG_LENGTH_M`]) and multiplied by [`StrideWarpJob::unit_scale`]
 //! (`leg length / 0.9 m`) so that a 0.2-unit character and a 4.4-unit one behave alike.
 
-use glam::{Mat3, Mat4, Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 
 use crate::anim::contacts::LegChain;
-use crate::anim::ik::{knee_axis, TwoBoneIkJob};
+use crate::anim::ik::{knee_axis, rotation_of, TwoBoneIkJob};
+use crate::anim::local_to_model::is_below;
 use crate::anim::{AnimError, LocalToModelJob, Transform};
 
 /// Most legs [`LegIkJob`] solves in one run (an octopod).
@@ -604,15 +605,9 @@ impl StrideWarpJob<'_> {
     }
 }
 
-pub(crate) fn rotation_of(m: &Mat4) -> Quat {
-    let r = Mat3::from_mat4(*m);
-    let cols = [r.x_axis, r.y_axis, r.z_axis].map(|c| c.normalize_or_zero());
-    Quat::from_mat3(&Mat3::from_cols(cols[0], cols[1], cols[2])).normalize()
-}
-
 /// Applies a model-space rotation `r` (about the joint's own position) to joint `j`'s
 /// local rotation.
-fn rotate_joint_model(local: &mut [Transform], model: &[Mat4], j: usize, r: Quat) {
+pub(crate) fn rotate_joint_model(local: &mut [Transform], model: &[Mat4], j: usize, r: Quat) {
     let m = rotation_of(&model[j]);
     let c = (m.inverse() * r * m).normalize();
     local[j].rotation = (local[j].rotation * c).normalize();
@@ -819,17 +814,6 @@ impl LegIkJob<'_> {
             model_from_root: self.model_from_root,
         }
     }
-}
-
-fn is_below(parents: &[Option<usize>], ancestor: usize, joint: usize) -> bool {
-    let mut j = joint;
-    while let Some(p) = parents.get(j).copied().flatten() {
-        if p == ancestor {
-            return true;
-        }
-        j = p;
-    }
-    false
 }
 
 /// The joint that carries every leg: the nearest common ancestor of the thighs (a lone
