@@ -30,6 +30,9 @@ impl Xvfb {
                 "1600x1000x24",
                 "-nolisten",
                 "tcp",
+                // Without it the server resets when its last client leaves, which puts
+                // the pointer back in the middle (see `park_pointer`).
+                "-noreset",
             ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -46,16 +49,35 @@ impl Xvfb {
             let _ = tx.send(line);
         });
         match rx.recv_timeout(Duration::from_secs(20)) {
-            Ok(line) if !line.trim().is_empty() => Some(Xvfb {
-                child,
-                display: format!(":{}", line.trim()),
-            }),
+            Ok(line) if !line.trim().is_empty() => {
+                let x = Xvfb {
+                    child,
+                    display: format!(":{}", line.trim()),
+                };
+                x.park_pointer();
+                Some(x)
+            }
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
                 skip_or_fail("Xvfb did not report a display")
             }
         }
+    }
+}
+
+impl Xvfb {
+    /// Moves the pointer to the screen's bottom-right corner, off the app's window. Xvfb
+    /// starts it at the centre, which lands on the timeline's toolbar of a 960x600 window:
+    /// on a loaded machine the frames before the screenshot take long enough for a
+    /// tooltip to open there and cover the playhead.
+    fn park_pointer(&self) {
+        let _ = Command::new("xdotool")
+            .args(["mousemove", "1599", "999"])
+            .env("DISPLAY", &self.display)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
     }
 }
 
