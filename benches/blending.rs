@@ -5,107 +5,18 @@
 //! `pipeline`: one character's frame as the pose graph runs it for a cross-fade: two
 //! cached samples of two clips, a 70/30 blend, local-to-model. Characters: the Robot
 //! (58 nodes) and a synthetic 67-joint skeleton (the size ozz-animation's figures are quoted
-//! for; the same tree as benches/sampling.rs).
+//! for; `common::synthetic_67(false)`, the same clip as benches/sampling.rs samples).
 
 use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use glam::{Mat4, Quat, Vec3};
+use glam::Mat4;
 use stridescope::anim::blend::blending::{BlendLayer, BlendingJob};
-use stridescope::anim::{
-    Clip, Interpolation, JointTracks, LocalToModelJob, SamplingCache, SamplingJob, Skeleton, Track,
-    Transform,
-};
+use stridescope::anim::{Clip, LocalToModelJob, SamplingCache, SamplingJob, Skeleton, Transform};
 
-/// The 67-joint tree of benches/sampling.rs (spine, two 4-joint legs, two arms with 15
-/// finger joints each) with a 1 s clip animating every joint in T, R and S, 31 keys per
-/// channel on shared key times.
-fn synthetic_67() -> (Skeleton, Clip) {
-    let mut parents: Vec<Option<usize>> = vec![None];
-    let chain = |parent: usize, len: usize, parents: &mut Vec<Option<usize>>| -> usize {
-        let mut p = parent;
-        for _ in 0..len {
-            parents.push(Some(p));
-            p = parents.len() - 1;
-        }
-        p
-    };
-    let spine_top = chain(0, 6, &mut parents);
-    for _ in 0..2 {
-        chain(0, 4, &mut parents);
-    }
-    for _ in 0..2 {
-        let hand = chain(spine_top, 4, &mut parents);
-        for _ in 0..5 {
-            chain(hand, 3, &mut parents);
-        }
-    }
-    parents.truncate(67);
-    while parents.len() < 67 {
-        parents.push(Some(0));
-    }
-    let n = parents.len();
-    let names = (0..n).map(|i| format!("joint_{i}")).collect();
-    let rest = vec![
-        Transform {
-            translation: Vec3::Y * 0.1,
-            ..Transform::IDENTITY
-        };
-        n
-    ];
-    let skeleton = Skeleton::new(names, parents, rest).unwrap();
-    let times: Vec<f32> = (0..31).map(|i| i as f32 / 30.0).collect();
-    let tracks = (0..n)
-        .map(|j| {
-            let phase = j as f32 * 0.37;
-            let mut t = JointTracks::new(j);
-            t.translation = Some(
-                Track::new(
-                    Interpolation::Linear,
-                    times.clone(),
-                    times
-                        .iter()
-                        .map(|&s| Vec3::new((s * 6.0 + phase).sin() * 0.01, 0.1, 0.0))
-                        .collect(),
-                    "t",
-                )
-                .unwrap(),
-            );
-            t.rotation = Some(
-                Track::new(
-                    Interpolation::Linear,
-                    times.clone(),
-                    times
-                        .iter()
-                        .map(|&s| {
-                            Quat::from_euler(
-                                glam::EulerRot::XYZ,
-                                (s * 6.0 + phase).sin() * 0.5,
-                                s,
-                                0.2,
-                            )
-                        })
-                        .collect(),
-                    "r",
-                )
-                .unwrap(),
-            );
-            t.scale = Some(
-                Track::new(
-                    Interpolation::Linear,
-                    times.clone(),
-                    vec![Vec3::ONE; times.len()],
-                    "s",
-                )
-                .unwrap(),
-            );
-            t
-        })
-        .collect();
-    let clip = Clip::new("synthetic".into(), tracks, vec![], n).unwrap();
-    (skeleton, clip)
-}
+mod common;
+use common::synthetic_67;
 
 fn sample(clip: &Clip, skeleton: &Skeleton, t: f32) -> Vec<Transform> {
     let mut pose = vec![Transform::IDENTITY; skeleton.joint_count()];
@@ -232,7 +143,8 @@ fn blending(c: &mut Criterion) {
         }
         Err(e) => eprintln!("skipping the Robot: {e}"),
     }
-    let (skeleton, clip) = synthetic_67();
+    // 31 keys per channel on shared key times (what glTF exporters write).
+    let (skeleton, clip) = synthetic_67(false);
     bench_character(
         c,
         &format!("synthetic_{}_joints", skeleton.joint_count()),

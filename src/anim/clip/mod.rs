@@ -1,0 +1,233 @@
+//! Keyframed clips and the sampling job (clip + time -> local pose).
+//!
+//! Times are clip seconds: a clip whose first key is at 0.041667 s (CesiumMan) is
+//! sampled at that clip time, not shifted. Outside the key range every track holds its
+//! end keys.
+//!
+//! - `track`: one keyframe track ([`Track`], [`Interpolation`], [`TrackValue`]);
+//! - `slerp`: the polynomial slerp kernel, scalar and four-wide;
+//! - `runtime`: the flat, grouped copy of a clip's tracks that sampling reads;
+//! - `sampling`: [`SamplingJob`] and [`SamplingCache`].
+
+mod runtime;
+mod sampling;
+mod slerp;
+mod track;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use glam::Vec3;
+
+use crate::anim::AnimError;
+use runtime::Runtime;
+
+pub use sampling::{SamplingCache, SamplingJob};
+pub use track::{Interpolation, Track, TrackValue};
+
+/// The tracks that animate one joint. A missing channel keeps the rest pose.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointTracks {
+    /// Skeleton joint index.
+    pub joint: usize,
+    pub translation: Option<Track<Vec3>>,
+    pub rotation: Option<Track<glam::Quat>>,
+    pub scale: Option<Track<Vec3>>,
+}
+
+impl JointTracks {
+    pub fn new(joint: usize) -> Self {
+        Self {
+            joint,
+            translation: None,
+            rotation: None,
+            scale: None,
+        }
+    }
+
+    /// Number of channels present (0..=3).
+    pub fn channel_count(&self) -> usize {
+        self.translation.is_some() as usize
+            + self.rotation.is_some() as usize
+            + self.scale.is_some() as usize
+    }
+}
+
+/// A named point in clip time, e.g. a foot contact used to align phases when blending.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SyncMarker {
+    /// e.g. `"left_foot_down"`.
+    pub name: String,
+    /// Clip seconds, in `[0, duration_secs]`.
+    pub time_secs: f32,
+}
+
+/// An immutable, validated animation clip.
+///
+/// It keeps the per-joint [`Track`]s it was built from (what [`Clip::tracks`] returns) and
+/// a flat runtime copy that [`SamplingJob`] reads: all key times and values in a few
+/// contiguous arrays, with channels that share their key times (glTF exporters write the
+/// same times for every channel of a clip) sharing one timeline, so each distinct
+/// timeline is searched once per sample rather than once per channel.
+#[derive(Clone, Debug)]
+pub struct Clip {
+    name: String,
+    duration_secs: f32,
+    tracks: Vec<JointTracks>,
+    markers: Vec<SyncMarker>,
+    additive: bool,
+    /// Identifies the clip to a [`SamplingCache`]; clones share it (same data).
+    uid: u64,
+    runtime: Runtime,
+}
+
+/// Clips are equal when their data is: the cache identity and the runtime copy (derived
+/// from the tracks) are not compared.
+impl PartialEq for Clip {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.duration_secs == other.duration_secs
+            && self.tracks == other.tracks
+            && self.markers == other.markers
+            && self.additive == other.additive
+    }
+}
+
+static NEXT_CLIP_UID: AtomicU64 = AtomicU64::new(1);
+
+impl Clip {
+    /// Builds a clip. Its duration is the last key time of any track (glTF convention;
+    /// keys may start after 0). Tracks must target distinct joints below `joint_count`.
+    /// Markers are sorted by time and must lie in `[0, duration]`.
+    pub fn new(
+        name: String,
+        mut tracks: Vec<JointTracks>,
+        mut markers: Vec<SyncMarker>,
+        joint_count: usize,
+    ) -> Result<Self, AnimError> {
+        tracks.sort_by_key(|t| t.joint);
+        for pair in tracks.windows(2) {
+            if pair[0].joint == pair[1].joint {
+                return Err(AnimError::OutOfRange {
+                    what: format!("clip '{name}'"),
+                    detail: format!("joint {} has two sets of tracks", pair[0].joint),
+                });
+            }
+        }
+        let mut duration_secs = 0.0f32;
+        for t in &tracks {
+            if t.joint >= joint_count {
+                return Err(AnimError::JointOutOfRange {
+                    what: format!("clip '{name}' track"),
+                    joint: t.joint,
+                    joint_count,
+                });
+            }
+            let ends = [
+                t.translation
+                    .as_ref()
+                    .map(|k| *k.times().last().unwrap_or(&0.0)),
+                t.rotation
+                    .as_ref()
+                    .map(|k| *k.times().last().unwrap_or(&0.0)),
+                t.scale.as_ref().map(|k| *k.times().last().unwrap_or(&0.0)),
+            ];
+            for end in ends.into_iter().flatten() {
+                duration_secs = duration_secs.max(end);
+            }
+        }
+        for m in &markers {
+            if !m.time_secs.is_finite() || m.time_secs < 0.0 || m.time_secs > duration_secs {
+                return Err(AnimError::OutOfRange {
+                    what: format!("clip '{name}' marker '{}'", m.name),
+                    detail: format!(
+                        "time {} s is outside the clip [0, {duration_secs}] s",
+                        m.time_secs
+                    ),
+                });
+            }
+        }
+        markers.sort_by(|a, b| a.time_secs.total_cmp(&b.time_secs));
+        let runtime = Runtime::new(&tracks);
+        Ok(Self {
+            name,
+            duration_secs,
+            tracks,
+            markers,
+            additive: false,
+            uid: NEXT_CLIP_UID.fetch_add(1, Ordering::Relaxed),
+            runtime,
+        })
+    }
+
+    /// Marks the clip as an additive layer whose reference pose is its first frame
+    /// (sampled at clip time 0). Additive layering itself comes with blending.
+    pub fn with_additive(mut self, additive: bool) -> Self {
+        self.additive = additive;
+        self
+    }
+
+    /// True for additive layers (reference pose = the clip's first frame).
+    pub fn is_additive(&self) -> bool {
+        self.additive
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Clip length in seconds: the last key time (0 for a clip with single keys only).
+    pub fn duration_secs(&self) -> f32 {
+        self.duration_secs
+    }
+
+    /// Per-joint tracks, sorted by joint index.
+    pub fn tracks(&self) -> &[JointTracks] {
+        &self.tracks
+    }
+
+    /// Tracks of one joint, if animated.
+    pub fn joint_tracks(&self, joint: usize) -> Option<&JointTracks> {
+        self.tracks
+            .binary_search_by_key(&joint, |t| t.joint)
+            .ok()
+            .map(|i| &self.tracks[i])
+    }
+
+    /// Sync markers sorted by time.
+    pub fn markers(&self) -> &[SyncMarker] {
+        &self.markers
+    }
+
+    /// Earliest key time of any track (seconds); 0 for a clip without tracks.
+    pub fn first_key_secs(&self) -> f32 {
+        let mut first = f32::INFINITY;
+        for t in &self.tracks {
+            for start in [
+                t.translation.as_ref().map(|k| k.times()[0]),
+                t.rotation.as_ref().map(|k| k.times()[0]),
+                t.scale.as_ref().map(|k| k.times()[0]),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                first = first.min(start);
+            }
+        }
+        if first.is_finite() {
+            first
+        } else {
+            0.0
+        }
+    }
+
+    /// Number of distinct key-time arrays among the clip's channels: channels with equal
+    /// key times share one, and sampling searches each once.
+    pub fn timeline_count(&self) -> usize {
+        self.runtime.timelines.len()
+    }
+
+    /// Total number of channels (translation, rotation and scale tracks).
+    pub fn channel_count(&self) -> usize {
+        self.tracks.iter().map(JointTracks::channel_count).sum()
+    }
+}

@@ -1,0 +1,131 @@
+//! The sampling job (clip + time -> local pose) and its per-character cursor cache.
+
+use super::track::Segment;
+use super::Clip;
+use crate::anim::{AnimError, Transform};
+
+/// Samples a clip into a local pose.
+///
+/// Joints the clip does not animate (and channels it does not animate) take the rest
+/// pose. The output must have one entry per skeleton joint.
+///
+/// [`SamplingJob::run`] binary-searches the keys of every timeline on each call;
+/// [`SamplingJob::run_with_cache`] starts from the keys found last time (kept in a
+/// caller-owned [`SamplingCache`], like ozz-animation's `SamplingJob::Context`), which
+/// is what playback and scrubbing want. Both give bit-identical poses.
+pub struct SamplingJob<'a> {
+    pub clip: &'a Clip,
+    /// Clip time in seconds; clamped to the key range of each track.
+    pub time_secs: f32,
+    /// Rest pose, one transform per joint, in parent space.
+    pub rest_pose: &'a [Transform],
+}
+
+/// Per-character sampling state for [`SamplingJob::run_with_cache`]: the key index each
+/// timeline of the last sampled clip was at, and scratch space.
+///
+/// Keep one per sampled clip instance (e.g. per character and blend layer) and reuse it
+/// every frame. It resets itself when given a different clip. The cursors are only a
+/// starting point: each one is checked against the keys around the new time, a time that
+/// moved forward by a few keys is found by stepping, a larger jump forward or any jump
+/// backwards by a binary search on the keys after or before the cursor. A stale cache
+/// therefore never changes a result, only how long it takes.
+#[derive(Clone, Debug, Default)]
+pub struct SamplingCache {
+    /// [`Clip`] uid the cursors belong to; 0 = none.
+    clip_uid: u64,
+    /// Key index per timeline of the clip.
+    cursors: Vec<u32>,
+    /// Scratch: the segment of each timeline at the time being sampled.
+    segments: Vec<Segment>,
+}
+
+impl SamplingCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Forgets the cursors; the next run starts with binary searches.
+    pub fn invalidate(&mut self) {
+        self.clip_uid = 0;
+    }
+
+    /// Ready for `clip`: cursors reset unless they belong to it.
+    fn prepare(&mut self, clip: &Clip) {
+        let n = clip.runtime.timelines.len();
+        if self.clip_uid != clip.uid || self.cursors.len() != n {
+            self.clip_uid = clip.uid;
+            self.cursors.clear();
+            self.cursors.resize(n, 0);
+            self.segments.clear();
+            self.segments.resize(n, Segment::default());
+        }
+    }
+}
+
+/// Timelines whose segments [`SamplingJob::run`] keeps on the stack.
+const STACK_TIMELINES: usize = 32;
+
+impl SamplingJob<'_> {
+    /// Writes the local pose into `output` (parent space, one per joint).
+    pub fn run(&self, output: &mut [Transform]) -> Result<(), AnimError> {
+        self.validate(output)?;
+        let rt = &self.clip.runtime;
+        let n = rt.timelines.len();
+        let mut stack = [Segment::default(); STACK_TIMELINES];
+        let mut heap = Vec::new();
+        let segments = if n <= STACK_TIMELINES {
+            &mut stack[..n]
+        } else {
+            heap.resize(n, Segment::default());
+            &mut heap[..]
+        };
+        rt.locate(self.time_secs, None, segments);
+        rt.write(segments, self.rest_pose, output);
+        Ok(())
+    }
+
+    /// As [`SamplingJob::run`], searching keys from where `cache` found them last time
+    /// (see [`SamplingCache`]); the pose is bit-identical to `run`'s.
+    pub fn run_with_cache(
+        &self,
+        cache: &mut SamplingCache,
+        output: &mut [Transform],
+    ) -> Result<(), AnimError> {
+        self.validate(output)?;
+        cache.prepare(self.clip);
+        let rt = &self.clip.runtime;
+        rt.locate(
+            self.time_secs,
+            Some(&mut cache.cursors[..]),
+            &mut cache.segments,
+        );
+        rt.write(&cache.segments, self.rest_pose, output);
+        Ok(())
+    }
+
+    fn validate(&self, output: &[Transform]) -> Result<(), AnimError> {
+        if output.len() != self.rest_pose.len() {
+            return Err(AnimError::LengthMismatch {
+                what: "sampling output",
+                expected: self.rest_pose.len(),
+                actual: output.len(),
+            });
+        }
+        if !self.time_secs.is_finite() {
+            return Err(AnimError::NonFinite {
+                what: "sampling time".into(),
+            });
+        }
+        if let Some(last) = self.clip.tracks.last() {
+            if last.joint >= output.len() {
+                return Err(AnimError::JointOutOfRange {
+                    what: format!("clip '{}'", self.clip.name),
+                    joint: last.joint,
+                    joint_count: output.len(),
+                });
+            }
+        }
+        Ok(())
+    }
+}

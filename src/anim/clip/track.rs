@@ -1,0 +1,306 @@
+//! One keyframe track: interpolation modes, the value types a track holds, and finding
+//! and interpolating the keys around a time ([`Segment`]).
+
+use glam::{Quat, Vec3};
+
+use super::slerp::slerp_normalized;
+use crate::anim::AnimError;
+
+/// glTF sampler interpolation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Interpolation {
+    /// Hold the previous key's value until the next key.
+    Step,
+    /// Lerp for translation/scale, shortest-arc slerp for rotation. The slerp weights are
+    /// evaluated with polynomials instead of acos/sin (see `slerp_normalized` in
+    /// `src/anim/clip/slerp.rs`); the result stays within 1e-6 rad of exact slerp
+    /// (`tests/sampling.rs` sweeps key angles up to 360°).
+    Linear,
+    /// Cubic Hermite with in/out tangents scaled by the key interval; rotations are
+    /// normalised after interpolation.
+    CubicSpline,
+}
+
+impl Interpolation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Interpolation::Step => "STEP",
+            Interpolation::Linear => "LINEAR",
+            Interpolation::CubicSpline => "CUBICSPLINE",
+        }
+    }
+}
+
+/// A value type a [`Track`] can hold.
+pub trait TrackValue: Copy + std::fmt::Debug {
+    fn is_finite_value(&self) -> bool;
+    /// Linear interpolation; for rotations, shortest-arc slerp, normalised (the result is
+    /// final: [`TrackValue::finish`] is not applied to it).
+    fn interpolate(a: Self, b: Self, s: f32) -> Self;
+    /// Cubic Hermite with basis weights (h00, h10, h01, h11) applied componentwise.
+    fn hermite(v0: Self, m0: Self, v1: Self, m1: Self, h: [f32; 4]) -> Self;
+    /// Post-processing after interpolation (normalises rotations).
+    fn finish(self) -> Self;
+}
+
+impl TrackValue for Vec3 {
+    fn is_finite_value(&self) -> bool {
+        self.is_finite()
+    }
+    #[inline]
+    fn interpolate(a: Self, b: Self, s: f32) -> Self {
+        a.lerp(b, s)
+    }
+    #[inline]
+    fn hermite(v0: Self, m0: Self, v1: Self, m1: Self, h: [f32; 4]) -> Self {
+        v0 * h[0] + m0 * h[1] + v1 * h[2] + m1 * h[3]
+    }
+    #[inline]
+    fn finish(self) -> Self {
+        self
+    }
+}
+
+impl TrackValue for Quat {
+    fn is_finite_value(&self) -> bool {
+        self.is_finite()
+    }
+    /// Shortest-arc slerp, normalised (see [`Interpolation::Linear`] for its accuracy).
+    #[inline]
+    fn interpolate(a: Self, b: Self, s: f32) -> Self {
+        slerp_normalized(a, b, s)
+    }
+    #[inline]
+    fn hermite(v0: Self, m0: Self, v1: Self, m1: Self, h: [f32; 4]) -> Self {
+        let v = glam::Vec4::from(v0) * h[0]
+            + glam::Vec4::from(m0) * h[1]
+            + glam::Vec4::from(v1) * h[2]
+            + glam::Vec4::from(m1) * h[3];
+        Quat::from_vec4(v)
+    }
+    #[inline]
+    fn finish(self) -> Self {
+        let len_sq = self.length_squared();
+        if len_sq > 0.0 {
+            self * len_sq.sqrt().recip()
+        } else {
+            Quat::IDENTITY
+        }
+    }
+}
+
+/// Where a time falls in a key array: interpolate keys `i0` and `i1` at `s` in `[0, 1)`;
+/// `dt` is the key interval (for cubic tangents). Outside the key range both indices are
+/// the end key and `s = 0`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Segment {
+    pub(super) i0: u32,
+    pub(super) i1: u32,
+    pub(super) s: f32,
+    dt: f32,
+}
+
+impl Segment {
+    #[inline]
+    fn clamped(key: usize) -> Self {
+        Segment {
+            i0: key as u32,
+            i1: key as u32,
+            s: 0.0,
+            dt: 0.0,
+        }
+    }
+
+    /// `times[k] <= t < times[k + 1]`.
+    #[inline]
+    fn interior(times: &[f32], t: f32, k: usize) -> Self {
+        let t0 = times[k];
+        let dt = times[k + 1] - t0;
+        Segment {
+            i0: k as u32,
+            i1: k as u32 + 1,
+            s: (t - t0) / dt,
+            dt,
+        }
+    }
+
+    /// Binary search (no cursor). `times` is non-empty and strictly increasing.
+    #[inline]
+    pub(super) fn locate(times: &[f32], t: f32) -> Self {
+        let last = times.len() - 1;
+        if t <= times[0] {
+            return Self::clamped(0);
+        }
+        if t >= times[last] {
+            return Self::clamped(last);
+        }
+        // First key strictly after t; 1..=last because of the clamps above.
+        let k = times.partition_point(|&x| x <= t) - 1;
+        Self::interior(times, t, k)
+    }
+
+    /// Same result as [`Segment::locate`], searching from `cursor` (the key index found
+    /// last time, any value accepted) and updating it: a few linear steps forward, else
+    /// a binary search of the keys after (or, when time went backwards, before) it.
+    #[inline]
+    pub(super) fn locate_from(times: &[f32], t: f32, cursor: &mut u32) -> Self {
+        let last = times.len() - 1;
+        if t <= times[0] {
+            *cursor = 0;
+            return Self::clamped(0);
+        }
+        if t >= times[last] {
+            *cursor = last as u32;
+            return Self::clamped(last);
+        }
+        // Here last >= 1 and times[0] < t < times[last].
+        let mut k = (*cursor as usize).min(last - 1);
+        if times[k] <= t {
+            const LINEAR_STEPS: usize = 3;
+            let mut steps = 0;
+            while times[k + 1] <= t {
+                if steps == LINEAR_STEPS {
+                    // times[k + 1] <= t < times[last]: largest j in k+1..last with
+                    // times[j] <= t.
+                    k += times[k + 1..last].partition_point(|&x| x <= t);
+                    break;
+                }
+                k += 1;
+                steps += 1;
+            }
+        } else {
+            // t < times[k], and times[0] < t, so k >= 1 and the search finds >= 1 key.
+            k = times[..k].partition_point(|&x| x <= t) - 1;
+        }
+        *cursor = k as u32;
+        Self::interior(times, t, k)
+    }
+
+    /// The track value for this segment; `values` holds the keys of one channel (three
+    /// entries per key for cubic splines).
+    #[inline]
+    pub(super) fn sample<T: TrackValue>(self, interpolation: Interpolation, values: &[T]) -> T {
+        let (i0, i1, s) = (self.i0 as usize, self.i1 as usize, self.s);
+        match interpolation {
+            Interpolation::Step => values[i0].finish(),
+            Interpolation::Linear => T::interpolate(values[i0], values[i1], s),
+            Interpolation::CubicSpline => {
+                let h = hermite_weights(self);
+                // out-tangent of i0, in-tangent of i1.
+                T::hermite(
+                    values[3 * i0 + 1],
+                    values[3 * i0 + 2],
+                    values[3 * i1 + 1],
+                    values[3 * i1],
+                    h,
+                )
+                .finish()
+            }
+        }
+    }
+}
+
+/// Cubic Hermite basis weights `(h00, h10·dt, h01, h11·dt)` at the segment's `s`.
+#[inline]
+pub(super) fn hermite_weights(seg: Segment) -> [f32; 4] {
+    let (s, dt) = (seg.s, seg.dt);
+    let (s2, s3) = (s * s, s * s * s);
+    [
+        2.0 * s3 - 3.0 * s2 + 1.0,
+        (s3 - 2.0 * s2 + s) * dt,
+        -2.0 * s3 + 3.0 * s2,
+        (s3 - s2) * dt,
+    ]
+}
+
+/// One animated channel: strictly increasing key times (clip seconds) and values.
+///
+/// For [`Interpolation::CubicSpline`] `values` holds three entries per key, in glTF
+/// order: in-tangent, value, out-tangent (tangents in units per second).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Track<T> {
+    interpolation: Interpolation,
+    times: Vec<f32>,
+    values: Vec<T>,
+}
+
+impl<T: TrackValue> Track<T> {
+    /// Validates and builds a track. `what` names the track in errors.
+    pub fn new(
+        interpolation: Interpolation,
+        times: Vec<f32>,
+        values: Vec<T>,
+        what: &str,
+    ) -> Result<Self, AnimError> {
+        if times.is_empty() {
+            return Err(AnimError::Empty { what: what.into() });
+        }
+        let per_key = if interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        if values.len() != times.len() * per_key {
+            return Err(AnimError::LengthMismatch {
+                what: "track values",
+                expected: times.len() * per_key,
+                actual: values.len(),
+            });
+        }
+        if let Some(i) = times.iter().position(|t| !t.is_finite()) {
+            return Err(AnimError::NonFinite {
+                what: format!("{what}: key {i} time"),
+            });
+        }
+        if times[0] < 0.0 {
+            return Err(AnimError::OutOfRange {
+                what: what.into(),
+                detail: format!("key 0 time {} is negative", times[0]),
+            });
+        }
+        if let Some(i) = times.windows(2).position(|w| w[1] <= w[0]) {
+            return Err(AnimError::KeysNotIncreasing {
+                what: what.into(),
+                key: i + 1,
+            });
+        }
+        if let Some(i) = values.iter().position(|v| !v.is_finite_value()) {
+            return Err(AnimError::NonFinite {
+                what: format!("{what}: value {i}"),
+            });
+        }
+        Ok(Self {
+            interpolation,
+            times,
+            values,
+        })
+    }
+
+    pub fn interpolation(&self) -> Interpolation {
+        self.interpolation
+    }
+
+    /// Key times in clip seconds, strictly increasing.
+    pub fn times(&self) -> &[f32] {
+        &self.times
+    }
+
+    /// Raw values (three per key for cubic splines).
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+
+    /// The value of key `i` (the middle entry for cubic splines).
+    pub fn key_value(&self, i: usize) -> T {
+        match self.interpolation {
+            Interpolation::CubicSpline => self.values[3 * i + 1],
+            _ => self.values[i],
+        }
+    }
+
+    /// Samples the track at clip time `t` (seconds). Clamps to the end keys outside
+    /// the key range. `t` must be finite (the sampling job checks).
+    pub fn sample(&self, t: f32) -> T {
+        Segment::locate(&self.times, t).sample(self.interpolation, &self.values)
+    }
+}
