@@ -22,6 +22,7 @@ pub mod local_to_model;
 pub mod locomotion;
 pub mod phase;
 pub mod root_motion;
+pub mod seam;
 pub mod skeleton;
 pub mod skinning;
 pub mod state_machine;

@@ -498,6 +498,19 @@ impl RootMotionSource {
         phase_secs: f64,
         pose: &mut [Transform],
     ) -> Result<(), AnimError> {
+        let correction = motion.start().compose(&motion.sample(phase_secs).inverse());
+        self.place(&correction, pose)
+    }
+
+    /// Moves the joint of a sampled local pose over the ground by `correction` (a model
+    /// space ground transform applied before the joint's model matrix): what
+    /// [`Self::remove`] does with `R(0) R(t)^-1`, and what the loop-seam check does to the
+    /// end of a cycle.
+    pub fn place(
+        &self,
+        correction: &GroundTransform,
+        pose: &mut [Transform],
+    ) -> Result<(), AnimError> {
         let Some(local) = pose.get_mut(self.joint) else {
             return Err(AnimError::JointOutOfRange {
                 what: "root motion joint".into(),
@@ -505,7 +518,6 @@ impl RootMotionSource {
                 joint_count: pose.len(),
             });
         };
-        let correction = motion.start().compose(&motion.sample(phase_secs).inverse());
         let model = correction.to_dmat4() * self.model_from_joint(local);
         let new_local = (self.parent_from_model * model).as_mat4();
         *local = Transform::from_mat4(&new_local);

@@ -1,7 +1,9 @@
 //! Command-line interface: the window (`stridescope [FILE]`), and `inspect`, `trace`,
-//! `render` and `make-demo` (the scriptable face of the previewer, for tests and CI).
+//! `render`, `lint` and `make-demo` (the scriptable face of the previewer, for tests and CI).
 
+pub mod export;
 pub mod graph_trace;
+pub mod lint;
 pub mod locomotion_trace;
 pub mod render;
 
@@ -83,6 +85,10 @@ pub enum Command {
     Trace(TraceArgs),
     /// Write the built-in demo character to a .glb file.
     MakeDemo(MakeDemoArgs),
+    /// Check every clip of a clip library (folders and files): load errors, loop seams,
+    /// foot slide, root reversal, additive flags, markers, sets that do not blend.
+    /// Exit 0 when clean, 1 with findings, 2 on usage errors.
+    Lint(lint::LintArgs),
     /// Render a frame (or a sequence) offscreen to PNG with the GPU renderer.
     Render(render::RenderArgs),
 }
@@ -257,6 +263,7 @@ pub fn run(command: Command) -> Result<String, String> {
         Command::Inspect(args) => inspect(&args),
         Command::Trace(args) => trace(&args),
         Command::Render(args) => render::run(&args),
+        Command::Lint(args) => lint::run(&args).map(|(text, _)| text),
         Command::MakeDemo(args) => {
             asset::demo::write_demo(&args.out)
                 .map_err(|e| format!("{}: cannot write: {e}", args.out.display()))?;
@@ -346,6 +353,9 @@ pub struct ClipReport {
     pub additive: bool,
     pub root_motion: Option<RootMotionReport>,
     pub markers: Vec<MarkerReport>,
+    /// The channels that jump most at the loop wrap, most visible first (at most
+    /// [`SEAM_CHANNELS_SHOWN`]; empty for a zero-length clip).
+    pub loop_seam: Vec<SeamReport>,
     /// Legs, in-place flag and implied speed (`null` without legs or for a zero-length clip).
     pub locomotion: Option<ClipLocomotionReport>,
     pub warnings: Vec<String>,
@@ -362,6 +372,25 @@ pub struct RootMotionReport {
     pub cycle_yaw_deg: f64,
     /// Horizontal cycle distance / duration.
     pub average_speed_mps: f64,
+}
+
+/// Loop-seam channels `inspect` lists per clip.
+pub const SEAM_CHANNELS_SHOWN: usize = 5;
+
+/// One channel's jump at the loop wrap (see [`crate::anim::seam`]).
+#[derive(Debug, Serialize)]
+pub struct SeamReport {
+    pub joint: String,
+    /// `translation`, `rotation` or `scale`.
+    pub channel: &'static str,
+    /// End value against start value: metres (translation), degrees (rotation), scale
+    /// factor (scale).
+    pub jump: f32,
+    /// Slope into the seam against slope out: m/s, deg/s or 1/s.
+    pub velocity_jump: f32,
+    /// How far the jump moves the end of the joint's chain (metres): the ranking.
+    pub visible_m: f32,
+    pub visible_velocity_mps: f32,
 }
 
 #[derive(Debug, Serialize)]
@@ -402,7 +431,8 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
                 note(k.interpolation());
             }
         }
-        let root_motion = match ClipRootMotion::for_clip(skeleton, clip, override_joint) {
+        let root_motion_full = ClipRootMotion::for_clip(skeleton, clip, override_joint);
+        let root_motion = match &root_motion_full {
             Ok(Some(rm)) => {
                 let d = rm.motion.cycle_displacement();
                 let dist = d.translation.length();
@@ -427,7 +457,45 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
                 None
             }
         };
+        let root_motion_full = root_motion_full.ok().flatten();
+        let loop_seam = if clip.duration_secs() > 0.0 {
+            let mut seams = Vec::new();
+            let job = crate::anim::seam::LoopSeamJob {
+                skeleton,
+                clip,
+                root_motion: root_motion_full.as_ref(),
+            };
+            match job.run(&mut seams) {
+                Ok(()) => seams
+                    .iter()
+                    .take(SEAM_CHANNELS_SHOWN)
+                    .map(|s| {
+                        let deg = s.channel == crate::anim::seam::SeamChannel::Rotation;
+                        let unit = if deg {
+                            180.0 / std::f32::consts::PI
+                        } else {
+                            1.0
+                        };
+                        SeamReport {
+                            joint: skeleton.names()[s.joint].clone(),
+                            channel: s.channel.as_str(),
+                            jump: s.position_jump * unit,
+                            velocity_jump: s.velocity_jump * unit,
+                            visible_m: s.visible_m,
+                            visible_velocity_mps: s.visible_velocity_mps,
+                        }
+                    })
+                    .collect(),
+                Err(e) => {
+                    warnings.push(format!("loop seam: {e}"));
+                    Vec::new()
+                }
+            }
+        } else {
+            Vec::new()
+        };
         clips.push(ClipReport {
+            loop_seam,
             name: clip.name().to_string(),
             duration_secs: clip.duration_secs() as f64,
             first_key_secs: clip.first_key_secs() as f64,
@@ -670,6 +738,22 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
                     "root motion"
                 },
                 contacts.join(", ")
+            );
+        }
+        if let Some(worst) = c.loop_seam.first() {
+            let unit = match worst.channel {
+                "rotation" => "deg",
+                "translation" => "m",
+                _ => "",
+            };
+            let _ = writeln!(
+                w,
+                "    loop seam: worst {} {} jumps {:.4} {unit} ({:.2} cm at the chain end), velocity {:.4} m/s at the chain end",
+                worst.joint,
+                worst.channel,
+                worst.jump,
+                worst.visible_m * 100.0,
+                worst.visible_velocity_mps
             );
         }
         if !c.markers.is_empty() {

@@ -33,9 +33,10 @@ pub struct RenderArgs {
     /// Hide the ground grid.
     #[arg(long)]
     pub no_grid: bool,
-    /// Render N frames starting at --time into --out-dir (frame_0000.png, ...); times past
-    /// the clip's end wrap around (looping playback).
-    #[arg(long, value_name = "N", requires = "out_dir")]
+    /// Render N frames starting at --time into --out-dir (frame_0000.png, ...) or into
+    /// --gif / --apng / --mp4; times past the clip's end wrap around (looping playback).
+    /// Default with --gif, --apng or --mp4: one cycle of the clip at --fps.
+    #[arg(long, value_name = "N")]
     pub frames: Option<u32>,
     /// Frames per second of a --frames sequence.
     #[arg(long, default_value_t = 30.0)]
@@ -43,6 +44,15 @@ pub struct RenderArgs {
     /// Folder for a --frames sequence (created when missing).
     #[arg(long, value_name = "DIR", requires = "frames")]
     pub out_dir: Option<PathBuf>,
+    /// Write the frames as a looping animated GIF (256 colours a frame).
+    #[arg(long, value_name = "FILE")]
+    pub gif: Option<PathBuf>,
+    /// Write the frames as a looping animated PNG (lossless).
+    #[arg(long, value_name = "FILE")]
+    pub apng: Option<PathBuf>,
+    /// Write the frames as an H.264 MP4 through ffmpeg (must be on PATH).
+    #[arg(long, value_name = "FILE")]
+    pub mp4: Option<PathBuf>,
     /// Run a scenario file (RON) through the pose graph and draw the frame at --time
     /// (wall seconds into the scenario; with --frames, one image per frame from there).
     #[arg(long, value_name = "FILE", conflicts_with = "clip")]
@@ -78,6 +88,12 @@ pub struct RenderArgs {
     #[arg(long, value_name = "DEG", allow_negative_numbers = true)]
     pub camera_pitch: Option<f32>,
 }
+
+/// Frames an export without --frames renders at most (one loop of a long clip at 30 fps
+/// is already a big GIF).
+const MAX_DEFAULT_FRAMES: u32 = 600;
+
+type Writer = fn(&Path, &[render::RgbaImage], f32) -> Result<(), String>;
 
 /// One rendered frame of a driven run: pose and what the overlays draw.
 struct DrivenFrame {
@@ -244,6 +260,14 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
     if args.frames == Some(0) {
         return Err("--frames must be at least 1".into());
     }
+    let exporting = args.gif.is_some() || args.apng.is_some() || args.mp4.is_some();
+    if args.frames.is_some() && args.out_dir.is_none() && !exporting {
+        return Err("--frames needs --out-dir, --gif, --apng or --mp4 to write them to".into());
+    }
+    // Fail before rendering anything rather than after.
+    if args.mp4.is_some() && !super::export::ffmpeg_available() {
+        return Err(super::export::NO_FFMPEG.into());
+    }
     let model = super::load_model(args.file.as_deref())?;
     let clip = match args.scenario {
         Some(_) => None,
@@ -260,7 +284,11 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
     // Scenarios and driven runs play from the start: their times are wall seconds, never
     // wrapped; a clip alone wraps past its end (looping playback).
     let wall = args.scenario.is_some() || driving;
-    let times: Vec<f32> = match args.frames {
+    // An export without --frames is one loop of the clip (one frame for a pose).
+    let frames = args.frames.or_else(|| {
+        exporting.then(|| ((duration * args.fps).round() as u32).clamp(1, MAX_DEFAULT_FRAMES))
+    });
+    let times: Vec<f32> = match frames {
         None => vec![args.time],
         Some(n) if wall => (0..n).map(|i| args.time + i as f32 / args.fps).collect(),
         Some(n) => (0..n)
@@ -342,6 +370,7 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
             .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
     }
     let mut overlay = OverlayBatch::new();
+    let mut images = Vec::new();
     for (i, pose) in poses.iter().enumerate() {
         instances
             .write_poses(&ctx.queue, &gpu_model, &[pose])
@@ -377,13 +406,39 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         let image = render::render_to_image(&ctx, &mut renderer, width, height, &scene)
             .map_err(|e| e.to_string())?;
         let path = match &args.out_dir {
-            Some(dir) => dir.join(format!("frame_{i:04}.png")),
-            None => args.out.clone(),
+            Some(dir) => Some(dir.join(format!("frame_{i:04}.png"))),
+            None if exporting => None,
+            None => Some(args.out.clone()),
         };
-        image.save_png(&path)?;
-        outputs.push(path);
+        if let Some(path) = path {
+            image.save_png(&path)?;
+            outputs.push(path);
+        }
+        if exporting {
+            images.push(image);
+        }
+    }
+    let mut exported = Vec::new();
+    for (path, write) in [
+        (&args.gif, super::export::write_gif as Writer),
+        (&args.apng, super::export::write_apng),
+        (&args.mp4, super::export::write_mp4),
+    ] {
+        if let Some(path) = path {
+            write(path, &images, args.fps)?;
+            exported.push(path.clone());
+        }
     }
     let mut text = summary(&model, clip, &times, &outputs, (width, height), &ctx);
+    for path in exported {
+        let _ = writeln!(
+            text,
+            "wrote {} ({} frames at {} fps, {width}x{height})",
+            path.display(),
+            images.len(),
+            args.fps
+        );
+    }
     if args.overlays.is_some_and(|o| o.text) {
         if let Some(f) = driven.last() {
             for line in &f.text {
@@ -411,7 +466,17 @@ fn summary(
         .first()
         .map(PathBuf::as_path)
         .unwrap_or(Path::new(""));
-    if outputs.len() == 1 {
+    if outputs.is_empty() {
+        let _ = writeln!(
+            out,
+            "rendered {} frames ({width}x{height}, {} {clip_text}, {:.4} s .. {:.4} s) on {}",
+            times.len(),
+            model.source,
+            times[0],
+            times.last().copied().unwrap_or(0.0),
+            ctx.adapter_label()
+        );
+    } else if outputs.len() == 1 {
         let _ = writeln!(
             out,
             "wrote {} ({width}x{height}, {} {clip_text} at {:.4} s) on {}",

@@ -1,0 +1,659 @@
+//! The per-clip and per-set checks of [`super`] (see its docs for the list).
+
+use std::collections::BTreeMap;
+
+use glam::{Mat4, Vec3};
+
+use super::{FileReport, Finding, LintSettings, Severity};
+use crate::anim::contacts::{
+    contacts_to_markers, detect_contacts, detect_legs, ContactSettings, LegChain,
+};
+use crate::anim::locomotion::{unit_scale, FootSlideMeter, SlideSettings};
+use crate::anim::root_motion::GroundTransform;
+use crate::anim::seam::{ChannelSeam, LoopSeamJob, SeamChannel};
+use crate::anim::{Clip, ClipRootMotion, LocalToModelJob, SamplingCache, SamplingJob};
+use crate::asset::Model;
+use crate::graph::locomotion::{clip_locomotion, ClipLocomotion};
+
+/// A seam velocity jump this many times the channel's largest one at another key stands
+/// out as a hitch (linear keys change slope at every key).
+const HITCH_RATIO: f32 = 2.0;
+/// Frames per second the root and the feet are played at.
+const PLAY_HZ: f64 = 60.0;
+/// A foot planted for more than this share of the cycle stands (Idle): not a gait.
+const STANDING_FRACTION: f32 = 0.95;
+/// Additive layers that travel more than this per cycle (metres, scaled) move like
+/// locomotion, not like a layer.
+const ADDITIVE_TRAVEL_M: f64 = 0.05;
+/// A joint whose animated translation is under this share of its rest length collapses.
+const COLLAPSED_FRACTION: f32 = 0.1;
+
+/// One gait cycle of a file, for the checks across clips of one skeleton.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Gait {
+    /// Joint names and parents: clips on the same skeleton blend.
+    pub skeleton_key: String,
+    pub clip: String,
+    pub duration_secs: f32,
+    /// Contacts per leg per cycle (the same on every leg).
+    pub strides: usize,
+}
+
+fn finding(
+    check: &'static str,
+    clip: &Clip,
+    joint: Option<String>,
+    message: String,
+    value: f64,
+    threshold: f64,
+) -> Finding {
+    Finding {
+        severity: Severity::Warning,
+        check,
+        clip: Some(clip.name().to_string()),
+        joint,
+        message,
+        value,
+        threshold,
+    }
+}
+
+/// Checks every clip of a loaded model. Returns the findings (unranked) and the gait
+/// cycles for [`set_checks`].
+pub(crate) fn lint_model(model: &Model, settings: &LintSettings) -> (Vec<Finding>, Vec<Gait>) {
+    let mut out: Vec<Finding> = model
+        .warnings
+        .iter()
+        .map(|w| Finding {
+            severity: Severity::Warning,
+            check: "import",
+            clip: None,
+            joint: None,
+            message: w.clone(),
+            value: 1.0,
+            threshold: 0.0,
+        })
+        .collect();
+    let sk = &model.skeleton;
+    let legs = detect_legs(sk).unwrap_or_default();
+    let scale = unit_scale(sk, &legs);
+    let key = skeleton_key(model);
+    let mut gaits = Vec::new();
+    for (index, clip) in model.clips.iter().enumerate() {
+        if clip.tracks().is_empty() || clip.duration_secs() <= 0.0 {
+            out.push(finding(
+                "empty-clip",
+                clip,
+                None,
+                if clip.tracks().is_empty() {
+                    "no animated channels".to_string()
+                } else {
+                    "zero length: every track holds one key, so it cannot loop or sync".to_string()
+                },
+                1.0,
+                0.0,
+            ));
+            continue;
+        }
+        let root = match ClipRootMotion::for_clip(sk, clip, None) {
+            Ok(r) => r,
+            Err(e) => {
+                out.push(Finding {
+                    severity: Severity::Error,
+                    check: "root-motion",
+                    clip: Some(clip.name().to_string()),
+                    joint: None,
+                    message: format!("root motion cannot be extracted: {e}"),
+                    value: 1.0,
+                    threshold: 0.0,
+                });
+                None
+            }
+        };
+        if let Some(rm) = &root {
+            reversal(clip, rm, &mut out);
+        }
+        seams(model, clip, root.as_ref(), settings, scale, &mut out);
+        additive(model, clip, root.as_ref(), scale, &mut out);
+        if legs.is_empty() {
+            continue;
+        }
+        markers(model, clip, &legs, settings, &mut out);
+        match clip_locomotion(model, index, &legs, &ContactSettings::default()) {
+            Ok(loco) => {
+                slide(model, clip, &legs, &loco, settings, scale, &mut out);
+                if let Some(strides) = gait_strides(&loco) {
+                    gaits.push(Gait {
+                        skeleton_key: key.clone(),
+                        clip: clip.name().to_string(),
+                        duration_secs: clip.duration_secs(),
+                        strides,
+                    });
+                }
+            }
+            Err(e) => out.push(finding(
+                "foot-slide",
+                clip,
+                None,
+                format!("feet cannot be measured: {e}"),
+                1.0,
+                0.0,
+            )),
+        }
+    }
+    (out, gaits)
+}
+
+fn skeleton_key(model: &Model) -> String {
+    let sk = &model.skeleton;
+    let mut key = String::new();
+    for (name, parent) in sk.names().iter().zip(sk.parents()) {
+        key.push_str(name);
+        key.push('<');
+        key.push_str(&parent.map_or(String::new(), |p| p.to_string()));
+        key.push(';');
+    }
+    key
+}
+
+/// Frames of one cycle, played from mid-cycle across the wrap, that move against the
+/// direction of travel.
+fn reversal(clip: &Clip, rm: &ClipRootMotion, out: &mut Vec<Finding>) {
+    let Some(dir) = crate::timeline::travel_direction_of(&rm.motion) else {
+        return; // In place: no direction to move against.
+    };
+    let motion = &rm.motion;
+    let t_cycle = motion.duration_secs();
+    let frames = ((t_cycle * PLAY_HZ).ceil() as usize).max(8);
+    let dt = t_cycle / frames as f64;
+    let (mut against, mut worst, mut worst_at) = (0usize, 0.0f64, 0.0f64);
+    for i in 0..frames {
+        let t0 = 0.5 * t_cycle + i as f64 * dt;
+        let t1 = t0 + dt;
+        let Ok(step) = motion.delta_secs(t0, t1) else {
+            return;
+        };
+        // The step is in the root's frame at t0; the travel direction is in the frame at
+        // the cycle start, so turn it by the root's heading since then.
+        let phase = t0.rem_euclid(t_cycle);
+        let heading = motion
+            .start()
+            .inverse()
+            .compose(&motion.sample(phase))
+            .yaw_rad;
+        let forward = GroundTransform::rotate(-heading, dir);
+        let along = step.translation.dot(forward);
+        if along < -crate::timeline::BACKWARDS_EPSILON_M {
+            against += 1;
+            if -along > worst {
+                worst = -along;
+                worst_at = phase;
+            }
+        }
+    }
+    if against > 0 {
+        out.push(finding(
+            "root-reversal",
+            clip,
+            None,
+            format!(
+                "the root moves backwards in {against} of {frames} frames at {PLAY_HZ:.0} fps \
+                 (worst {:.1} mm, at {worst_at:.3} s)",
+                worst * 1000.0
+            ),
+            against as f64,
+            0.0,
+        ));
+    }
+}
+
+fn joint_name(model: &Model, joint: usize) -> String {
+    model.skeleton.names()[joint].clone()
+}
+
+fn describe_seam(model: &Model, s: &ChannelSeam) -> String {
+    let what = joint_name(model, s.joint);
+    match s.channel {
+        SeamChannel::Rotation => format!(
+            "{what} rotation jumps {:.2} deg ({:.1} cm at the end of its {:.2} m chain)",
+            s.position_jump.to_degrees(),
+            s.visible_m * 100.0,
+            s.chain_length_m
+        ),
+        SeamChannel::Translation => {
+            format!("{what} translation jumps {:.1} cm", s.visible_m * 100.0)
+        }
+        SeamChannel::Scale => format!(
+            "{what} scale jumps {:.3} ({:.1} cm at the end of its chain)",
+            s.position_jump,
+            s.visible_m * 100.0
+        ),
+    }
+}
+
+fn seams(
+    model: &Model,
+    clip: &Clip,
+    root: Option<&ClipRootMotion>,
+    settings: &LintSettings,
+    scale: f32,
+    out: &mut Vec<Finding>,
+) {
+    let mut seams = Vec::new();
+    let job = LoopSeamJob {
+        skeleton: &model.skeleton,
+        clip,
+        root_motion: root,
+    };
+    if let Err(e) = job.run(&mut seams) {
+        out.push(finding(
+            "loop-seam",
+            clip,
+            None,
+            format!("cannot measure the seam: {e}"),
+            1.0,
+            0.0,
+        ));
+        return;
+    }
+    let pop = settings.seam_m * scale;
+    let over: Vec<&ChannelSeam> = seams.iter().filter(|s| s.visible_m > pop).collect();
+    if let Some(worst) = over.first() {
+        let more = match over.len() - 1 {
+            0 => String::new(),
+            n => format!("; {n} more channel(s) over {:.1} cm", pop * 100.0),
+        };
+        out.push(finding(
+            "loop-seam",
+            clip,
+            Some(joint_name(model, worst.joint)),
+            format!("pops at the loop: {}{more}", describe_seam(model, worst)),
+            f64::from(worst.visible_m),
+            f64::from(pop),
+        ));
+    }
+    let hitch = settings.seam_velocity_mps * scale;
+    let worst_velocity = seams
+        .iter()
+        .filter(|s| s.visible_velocity_mps > hitch && s.hitch_ratio() > HITCH_RATIO)
+        .max_by(|a, b| {
+            a.visible_velocity_mps
+                .total_cmp(&b.visible_velocity_mps)
+                .then(b.joint.cmp(&a.joint))
+        });
+    if let Some(w) = worst_velocity {
+        out.push(finding(
+            "loop-seam-velocity",
+            clip,
+            Some(joint_name(model, w.joint)),
+            format!(
+                "hitches at the loop: {} {} changes speed by {:.2} m/s at the end of its chain, \
+                 {} its largest change at any other key",
+                joint_name(model, w.joint),
+                w.channel.as_str(),
+                w.visible_velocity_mps,
+                match w.hitch_ratio() {
+                    r if r.is_finite() => format!("{r:.1}x"),
+                    _ => "where it has no change at".to_string(),
+                }
+            ),
+            f64::from(w.visible_velocity_mps),
+            f64::from(hitch),
+        ));
+    }
+}
+
+fn additive(
+    model: &Model,
+    clip: &Clip,
+    root: Option<&ClipRootMotion>,
+    scale: f32,
+    out: &mut Vec<Finding>,
+) {
+    if clip.is_additive() {
+        let travel = root.map_or(0.0, |r| r.motion.cycle_displacement().translation.length());
+        let limit = ADDITIVE_TRAVEL_M * f64::from(scale);
+        if travel > limit {
+            out.push(finding(
+                "additive-travels",
+                clip,
+                None,
+                format!(
+                    "flagged additive but travels {travel:.2} m per cycle like a locomotion \
+                     clip; an additive layer adds motion on top of a base pose"
+                ),
+                travel,
+                limit,
+            ));
+        }
+        return;
+    }
+    // Bones with length at rest whose animated translation (clip start) is ~0.
+    let sk = &model.skeleton;
+    let (mut with_length, mut collapsed) = (0usize, 0usize);
+    for tracks in clip.tracks() {
+        let (Some(t), Some(_)) = (&tracks.translation, sk.parents()[tracks.joint]) else {
+            continue;
+        };
+        let rest = sk.rest_pose()[tracks.joint].translation.length();
+        if rest <= 1e-6 {
+            continue;
+        }
+        with_length += 1;
+        if t.key_value(0).length() < COLLAPSED_FRACTION * rest {
+            collapsed += 1;
+        }
+    }
+    if with_length >= 3 && collapsed * 2 > with_length {
+        out.push(finding(
+            "looks-additive",
+            clip,
+            None,
+            format!(
+                "{collapsed} of {with_length} translated bones have almost no length: authored \
+                 as an additive delta, but not flagged additive (extras {{\"additive\": true}})"
+            ),
+            collapsed as f64 / with_length as f64,
+            0.5,
+        ));
+    }
+}
+
+/// Cyclic distance between two clip times (seconds).
+fn cyclic(a: f32, b: f32, d: f32) -> f32 {
+    let x = (a - b).rem_euclid(d);
+    x.min(d - x)
+}
+
+fn markers(
+    model: &Model,
+    clip: &Clip,
+    legs: &[LegChain],
+    settings: &LintSettings,
+    out: &mut Vec<Finding>,
+) {
+    let contact_name = |n: &str| n.ends_with("_foot_down") || n.ends_with("_foot_up");
+    let names: Vec<&str> = {
+        let mut v: Vec<&str> = clip
+            .markers()
+            .iter()
+            .map(|m| m.name.as_str())
+            .filter(|n| contact_name(n))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    if names.is_empty() {
+        return;
+    }
+    let detected = match detect_contacts(&model.skeleton, clip, legs, &ContactSettings::default()) {
+        Ok(c) => contacts_to_markers(&c),
+        Err(_) => return,
+    };
+    let d = clip.duration_secs();
+    let limit = settings.marker_tolerance * d;
+    let mut worst: Option<(f32, String)> = None;
+    for name in names {
+        let file: Vec<f32> = clip
+            .markers()
+            .iter()
+            .filter(|m| m.name == name)
+            .map(|m| m.time_secs)
+            .collect();
+        let found: Vec<f32> = detected
+            .iter()
+            .filter(|m| m.name == name)
+            .map(|m| m.time_secs)
+            .collect();
+        if found.len() != file.len() {
+            let text = format!(
+                "{} '{name}' marker(s) in the file, {} detected from the feet",
+                file.len(),
+                found.len()
+            );
+            // A missing or extra contact is as bad as a marker half a cycle off.
+            let e = 0.5 * d;
+            if worst.as_ref().is_none_or(|w| e > w.0) {
+                worst = Some((e, text));
+            }
+            continue;
+        }
+        for &t in &file {
+            let e = found
+                .iter()
+                .map(|&f| cyclic(t, f, d))
+                .fold(f32::INFINITY, f32::min);
+            if e > limit && worst.as_ref().is_none_or(|w| e > w.0) {
+                worst = Some((
+                    e,
+                    format!(
+                        "'{name}' at {t:.3} s in the file, the feet say {:.0} ms away \
+                         ({:.0}% of the cycle)",
+                        e * 1000.0,
+                        100.0 * e / d
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some((e, text)) = worst {
+        if e > limit {
+            out.push(finding(
+                "markers-disagree",
+                clip,
+                None,
+                text,
+                f64::from(e),
+                f64::from(limit),
+            ));
+        }
+    }
+}
+
+/// Contacts per leg per cycle when every leg steps the same number of times and none
+/// stands; `None` for standing or irregular clips.
+fn gait_strides(loco: &ClipLocomotion) -> Option<usize> {
+    let mut strides = None;
+    for c in &loco.contacts {
+        let moving = c.intervals.iter().filter(|(a, b)| a != b).count();
+        if moving == 0 || c.contact_fraction(loco.duration_secs) > STANDING_FRACTION {
+            return None;
+        }
+        match strides {
+            None => strides = Some(moving),
+            Some(s) if s != moving => return None,
+            _ => {}
+        }
+    }
+    strides
+}
+
+/// Plays one cycle at its own speed and measures the planted feet over the ground.
+fn slide(
+    model: &Model,
+    clip: &Clip,
+    legs: &[LegChain],
+    loco: &ClipLocomotion,
+    settings: &LintSettings,
+    scale: f32,
+    out: &mut Vec<Finding>,
+) {
+    let sk = &model.skeleton;
+    let d = clip.duration_secs();
+    // An in-place clip travels at the speed its feet imply: the ground moves under it.
+    let ground_velocity = match &loco.implied {
+        Some(i) if loco.in_place() => i.direction * i.speed,
+        _ => Vec3::ZERO,
+    };
+    let frames = ((f64::from(d) * PLAY_HZ).ceil() as usize).max(8);
+    let dt = d / frames as f32;
+    let mut local = sk.rest_pose().to_vec();
+    let mut model_from_joint = vec![Mat4::IDENTITY; sk.joint_count()];
+    let mut cache = SamplingCache::new();
+    let mut meter = FootSlideMeter::new(legs.len());
+    let mut feet = vec![(Vec3::ZERO, None); legs.len()];
+    let mut planted = vec![false; legs.len()];
+    for i in 0..=frames {
+        let t = (i as f32 * dt).min(d);
+        let sampled = SamplingJob {
+            clip,
+            time_secs: t,
+            rest_pose: sk.rest_pose(),
+        }
+        .run_with_cache(&mut cache, &mut local);
+        let placed = LocalToModelJob {
+            parents: sk.parents(),
+            local: &local,
+            model_from_root: Mat4::IDENTITY,
+        }
+        .run(&mut model_from_joint);
+        if sampled.is_err() || placed.is_err() {
+            return;
+        }
+        let offset = ground_velocity * t;
+        for (k, leg) in legs.iter().enumerate() {
+            let at = |j: usize| model_from_joint[j].w_axis.truncate() + offset;
+            feet[k] = (at(leg.foot), leg.toe.map(at));
+            planted[k] = loco.planted(k, t.min(d - dt * 0.5));
+        }
+        meter.update(
+            &feet,
+            &planted,
+            if i == 0 { 0.0 } else { dt },
+            &SlideSettings::default(),
+            scale,
+        );
+    }
+    let per_cycle = meter.slide_per_cycle(1.0);
+    let limit = f64::from(settings.slide_m_per_cycle * scale);
+    let worst_foot = meter
+        .slide()
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
+        .map(|(k, _)| k);
+    let how = if ground_velocity != Vec3::ZERO {
+        format!(
+            " (in place, against the {:.2} m/s its feet imply)",
+            ground_velocity.length()
+        )
+    } else {
+        String::new()
+    };
+    if per_cycle > limit {
+        out.push(finding(
+            "foot-slide",
+            clip,
+            worst_foot.map(|k| joint_name(model, legs[k].foot)),
+            format!(
+                "planted feet slide {:.1} cm per cycle on average{how}",
+                per_cycle * 100.0
+            ),
+            per_cycle,
+            limit,
+        ));
+    }
+    let ratio = meter.skating_ratio();
+    if ratio > f64::from(settings.skating_ratio) {
+        out.push(finding(
+            "skating",
+            clip,
+            worst_foot.map(|k| joint_name(model, legs[k].foot)),
+            format!(
+                "a planted foot moves faster than {:.2} m/s in {:.0}% of the frames{how}",
+                SlideSettings::default().skate_speed_mps * scale,
+                ratio * 100.0
+            ),
+            ratio,
+            f64::from(settings.skating_ratio),
+        ));
+    }
+}
+
+/// Checks across the files: gait cycles on one skeleton should hold the same number of
+/// strides and cycle lengths within [`LintSettings::duration_ratio`] of each other.
+/// Findings go to the file that holds the odd clip.
+pub(crate) fn set_checks(reports: &mut [FileReport], settings: &LintSettings) {
+    // skeleton -> (file index, gait)
+    let mut sets: BTreeMap<&str, Vec<(usize, &Gait)>> = BTreeMap::new();
+    for (i, r) in reports.iter().enumerate() {
+        for g in &r.gaits {
+            sets.entry(g.skeleton_key.as_str())
+                .or_default()
+                .push((i, g));
+        }
+    }
+    let mut add: Vec<(usize, Finding)> = Vec::new();
+    for members in sets.values().filter(|m| m.len() >= 2) {
+        // The most common stride count (the smaller on a tie) is the set's.
+        let mut counts: BTreeMap<usize, usize> = BTreeMap::new();
+        for (_, g) in members {
+            *counts.entry(g.strides).or_default() += 1;
+        }
+        let usual = counts
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+            .map(|(s, _)| *s)
+            .unwrap_or(1);
+        let example = members
+            .iter()
+            .find(|(_, g)| g.strides == usual)
+            .map(|(_, g)| g.clip.clone())
+            .unwrap_or_default();
+        for (i, g) in members {
+            if g.strides != usual {
+                add.push((
+                    *i,
+                    Finding {
+                        severity: Severity::Warning,
+                        check: "stride-count",
+                        clip: Some(g.clip.clone()),
+                        joint: None,
+                        message: format!(
+                            "{} stride(s) per cycle where '{example}' and the rest of its set \
+                             hold {usual}: cycle sync pairs one cycle with one cycle, so the \
+                             feet fall out of step",
+                            g.strides
+                        ),
+                        value: g.strides as f64,
+                        threshold: usual as f64,
+                    },
+                ));
+            }
+        }
+        let same: Vec<&(usize, &Gait)> =
+            members.iter().filter(|(_, g)| g.strides == usual).collect();
+        let shortest = same
+            .iter()
+            .min_by(|a, b| a.1.duration_secs.total_cmp(&b.1.duration_secs));
+        let longest = same
+            .iter()
+            .max_by(|a, b| a.1.duration_secs.total_cmp(&b.1.duration_secs));
+        if let (Some(s), Some(l)) = (shortest, longest) {
+            let ratio = l.1.duration_secs / s.1.duration_secs;
+            if ratio > settings.duration_ratio {
+                add.push((
+                    l.0,
+                    Finding {
+                        severity: Severity::Warning,
+                        check: "duration-spread",
+                        clip: Some(l.1.clip.clone()),
+                        joint: None,
+                        message: format!(
+                            "cycle of {:.2} s against {:.2} s for '{}' on the same skeleton \
+                             (x{ratio:.1}): a cycle-synced blend plays them far from their \
+                             own rates",
+                            l.1.duration_secs, s.1.duration_secs, s.1.clip
+                        ),
+                        value: f64::from(ratio),
+                        threshold: f64::from(settings.duration_ratio),
+                    },
+                ));
+            }
+        }
+    }
+    for (i, f) in add {
+        reports[i].findings.push(f);
+    }
+}
