@@ -9,10 +9,14 @@ use stridescope::settings::Settings;
 use stridescope::ui::{blend_space_2d_ui, Previewer};
 
 fn harness() -> Harness<'static, Previewer> {
+    harness_sized(900.0)
+}
+
+fn harness_sized(height: f32) -> Harness<'static, Previewer> {
     let model = stridescope::asset::load_or_demo(None).unwrap();
     let previewer = Previewer::new(model, None, Settings::default());
     let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 900.0))
+        .with_size(egui::vec2(1280.0, height))
         .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
     h.run_steps(2);
     h
@@ -147,4 +151,55 @@ fn edit_section_undo_and_drive_from_the_panels() {
     h.run_steps(2);
     assert!(h.state().is_driving());
     h.get_by_label("speed matching (play rate)");
+}
+
+/// The Edit section's mask picker: ticking "joint" on the pelvis row gives the pelvis its
+/// own weight in the Wave layer's mask (as `ramp` in the graph file); Ctrl+Z takes it back.
+/// The reference picker chooses a frame of another clip.
+#[test]
+fn mask_picker_and_reference_frame_edit_the_layer() {
+    use stridescope::graph::def::ReferenceDef;
+    // Tall enough for the Edit section to sit above the timeline.
+    let mut h = harness_sized(1600.0);
+    h.get_by_label("Play through the pose graph").click();
+    h.run_steps(2);
+    h.get_by_label("Edit graph").click();
+    h.run_steps(2);
+    let ramp_before = h.state().graph.as_ref().unwrap().graph.def().layers[0]
+        .mask
+        .clone()
+        .expect("the demo's Wave layer is masked")
+        .ramp;
+    assert!(!ramp_before.iter().any(|(n, _)| n == "pelvis"));
+    // One "joint" checkbox per joint row, in skeleton order: root, then pelvis.
+    let pelvis = h.query_all_by_label("joint").nth(1).expect("pelvis row");
+    pelvis.click();
+    h.run_steps(2);
+    let mask = h.state().graph.as_ref().unwrap().graph.def().layers[0]
+        .mask
+        .clone()
+        .unwrap();
+    assert!(
+        mask.ramp.iter().any(|(n, w)| n == "pelvis" && *w == 1.0),
+        "{mask:?}"
+    );
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    let mask = h.state().graph.as_ref().unwrap().graph.def().layers[0]
+        .mask
+        .clone()
+        .unwrap();
+    assert_eq!(mask.ramp, ramp_before);
+
+    h.get_by_value("first frame").click();
+    h.run_steps(2);
+    h.get_by_label("frame of Walk").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state().graph.as_ref().unwrap().graph.def().layers[0].reference,
+        ReferenceDef::ClipFrame {
+            clip: "Walk".into(),
+            time_secs: 0.0
+        }
+    );
 }

@@ -613,6 +613,7 @@ pub(super) fn graph_edit_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         return;
     }
     let (can_undo, can_redo) = (session.can_undo(), session.can_redo());
+    let model = &p.model;
     let mut def = session.graph.def().clone();
     let before = def.clone();
     let mut undo = false;
@@ -662,31 +663,9 @@ pub(super) fn graph_edit_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                         });
                 });
                 if layer.mode == LayerMode::Additive {
-                    ui.horizontal(|ui| {
-                        ui.label("reference");
-                        let text = match &layer.reference {
-                            ReferenceDef::FirstFrame => "first frame".to_string(),
-                            ReferenceDef::BindPose => "bind pose".to_string(),
-                            ReferenceDef::ClipFrame { clip, time_secs } => {
-                                format!("{clip} @ {time_secs:.2} s")
-                            }
-                        };
-                        egui::ComboBox::from_id_salt(("layer_ref", layer.name.as_str()))
-                            .selected_text(text)
-                            .show_ui(ui, |ui| {
-                                ui.selectable_value(
-                                    &mut layer.reference,
-                                    ReferenceDef::FirstFrame,
-                                    "first frame",
-                                );
-                                ui.selectable_value(
-                                    &mut layer.reference,
-                                    ReferenceDef::BindPose,
-                                    "bind pose",
-                                );
-                            });
-                    });
+                    reference_ui(ui, model, &layer.name, &mut layer.reference);
                 }
+                super::mask::mask_edit_ui(ui, &layer.name, &model.skeleton, &mut layer.mask);
             }
         });
     if undo {
@@ -696,4 +675,54 @@ pub(super) fn graph_edit_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     } else if def != before {
         p.edit_graph(|d| *d = def);
     }
+}
+
+/// The pose an additive layer's difference is taken from: its own first frame, the bind
+/// pose, or any frame of any clip (picked by clip, then by time).
+fn reference_ui(
+    ui: &mut egui::Ui,
+    model: &crate::asset::Model,
+    layer: &str,
+    reference: &mut ReferenceDef,
+) {
+    ui.horizontal(|ui| {
+        ui.label("reference");
+        let text = match &*reference {
+            ReferenceDef::FirstFrame => "first frame".to_string(),
+            ReferenceDef::BindPose => "bind pose".to_string(),
+            ReferenceDef::ClipFrame { clip, .. } => format!("frame of {clip}"),
+        };
+        egui::ComboBox::from_id_salt(("layer_ref", layer))
+            .selected_text(text)
+            .show_ui(ui, |ui| {
+                ui.selectable_value(reference, ReferenceDef::FirstFrame, "first frame");
+                ui.selectable_value(reference, ReferenceDef::BindPose, "bind pose");
+                for c in &model.clips {
+                    let chosen =
+                        matches!(&*reference, ReferenceDef::ClipFrame { clip, .. } if clip == c.name());
+                    if ui
+                        .selectable_label(chosen, format!("frame of {}", c.name()))
+                        .clicked()
+                        && !chosen
+                    {
+                        *reference = ReferenceDef::ClipFrame {
+                            clip: c.name().to_string(),
+                            time_secs: 0.0,
+                        };
+                    }
+                }
+            });
+        if let ReferenceDef::ClipFrame { clip, time_secs } = reference {
+            let duration = model
+                .find_clip(clip)
+                .map_or(0.0, |i| model.clips[i].duration_secs());
+            ui.add(
+                egui::DragValue::new(time_secs)
+                    .range(0.0..=duration)
+                    .speed(0.01)
+                    .suffix(" s"),
+            )
+            .on_hover_text("clip time of the reference frame");
+        }
+    });
 }

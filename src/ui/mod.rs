@@ -19,6 +19,7 @@
 
 mod blend;
 mod locomotion;
+mod mask;
 mod plot;
 mod timeline;
 
