@@ -39,6 +39,10 @@ pub struct AppOptions {
     pub clip: Option<String>,
     /// Start playing (for scripted screenshots).
     pub play: bool,
+    /// Joint to select at start.
+    pub select: Option<String>,
+    /// Onion skin with this many ghosts on each side.
+    pub onion: Option<u32>,
     /// Start in pose-graph mode with the file's default graph.
     pub graph: bool,
     /// Graph parameters to set at start (imply `graph`).
@@ -75,6 +79,19 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     }
     if options.play {
         previewer.timeline.set_playing(true);
+    }
+    if let Some(name) = &options.select {
+        match previewer.model().skeleton.find(name) {
+            Some(j) => previewer.inspect.select(Some(j)),
+            None => previewer.set_message(format!("no joint named '{name}'"), true),
+        }
+    }
+    if let Some(n) = options.onion {
+        let onion = &mut previewer.inspect.onion;
+        onion.enabled = n > 0;
+        onion.before = n.min(crate::inspect::MAX_GHOSTS);
+        onion.after = onion.before;
+        previewer.evaluate_pose();
     }
     if options.graph || !options.param.is_empty() {
         previewer.set_graph_enabled(true);
@@ -354,6 +371,30 @@ impl Gpu {
                 previewer.model(),
                 &previewer.pose,
                 &SkeletonStyle::default(),
+            );
+        }
+        // Onion skin: ghost skeletons, fading with their distance from the playhead.
+        for (ghost, alpha) in &previewer.ghosts {
+            if *alpha <= 0.0 {
+                continue;
+            }
+            let a = (alpha * 255.0).round() as u8;
+            self.overlay.skeleton(
+                previewer.model(),
+                ghost,
+                &SkeletonStyle {
+                    bone_color: Rgba8([150, 190, 255, a]),
+                    joint_color: Rgba8([210, 225, 255, a]),
+                    joint_size_px: 4.0,
+                },
+            );
+        }
+        if let Some(j) = previewer.inspect.selected {
+            self.overlay.joint_highlight(
+                previewer.model(),
+                &previewer.pose,
+                j,
+                Rgba8::rgb(90, 200, 255),
             );
         }
         if toggles.trail {

@@ -76,6 +76,10 @@ pub struct Previewer {
     pub(crate) speed_chosen: bool,
     /// Legs chosen by the user (`None`: detected).
     pub leg_override: Option<Vec<crate::anim::contacts::LegChain>>,
+    /// Outliner selection, curve view, onion skin and seam table.
+    pub inspect: crate::inspect::Inspection,
+    /// Onion-skin ghosts of the last evaluation with their opacity (empty when off).
+    pub ghosts: Vec<(Pose, f32)>,
 }
 
 impl Previewer {
@@ -117,6 +121,8 @@ impl Previewer {
             drive_graph: false,
             leg_override: None,
             speed_chosen: false,
+            inspect: crate::inspect::Inspection::new(),
+            ghosts: Vec::new(),
         };
         p.evaluate_pose();
         p
@@ -203,6 +209,17 @@ impl Previewer {
         self.path = path.clone();
         self.model_generation += 1;
         self.pose = Pose::new(&self.model);
+        // A reload of the same file keeps the selection while its joints still exist.
+        if !reload
+            || self
+                .inspect
+                .selected
+                .is_some_and(|j| j >= self.model.skeleton.joint_count())
+        {
+            self.inspect.reset_for_model();
+        }
+        self.inspect.forget_measurements();
+        self.ghosts.clear();
         // The graph names clips of the old file: rebuild the new file's default graph (or
         // the drive graph of the selected clip) once the timeline is rebuilt.
         let had_graph = self.graph.is_some() && !self.drive_graph;
@@ -476,6 +493,7 @@ impl Previewer {
             }
             _ => self.pose.evaluate(&self.model, &request),
         };
+        self.evaluate_ghosts();
         if let Err(e) = result {
             // Per-frame errors are reported once, the viewer keeps running.
             let text = format!("pose evaluation: {e}");
@@ -490,6 +508,63 @@ impl Previewer {
                 None => self.follow_offset = Some(self.camera.target - root),
             }
         }
+    }
+
+    /// The onion-skin ghosts around the playhead (or at the clip's sync markers) of the
+    /// timeline's clip. The pose graph blends several clocks, so it has no single clip
+    /// to ghost: ghosts show in timeline playback only.
+    fn evaluate_ghosts(&mut self) {
+        let onion = self.inspect.onion;
+        if !onion.enabled || self.graph.is_some() || self.toggles.bind_pose {
+            self.ghosts.clear();
+            return;
+        }
+        let offsets: Vec<(f64, f32)> = if onion.at_markers {
+            let Some(clip) = self.timeline.clip().map(|c| &self.model.clips[c]) else {
+                self.ghosts.clear();
+                return;
+            };
+            let markers = if clip.markers().is_empty() {
+                self.timeline.detected_markers()
+            } else {
+                clip.markers()
+            };
+            let phase = self.timeline.phase_secs();
+            markers
+                .iter()
+                .map(|m| (f64::from(m.time_secs) - phase, onion.opacity))
+                .collect()
+        } else {
+            onion.offsets(self.timeline.frame_rate_hz())
+        };
+        self.ghosts.truncate(offsets.len());
+        for (i, (offset, alpha)) in offsets.into_iter().enumerate() {
+            let Some(request) = self.timeline.ghost_request(offset) else {
+                continue;
+            };
+            if i >= self.ghosts.len() {
+                self.ghosts.push((Pose::new(&self.model), alpha));
+            }
+            let ghost = &mut self.ghosts[i];
+            ghost.1 = alpha;
+            if ghost.0.evaluate(&self.model, &request).is_err() {
+                ghost.1 = 0.0;
+            }
+        }
+    }
+
+    /// Selects the joint drawn nearest to `click_px` (viewport pixels), if any within
+    /// 12 px; clears the selection otherwise.
+    pub fn pick_joint(&mut self, click_px: glam::Vec2) {
+        let [w, h] = self.viewport_size_px;
+        let picked = crate::inspect::pick_joint(
+            &self.pose.model_from_joint,
+            &self.camera,
+            glam::Vec2::new(w as f32, h as f32),
+            click_px,
+            12.0,
+        );
+        self.inspect.select(picked);
     }
 
     /// World position of the displayed root on the ground (y = 0).

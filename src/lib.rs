@@ -9,6 +9,7 @@ pub mod asset;
 pub mod cli;
 pub mod controller;
 pub mod graph;
+pub mod inspect;
 pub mod lint;
 pub mod render;
 pub mod scene;

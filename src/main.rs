@@ -22,6 +22,8 @@ fn main() -> ExitCode {
             size: args.size.map(|(w, h)| [w, h]),
             clip: args.clip,
             play: args.play,
+            select: args.select,
+            onion: args.onion,
             graph: args.graph,
             param: args.param,
             drive: args.drive || args.movement_speed.is_some(),

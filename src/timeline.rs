@@ -541,6 +541,31 @@ impl Timeline {
         }
     }
 
+    /// The pose `offset_secs` of clip time away from the playhead (an onion-skin ghost):
+    /// its phase, placed where playback would put the character then (in Accumulate
+    /// mode the root motion of the offset is composed onto today's placement). `None`
+    /// without a clip or for a time the clock cannot represent.
+    pub fn ghost_request(&self, offset_secs: f64) -> Option<PoseRequest<'_>> {
+        let clip = self.clip?;
+        let d = self.player.clock.duration_secs();
+        let now = self.time_secs();
+        let at = now + offset_secs;
+        let time = ClipTime::from_secs(at, d).ok()?;
+        let mut request = self.pose_request();
+        request.clip = Some(clip);
+        request.time_secs = time.phase_secs as f32;
+        if let (RootMotionMode::Accumulate, Some(root)) = (self.mode, &self.root) {
+            let delta = root.motion.delta_secs(now, at).ok()?;
+            let world = self.player.world_from_root().compose(&delta);
+            request.model_from_root = self
+                .anchor
+                .compose(&world)
+                .compose(&self.anchor.inverse())
+                .to_mat4();
+        }
+        Some(request)
+    }
+
     /// Placement of the skeleton's roots: in Accumulate mode, the accumulated root motion
     /// conjugated by the track start (`R0 · W · R0⁻¹`, since the in-place pose keeps the
     /// root at `R0`); identity otherwise.

@@ -503,3 +503,74 @@ fn screenshot_shows_the_locomotion_panel_and_overlays() {
     assert!(left > 30 && right > 30, "slide curves: {left} / {right} px");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Clip inspection in the window: `--select calf_l --onion 2` highlights the joint and
+/// names it in the viewport, opens the curve view under the timeline, and draws ghost
+/// skeletons (compared with the same shot without onion skin).
+#[test]
+fn screenshot_shows_onion_skin_and_the_curve_view() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("inspect_shot");
+    let shoot = |name: &str, onion: &str| {
+        let out = dir.join(name);
+        let child = app(
+            &x,
+            &dir,
+            &[
+                "--screenshot",
+                out.to_str().unwrap(),
+                "--after-frames",
+                "5",
+                "--size",
+                "960x600",
+                "--clip",
+                "Walk",
+                "--select",
+                "calf_l",
+                "--onion",
+                onion,
+            ],
+        )
+        .spawn()
+        .expect("start stridescope");
+        let o = wait_with_timeout(child, Duration::from_secs(120));
+        assert!(
+            o.status.success(),
+            "exit {:?}: {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        );
+        RgbaImage::load_png(&out).unwrap()
+    };
+    let with = shoot("onion.png", "2");
+    let without = shoot("plain.png", "0");
+    let count =
+        |img: &RgbaImage, x0: u32, y0: u32, x1: u32, y1: u32, f: &dyn Fn([u8; 4]) -> bool| {
+            (y0..y1)
+                .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+                .filter(|&(x, y)| f(img.pixel(x, y)))
+                .count()
+        };
+    let near = |c: [u8; 3], tol: u8| move |p: [u8; 4]| (0..3).all(|i| p[i].abs_diff(c[i]) <= tol);
+    // The curve view (bottom band, under the scrub bar): calf_l's red rx curve.
+    let curve = count(&with, 40, 370, 830, 545, &near([235, 90, 80], 30));
+    assert!(
+        curve > 60,
+        "no rotation curve in the curve view ({curve} px)"
+    );
+    // The selected joint: highlight and name label in the viewport.
+    let highlight = count(&with, 240, 25, 635, 270, &near([90, 200, 255], 25));
+    assert!(
+        highlight > 20,
+        "selected joint not highlighted ({highlight} px)"
+    );
+    // Ghosts: pale-blue bones and joints beyond what the plain shot has.
+    let ghostly = |p: [u8; 4]| p[2] > 150 && p[2] as i32 - p[0] as i32 > 40 && p[1] > 110;
+    let g_with = count(&with, 240, 25, 635, 270, &ghostly);
+    let g_without = count(&without, 240, 25, 635, 270, &ghostly);
+    assert!(
+        g_with > g_without + 60,
+        "no ghost skeletons: {g_with} pale-blue px with onion skin, {g_without} without"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -16,6 +16,7 @@ pub mod blend;
 pub mod clip;
 pub mod clock;
 pub mod contacts;
+pub mod curves;
 pub mod error;
 pub mod ik;
 pub mod local_to_model;

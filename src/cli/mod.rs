@@ -40,6 +40,12 @@ pub struct Cli {
     /// Start playing.
     #[arg(long)]
     pub play: bool,
+    /// Select a joint at start (outliner, highlight and curve view).
+    #[arg(long, value_name = "JOINT")]
+    pub select: Option<String>,
+    /// Onion skin at start: N ghosts before and N after the playhead.
+    #[arg(long, value_name = "N")]
+    pub onion: Option<u32>,
     /// Start in pose-graph mode with the file's default graph (the demo: Idle / Walk / Run
     /// by `speed`, Wave layer by `wave`).
     #[arg(long)]

@@ -178,6 +178,29 @@ impl OverlayBatch {
     }
 }
 
+impl OverlayBatch {
+    /// Highlights joint `joint`: its bone from the parent and the bones to its children in
+    /// `color`, and a larger point at the joint (drawn on top of the skeleton).
+    pub fn joint_highlight(&mut self, model: &Model, pose: &Pose, joint: usize, color: Rgba8) {
+        let n = pose
+            .model_from_joint
+            .len()
+            .min(model.skeleton.joint_count());
+        if joint >= n {
+            return;
+        }
+        let position = |j: usize| pose.model_from_joint[j].w_axis.xyz();
+        let parents = model.skeleton.parents();
+        if let Some(p) = parents[joint] {
+            self.line(position(p), position(joint), color, DepthTest::OnTop);
+        }
+        for c in (joint + 1..n).filter(|&c| parents[c] == Some(joint)) {
+            self.line(position(joint), position(c), color, DepthTest::OnTop);
+        }
+        self.point(position(joint), 10.0, color, DepthTest::OnTop);
+    }
+}
+
 /// Colours and sizes for [`OverlayBatch::skeleton`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SkeletonStyle {

@@ -18,6 +18,7 @@
 //! the character, 1/2/3 root-motion mode, Ctrl+O open, Ctrl+Q quit.
 
 mod blend;
+mod inspect;
 mod locomotion;
 mod mask;
 mod plot;
@@ -47,6 +48,14 @@ impl Previewer {
                 .resizable(false)
                 .show(ui, |ui| locomotion::foot_slide_ui(self, ui));
         }
+        if self.inspect.show_curves
+            && (self.inspect.selected.is_some() || !self.inspect.pinned.is_empty())
+        {
+            egui::Panel::bottom("curves")
+                .resizable(true)
+                .default_size(220.0)
+                .show(ui, |ui| inspect::curves_ui(self, ui));
+        }
         egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| {
@@ -62,6 +71,8 @@ impl Previewer {
             .show(ui, |ui| {
                 self.clips_ui(ui);
                 ui.separator();
+                inspect::outliner_ui(self, ui);
+                ui.separator();
                 egui::ScrollArea::vertical()
                     .id_salt("blend_scroll")
                     .show(ui, |ui| {
@@ -76,6 +87,9 @@ impl Previewer {
                 egui::ScrollArea::vertical()
                     .id_salt("right_scroll")
                     .show(ui, |ui| {
+                        inspect::seam_table_ui(self, ui);
+                        inspect::onion_ui(self, ui);
+                        ui.separator();
                         locomotion::locomotion_panel_ui(self, ui);
                         ui.separator();
                         plot::root_motion_ui(self, ui);
@@ -216,6 +230,8 @@ impl Previewer {
         {
             self.follow_offset = None;
         }
+        ui.checkbox(&mut self.inspect.show_curves, "Curve view (selected joint)");
+        inspect::onion_ui(self, ui);
         if ui.button("Frame character  (F)").clicked() {
             self.frame_character();
         }
@@ -297,6 +313,32 @@ impl Previewer {
         });
     }
 
+    /// The selected joint's name next to it in the viewport.
+    fn selected_label_ui(&self, ui: &egui::Ui, rect: egui::Rect) {
+        let Some(j) = self.inspect.selected else {
+            return;
+        };
+        let Some(m) = self.pose.model_from_joint.get(j) else {
+            return;
+        };
+        let [w, h] = self.viewport_size_px;
+        let size = Vec2::new(w as f32, h as f32);
+        let clip_from_world = self.camera.clip_from_world(size.x / size.y.max(1.0));
+        if let Some(px) =
+            crate::render::camera::world_to_pixel(&clip_from_world, m.w_axis.truncate(), size)
+        {
+            let ppp = ui.ctx().pixels_per_point();
+            let at = rect.min + egui::vec2(px.x, px.y) / ppp + egui::vec2(8.0, -8.0);
+            ui.painter().text(
+                at,
+                egui::Align2::LEFT_BOTTOM,
+                &self.model.skeleton.names()[j],
+                egui::FontId::proportional(13.0),
+                Color32::from_rgb(90, 200, 255),
+            );
+        }
+    }
+
     fn viewport_ui(&mut self, ui: &mut egui::Ui, texture: Option<egui::TextureId>) {
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, Sense::click_and_drag());
@@ -346,6 +388,12 @@ impl Previewer {
         }
         if response.double_clicked() {
             self.frame_character();
+        } else if response.clicked() {
+            if let Some(pos) = response.interact_pointer_pos() {
+                let local = (pos - rect.min) * ppp;
+                self.pick_joint(Vec2::new(local.x, local.y));
+            }
         }
+        self.selected_label_ui(ui, rect);
     }
 }

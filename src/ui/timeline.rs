@@ -170,6 +170,21 @@ fn nice_step(min: f64) -> f64 {
 }
 
 fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    // The loop-seam check's worst channel, when it pops (see the seam table).
+    let pop_m = p.inspect.seam_pop_m(&p.model);
+    let clip_index = p.timeline.clip();
+    let seam = p
+        .inspect
+        .seams(&p.model, clip_index)
+        .first()
+        .filter(|s| s.visible_m > pop_m)
+        .map(|s| {
+            format!(
+                "seam: {} {:.1} cm",
+                p.model.skeleton.names()[s.joint],
+                s.visible_m * 100.0
+            )
+        });
     let width = ui.available_width();
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, 46.0), Sense::click_and_drag());
     let painter = ui.painter_at(rect);
@@ -248,6 +263,23 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             label,
             FontId::proportional(10.0),
             color,
+        );
+    }
+    // A loop that pops: both ends of the bar marked, the joint named at the right end.
+    if let Some(text) = &seam {
+        let warn = Color32::from_rgb(255, 170, 80);
+        for x in [x_of(0.0), x_of(duration)] {
+            painter.line_segment(
+                [Pos2::new(x, rect.top() + 18.0), Pos2::new(x, rect.bottom())],
+                Stroke::new(3.0, warn),
+            );
+        }
+        painter.text(
+            Pos2::new(x_of(duration) - 4.0, rect.bottom() - 12.0),
+            Align2::RIGHT_BOTTOM,
+            text,
+            FontId::proportional(10.0),
+            warn,
         );
     }
     // Playhead.

@@ -1,0 +1,435 @@
+//! Clip inspection panels: the joint outliner (tree, search, skin joints marked), the
+//! selected joint's transforms, the curve view (egui_plot: channels over the clip, keys as
+//! points, playhead, loop seam; a click seeks), the loop-seam table and the onion-skin
+//! settings. They draw [`crate::inspect::Inspection`] on the previewer; no state of their
+//! own beyond egui's collapsing state.
+
+use egui::Color32;
+use egui_plot::{Legend, Line, Plot, PlotPoints, Points, VLine};
+
+use super::Previewer;
+use crate::anim::curves::{EulerOrder, JointCurves};
+use crate::anim::seam::SeamChannel;
+
+const SELECTED: Color32 = Color32::from_rgb(90, 200, 255);
+const WARN: Color32 = Color32::from_rgb(255, 170, 80);
+/// x, y, z (and w) curve colours, as in every DCC: red, green, blue.
+const AXIS: [Color32; 4] = [
+    Color32::from_rgb(235, 90, 80),
+    Color32::from_rgb(110, 200, 90),
+    Color32::from_rgb(90, 140, 240),
+    Color32::from_rgb(200, 200, 200),
+];
+/// Samples per curve over the clip (keys are added on top).
+const CURVE_SAMPLES: usize = 240;
+
+fn is_skin_joint(model: &crate::asset::Model, j: usize) -> bool {
+    model.skins.iter().any(|s| s.joints.contains(&j))
+}
+
+/// The skeleton as a tree with a search box; clicking a row selects the joint.
+pub(super) fn outliner_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    egui::CollapsingHeader::new("Joints")
+        .id_salt("outliner")
+        .default_open(false)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.label("find");
+                ui.add(egui::TextEdit::singleline(&mut p.inspect.filter).desired_width(120.0));
+                if !p.inspect.filter.is_empty() && ui.small_button("x").clicked() {
+                    p.inspect.filter.clear();
+                }
+            });
+            ui.weak("nodes that no skin binds are marked (node)");
+            let mut picked = None;
+            let sk = &p.model.skeleton;
+            let needle = p.inspect.filter.to_lowercase();
+            egui::ScrollArea::vertical()
+                .id_salt("outliner_scroll")
+                .max_height(260.0)
+                .show(ui, |ui| {
+                    for j in 0..sk.joint_count() {
+                        let name = &sk.names()[j];
+                        if needle.is_empty() {
+                            // The tree: rows indented by depth, children under parents.
+                            if !ancestors_open(ui, sk, j) {
+                                continue;
+                            }
+                        } else if !name.to_lowercase().contains(&needle) {
+                            continue;
+                        }
+                        ui.horizontal(|ui| {
+                            let depth = if needle.is_empty() { sk.depth(j) } else { 0 };
+                            ui.add_space(12.0 * depth as f32);
+                            let has_children = sk.parents().contains(&Some(j));
+                            if needle.is_empty() && has_children {
+                                let id = ui.make_persistent_id(("outliner_open", j));
+                                let mut open = ui.data_mut(|d| *d.get_temp_mut_or(id, depth < 4));
+                                if ui.small_button(if open { "-" } else { "+" }).clicked() {
+                                    open = !open;
+                                    ui.data_mut(|d| d.insert_temp(id, open));
+                                }
+                            } else {
+                                ui.add_space(18.0);
+                            }
+                            let text = if is_skin_joint(&p.model, j) {
+                                egui::RichText::new(name)
+                            } else {
+                                egui::RichText::new(format!("{name} (node)")).weak()
+                            };
+                            let selected = p.inspect.selected == Some(j);
+                            if ui.selectable_label(selected, text).clicked() {
+                                picked = Some(j);
+                            }
+                        });
+                    }
+                });
+            if let Some(j) = picked {
+                p.inspect.select(Some(j));
+            }
+            joint_details_ui(p, ui);
+        });
+}
+
+/// Whether every ancestor of `j` is expanded in the outliner.
+fn ancestors_open(ui: &egui::Ui, sk: &crate::anim::Skeleton, j: usize) -> bool {
+    let mut parent = sk.parents()[j];
+    while let Some(q) = parent {
+        let id = ui.make_persistent_id(("outliner_open", q));
+        let open = ui
+            .data(|d| d.get_temp::<bool>(id))
+            .unwrap_or(sk.depth(q) < 4);
+        if !open {
+            return false;
+        }
+        parent = sk.parents()[q];
+    }
+    true
+}
+
+/// The selected joint's local and model transforms, with units.
+fn joint_details_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let Some(j) = p.inspect.selected else {
+        ui.weak("Click a joint here or in the viewport.");
+        return;
+    };
+    let sk = &p.model.skeleton;
+    let Some(name) = sk.names().get(j) else {
+        return;
+    };
+    ui.separator();
+    ui.label(egui::RichText::new(name).strong().color(SELECTED));
+    let parent = sk.parents()[j].map_or("none (root)".to_string(), |q| sk.names()[q].clone());
+    let local = p.pose.local.get(j).copied().unwrap_or_default();
+    let order = p.inspect.euler_order;
+    let e = order.angles_deg(local.rotation);
+    let model = p.pose.model_from_joint[j].w_axis;
+    egui::Grid::new("joint_details")
+        .num_columns(2)
+        .show(ui, |ui| {
+            ui.label("parent");
+            ui.label(parent);
+            ui.end_row();
+            ui.label("local translation");
+            ui.monospace(format!(
+                "{:.4} {:.4} {:.4} m",
+                local.translation.x, local.translation.y, local.translation.z
+            ));
+            ui.end_row();
+            ui.label(format!("local rotation ({})", order.label()));
+            ui.monospace(format!("{:.2} {:.2} {:.2} deg", e[0], e[1], e[2]));
+            ui.end_row();
+            ui.label("local scale");
+            ui.monospace(format!(
+                "{:.4} {:.4} {:.4}",
+                local.scale.x, local.scale.y, local.scale.z
+            ));
+            ui.end_row();
+            ui.label("world position");
+            ui.monospace(format!("{:.4} {:.4} {:.4} m", model.x, model.y, model.z));
+            ui.end_row();
+        });
+    ui.horizontal(|ui| {
+        let pinned = p.inspect.pinned.contains(&j);
+        if ui
+            .button(if pinned { "Unpin curves" } else { "Pin curves" })
+            .on_hover_text("keep this joint's curves in the curve view while you select others")
+            .clicked()
+        {
+            p.inspect.toggle_pin(j);
+        }
+        if ui.button("Clear selection").clicked() {
+            p.inspect.select(None);
+        }
+    });
+}
+
+/// The curve view of the selected and pinned joints over the timeline's clip.
+pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        ui.strong("Curves");
+        let c = &mut p.inspect.channels;
+        ui.checkbox(&mut c.translation, "translation");
+        ui.checkbox(&mut c.euler, "rotation (Euler)");
+        ui.checkbox(&mut c.quaternion, "quaternion");
+        ui.checkbox(&mut c.scale, "scale");
+        egui::ComboBox::from_id_salt("euler_order")
+            .selected_text(p.inspect.euler_order.label())
+            .show_ui(ui, |ui| {
+                for o in EulerOrder::ALL {
+                    ui.selectable_value(&mut p.inspect.euler_order, o, o.label());
+                }
+            });
+    });
+    if p.graph.is_some() {
+        ui.weak("The curve view shows the timeline's clip: turn the pose graph off.");
+        return;
+    }
+    let Some(clip_index) = p.timeline.clip() else {
+        ui.weak("No clip.");
+        return;
+    };
+    let mut joints: Vec<usize> = p.inspect.pinned.clone();
+    if let Some(j) = p.inspect.selected {
+        if !joints.contains(&j) {
+            joints.push(j);
+        }
+    }
+    if joints.is_empty() {
+        ui.weak(
+            "Select a joint (outliner, seam table or a click in the viewport) to see its curves.",
+        );
+        return;
+    }
+    let clip = &p.model.clips[clip_index];
+    let duration = f64::from(clip.duration_secs());
+    let channels = p.inspect.channels;
+    let order = p.inspect.euler_order;
+    let curves: Vec<(usize, JointCurves)> = joints
+        .iter()
+        .filter_map(|&j| {
+            let rest = p.model.skeleton.rest_pose().get(j)?;
+            JointCurves::sample(clip, j, rest, order, CURVE_SAMPLES)
+                .ok()
+                .map(|c| (j, c))
+        })
+        .collect();
+    let names = p.model.skeleton.names();
+    let playhead = p.timeline.phase_secs();
+    let height = ui.available_height().max(120.0);
+    let response = Plot::new("curve_view")
+        .height(height)
+        .legend(Legend::default())
+        .allow_scroll(false)
+        .x_axis_label("clip time (s)")
+        .include_x(0.0)
+        .include_x(duration)
+        .show(ui, |plot| {
+            for (j, c) in &curves {
+                let name = &names[*j];
+                let mut series =
+                    |label: &str, values: &[f32], color: Color32, keys: Option<&Vec<f32>>| {
+                        let pts: Vec<[f64; 2]> = c
+                            .times
+                            .iter()
+                            .zip(values)
+                            .map(|(&t, &v)| [f64::from(t), f64::from(v)])
+                            .collect();
+                        let key_pts: Vec<[f64; 2]> = keys
+                            .map(|k| {
+                                c.times
+                                    .iter()
+                                    .zip(values)
+                                    .filter(|(t, _)| k.binary_search_by(|x| x.total_cmp(t)).is_ok())
+                                    .map(|(&t, &v)| [f64::from(t), f64::from(v)])
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        let full = format!("{name} {label}");
+                        plot.line(Line::new(full.as_str(), PlotPoints::from(pts)).color(color));
+                        if !key_pts.is_empty() {
+                            plot.points(
+                                Points::new(full.as_str(), PlotPoints::from(key_pts))
+                                    .color(color)
+                                    .radius(2.0),
+                            );
+                        }
+                    };
+                let axes = ["x", "y", "z", "w"];
+                if channels.translation {
+                    for k in 0..3 {
+                        series(
+                            &format!("t{} (m)", axes[k]),
+                            &c.translation[k],
+                            AXIS[k],
+                            c.translation_keys.as_ref(),
+                        );
+                    }
+                }
+                if channels.euler {
+                    for k in 0..3 {
+                        let axis = axes[order.axes()[k]];
+                        series(
+                            &format!("r{axis} (deg)"),
+                            &c.euler_deg[k],
+                            AXIS[order.axes()[k]],
+                            c.rotation_keys.as_ref(),
+                        );
+                    }
+                }
+                if channels.quaternion {
+                    for k in 0..4 {
+                        series(
+                            &format!("q{}", axes[k]),
+                            &c.quaternion[k],
+                            AXIS[k],
+                            c.rotation_keys.as_ref(),
+                        );
+                    }
+                }
+                if channels.scale {
+                    for k in 0..3 {
+                        series(
+                            &format!("s{}", axes[k]),
+                            &c.scale[k],
+                            AXIS[k],
+                            c.scale_keys.as_ref(),
+                        );
+                    }
+                }
+            }
+            plot.vline(VLine::new("playhead", playhead).color(Color32::from_rgb(240, 70, 70)));
+            plot.vline(VLine::new("loop seam", duration).color(WARN).width(1.5));
+        });
+    response
+        .response
+        .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "Curve view"));
+    if response.response.clicked() {
+        if let Some(pos) = response.response.interact_pointer_pos() {
+            let x = response.transform.value_from_position(pos).x;
+            // A seek within the current cycle (no root motion), like the scrub bar.
+            let cycle_start = p.timeline.time_secs() - p.timeline.phase_secs();
+            let phase = x.clamp(0.0, duration * (1.0 - 1e-9));
+            p.timeline.set_playing(false);
+            p.timeline.seek_secs(cycle_start + phase);
+            p.evaluate_pose();
+        }
+    }
+}
+
+/// The channels that jump most at the loop wrap; clicking a row selects its joint.
+pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let clip = if p.graph.is_some() {
+        None
+    } else {
+        p.timeline.clip()
+    };
+    let Some(clip) = clip else {
+        return;
+    };
+    let pop_m = p.inspect.seam_pop_m(&p.model);
+    let seams = p.inspect.seams(&p.model, Some(clip)).to_vec();
+    let worst = seams.first().filter(|s| s.visible_m > pop_m);
+    let title = match worst {
+        Some(s) => format!(
+            "Loop seam: {} pops {:.1} cm",
+            p.model.skeleton.names()[s.joint],
+            s.visible_m * 100.0
+        ),
+        None => "Loop seam".to_string(),
+    };
+    egui::CollapsingHeader::new(egui::RichText::new(title).color(if worst.is_some() {
+        WARN
+    } else {
+        ui.visuals().text_color()
+    }))
+    .id_salt("seam_table")
+    .show(ui, |ui| {
+        if seams.is_empty() {
+            ui.weak("A zero-length clip has no loop.");
+            return;
+        }
+        ui.weak(format!(
+            "End against start per channel, ranked by how far the end of the chain moves \
+             (pop over {:.1} cm in orange).",
+            pop_m * 100.0
+        ));
+        let mut picked = None;
+        egui::Grid::new("seams")
+            .num_columns(4)
+            .striped(true)
+            .show(ui, |ui| {
+                ui.weak("joint");
+                ui.weak("jump");
+                ui.weak("at chain end");
+                ui.weak("velocity jump");
+                ui.end_row();
+                for s in seams.iter().take(12) {
+                    let name = &p.model.skeleton.names()[s.joint];
+                    let text = egui::RichText::new(format!("{name} {}", s.channel.as_str()));
+                    let text = if s.visible_m > pop_m {
+                        text.color(WARN)
+                    } else {
+                        text
+                    };
+                    if ui
+                        .selectable_label(p.inspect.selected == Some(s.joint), text)
+                        .clicked()
+                    {
+                        picked = Some(s.joint);
+                    }
+                    ui.monospace(match s.channel {
+                        SeamChannel::Rotation => {
+                            format!("{:.2} deg", s.position_jump.to_degrees())
+                        }
+                        SeamChannel::Translation => format!("{:.2} cm", s.position_jump * 100.0),
+                        SeamChannel::Scale => format!("{:.4}", s.position_jump),
+                    });
+                    ui.monospace(format!("{:.2} cm", s.visible_m * 100.0));
+                    ui.monospace(format!("{:.2} m/s", s.visible_velocity_mps));
+                    ui.end_row();
+                }
+            });
+        if let Some(j) = picked {
+            p.inspect.select(Some(j));
+        }
+    });
+}
+
+/// Onion-skin settings (View menu and the right panel).
+pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let before = p.inspect.onion;
+    let o = &mut p.inspect.onion;
+    ui.checkbox(&mut o.enabled, "Onion skin")
+        .on_hover_text("ghost skeletons of the frames around the playhead");
+    if o.enabled {
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::DragValue::new(&mut o.before)
+                    .range(0..=crate::inspect::MAX_GHOSTS)
+                    .prefix("before "),
+            );
+            ui.add(
+                egui::DragValue::new(&mut o.after)
+                    .range(0..=crate::inspect::MAX_GHOSTS)
+                    .prefix("after "),
+            );
+        });
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::DragValue::new(&mut o.spacing_frames)
+                    .range(1..=60)
+                    .prefix("every ")
+                    .suffix(" frames"),
+            );
+            ui.add(egui::Slider::new(&mut o.opacity, 0.05..=1.0).text("opacity"));
+        });
+        ui.checkbox(&mut o.at_markers, "at the sync markers instead");
+        if p.graph.is_some() {
+            ui.weak("Ghosts show the timeline's clip: turn the pose graph off.");
+        }
+    }
+    if p.inspect.onion != before {
+        p.evaluate_pose();
+    }
+}

@@ -1,0 +1,99 @@
+//! Clip inspection panels driven headless with egui_kittest: the outliner selects a joint
+//! (and the curve view appears), the seam table selects the joint that pops, a click on
+//! the curve view seeks, and the onion skin makes ghosts.
+
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use stridescope::settings::Settings;
+use stridescope::ui::Previewer;
+
+fn harness(model: stridescope::asset::Model) -> Harness<'static, Previewer> {
+    let previewer = Previewer::new(model, None, Settings::default());
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 1000.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    h
+}
+
+#[test]
+fn outliner_selects_and_the_curve_view_seeks() {
+    let mut h = harness(stridescope::asset::load_or_demo(None).unwrap());
+    h.get_by_label("Joints").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("Curves").is_none(),
+        "no curve view before a selection"
+    );
+    // Nodes no skin binds are marked.
+    h.get_by_label("spine_02").click();
+    h.run_steps(2);
+    let spine = h.state().model().skeleton.find("spine_02").unwrap();
+    assert_eq!(h.state().inspect.selected, Some(spine));
+    h.get_by_label("body (node)");
+    // The details name the parent and the units.
+    // (its outliner row and the details' parent)
+    assert_eq!(h.query_all_by_label("spine_01").count(), 2);
+    h.get_by_label("Pin curves").click();
+    h.run_steps(2);
+    assert_eq!(h.state().inspect.pinned, vec![spine]);
+    // The curve view is up; a click in it is a seek (paused, no root motion).
+    h.get_by_label("Curves");
+    assert_eq!(h.state().timeline.phase_secs(), 0.0);
+    let world_before = h.state().timeline.world_from_root();
+    let plot = h.get_by_label("Curve view").rect();
+    let at = plot.center();
+    h.event(egui::Event::PointerMoved(at));
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run_steps(1);
+    }
+    h.run_steps(1);
+    let t = h.state().timeline.phase_secs();
+    let d = h.state().model().clips[h.state().timeline.clip().unwrap()].duration_secs() as f64;
+    assert!(t > 0.1 * d && t < 0.9 * d, "seeked to {t} of {d} s");
+    assert!(!h.state().timeline.is_playing());
+    assert_eq!(h.state().timeline.world_from_root(), world_before);
+    // Search narrows the outliner to matching names.
+    h.state_mut().inspect.filter = "toe".into();
+    h.run_steps(2);
+    h.get_by_label("toe_l");
+    // spine_02's row is gone; its name stays as the selected joint's title.
+    assert_eq!(h.query_all_by_label("spine_02").count(), 1);
+}
+
+#[test]
+fn seam_table_names_the_popping_joint_and_onion_skin_makes_ghosts() {
+    // CesiumMan's right leg jumps 3 degrees at the wrap (see tests/lint.rs).
+    let model = stridescope::asset::load(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/assets/CesiumMan/CesiumMan.glb"
+    )))
+    .unwrap();
+    let leg = model.skeleton.find("leg_joint_R_1").unwrap();
+    let mut h = harness(model);
+    h.get_by_label_contains("Loop seam: leg_joint_R_1 pops")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("leg_joint_R_1 rotation").click();
+    h.run_steps(2);
+    assert_eq!(h.state().inspect.selected, Some(leg));
+
+    assert!(h.state().ghosts.is_empty());
+    h.get_by_label("Onion skin").click();
+    h.run_steps(2);
+    // Two before and two after by default, fading with distance.
+    let alphas: Vec<f32> = h.state().ghosts.iter().map(|g| g.1).collect();
+    assert_eq!(alphas, vec![0.6, 0.3, 0.6, 0.3]);
+    // The ghosts are other frames of the clip: their feet are elsewhere.
+    let foot = h.state().model().skeleton.find("leg_joint_R_5").unwrap();
+    let now = h.state().pose.model_from_joint[foot].w_axis;
+    let ghost = h.state().ghosts[2].0.model_from_joint[foot].w_axis;
+    assert!((now - ghost).length() > 1e-3, "{now:?} {ghost:?}");
+}
