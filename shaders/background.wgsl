@@ -1,20 +1,6 @@
 // Background: one full-screen triangle with a vertical gradient (neutral dark grey).
 
-struct FrameUniforms {
-    clip_from_world: mat4x4<f32>,
-    camera_position: vec4<f32>,
-    key_light: vec4<f32>,
-    fill_light: vec4<f32>,
-    viewport: vec4<f32>,
-    background_top: vec4<f32>,
-    background_bottom: vec4<f32>,
-    encode_srgb: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
-@group(0) @binding(0) var<uniform> frame: FrameUniforms;
+// FrameUniforms and `frame` (group 0, binding 0) come from frame.wgsl, prepended.
 
 struct BackgroundOut {
     @builtin(position) clip_position: vec4<f32>,

@@ -2,21 +2,7 @@
 // instanced quad per point). Colours arrive as sRGB bytes; they are decoded to linear so
 // an sRGB target re-encodes them exactly, or passed through when the shader must encode.
 
-struct FrameUniforms {
-    clip_from_world: mat4x4<f32>,
-    camera_position: vec4<f32>,
-    key_light: vec4<f32>,
-    fill_light: vec4<f32>,
-    viewport: vec4<f32>,
-    background_top: vec4<f32>,
-    background_bottom: vec4<f32>,
-    encode_srgb: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
-@group(0) @binding(0) var<uniform> frame: FrameUniforms;
+// FrameUniforms and `frame` (group 0, binding 0) come from frame.wgsl, prepended.
 
 fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
     let lo = c / 12.92;

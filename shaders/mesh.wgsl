@@ -2,31 +2,13 @@
 // in world space) plus a static UV buffer. Lighting in linear space: a key light, a fill
 // light and a hemisphere ambient term. Base colour = material factor * sRGB texture.
 
-struct FrameUniforms {
-    clip_from_world: mat4x4<f32>,
-    // xyz: camera position (world).
-    camera_position: vec4<f32>,
-    // xyz: unit direction towards the light (world); w: intensity.
-    key_light: vec4<f32>,
-    fill_light: vec4<f32>,
-    // width, height, 1/width, 1/height in pixels.
-    viewport: vec4<f32>,
-    // Linear RGB background gradient, top and bottom of the view.
-    background_top: vec4<f32>,
-    background_bottom: vec4<f32>,
-    // 1 when the colour target is not an sRGB format and the shader must encode.
-    encode_srgb: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
+// FrameUniforms and `frame` (group 0, binding 0) come from frame.wgsl, prepended.
 
 struct MaterialUniforms {
     // Linear RGBA multiplier (glTF baseColorFactor).
     base_color_factor: vec4<f32>,
 }
 
-@group(0) @binding(0) var<uniform> frame: FrameUniforms;
 @group(1) @binding(0) var<uniform> material: MaterialUniforms;
 @group(1) @binding(1) var base_color_texture: texture_2d<f32>;
 @group(1) @binding(2) var base_color_sampler: sampler;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use stridescope::render::gpu_types::{
     FrameUniforms, MaterialUniforms, SkinParams, SkinVertex, SkinnedVertex,
 };
+use stridescope::render::shader_source;
 
 fn shader_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
@@ -19,8 +20,16 @@ fn shader_files() -> Vec<PathBuf> {
     files
 }
 
+/// Parses and validates the source the renderer compiles for `path` (render shaders get
+/// the shared frame prelude in front).
 fn parse_and_validate(path: &Path) -> naga::Module {
-    let source = std::fs::read_to_string(path).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy();
+    let source = shader_source(&name).unwrap_or_else(|| {
+        panic!(
+            "{}: a shader file the renderer does not use",
+            path.display()
+        )
+    });
     let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| {
         panic!(
             "{} does not parse:\n{}",
@@ -68,6 +77,7 @@ fn every_shader_parses_and_validates() {
         "mesh.wgsl",
         "lines.wgsl",
         "background.wgsl",
+        "frame.wgsl",
     ] {
         assert!(
             names.iter().any(|n| n == expected),
@@ -106,6 +116,17 @@ fn shared_structs_match_their_rust_mirrors() {
     for (name, _) in expected {
         assert!(seen.contains_key(name), "no shader declares {name}");
     }
-    // FrameUniforms is declared in the mesh, lines and background shaders.
-    assert_eq!(seen["FrameUniforms"], 3);
+    // The mesh, lines and background shaders (and the prelude alone) see FrameUniforms...
+    assert_eq!(seen["FrameUniforms"], 4);
+    // ... declared once, in the prelude.
+    let declaring: Vec<String> = shader_files()
+        .into_iter()
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .contains("struct FrameUniforms")
+        })
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(declaring, vec!["frame.wgsl".to_string()]);
 }

@@ -9,7 +9,7 @@
 //!                                                            skinned vertex buffers)
 //! per frame: Pose ─► SkinnedInstances::write_poses ─► Renderer::render(encoder, view, scene)
 //!            = compute pass (skinning.wgsl) + render pass (background, mesh.wgsl,
-//!              lines.wgsl: grid, overlay, skeleton)
+//!              lines.wgsl: grid, overlay, skeleton; frame.wgsl prepended to all three)
 //! ```
 //!
 //! # Headless (CLI, tests)
@@ -61,6 +61,8 @@ pub use headless::{framed_camera, pose_at, render_to_image};
 pub use locomotion_overlay::{LocomotionDraw, LocomotionOverlays};
 pub use model::{GpuModel, PrimitiveDraw};
 pub use overlay::{DepthTest, Grid, OverlayBatch, Rgba8, SkeletonStyle};
-pub use renderer::{Background, CharacterDraw, Renderer, SceneView, DEPTH_FORMAT};
+pub use renderer::{
+    shader_source, Background, CharacterDraw, Renderer, SceneView, DEPTH_FORMAT, FRAME_PRELUDE,
+};
 pub use skinning::{PaletteLayout, SkinnedInstances, SkinningLimits, SkinningPipeline};
 pub use target::{read_buffer, OffscreenTarget, PendingReadback, RgbaImage, OFFSCREEN_FORMAT};

@@ -259,18 +259,16 @@ impl Renderer {
             texture.create_view(&wgpu::TextureViewDescriptor::default())
         };
 
-        let shader = |label: &str, source: &'static str| {
+        let shader = |label: &'static str| {
+            let source = shader_source(label).expect("a shader of this renderer");
             device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(label),
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             })
         };
-        let mesh_module = shader("mesh.wgsl", include_str!("../../shaders/mesh.wgsl"));
-        let lines_module = shader("lines.wgsl", include_str!("../../shaders/lines.wgsl"));
-        let background_module = shader(
-            "background.wgsl",
-            include_str!("../../shaders/background.wgsl"),
-        );
+        let mesh_module = shader("mesh.wgsl");
+        let lines_module = shader("lines.wgsl");
+        let background_module = shader("background.wgsl");
 
         let frame_only = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("frame only"),
@@ -748,4 +746,23 @@ fn choose_sample_count(ctx: &GpuContext, color_format: wgpu::TextureFormat) -> u
     } else {
         1
     }
+}
+
+/// `shaders/frame.wgsl`: the per-frame uniforms, declared once and prepended to each
+/// render shader (WGSL has no include).
+pub const FRAME_PRELUDE: &str = include_str!("../../shaders/frame.wgsl");
+
+/// The WGSL the renderer compiles for `shaders/<name>`: the render shaders with
+/// [`FRAME_PRELUDE`] in front, the skinning compute shader as it is. `None` for a name
+/// the renderer does not use. The shader tests validate exactly these sources.
+pub fn shader_source(name: &str) -> Option<String> {
+    let body = match name {
+        "mesh.wgsl" => include_str!("../../shaders/mesh.wgsl"),
+        "lines.wgsl" => include_str!("../../shaders/lines.wgsl"),
+        "background.wgsl" => include_str!("../../shaders/background.wgsl"),
+        "skinning.wgsl" => return Some(include_str!("../../shaders/skinning.wgsl").to_string()),
+        "frame.wgsl" => return Some(FRAME_PRELUDE.to_string()),
+        _ => return None,
+    };
+    Some(format!("{FRAME_PRELUDE}\n{body}"))
 }
