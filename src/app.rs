@@ -43,6 +43,9 @@ pub struct AppOptions {
     pub select: Option<String>,
     /// Onion skin with this many ghosts on each side.
     pub onion: Option<u32>,
+    /// A/B compare against this clip, over A or beside it.
+    pub compare: Option<String>,
+    pub side_by_side: bool,
     /// Start in pose-graph mode with the file's default graph.
     pub graph: bool,
     /// Graph parameters to set at start (imply `graph`).
@@ -84,6 +87,22 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         match previewer.model().skeleton.find(name) {
             Some(j) => previewer.inspect.select(Some(j)),
             None => previewer.set_message(format!("no joint named '{name}'"), true),
+        }
+    }
+    if let Some(name) = &options.compare {
+        match previewer.model().find_clip(name) {
+            Some(i) => {
+                previewer.compare_with_clip(i);
+                if let Some(c) = previewer.compare.as_mut() {
+                    c.view = if options.side_by_side {
+                        crate::inspect::CompareView::SideBySide
+                    } else {
+                        crate::inspect::CompareView::Overlay
+                    };
+                }
+                previewer.evaluate_pose();
+            }
+            None => previewer.set_message(format!("no clip named '{name}' to compare"), true),
         }
     }
     if let Some(n) = options.onion {
@@ -198,6 +217,14 @@ struct GpuCharacter {
     grid: Grid,
 }
 
+/// GPU data of A/B compare's B: `(A's model generation, B's file generation)` it was made
+/// for, B's own model (`None`: B shares A's) and one skinned instance.
+struct CompareGpu {
+    made_for: (u64, u64),
+    model: Option<GpuModel>,
+    instances: SkinnedInstances,
+}
+
 struct Gpu {
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
@@ -206,6 +233,9 @@ struct Gpu {
     egui_renderer: egui_wgpu::Renderer,
     viewport: Option<Viewport>,
     character: Option<GpuCharacter>,
+    /// A/B compare's B for the side-by-side view: instances of A's model, or B's own
+    /// model when B comes from another file.
+    compare: Option<CompareGpu>,
     /// Model generation whose upload failed, so it is not retried every frame.
     failed_generation: Option<u64>,
     /// Trail points, reused every frame.
@@ -260,6 +290,7 @@ impl Gpu {
             egui_renderer,
             viewport: None,
             character: None,
+            compare: None,
             failed_generation: None,
             trail_scratch: Vec::new(),
             overlay: OverlayBatch::new(),
@@ -327,6 +358,49 @@ impl Gpu {
         }
     }
 
+    /// Uploads what the side-by-side compare view draws for B, once per B.
+    fn sync_compare(&mut self, previewer: &mut Previewer) {
+        let Some(c) = previewer
+            .compare
+            .as_ref()
+            .filter(|c| c.view == crate::inspect::CompareView::SideBySide)
+        else {
+            self.compare = None;
+            return;
+        };
+        let Some(a) = &self.character else {
+            return;
+        };
+        let made_for = (previewer.model_generation(), c.generation);
+        if self.compare.as_ref().map(|g| g.made_for) == Some(made_for) {
+            return;
+        }
+        let result = match &c.b_model {
+            None => self
+                .renderer
+                .create_instances(&self.ctx, &a.model, 1)
+                .map(|i| (None, i)),
+            Some((_, b)) => self.renderer.upload_model(&self.ctx, b).and_then(|m| {
+                let i = self.renderer.create_instances(&self.ctx, &m, 1)?;
+                Ok((Some(m), i))
+            }),
+        };
+        match result {
+            Ok((model, instances)) => {
+                self.compare = Some(CompareGpu {
+                    made_for,
+                    model,
+                    instances,
+                })
+            }
+            Err(e) => {
+                self.compare = None;
+                previewer.set_message(format!("cannot draw B: {e}"), true);
+                previewer.compare = None;
+            }
+        }
+    }
+
     /// Makes the viewport texture match the size egui laid out.
     fn sync_viewport(&mut self, size: [u32; 2]) -> Result<egui::TextureId, RenderError> {
         if let Some(v) = &self.viewport {
@@ -388,6 +462,42 @@ impl Gpu {
                     joint_size_px: 4.0,
                 },
             );
+        }
+        if let Some(c) = &previewer.compare {
+            let model = previewer.model();
+            let full = crate::inspect::HEAT_FULL_M * c.unit_scale;
+            let skin_joint = |j: usize| {
+                model.skins.is_empty() || model.skins.iter().any(|s| s.joints.contains(&j))
+            };
+            for (j, d) in c.difference.per_joint_m.iter().enumerate() {
+                if c.joint_map[j].is_none() || !skin_joint(j) {
+                    continue;
+                }
+                if let Some(m) = previewer.pose.model_from_joint.get(j) {
+                    let [r, g, b] = crate::inspect::heat_color(*d, full);
+                    self.overlay.point(
+                        m.w_axis.truncate(),
+                        8.0,
+                        Rgba8::rgb(r, g, b),
+                        DepthTest::OnTop,
+                    );
+                }
+            }
+            let magenta = Rgba8::rgb(230, 90, 230);
+            self.overlay.skeleton(
+                c.b(model),
+                &c.b_pose,
+                &SkeletonStyle {
+                    bone_color: magenta,
+                    joint_color: magenta,
+                    joint_size_px: 4.0,
+                },
+            );
+            for (path, color) in [(&c.a_path, Rgba8::rgb(90, 220, 140)), (&c.b_path, magenta)] {
+                if path.len() >= 2 {
+                    self.overlay.polyline(path, color, DepthTest::Tested);
+                }
+            }
         }
         if let Some(j) = previewer.inspect.selected {
             self.overlay.joint_highlight(
@@ -451,11 +561,29 @@ impl Gpu {
                 grid = Some(g);
             }
         }
+        if let (Some(g), Some(cmp), Some(a), true) = (
+            &mut self.compare,
+            &previewer.compare,
+            &self.character,
+            toggles.mesh,
+        ) {
+            g.instances.write_poses(
+                &self.ctx.queue,
+                g.model.as_ref().unwrap_or(&a.model),
+                &[&cmp.b_pose],
+            )?;
+        }
         if let (Some(c), true) = (&self.character, toggles.mesh) {
             characters.push(CharacterDraw {
                 model: &c.model,
                 instances: &c.instances,
             });
+            if let (Some(g), Some(_)) = (&self.compare, &previewer.compare) {
+                characters.push(CharacterDraw {
+                    model: g.model.as_ref().unwrap_or(&c.model),
+                    instances: &g.instances,
+                });
+            }
         }
         let scene = SceneView {
             camera: previewer.camera,
@@ -574,6 +702,7 @@ impl App {
             return;
         };
         gpu.sync_character(&mut self.previewer);
+        gpu.sync_compare(&mut self.previewer);
         let texture = match gpu.sync_viewport(self.previewer.viewport_size_px()) {
             Ok(id) => Some(id),
             Err(e) => {
@@ -604,6 +733,15 @@ impl App {
                         .pick_file();
                     if let Some(path) = picked {
                         let _ = self.previewer.open_path(&path);
+                    }
+                }
+                Action::OpenCompareDialog => {
+                    let picked = rfd::FileDialog::new()
+                        .add_filter("glTF 2.0", &["gltf", "glb"])
+                        .set_title("Compare with a clip of another file")
+                        .pick_file();
+                    if let Some(path) = picked {
+                        self.previewer.compare_with_file(&path);
                     }
                 }
                 Action::Quit => {

@@ -23,6 +23,8 @@ use crate::timeline::{RootMotionMode, Timeline};
 pub enum Action {
     /// Show the native open-file dialog.
     OpenDialog,
+    /// Pick the file A/B compare takes clip B from.
+    OpenCompareDialog,
     Quit,
 }
 
@@ -80,6 +82,10 @@ pub struct Previewer {
     pub inspect: crate::inspect::Inspection,
     /// Onion-skin ghosts of the last evaluation with their opacity (empty when off).
     pub ghosts: Vec<(Pose, f32)>,
+    /// A/B compare against another clip or file (`None`: off).
+    pub compare: Option<crate::inspect::AbCompare>,
+    /// Counts the B files opened, so the window uploads each once.
+    compare_files_opened: u64,
 }
 
 impl Previewer {
@@ -123,6 +129,8 @@ impl Previewer {
             speed_chosen: false,
             inspect: crate::inspect::Inspection::new(),
             ghosts: Vec::new(),
+            compare: None,
+            compare_files_opened: 0,
         };
         p.evaluate_pose();
         p
@@ -219,6 +227,8 @@ impl Previewer {
             self.inspect.reset_for_model();
         }
         self.inspect.forget_measurements();
+        // B's joints were matched against the old skeleton.
+        self.compare = None;
         self.ghosts.clear();
         // The graph names clips of the old file: rebuild the new file's default graph (or
         // the drive graph of the selected clip) once the timeline is rebuilt.
@@ -494,6 +504,7 @@ impl Previewer {
             _ => self.pose.evaluate(&self.model, &request),
         };
         self.evaluate_ghosts();
+        self.evaluate_compare();
         if let Err(e) = result {
             // Per-frame errors are reported once, the viewer keeps running.
             let text = format!("pose evaluation: {e}");
@@ -551,6 +562,77 @@ impl Previewer {
                 ghost.1 = 0.0;
             }
         }
+    }
+
+    /// Starts comparing the timeline's clip (A) with clip `b_clip` of the open file.
+    pub fn compare_with_clip(&mut self, b_clip: usize) {
+        if b_clip >= self.model.clips.len() {
+            return;
+        }
+        let keep = self.compare.take();
+        let mut c = crate::inspect::AbCompare::new(&self.model, b_clip);
+        if let Some(k) = keep {
+            (c.lock, c.offset, c.view) = (k.lock, k.offset, k.view);
+        }
+        self.compare = Some(c);
+        self.evaluate_pose();
+    }
+
+    /// Starts comparing with the first clip of another file on the same skeleton (two
+    /// versions of one walk). A file that does not load or does not match is reported and
+    /// changes nothing.
+    pub fn compare_with_file(&mut self, path: &Path) {
+        let b = match crate::asset::load(path) {
+            Ok(b) => b,
+            Err(e) => {
+                self.set_message(format!("compare: {e}"), true);
+                return;
+            }
+        };
+        self.compare_files_opened += 1;
+        match crate::inspect::AbCompare::with_file(
+            &self.model,
+            path.to_path_buf(),
+            b,
+            self.compare_files_opened,
+        ) {
+            Ok(c) => {
+                self.compare = Some(c);
+                self.set_message(format!("comparing with {}", path.display()), false);
+                self.evaluate_pose();
+            }
+            Err(e) => self.set_message(format!("compare: {e}"), true),
+        }
+    }
+
+    pub fn stop_compare(&mut self) {
+        self.compare = None;
+    }
+
+    /// B at A's phase, beside A for the side-by-side view (1.5 times A's width away).
+    fn evaluate_compare(&mut self) {
+        let Some(c) = self.compare.as_mut() else {
+            return;
+        };
+        let (Some(a_clip), None) = (self.timeline.clip(), self.graph.as_ref()) else {
+            c.note =
+                Some("A/B compare follows the timeline's clip: turn the pose graph off".into());
+            return;
+        };
+        let bounds = crate::render::bounds::joint_bounds(&self.pose);
+        let size = if bounds.is_empty() {
+            Vec3::ONE
+        } else {
+            bounds.max - bounds.min
+        };
+        let side = Vec3::X * (size.x.max(size.z).max(0.25 * size.y) * 1.5);
+        c.evaluate(
+            &self.model,
+            a_clip,
+            self.timeline.phase_secs(),
+            self.timeline.model_from_root(),
+            side,
+        );
     }
 
     /// Selects the joint drawn nearest to `click_px` (viewport pixels), if any within

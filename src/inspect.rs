@@ -205,3 +205,260 @@ pub fn pick_joint(
     }
     best.map(|b| b.2)
 }
+
+/// Heat-map colour of a joint difference: green at 0, yellow at half of `full_m`, red
+/// from `full_m` on.
+pub fn heat_color(d_m: f32, full_m: f32) -> [u8; 3] {
+    let t = (d_m / full_m.max(1e-6)).clamp(0.0, 1.0);
+    if t < 0.5 {
+        [(80.0 + 350.0 * t) as u8, 210, 90]
+    } else {
+        [255, (210.0 - 300.0 * (t - 0.5)) as u8, 70]
+    }
+}
+
+/// A difference of this many metres (times the rig's unit scale) is fully red.
+pub const HEAT_FULL_M: f32 = 0.1;
+
+/// How B is drawn against A.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CompareView {
+    /// B's skeleton over A, tinted, A's joints coloured by their difference.
+    #[default]
+    Overlay,
+    /// B beside A (its mesh too when it comes from the same file).
+    SideBySide,
+}
+
+/// How B's clock follows A's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CompareLock {
+    /// The same normalised phase plus a fixed offset (fraction of a cycle).
+    #[default]
+    Phase,
+    /// The offset that puts the first foot marker both clips share at the same phase.
+    Markers,
+}
+
+/// A/B compare: clip B (of this file or of another file with the same skeleton) locked to
+/// A's phase, with per-joint differences and a difference curve over the cycle.
+pub struct AbCompare {
+    /// Another file's model for B (`None`: B is a clip of the open file).
+    pub b_model: Option<(std::path::PathBuf, Model)>,
+    pub b_clip: usize,
+    pub lock: CompareLock,
+    /// Phase offset of B (fraction of its cycle) with [`CompareLock::Phase`].
+    pub offset: f32,
+    pub view: CompareView,
+    /// B's pose this frame, placed for the view.
+    pub b_pose: crate::scene::Pose,
+    /// A against B this frame.
+    pub difference: crate::anim::compare::PoseDifference,
+    /// `(phase, max_m, mean_m)` over A's cycle for the current settings.
+    pub curve: Vec<[f32; 3]>,
+    /// Why the offset is what it is, or why B cannot be compared (for the panel).
+    pub note: Option<String>,
+    /// B's joint for each of A's joints.
+    pub joint_map: Vec<Option<usize>>,
+    /// Bumped when B's model changes, so the window uploads it.
+    pub generation: u64,
+    /// A's rig size (`mean leg length / 0.9 m`): scales the heat map's red.
+    pub unit_scale: f32,
+    /// A's and B's root-motion paths over one cycle on the ground (world, y just above
+    /// 0), from where each character is placed: their trails side by side.
+    pub a_path: Vec<Vec3>,
+    pub b_path: Vec<Vec3>,
+    curve_for: Option<(usize, usize, u32, bool)>,
+    scratch: crate::anim::compare::CompareScratch,
+}
+
+impl AbCompare {
+    /// B = clip `b_clip` of `a` (the open file).
+    pub fn new(a: &Model, b_clip: usize) -> Self {
+        Self {
+            b_model: None,
+            b_clip,
+            lock: CompareLock::default(),
+            offset: 0.0,
+            view: CompareView::default(),
+            b_pose: crate::scene::Pose::new(a),
+            difference: Default::default(),
+            curve: Vec::new(),
+            note: None,
+            joint_map: crate::anim::compare::joint_map_by_name(&a.skeleton, &a.skeleton),
+            generation: 0,
+            unit_scale: {
+                let legs = crate::anim::contacts::detect_legs(&a.skeleton).unwrap_or_default();
+                crate::anim::locomotion::unit_scale(&a.skeleton, &legs)
+            },
+            a_path: Vec::new(),
+            b_path: Vec::new(),
+            curve_for: None,
+            scratch: Default::default(),
+        }
+    }
+
+    /// B from another file. Refused (with the reason) when fewer than half of A's joints
+    /// have a namesake in B: that is not the same skeleton.
+    pub fn with_file(
+        a: &Model,
+        path: std::path::PathBuf,
+        b: Model,
+        generation: u64,
+    ) -> Result<Self, String> {
+        let map = crate::anim::compare::joint_map_by_name(&a.skeleton, &b.skeleton);
+        let matched = map.iter().filter(|m| m.is_some()).count();
+        if matched * 2 < a.skeleton.joint_count() || b.clips.is_empty() {
+            return Err(format!(
+                "{}: {} of {} joints match by name{}: not the same skeleton",
+                path.display(),
+                matched,
+                a.skeleton.joint_count(),
+                if b.clips.is_empty() {
+                    " and it has no clips"
+                } else {
+                    ""
+                }
+            ));
+        }
+        let mut s = Self::new(a, 0);
+        s.b_pose = crate::scene::Pose::new(&b);
+        s.joint_map = map;
+        s.b_model = Some((path, b));
+        s.generation = generation;
+        Ok(s)
+    }
+
+    /// B's model: the other file's, or A's.
+    pub fn b<'a>(&'a self, a: &'a Model) -> &'a Model {
+        self.b_model.as_ref().map_or(a, |(_, m)| m)
+    }
+
+    /// The offset B's phase runs at (fraction of its cycle), from the lock.
+    pub fn effective_offset(&self, a: &Model, a_clip: usize) -> (f32, Option<String>) {
+        match self.lock {
+            CompareLock::Phase => (self.offset, None),
+            CompareLock::Markers => {
+                let b = self.b(a);
+                match b
+                    .clips
+                    .get(self.b_clip)
+                    .and_then(|bc| crate::anim::compare::marker_phase_offset(&a.clips[a_clip], bc))
+                {
+                    Some(o) => (
+                        o,
+                        Some(format!(
+                            "markers: B runs {:.1}% of a cycle ahead",
+                            o * 100.0
+                        )),
+                    ),
+                    None => (
+                        self.offset,
+                        Some("no marker both clips share: phase lock with the offset".into()),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// Evaluates B at A's phase (`a_phase_secs` into clip `a_clip`), placed by
+    /// `model_from_root` (A's placement, moved aside for the side-by-side view by
+    /// `side_offset`), the per-joint difference, and the curve when the settings changed.
+    pub fn evaluate(
+        &mut self,
+        a: &Model,
+        a_clip: usize,
+        a_phase_secs: f64,
+        model_from_root: Mat4,
+        side_offset: Vec3,
+    ) {
+        let (offset, note) = self.effective_offset(a, a_clip);
+        let view = self.view;
+        let b_clip = self.b_clip;
+        let has_file = self.b_model.is_some();
+        // Split borrows: B's model lives in `b_model` while the pose and scratch change.
+        let Self {
+            b_model,
+            b_pose,
+            difference,
+            curve,
+            note: note_out,
+            joint_map,
+            curve_for,
+            scratch,
+            a_path,
+            b_path,
+            ..
+        } = self;
+        *note_out = note;
+        let b_model: &Model = b_model.as_ref().map_or(a, |(_, m)| m);
+        let a_clip_ref = &a.clips[a_clip];
+        let da = a_clip_ref.duration_secs();
+        let Some(bc) = b_model.clips.get(b_clip) else {
+            *note_out = Some("B has no such clip".into());
+            return;
+        };
+        if da <= 0.0 || bc.duration_secs() <= 0.0 {
+            *note_out = Some("zero-length clips have no phase to lock".into());
+            return;
+        }
+        let u = ((a_phase_secs as f32) / da).rem_euclid(1.0);
+        let ub = (u + offset).rem_euclid(1.0);
+        let root_a = crate::anim::ClipRootMotion::for_clip(&a.skeleton, a_clip_ref, None)
+            .ok()
+            .flatten();
+        let root_b = crate::anim::ClipRootMotion::for_clip(&b_model.skeleton, bc, None)
+            .ok()
+            .flatten();
+        let place = match view {
+            CompareView::Overlay => model_from_root,
+            CompareView::SideBySide => Mat4::from_translation(side_offset) * model_from_root,
+        };
+        let request = crate::scene::PoseRequest {
+            clip: Some(b_clip),
+            time_secs: ub * bc.duration_secs(),
+            remove_root_motion: root_b.as_ref(),
+            model_from_root: place,
+        };
+        if let Err(e) = b_pose.evaluate(b_model, &request) {
+            *note_out = Some(format!("B: {e}"));
+        }
+        // Each root's path over its cycle, from the track start, placed like its pose.
+        for (path, root, at) in [
+            (a_path, root_a.as_ref(), model_from_root),
+            (b_path, root_b.as_ref(), place),
+        ] {
+            path.clear();
+            if let Some(r) = root {
+                let d = r.motion.duration_secs();
+                for i in 0..=48 {
+                    let g = r.motion.sample(d * f64::from(i) / 48.0);
+                    let p = Vec3::new(g.translation.x as f32, 0.01, g.translation.y as f32);
+                    path.push(at.transform_point3(p));
+                }
+            }
+        }
+        let job = crate::anim::compare::CompareJob {
+            a: crate::anim::compare::CompareSide {
+                skeleton: &a.skeleton,
+                clip: a_clip_ref,
+                root_motion: root_a.as_ref(),
+            },
+            b: crate::anim::compare::CompareSide {
+                skeleton: &b_model.skeleton,
+                clip: bc,
+                root_motion: root_b.as_ref(),
+            },
+            joint_map,
+        };
+        if let Err(e) = job.run(u, offset, scratch, difference) {
+            *note_out = Some(format!("compare: {e}"));
+            return;
+        }
+        let key = (a_clip, b_clip, offset.to_bits(), has_file);
+        if *curve_for != Some(key) {
+            *curve = job.curve(offset, 121).unwrap_or_default();
+            *curve_for = Some(key);
+        }
+    }
+}

@@ -24,6 +24,8 @@ fn main() -> ExitCode {
             play: args.play,
             select: args.select,
             onion: args.onion,
+            compare: args.compare,
+            side_by_side: args.side_by_side,
             graph: args.graph,
             param: args.param,
             drive: args.drive || args.movement_speed.is_some(),

@@ -97,3 +97,66 @@ fn seam_table_names_the_popping_joint_and_onion_skin_makes_ghosts() {
     let ghost = h.state().ghosts[2].0.model_from_joint[foot].w_axis;
     assert!((now - ghost).length() > 1e-3, "{now:?} {ghost:?}");
 }
+
+/// A/B compare from its panel: on, B = the same clip is zero everywhere; B = Run shows
+/// centimetres and a curve; markers lock; off again.
+#[test]
+fn ab_compare_panel() {
+    let mut h = harness(stridescope::asset::load_or_demo(None).unwrap());
+    let walk = h.state().model().find_clip("Walk").unwrap();
+    h.state_mut().select_clip(walk);
+    h.run_steps(2);
+    h.get_by_label("A/B compare").click();
+    h.run_steps(2);
+    h.get_by_label("Compare the timeline's clip (A) with B")
+        .click();
+    h.run_steps(2);
+    let c = h.state().compare.as_ref().expect("compare on");
+    assert_eq!(c.b_clip, walk + 1);
+    // B = A: nothing differs, at any phase.
+    h.state_mut().compare_with_clip(walk);
+    h.run_steps(2);
+    let c = h.state().compare.as_ref().unwrap();
+    assert_eq!(c.difference.max_m, 0.0);
+    assert!(c.curve.iter().all(|s| s[1] == 0.0 && s[2] == 0.0));
+    h.get_by_label("A/B compare: max 0.0 cm");
+    // B = Run: they differ.
+    let run = h.state().model().find_clip("Run").unwrap();
+    h.state_mut().compare_with_clip(run);
+    h.run_steps(2);
+    let c = h.state().compare.as_ref().unwrap();
+    assert!(c.difference.max_m > 0.05, "{}", c.difference.max_m);
+    assert_eq!(c.curve.len(), 121);
+    // Markers: Walk and Run both start on left_foot_down at 0, so the offset is 0.
+    h.get_by_label("sync on markers").click();
+    h.run_steps(2);
+    let c = h.state().compare.as_ref().unwrap();
+    assert!(
+        c.note.as_deref().unwrap_or("").contains("markers"),
+        "{:?}",
+        c.note
+    );
+    h.get_by_label("Compare the timeline's clip (A) with B")
+        .click();
+    h.run_steps(2);
+    assert!(h.state().compare.is_none());
+
+    // B from another file: the Fox is not this skeleton, a copy of the demo is.
+    h.state_mut()
+        .compare_with_file(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/assets/Fox/Fox.glb"
+        )));
+    assert!(h.state().compare.is_none());
+    let text = h.state().message().unwrap().text.clone();
+    assert!(text.contains("not the same skeleton"), "{text}");
+    let copy = std::env::temp_dir().join(format!("stridescope-ab-{}.glb", std::process::id()));
+    stridescope::asset::demo::write_demo(&copy).unwrap();
+    h.state_mut().compare_with_file(&copy);
+    h.run_steps(2);
+    let c = h.state().compare.as_ref().expect("the copy matches");
+    assert!(c.b_model.is_some());
+    // The copy's first clip (Idle) against Walk.
+    assert!(c.difference.max_m > 0.0);
+    let _ = std::fs::remove_file(&copy);
+}

@@ -15,6 +15,7 @@
 pub mod blend;
 pub mod clip;
 pub mod clock;
+pub mod compare;
 pub mod contacts;
 pub mod curves;
 pub mod error;

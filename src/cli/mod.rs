@@ -46,6 +46,12 @@ pub struct Cli {
     /// Onion skin at start: N ghosts before and N after the playhead.
     #[arg(long, value_name = "N")]
     pub onion: Option<u32>,
+    /// A/B compare at start: the selected clip (A) against this clip of the file (B).
+    #[arg(long, value_name = "CLIP")]
+    pub compare: Option<String>,
+    /// With --compare: B beside A instead of over it.
+    #[arg(long, requires = "compare")]
+    pub side_by_side: bool,
     /// Start in pose-graph mode with the file's default graph (the demo: Idle / Walk / Run
     /// by `speed`, Wave layer by `wave`).
     #[arg(long)]

@@ -433,3 +433,113 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         p.evaluate_pose();
     }
 }
+
+/// The A/B compare panel: B's clip or file, the phase lock, the view, the numbers and
+/// the difference curve over the cycle.
+pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let title = match &p.compare {
+        Some(c) => format!("A/B compare: max {:.1} cm", c.difference.max_m * 100.0),
+        None => "A/B compare".to_string(),
+    };
+    egui::CollapsingHeader::new(title)
+        .id_salt("ab_compare")
+        .show(ui, |ui| {
+            let Some(a_clip) = p.timeline.clip() else {
+                ui.weak("No clip to compare.");
+                return;
+            };
+            let mut on = p.compare.is_some();
+            if ui
+                .checkbox(&mut on, "Compare the timeline's clip (A) with B")
+                .changed()
+            {
+                if on {
+                    let b = (a_clip + 1) % p.model.clips.len();
+                    p.compare_with_clip(b);
+                } else {
+                    p.stop_compare();
+                }
+            }
+            let Some(c) = p.compare.as_mut() else {
+                return;
+            };
+            let b_names: Vec<String> = c.b(&p.model).clips.iter().map(|k| k.name().to_string()).collect();
+            let mut changed = false;
+            ui.horizontal(|ui| {
+                ui.label("B");
+                egui::ComboBox::from_id_salt("compare_b_clip")
+                    .selected_text(b_names.get(c.b_clip).cloned().unwrap_or_default())
+                    .show_ui(ui, |ui| {
+                        for (i, n) in b_names.iter().enumerate() {
+                            changed |= ui.selectable_value(&mut c.b_clip, i, n).changed();
+                        }
+                    });
+                match &c.b_model {
+                    Some((path, _)) => {
+                        ui.weak(path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default());
+                    }
+                    None => {
+                        ui.weak("(this file)");
+                    }
+                }
+                if ui
+                    .button("B from file...")
+                    .on_hover_text("another export of the same skeleton, e.g. the previous version of this walk")
+                    .clicked()
+                {
+                    p.actions.push(crate::controller::Action::OpenCompareDialog);
+                }
+            });
+            let Some(c) = p.compare.as_mut() else {
+                return;
+            };
+            ui.horizontal(|ui| {
+                use crate::inspect::{CompareLock, CompareView};
+                changed |= ui.radio_value(&mut c.lock, CompareLock::Phase, "lock to phase").changed();
+                changed |= ui.radio_value(&mut c.lock, CompareLock::Markers, "sync on markers").changed();
+                if c.lock == CompareLock::Phase {
+                    changed |= ui
+                        .add(egui::DragValue::new(&mut c.offset).range(0.0..=1.0).speed(0.005).prefix("B offset "))
+                        .on_hover_text("fraction of B's cycle B runs ahead of A")
+                        .changed();
+                }
+                ui.separator();
+                changed |= ui.radio_value(&mut c.view, CompareView::Overlay, "overlay").changed();
+                changed |= ui.radio_value(&mut c.view, CompareView::SideBySide, "side by side").changed();
+            });
+            if let Some(note) = &c.note {
+                ui.weak(note);
+            }
+            let d = &c.difference;
+            let worst = d
+                .worst_joint
+                .map(|j| p.model.skeleton.names()[j].clone())
+                .unwrap_or_else(|| "none".into());
+            ui.label(format!(
+                "now: max {:.2} cm ({worst}), mean {:.2} cm",
+                d.max_m * 100.0,
+                d.mean_m * 100.0
+            ));
+            ui.weak("A's joints: green = same, red = 10 cm apart (scaled to the rig); B in magenta.");
+            let u = {
+                let dur = p.model.clips[a_clip].duration_secs() as f64;
+                if dur > 0.0 { p.timeline.phase_secs() / dur } else { 0.0 }
+            };
+            let max_pts: Vec<[f64; 2]> = c.curve.iter().map(|s| [f64::from(s[0]), f64::from(s[1]) * 100.0]).collect();
+            let mean_pts: Vec<[f64; 2]> = c.curve.iter().map(|s| [f64::from(s[0]), f64::from(s[2]) * 100.0]).collect();
+            Plot::new("compare_curve")
+                .height(120.0)
+                .legend(Legend::default())
+                .allow_scroll(false)
+                .x_axis_label("A's phase (cycles)")
+                .include_y(0.0)
+                .show(ui, |plot| {
+                    plot.line(Line::new("max (cm)", PlotPoints::from(max_pts)).color(Color32::from_rgb(255, 110, 90)));
+                    plot.line(Line::new("mean (cm)", PlotPoints::from(mean_pts)).color(Color32::from_rgb(120, 200, 140)));
+                    plot.vline(VLine::new("playhead", u).color(Color32::from_rgb(240, 70, 70)));
+                });
+            if changed {
+                p.evaluate_pose();
+            }
+        });
+}

@@ -88,6 +88,7 @@ impl Previewer {
                     .id_salt("right_scroll")
                     .show(ui, |ui| {
                         inspect::seam_table_ui(self, ui);
+                        inspect::compare_ui(self, ui);
                         inspect::onion_ui(self, ui);
                         ui.separator();
                         locomotion::locomotion_panel_ui(self, ui);
