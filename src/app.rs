@@ -43,6 +43,9 @@ pub struct AppOptions {
     pub select: Option<String>,
     /// Onion skin with this many ghosts on each side.
     pub onion: Option<u32>,
+    /// Export a preview of the clip (like File > Export preview) after `after_frames`
+    /// frames, then exit.
+    pub export: Option<PathBuf>,
     /// A/B compare against this clip, over A or beside it.
     pub compare: Option<String>,
     pub side_by_side: bool,
@@ -438,6 +441,90 @@ impl Gpu {
         let Some(viewport) = &self.viewport else {
             return Ok(());
         };
+        let size = [viewport.target.width, viewport.target.height];
+        let view = viewport.target.view.clone();
+        self.draw_scene(encoder, previewer, &view, size)
+    }
+
+    /// Exports one cycle of the timeline's clip as the viewport shows it (camera, mesh,
+    /// overlays, ghosts, compare), one frame per key interval up to 30 fps, to `path`: a
+    /// GIF, an animated PNG (`.png`/`.apng`) or an MP4 (through ffmpeg). The playhead and
+    /// play state are put back afterwards.
+    fn export_preview(&mut self, previewer: &mut Previewer, path: &Path) -> Result<String, String> {
+        let clip = previewer
+            .timeline
+            .clip()
+            .ok_or("no clip to export (the file has no animations)")?;
+        let duration = f64::from(previewer.model().clips[clip].duration_secs());
+        let fps = previewer.timeline.frame_rate_hz().clamp(1.0, 30.0);
+        let frames = ((duration * fps).round() as u32).clamp(1, 600);
+        let [w, h] = previewer.viewport_size_px;
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        let write: fn(&Path, &[crate::render::RgbaImage], f32) -> Result<(), String> =
+            match ext.as_str() {
+                "gif" => crate::cli::export::write_gif,
+                "png" | "apng" => crate::cli::export::write_apng,
+                "mp4" => crate::cli::export::write_mp4,
+                _ => return Err(format!("{}: export as .gif, .png or .mp4", path.display())),
+            };
+        let (was_playing, time, phase) = (
+            previewer.timeline.is_playing(),
+            previewer.timeline.time_secs(),
+            previewer.timeline.phase_secs(),
+        );
+        previewer.timeline.set_playing(false);
+        let mut images = Vec::with_capacity(frames as usize);
+        let mut result = Ok(());
+        for i in 0..frames {
+            previewer
+                .timeline
+                .seek_secs(time - phase + f64::from(i) / fps);
+            previewer.evaluate_pose();
+            let frame = (|| -> Result<crate::render::RgbaImage, RenderError> {
+                let target = OffscreenTarget::new(&self.ctx.device, w, h, VIEWPORT_FORMAT)?;
+                let mut encoder =
+                    self.ctx
+                        .device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("export frame"),
+                        });
+                self.draw_scene(&mut encoder, previewer, &target.view, [w, h])?;
+                let pending = target.copy_out(&self.ctx.device, &mut encoder);
+                self.ctx.queue.submit([encoder.finish()]);
+                pending.finish(&self.ctx)
+            })();
+            match frame {
+                Ok(image) => images.push(image),
+                Err(e) => {
+                    result = Err(e.to_string());
+                    break;
+                }
+            }
+        }
+        previewer.timeline.seek_secs(time);
+        previewer.timeline.set_playing(was_playing);
+        previewer.evaluate_pose();
+        result?;
+        write(path, &images, fps as f32)?;
+        Ok(format!(
+            "exported {} frames ({w}x{h}, {fps:.0} fps) to {}",
+            images.len(),
+            path.display()
+        ))
+    }
+
+    /// Records the previewer's 3D view into `view` (`size` pixels).
+    fn draw_scene(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        previewer: &Previewer,
+        view: &wgpu::TextureView,
+        size: [u32; 2],
+    ) -> Result<(), RenderError> {
         let toggles = previewer.toggles;
         self.overlay.clear();
         if toggles.skeleton {
@@ -592,10 +679,7 @@ impl Gpu {
             overlay: Some(&self.overlay),
             background: Default::default(),
         };
-        let size = [viewport.target.width, viewport.target.height];
-        let view = viewport.target.view.clone();
-        self.renderer
-            .render(&self.ctx, encoder, &view, size, &scene)
+        self.renderer.render(&self.ctx, encoder, view, size, &scene)
     }
 }
 
@@ -634,8 +718,8 @@ impl App {
             self.previewer.settings.window_size =
                 [size.width.round() as u32, size.height.round() as u32];
         }
-        // Scripted screenshots leave the user's settings alone.
-        if self.options.screenshot.is_none() {
+        // Scripted screenshots and exports leave the user's settings alone.
+        if self.options.screenshot.is_none() && self.options.export.is_none() {
             if let Some(path) = &self.settings_path {
                 if let Err(e) = self.previewer.settings.save(path) {
                     eprintln!("stridescope: could not save settings: {e}");
@@ -733,6 +817,21 @@ impl App {
                         .pick_file();
                     if let Some(path) = picked {
                         let _ = self.previewer.open_path(&path);
+                    }
+                }
+                Action::ExportPreview => {
+                    let picked = rfd::FileDialog::new()
+                        .add_filter("GIF", &["gif"])
+                        .add_filter("Animated PNG", &["png"])
+                        .add_filter("MP4 (ffmpeg)", &["mp4"])
+                        .set_file_name("preview.gif")
+                        .set_title("Export a preview of the clip")
+                        .save_file();
+                    if let (Some(path), Some(gpu)) = (picked, self.gpu.as_mut()) {
+                        match gpu.export_preview(&mut self.previewer, &path) {
+                            Ok(text) => self.previewer.set_message(text, false),
+                            Err(e) => self.previewer.set_message(format!("export: {e}"), true),
+                        }
                     }
                 }
                 Action::OpenCompareDialog => {
@@ -878,6 +977,16 @@ impl App {
         self.frame_count += 1;
         self.fps.frame_ms = now.elapsed().as_secs_f32() * 1000.0;
 
+        if let Some(path) = self.options.export.clone() {
+            if self.frame_count >= self.options.after_frames.max(1) {
+                match gpu.export_preview(&mut self.previewer, &path) {
+                    Ok(text) => eprintln!("stridescope: {text}"),
+                    Err(e) => self.fatal = Some(format!("export {}: {e}", path.display())),
+                }
+                self.exit(event_loop);
+                return;
+            }
+        }
         if let (Some(readback), Some(path)) = (readback, self.options.screenshot.clone()) {
             let format = gpu.config.format;
             let result = readback
@@ -891,7 +1000,10 @@ impl App {
             self.exit(event_loop);
             return;
         }
-        if self.options.screenshot.is_some() || self.previewer.is_animating() {
+        if self.options.screenshot.is_some()
+            || self.options.export.is_some()
+            || self.previewer.is_animating()
+        {
             window.request_redraw();
         } else {
             let delay = full_output

@@ -25,6 +25,8 @@ pub enum Action {
     OpenDialog,
     /// Pick the file A/B compare takes clip B from.
     OpenCompareDialog,
+    /// Ask where to save a preview (GIF / APNG / MP4) of the clip as the viewport shows it.
+    ExportPreview,
     Quit,
 }
 

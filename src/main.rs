@@ -25,6 +25,7 @@ fn main() -> ExitCode {
             select: args.select,
             onion: args.onion,
             compare: args.compare,
+            export: args.export,
             side_by_side: args.side_by_side,
             graph: args.graph,
             param: args.param,

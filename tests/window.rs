@@ -574,3 +574,51 @@ fn screenshot_shows_onion_skin_and_the_curve_view() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// File > Export preview, scripted with `--export`: one cycle of Run (0.7 s at its 30 fps
+/// keys = 21 frames) at the viewport's size, as the viewport shows it.
+#[test]
+fn export_preview_writes_one_cycle_as_the_viewport_shows_it() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("export");
+    let out = dir.join("run.gif");
+    let child = app(
+        &x,
+        &dir,
+        &[
+            "--export",
+            out.to_str().unwrap(),
+            "--after-frames",
+            "3",
+            "--size",
+            "960x600",
+            "--clip",
+            "Run",
+        ],
+    )
+    .spawn()
+    .expect("start stridescope");
+    let o = wait_with_timeout(child, Duration::from_secs(120));
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("exported 21 frames"), "{stderr}");
+    use image::AnimationDecoder;
+    let frames = image::codecs::gif::GifDecoder::new(std::io::BufReader::new(
+        std::fs::File::open(&out).unwrap(),
+    ))
+    .unwrap()
+    .into_frames()
+    .collect_frames()
+    .unwrap();
+    assert_eq!(frames.len(), 21);
+    let (w, h) = frames[0].buffer().dimensions();
+    // The viewport: narrower than the window (side panels), wider than a thumbnail.
+    assert!(w > 200 && w < 960 && h > 150 && h < 600, "{w}x{h}");
+    assert_ne!(frames[0].buffer().as_raw(), frames[10].buffer().as_raw());
+    let _ = std::fs::remove_dir_all(dir);
+}

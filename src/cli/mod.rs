@@ -46,6 +46,10 @@ pub struct Cli {
     /// Onion skin at start: N ghosts before and N after the playhead.
     #[arg(long, value_name = "N")]
     pub onion: Option<u32>,
+    /// Export one cycle of the clip as the window shows it (GIF, PNG = animated PNG, or
+    /// MP4) after `--after-frames` frames, then exit: File > Export preview, scripted.
+    #[arg(long, value_name = "FILE")]
+    pub export: Option<PathBuf>,
     /// A/B compare at start: the selected clip (A) against this clip of the file (B).
     #[arg(long, value_name = "CLIP")]
     pub compare: Option<String>,

@@ -182,6 +182,16 @@ impl Previewer {
                     self.actions.push(Action::OpenDialog);
                     ui.close();
                 }
+                if ui
+                    .button("Export preview…")
+                    .on_hover_text(
+                        "one cycle of the clip as the viewport shows it: GIF, animated PNG or MP4",
+                    )
+                    .clicked()
+                {
+                    self.actions.push(Action::ExportPreview);
+                    ui.close();
+                }
                 if ui.button("Open the demo character").clicked() {
                     match crate::asset::load_or_demo(None) {
                         Ok(m) => self.replace_model(m, None),
