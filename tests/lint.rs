@@ -418,6 +418,35 @@ fn lint_cli_on_the_shared_characters_and_a_broken_file() {
         .find(|f| f["clip"] == "Robot_Standing" && f["check"] == "loop-seam")
         .expect("Robot_Standing does not loop");
     assert!(standing["value"].as_f64().unwrap() > 0.5);
+    // CesiumMan's right leg: its first and last rotation keys are 3 degrees apart (read
+    // straight from the keys here), and lint names that joint for the pop.
+    let cesium = stridescope::asset::load(&dir.join("CesiumMan/CesiumMan.glb")).unwrap();
+    let leg = cesium.skeleton.find("leg_joint_R_1").unwrap();
+    let keys = cesium.clips[0]
+        .joint_tracks(leg)
+        .unwrap()
+        .rotation
+        .as_ref()
+        .unwrap();
+    let first = keys.key_value(0);
+    let last = keys.key_value(keys.times().len() - 1);
+    let degrees = first.angle_between(last).to_degrees();
+    assert!((degrees - 3.0).abs() < 0.1, "{degrees}");
+    let cesium_report = files
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("CesiumMan.glb"))
+        .unwrap();
+    let seam = cesium_report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "loop-seam")
+        .expect("CesiumMan pops at the loop");
+    assert_eq!(seam["joint"], "leg_joint_R_1");
+    assert!(seam["message"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("{degrees:.2} deg")));
     // No timings in the report: nothing that would differ between two runs.
     assert!(!String::from_utf8_lossy(&one).contains("secs\": 0.0"));
 
