@@ -15,10 +15,12 @@ use glam::{Mat4, Vec3};
 use stridescope::anim::SkinningJob;
 use stridescope::asset::{self, Model};
 use stridescope::render::bounds::{pose_bounds, primitive_influences};
+use stridescope::render::PoseMatrices;
 use stridescope::render::{
-    framed_camera, pose_at, render_to_image, Background, CharacterDraw, GpuContext, Grid,
-    OffscreenTarget, OverlayBatch, Renderer, SceneView, SkeletonStyle, OFFSCREEN_FORMAT,
+    framed_camera, render_to_image, Background, CharacterDraw, GpuContext, Grid, OffscreenTarget,
+    OverlayBatch, Renderer, SceneView, SkeletonStyle, OFFSCREEN_FORMAT,
 };
+use stridescope::scene::pose_at;
 use stridescope::scene::Pose;
 
 const INSTANCE_COUNTS: [u32; 3] = [1, 10, 100];

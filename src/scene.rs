@@ -128,19 +128,30 @@ impl Pose {
         }
         Ok(())
     }
+}
 
-    /// The matrices that move mesh `mesh_index`'s vertices: its skin's palette, or for an
-    /// unskinned mesh a one-entry palette with its node's model transform (vertices then
-    /// use joint 0 with weight 1).
-    pub fn mesh_palette<'a>(
-        &'a self,
-        model: &Model,
-        mesh_index: usize,
-    ) -> std::borrow::Cow<'a, [Mat4]> {
-        let mesh = &model.meshes[mesh_index];
-        match mesh.skin {
-            Some(skin) => std::borrow::Cow::Borrowed(&self.skin_palettes[skin]),
-            None => std::borrow::Cow::Owned(vec![self.model_from_joint[mesh.joint]]),
-        }
+impl crate::render::PoseMatrices for Pose {
+    fn model_from_joint(&self) -> &[Mat4] {
+        &self.model_from_joint
     }
+    fn skin_palettes(&self) -> &[Vec<Mat4>] {
+        &self.skin_palettes
+    }
+}
+
+/// Evaluates `model` at `time_secs` of clip `clip` (`None`: the rest pose), in place
+/// (root motion kept, as authored). The error names the file.
+pub fn pose_at(model: &Model, clip: Option<usize>, time_secs: f32) -> Result<Pose, String> {
+    let mut pose = Pose::new(model);
+    pose.evaluate(
+        model,
+        &PoseRequest {
+            clip,
+            time_secs,
+            remove_root_motion: None,
+            model_from_root: Mat4::IDENTITY,
+        },
+    )
+    .map_err(|e| format!("{}: {e}", model.source))?;
+    Ok(pose)
 }

@@ -25,10 +25,11 @@ use stridescope::asset::{self, Model};
 use stridescope::render::bounds::{cpu_skin_primitive, pose_bounds};
 use stridescope::render::camera::world_to_pixel;
 use stridescope::render::{
-    framed_camera, pose_at, render_to_image, Background, CharacterDraw, DepthTest, GpuContext,
-    Grid, OffscreenTarget, OrbitCamera, OverlayBatch, RenderError, Renderer, Rgba8, RgbaImage,
-    SceneView, SkeletonStyle, OFFSCREEN_FORMAT,
+    framed_camera, render_to_image, Background, CharacterDraw, DepthTest, GpuContext, Grid,
+    OffscreenTarget, OrbitCamera, OverlayBatch, RenderError, Renderer, Rgba8, RgbaImage, SceneView,
+    SkeletonStyle, OFFSCREEN_FORMAT,
 };
+use stridescope::scene::pose_at;
 use stridescope::scene::Pose;
 
 /// A pixel differs when any channel differs by more than this (0..255).

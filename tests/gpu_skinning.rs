@@ -15,8 +15,9 @@ use glam::Vec3;
 use stridescope::asset::{self, Model};
 use stridescope::render::bounds::{cpu_skin_primitive, pose_bounds};
 use stridescope::render::{
-    pose_at, GpuContext, RenderError, Renderer, SkinnedInstances, SkinningLimits, OFFSCREEN_FORMAT,
+    GpuContext, RenderError, Renderer, SkinnedInstances, SkinningLimits, OFFSCREEN_FORMAT,
 };
+use stridescope::scene::pose_at;
 use stridescope::scene::Pose;
 
 /// Positions: relative to the posed model's bounding-box diagonal.
@@ -256,7 +257,7 @@ fn unskinned_vertices_follow_their_node_and_bad_input_is_rejected() {
     let renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
     let mut model = load(Some("RiggedSimple/RiggedSimple.glb"));
     // Treat the mesh as unskinned: it must then move rigidly with its node (palette
-    // entry 0, weight 1), exactly like the CPU oracle does with `Pose::mesh_palette`.
+    // entry 0, weight 1), exactly like the CPU oracle does with `PoseMatrices::mesh_palette`.
     model.meshes[0].skin = None;
     let clip = Some(0);
     let poses = vec![

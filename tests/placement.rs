@@ -101,7 +101,7 @@ fn drawn_root(model: &Model, timeline: &Timeline, pose: &mut Pose) -> DVec2 {
 
 /// The raw clip (root motion left in, no placement) at clip time `t`.
 fn raw_root(model: &Model, t: f32) -> DVec2 {
-    let pose = stridescope::render::pose_at(model, Some(0), t).unwrap();
+    let pose = stridescope::scene::pose_at(model, Some(0), t).unwrap();
     let p = pose.model_from_joint[1].w_axis;
     DVec2::new(p.x as f64, p.z as f64)
 }

@@ -1959,7 +1959,7 @@ impl Importer<'_> {
         let mut weights = vec![[0f32; MAX_INFLUENCES]; n];
         if skin.is_none() {
             // Unskinned: every vertex follows palette entry 0, which the pose evaluation
-            // sets to the mesh node's model transform (`Pose::mesh_palette`).
+            // sets to the mesh node's model transform (`PoseMatrices::mesh_palette`).
             for w in &mut weights {
                 w[0] = 1.0;
             }

@@ -89,7 +89,7 @@ pub struct Primitive {
     /// Skin-joint indices (JOINTS_0 then JOINTS_1); all 0 when unskinned.
     pub joints: Vec<[u16; MAX_INFLUENCES]>,
     /// Weights as stored (normalised by the skinning jobs). Unskinned primitives get
-    /// weight 1 on palette entry 0 (their node's transform, see `scene::Pose::mesh_palette`).
+    /// weight 1 on palette entry 0 (their node's transform, see `render::PoseMatrices::mesh_palette`).
     pub weights: Vec<[f32; MAX_INFLUENCES]>,
     pub material: Option<usize>,
 }

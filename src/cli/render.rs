@@ -291,13 +291,15 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
     let times: Vec<f32> = match frames {
         None => vec![args.time],
         Some(n) if wall => (0..n).map(|i| args.time + i as f32 / args.fps).collect(),
+        // The playback clock's own split into cycle and phase (floor, not truncation),
+        // as the window plays it; a time inside the first cycle stays as given, so
+        // `--time` equal to the clip's length shows its last key.
         Some(n) => (0..n)
             .map(|i| {
                 let t = args.time + i as f32 / args.fps;
-                if duration > 0.0 && t > duration {
-                    t.rem_euclid(duration)
-                } else {
-                    t
+                match crate::anim::ClipTime::from_secs(f64::from(t), f64::from(duration)) {
+                    Ok(c) if duration > 0.0 && t > duration => c.phase_secs as f32,
+                    _ => t,
                 }
             })
             .collect(),
@@ -313,9 +315,8 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         Some(path) => scenario_poses(&model, path, &times)?,
         None => times
             .iter()
-            .map(|&t| render::pose_at(&model, clip, t))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?,
+            .map(|&t| crate::scene::pose_at(&model, clip, t))
+            .collect::<Result<Vec<_>, _>>()?,
     };
     // One camera for the whole sequence: framed to fit every frame.
     let mut all = Aabb::EMPTY;

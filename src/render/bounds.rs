@@ -3,9 +3,9 @@
 
 use glam::{Mat4, Vec3};
 
+use super::PoseMatrices;
 use crate::anim::{AnimError, SkinningJob, MAX_INFLUENCES};
 use crate::asset::Model;
-use crate::scene::Pose;
 
 /// An axis-aligned box; `min > max` when empty.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -80,7 +80,7 @@ impl Aabb {
 
 /// Joint indices and weights that drive a primitive's vertices on the GPU and in the CPU
 /// oracle. Skinned meshes use the file's; unskinned meshes use palette entry 0 with
-/// weight 1 (the node's model transform, see [`Pose::mesh_palette`]).
+/// weight 1 (the node's model transform, see [`PoseMatrices::mesh_palette`]).
 pub fn primitive_influences(
     model: &Model,
     mesh_index: usize,
@@ -102,7 +102,7 @@ pub fn primitive_influences(
 /// normals when `with_normals`.
 pub fn cpu_skin_primitive(
     model: &Model,
-    pose: &Pose,
+    pose: &impl PoseMatrices,
     mesh_index: usize,
     primitive_index: usize,
     with_normals: bool,
@@ -130,7 +130,7 @@ pub fn cpu_skin_primitive(
 
 /// The box around every CPU-skinned vertex of the posed model (empty for a model without
 /// meshes; use [`joint_bounds`] then).
-pub fn skinned_bounds(model: &Model, pose: &Pose) -> Result<Aabb, AnimError> {
+pub fn skinned_bounds(model: &Model, pose: &impl PoseMatrices) -> Result<Aabb, AnimError> {
     let mut bounds = Aabb::EMPTY;
     for (m, mesh) in model.meshes.iter().enumerate() {
         for p in 0..mesh.primitives.len() {
@@ -144,16 +144,16 @@ pub fn skinned_bounds(model: &Model, pose: &Pose) -> Result<Aabb, AnimError> {
 }
 
 /// The box around every joint's model-space origin.
-pub fn joint_bounds(pose: &Pose) -> Aabb {
+pub fn joint_bounds(pose: &impl PoseMatrices) -> Aabb {
     Aabb::from_points(
-        pose.model_from_joint
+        pose.model_from_joint()
             .iter()
             .map(|m: &Mat4| m.w_axis.truncate()),
     )
 }
 
 /// Skinned bounds, falling back to the joints when the model has no geometry.
-pub fn pose_bounds(model: &Model, pose: &Pose) -> Result<Aabb, AnimError> {
+pub fn pose_bounds(model: &Model, pose: &impl PoseMatrices) -> Result<Aabb, AnimError> {
     let b = skinned_bounds(model, pose)?;
     Ok(if b.is_empty() { joint_bounds(pose) } else { b })
 }

@@ -1,14 +1,10 @@
 //! Offscreen rendering to an image: the CLI's `render` command, the image tests and the
 //! benchmarks. It calls exactly the same [`Renderer::render`] as the window.
 
-use glam::Mat4;
-
 use super::bounds::Aabb;
 use super::camera::OrbitCamera;
 use super::target::{OffscreenTarget, RgbaImage};
 use super::{GpuContext, RenderError, Renderer, SceneView};
-use crate::asset::Model;
-use crate::scene::{Pose, PoseRequest};
 
 /// Renders `scene` into a new `width` x `height` offscreen target and reads it back.
 /// GPU validation and out-of-memory errors during the frame are captured with error
@@ -41,23 +37,6 @@ pub fn render_to_image(
         ctx.queue.submit([encoder.finish()]);
         pending.finish(ctx)
     })
-}
-
-/// Evaluates `model` at `time_secs` of clip `clip` (`None`: the rest pose), in place
-/// (root motion kept, as authored).
-pub fn pose_at(model: &Model, clip: Option<usize>, time_secs: f32) -> Result<Pose, RenderError> {
-    let mut pose = Pose::new(model);
-    pose.evaluate(
-        model,
-        &PoseRequest {
-            clip,
-            time_secs,
-            remove_root_motion: None,
-            model_from_root: Mat4::IDENTITY,
-        },
-    )
-    .map_err(|e| RenderError::InvalidInput(format!("{}: {e}", model.source)))?;
-    Ok(pose)
 }
 
 /// The default three-quarter camera framed to fit `bounds` at `aspect` (width / height).

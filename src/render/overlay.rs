@@ -6,8 +6,8 @@
 use glam::{Vec3, Vec4Swizzles};
 
 use super::gpu_types::{LineVertex, PointInstance};
+use super::PoseMatrices;
 use crate::asset::Model;
-use crate::scene::Pose;
 
 /// An sRGB colour with alpha (what an artist would type).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -139,11 +139,9 @@ impl OverlayBatch {
     /// Bones (joint to parent) as lines and joints as points, drawn on top of the mesh.
     /// Only skin joints are drawn when the model has skins (scene roots, mesh nodes and
     /// cameras are not bones); each bone goes to the nearest drawn ancestor.
-    pub fn skeleton(&mut self, model: &Model, pose: &Pose, style: &SkeletonStyle) {
-        let n = model
-            .skeleton
-            .joint_count()
-            .min(pose.model_from_joint.len());
+    pub fn skeleton(&mut self, model: &Model, pose: &impl PoseMatrices, style: &SkeletonStyle) {
+        let model_from_joint = pose.model_from_joint();
+        let n = model.skeleton.joint_count().min(model_from_joint.len());
         let mut drawn = vec![model.skins.is_empty(); n];
         for skin in &model.skins {
             for &j in &skin.joints {
@@ -153,7 +151,7 @@ impl OverlayBatch {
             }
         }
         let parents = model.skeleton.parents();
-        let position = |j: usize| pose.model_from_joint[j].w_axis.xyz();
+        let position = |j: usize| model_from_joint[j].w_axis.xyz();
         for j in 0..n {
             if !drawn[j] {
                 continue;
@@ -181,15 +179,19 @@ impl OverlayBatch {
 impl OverlayBatch {
     /// Highlights joint `joint`: its bone from the parent and the bones to its children in
     /// `color`, and a larger point at the joint (drawn on top of the skeleton).
-    pub fn joint_highlight(&mut self, model: &Model, pose: &Pose, joint: usize, color: Rgba8) {
-        let n = pose
-            .model_from_joint
-            .len()
-            .min(model.skeleton.joint_count());
+    pub fn joint_highlight(
+        &mut self,
+        model: &Model,
+        pose: &impl PoseMatrices,
+        joint: usize,
+        color: Rgba8,
+    ) {
+        let model_from_joint = pose.model_from_joint();
+        let n = model_from_joint.len().min(model.skeleton.joint_count());
         if joint >= n {
             return;
         }
-        let position = |j: usize| pose.model_from_joint[j].w_axis.xyz();
+        let position = |j: usize| model_from_joint[j].w_axis.xyz();
         let parents = model.skeleton.parents();
         if let Some(p) = parents[joint] {
             self.line(position(p), position(joint), color, DepthTest::OnTop);

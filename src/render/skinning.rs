@@ -17,9 +17,9 @@ use glam::Mat4;
 
 use super::gpu_types::{SkinParams, SkinVertex, SkinnedVertex};
 use super::target::read_buffer;
+use super::PoseMatrices;
 use super::{GpuContext, GpuModel, RenderError};
 use crate::asset::Model;
-use crate::scene::Pose;
 
 const INPUT_BYTES: u64 = std::mem::size_of::<SkinVertex>() as u64;
 const OUTPUT_BYTES: u64 = std::mem::size_of::<SkinnedVertex>() as u64;
@@ -84,7 +84,8 @@ impl PaletteLayout {
     }
 
     /// Writes the model palette of `pose` into `out` (`len` matrices).
-    pub fn fill(&self, pose: &Pose, out: &mut [Mat4]) -> Result<(), RenderError> {
+    pub fn fill(&self, pose: &impl PoseMatrices, out: &mut [Mat4]) -> Result<(), RenderError> {
+        let (skin_palettes, model_from_joint) = (pose.skin_palettes(), pose.model_from_joint());
         if out.len() != self.len as usize {
             return Err(RenderError::InvalidInput(format!(
                 "palette output holds {} matrices, the model needs {}",
@@ -92,14 +93,14 @@ impl PaletteLayout {
                 self.len
             )));
         }
-        if pose.skin_palettes.len() != self.skin_offsets.len() {
+        if skin_palettes.len() != self.skin_offsets.len() {
             return Err(RenderError::InvalidInput(format!(
                 "pose has {} skin palettes, the model has {} skins (pose of another model?)",
-                pose.skin_palettes.len(),
+                skin_palettes.len(),
                 self.skin_offsets.len()
             )));
         }
-        for (palette, &at) in pose.skin_palettes.iter().zip(&self.skin_offsets) {
+        for (palette, &at) in skin_palettes.iter().zip(&self.skin_offsets) {
             let at = at as usize;
             let dst = out.get_mut(at..at + palette.len()).ok_or_else(|| {
                 RenderError::InvalidInput("pose skin palette longer than the model's skin".into())
@@ -107,10 +108,10 @@ impl PaletteLayout {
             dst.copy_from_slice(palette);
         }
         for &(at, joint) in &self.unskinned {
-            out[at as usize] = *pose.model_from_joint.get(joint).ok_or_else(|| {
+            out[at as usize] = *model_from_joint.get(joint).ok_or_else(|| {
                 RenderError::InvalidInput(format!(
                     "pose has {} joints, mesh node joint {joint} is out of range",
-                    pose.model_from_joint.len()
+                    model_from_joint.len()
                 ))
             })?;
         }
@@ -583,11 +584,11 @@ impl SkinnedInstances {
     }
 
     /// Uploads the palettes of instances `0..poses.len()` from their poses in one write.
-    pub fn write_poses(
+    pub fn write_poses<P: PoseMatrices>(
         &mut self,
         queue: &wgpu::Queue,
         model: &GpuModel,
-        poses: &[&Pose],
+        poses: &[&P],
     ) -> Result<(), RenderError> {
         if poses.len() > self.instance_count() as usize {
             return Err(RenderError::InvalidInput(format!(
@@ -603,7 +604,7 @@ impl SkinnedInstances {
         for (i, pose) in poses.iter().enumerate() {
             model
                 .palette_layout()
-                .fill(pose, &mut self.staging[i * stride..i * stride + len])?;
+                .fill(*pose, &mut self.staging[i * stride..i * stride + len])?;
         }
         if !self.staging.is_empty() {
             queue.write_buffer(&self.palette, 0, bytemuck::cast_slice(&self.staging));
