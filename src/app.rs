@@ -451,6 +451,11 @@ impl Gpu {
     /// GIF, an animated PNG (`.png`/`.apng`) or an MP4 (through ffmpeg). The playhead and
     /// play state are put back afterwards.
     fn export_preview(&mut self, previewer: &mut Previewer, path: &Path) -> Result<String, String> {
+        if previewer.graph.is_some() {
+            return Err(
+                "export follows the timeline's clip: turn the pose graph and Drive off".into(),
+            );
+        }
         let clip = previewer
             .timeline
             .clip()
@@ -550,7 +555,7 @@ impl Gpu {
                 },
             );
         }
-        if let Some(c) = &previewer.compare {
+        if let Some(c) = previewer.compare.as_ref().filter(|c| c.valid) {
             let model = previewer.model();
             let full = crate::inspect::HEAT_FULL_M * c.unit_scale;
             let skin_joint = |j: usize| {
@@ -665,7 +670,10 @@ impl Gpu {
                 model: &c.model,
                 instances: &c.instances,
             });
-            if let (Some(g), Some(_)) = (&self.compare, &previewer.compare) {
+            if let (Some(g), Some(_)) = (
+                &self.compare,
+                previewer.compare.as_ref().filter(|c| c.valid),
+            ) {
                 characters.push(CharacterDraw {
                     model: g.model.as_ref().unwrap_or(&c.model),
                     instances: &g.instances,

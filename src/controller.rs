@@ -215,18 +215,25 @@ impl Previewer {
         );
         let time = self.timeline.clock().time();
         let world = self.timeline.world_from_root();
+        let old_names = self.model.skeleton.names().to_vec();
         self.model = model;
         self.path = path.clone();
         self.model_generation += 1;
         self.pose = Pose::new(&self.model);
-        // A reload of the same file keeps the selection while its joints still exist.
-        if !reload
-            || self
-                .inspect
-                .selected
-                .is_some_and(|j| j >= self.model.skeleton.joint_count())
-        {
-            self.inspect.reset_for_model();
+        // A reload of the same file keeps the selected and pinned joints that still
+        // exist, found again by name (the joint order may have changed).
+        let names = |js: &[usize]| -> Vec<String> {
+            js.iter()
+                .filter_map(|&j| old_names.get(j).cloned())
+                .collect()
+        };
+        let selected = names(&self.inspect.selected.into_iter().collect::<Vec<_>>());
+        let pinned = names(&self.inspect.pinned);
+        self.inspect.reset_for_model();
+        if reload {
+            let sk = &self.model.skeleton;
+            self.inspect.selected = selected.first().and_then(|n| sk.find(n));
+            self.inspect.pinned = pinned.iter().filter_map(|n| sk.find(n)).collect();
         }
         self.inspect.forget_measurements();
         // B's joints were matched against the old skeleton.
@@ -550,20 +557,23 @@ impl Previewer {
         } else {
             onion.offsets(self.timeline.frame_rate_hz())
         };
-        self.ghosts.truncate(offsets.len());
-        for (i, (offset, alpha)) in offsets.into_iter().enumerate() {
+        // Poses are reused from frame to frame; a ghost the clock cannot place (a
+        // zero-length clip) is dropped rather than left showing an old frame.
+        let mut used = 0;
+        for (offset, alpha) in offsets {
             let Some(request) = self.timeline.ghost_request(offset) else {
                 continue;
             };
-            if i >= self.ghosts.len() {
+            if used == self.ghosts.len() {
                 self.ghosts.push((Pose::new(&self.model), alpha));
             }
-            let ghost = &mut self.ghosts[i];
+            let ghost = &mut self.ghosts[used];
             ghost.1 = alpha;
-            if ghost.0.evaluate(&self.model, &request).is_err() {
-                ghost.1 = 0.0;
+            if ghost.0.evaluate(&self.model, &request).is_ok() {
+                used += 1;
             }
         }
+        self.ghosts.truncate(used);
     }
 
     /// Starts comparing the timeline's clip (A) with clip `b_clip` of the open file.
@@ -617,6 +627,7 @@ impl Previewer {
             return;
         };
         let (Some(a_clip), None) = (self.timeline.clip(), self.graph.as_ref()) else {
+            c.valid = false;
             c.note =
                 Some("A/B compare follows the timeline's clip: turn the pose graph off".into());
             return;

@@ -256,6 +256,9 @@ pub struct AbCompare {
     pub difference: crate::anim::compare::PoseDifference,
     /// `(phase, max_m, mean_m)` over A's cycle for the current settings.
     pub curve: Vec<[f32; 3]>,
+    /// The pose, difference and paths are this frame's (false when the comparison could
+    /// not run: nothing stale is drawn then).
+    pub valid: bool,
     /// Why the offset is what it is, or why B cannot be compared (for the panel).
     pub note: Option<String>,
     /// B's joint for each of A's joints.
@@ -284,8 +287,10 @@ impl AbCompare {
             b_pose: crate::scene::Pose::new(a),
             difference: Default::default(),
             curve: Vec::new(),
+            valid: false,
             note: None,
-            joint_map: crate::anim::compare::joint_map_by_name(&a.skeleton, &a.skeleton),
+            // The same skeleton: every joint is itself (names may repeat in a scene).
+            joint_map: (0..a.skeleton.joint_count()).map(Some).collect(),
             generation: 0,
             unit_scale: {
                 let legs = crate::anim::contacts::detect_legs(&a.skeleton).unwrap_or_default();
@@ -373,6 +378,7 @@ impl AbCompare {
         side_offset: Vec3,
     ) {
         let (offset, note) = self.effective_offset(a, a_clip);
+        self.valid = false;
         let view = self.view;
         let b_clip = self.b_clip;
         let has_file = self.b_model.is_some();
@@ -388,6 +394,7 @@ impl AbCompare {
             scratch,
             a_path,
             b_path,
+            valid,
             ..
         } = self;
         *note_out = note;
@@ -402,7 +409,12 @@ impl AbCompare {
             *note_out = Some("zero-length clips have no phase to lock".into());
             return;
         }
-        let u = ((a_phase_secs as f32) / da).rem_euclid(1.0);
+        // A clock resting on its end (no loop) is at the last frame, not back at 0.
+        let u = if a_phase_secs as f32 >= da {
+            1.0 - 1e-6
+        } else {
+            ((a_phase_secs as f32) / da).rem_euclid(1.0)
+        };
         let ub = (u + offset).rem_euclid(1.0);
         let root_a = crate::anim::ClipRootMotion::for_clip(&a.skeleton, a_clip_ref, None)
             .ok()
@@ -455,6 +467,7 @@ impl AbCompare {
             *note_out = Some(format!("compare: {e}"));
             return;
         }
+        *valid = true;
         let key = (a_clip, b_clip, offset.to_bits(), has_file);
         if *curve_for != Some(key) {
             *curve = job.curve(offset, 121).unwrap_or_default();

@@ -2,7 +2,6 @@
 //! starts later in the cycle it is zero again once locked to phase (by hand or from the
 //! markers), and not before.
 
-use glam::Vec3;
 use stridescope::anim::compare::{
     joint_map_by_name, marker_phase_offset, CompareJob, CompareScratch, CompareSide, PoseDifference,
 };
@@ -14,56 +13,60 @@ fn demo() -> Model {
 }
 
 /// `clip` started `m` keys later: every track must have the same evenly spaced keys with
-/// the last one closing the loop. The root's translation carries the cycle's travel
-/// `cycle` past the wrap.
-fn shifted(clip: &Clip, m: usize, root: usize, cycle: Vec3) -> Clip {
+/// the last one closing the loop. Past the wrap the root's keys are carried by the
+/// cycle's rigid motion `D` (translation and turn, from its first and last keys), so the
+/// copy is the same motion, turning clips included.
+fn shifted(clip: &Clip, m: usize, root: usize) -> Clip {
     let d = clip.duration_secs();
+    let rt = clip.joint_tracks(root).unwrap();
+    let (p, q) = (
+        rt.translation.as_ref().unwrap(),
+        rt.rotation.as_ref().unwrap(),
+    );
+    let last = p.times().len() - 1;
+    let turn = q.key_value(last) * q.key_value(0).inverse();
+    let shift = p.key_value(last) - turn * p.key_value(0);
     let tracks = clip
         .tracks()
         .iter()
         .map(|t| {
+            let is_root = t.joint == root;
             let mut s = JointTracks::new(t.joint);
-            let rot = |values: &[glam::Quat]| -> Vec<glam::Quat> {
-                let n = values.len() - 1;
-                (0..=n).map(|k| values[(k + m) % n]).collect()
-            };
-            let vec = |values: &[Vec3], offset: Vec3| -> Vec<Vec3> {
-                let n = values.len() - 1;
-                (0..=n)
-                    .map(|k| {
-                        let i = k + m;
-                        values[i % n] + offset * (i / n) as f32
-                    })
-                    .collect()
-            };
             if let Some(r) = &t.rotation {
-                s.rotation = Some(
-                    Track::new(r.interpolation(), r.times().to_vec(), rot(r.values()), "b")
-                        .unwrap(),
-                );
+                let n = r.values().len() - 1;
+                let values = (0..=n)
+                    .map(|k| {
+                        let v = r.values()[(k + m) % n];
+                        if is_root && k + m >= n {
+                            turn * v
+                        } else {
+                            v
+                        }
+                    })
+                    .collect();
+                s.rotation =
+                    Some(Track::new(r.interpolation(), r.times().to_vec(), values, "b").unwrap());
             }
-            if let Some(tr) = &t.translation {
-                let offset = if t.joint == root { cycle } else { Vec3::ZERO };
-                s.translation = Some(
-                    Track::new(
-                        tr.interpolation(),
-                        tr.times().to_vec(),
-                        vec(tr.values(), offset),
-                        "b",
-                    )
-                    .unwrap(),
-                );
-            }
-            if let Some(sc) = &t.scale {
-                s.scale = Some(
-                    Track::new(
-                        sc.interpolation(),
-                        sc.times().to_vec(),
-                        vec(sc.values(), Vec3::ZERO),
-                        "b",
-                    )
-                    .unwrap(),
-                );
+            for (src, dst, moves) in [
+                (&t.translation, &mut s.translation, is_root),
+                (&t.scale, &mut s.scale, false),
+            ] {
+                if let Some(tr) = src {
+                    let n = tr.values().len() - 1;
+                    let values = (0..=n)
+                        .map(|k| {
+                            let v = tr.values()[(k + m) % n];
+                            if moves && k + m >= n {
+                                turn * v + shift
+                            } else {
+                                v
+                            }
+                        })
+                        .collect();
+                    *dst = Some(
+                        Track::new(tr.interpolation(), tr.times().to_vec(), values, "b").unwrap(),
+                    );
+                }
             }
             s
         })
@@ -125,60 +128,60 @@ fn a_clip_against_itself_is_zero_everywhere() {
     assert!(d.max_m > 0.2, "{}", d.max_m);
 }
 
+/// For the straight Walk and for TurnWalk, which turns 30 degrees a cycle (so the copy
+/// starts facing another way).
 #[test]
 fn a_time_shifted_copy_is_zero_once_locked_to_phase() {
     let model = demo();
     let sk = &model.skeleton;
-    let walk = &model.clips[model.find_clip("Walk").unwrap()];
-    let keys = walk.tracks()[0].rotation.as_ref().unwrap().times().len();
-    for t in walk.tracks() {
-        for times in [
-            t.rotation.as_ref().map(|k| k.times()),
-            t.translation.as_ref().map(|k| k.times()),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            assert_eq!(times.len(), keys, "the demo walk's tracks share their keys");
+    for name in ["Walk", "TurnWalk"] {
+        let walk = &model.clips[model.find_clip(name).unwrap()];
+        let keys = walk.tracks()[0].rotation.as_ref().unwrap().times().len();
+        for t in walk.tracks() {
+            for times in [
+                t.rotation.as_ref().map(|k| k.times()),
+                t.translation.as_ref().map(|k| k.times()),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                assert_eq!(
+                    times.len(),
+                    keys,
+                    "{name}: the demo's tracks share their keys"
+                );
+            }
         }
+        let rm_a = ClipRootMotion::for_clip(sk, walk, None).unwrap().unwrap();
+        let m = (keys - 1) / 3;
+        let b = shifted(walk, m, rm_a.source.joint);
+        let rm_b = ClipRootMotion::for_clip(sk, &b, None).unwrap().unwrap();
+        let map = joint_map_by_name(sk, sk);
+        let job = CompareJob {
+            a: CompareSide {
+                skeleton: sk,
+                clip: walk,
+                root_motion: Some(&rm_a),
+            },
+            b: CompareSide {
+                skeleton: sk,
+                clip: &b,
+                root_motion: Some(&rm_b),
+            },
+            joint_map: &map,
+        };
+        // Unlocked, the copy is a third of a cycle off.
+        assert!(max_over_cycle(&job, 0.0) > 0.1, "{name}");
+        // B at phase u shows A's pose at u + m/n, so A's phase u is B's u - m/n.
+        let offset = 1.0 - m as f32 / (keys - 1) as f32;
+        let locked = max_over_cycle(&job, offset);
+        assert!(locked < 1e-4, "{name} locked to phase: {locked} m");
+        // The markers say the same.
+        let from_markers = marker_phase_offset(walk, &b).expect("shared markers");
+        assert!(
+            (from_markers - offset).abs() < 1e-4,
+            "{from_markers} vs {offset}"
+        );
+        assert!(max_over_cycle(&job, from_markers) < 1e-4, "{name}");
     }
-    let rm_a = ClipRootMotion::for_clip(sk, walk, None).unwrap().unwrap();
-    let root = rm_a.source.joint;
-    let tr = walk
-        .joint_tracks(root)
-        .unwrap()
-        .translation
-        .as_ref()
-        .unwrap();
-    let cycle = (tr.key_value(keys - 1) - tr.key_value(0)) * Vec3::new(1.0, 0.0, 1.0);
-    let m = (keys - 1) / 3;
-    let b = shifted(walk, m, root, cycle);
-    let rm_b = ClipRootMotion::for_clip(sk, &b, None).unwrap().unwrap();
-    let map = joint_map_by_name(sk, sk);
-    let job = CompareJob {
-        a: CompareSide {
-            skeleton: sk,
-            clip: walk,
-            root_motion: Some(&rm_a),
-        },
-        b: CompareSide {
-            skeleton: sk,
-            clip: &b,
-            root_motion: Some(&rm_b),
-        },
-        joint_map: &map,
-    };
-    // Unlocked, the copy is a third of a cycle off.
-    assert!(max_over_cycle(&job, 0.0) > 0.1);
-    // B at phase u shows A's pose at u + m/n, so A's phase u is B's u - m/n.
-    let offset = 1.0 - m as f32 / (keys - 1) as f32;
-    let locked = max_over_cycle(&job, offset);
-    assert!(locked < 1e-4, "locked to phase: {locked} m");
-    // The markers say the same.
-    let from_markers = marker_phase_offset(walk, &b).expect("shared markers");
-    assert!(
-        (from_markers - offset).abs() < 1e-4,
-        "{from_markers} vs {offset}"
-    );
-    assert!(max_over_cycle(&job, from_markers) < 1e-4);
 }

@@ -252,8 +252,9 @@ fn each_check_finds_the_problem_planted_for_it() {
         slide.value
     );
 
+    // The share of the cycle's frames that move backwards: the last keys, not all.
     let rev = only(&report, "Reversing", "root-reversal");
-    assert!(rev.value >= 1.0, "{rev:?}");
+    assert!(rev.value > 0.0 && rev.value < 0.25, "{rev:?}");
 
     let m = only(&report, "Shifted", "markers-disagree");
     // A third of the cycle off, within the detection's own 0.06 s.
@@ -447,8 +448,6 @@ fn lint_cli_on_the_shared_characters_and_a_broken_file() {
         .as_str()
         .unwrap()
         .contains(&format!("{degrees:.2} deg")));
-    // No timings in the report: nothing that would differ between two runs.
-    assert!(!String::from_utf8_lossy(&one).contains("secs\": 0.0"));
 
     // Text mode: ranked, errors first, one summary line.
     let text = bin().arg("lint").arg(&dir).output().unwrap();

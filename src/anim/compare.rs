@@ -180,5 +180,30 @@ fn pose_of(
         local,
         model_from_root: Mat4::IDENTITY,
     }
-    .run(model)
+    .run(model)?;
+    if let Some(rm) = side.root_motion {
+        face_forward(model, rm.source.joint);
+    }
+    Ok(())
+}
+
+/// Turns the whole pose about +Y so the root joint's heading (the twist of its model
+/// rotation about +Y) is 0, and moves its ground position to the origin. Root motion's
+/// yaw is measured from each clip's own first frame, so a copy that starts later in a
+/// turning cycle (or mocap whose hips twist) would otherwise face another way.
+/// `2 atan2(y, w)` adds exactly under a pre-multiplied turn about +Y, so two clips of the
+/// same pose facing different ways end up identical.
+fn face_forward(model: &mut [Mat4], root: usize) {
+    let Some(m) = model.get(root) else {
+        return;
+    };
+    let (_, q, t) = m.to_scale_rotation_translation();
+    let yaw = 2.0 * q.y.atan2(q.w);
+    if !yaw.is_finite() {
+        return;
+    }
+    let fix = Mat4::from_rotation_y(-yaw) * Mat4::from_translation(Vec3::new(-t.x, 0.0, -t.z));
+    for m in model.iter_mut() {
+        *m = fix * *m;
+    }
 }

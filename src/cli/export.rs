@@ -18,8 +18,9 @@ pub fn write_gif(path: &Path, frames: &[RgbaImage], fps: f32) -> Result<(), Stri
     encoder
         .set_repeat(Repeat::Infinite)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    let delay =
-        image::Delay::from_saturating_duration(std::time::Duration::from_secs_f32(1.0 / fps));
+    let secs = std::time::Duration::try_from_secs_f32(1.0 / fps)
+        .map_err(|_| format!("{}: {fps} fps has no frame delay", path.display()))?;
+    let delay = image::Delay::from_saturating_duration(secs);
     for f in frames {
         let buffer = image::RgbaImage::from_raw(f.width, f.height, f.pixels.clone())
             .ok_or_else(|| format!("{}: frame buffer has the wrong size", path.display()))?;

@@ -254,8 +254,11 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
     if !args.time.is_finite() {
         return Err(format!("--time must be finite, got {}", args.time));
     }
-    if !(args.fps.is_finite() && args.fps > 0.0) {
-        return Err(format!("--fps must be a positive number, got {}", args.fps));
+    if !(args.fps.is_finite() && (0.01..=1000.0).contains(&args.fps)) {
+        return Err(format!(
+            "--fps must be between 0.01 and 1000, got {}",
+            args.fps
+        ));
     }
     if args.frames == Some(0) {
         return Err("--frames must be at least 1".into());

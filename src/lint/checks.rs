@@ -20,6 +20,11 @@ use crate::graph::locomotion::{clip_locomotion, ClipLocomotion};
 const HITCH_RATIO: f32 = 2.0;
 /// Frames per second the root and the feet are played at.
 const PLAY_HZ: f64 = 60.0;
+/// Most frames one clip is played for (about 5.5 minutes at 60 fps): a stray key at
+/// 1e7 s (frame numbers written as seconds) must not stall the run.
+const MAX_PLAY_FRAMES: usize = 20_000;
+/// A root that moves backwards in this share of a cycle's frames scores 1 in the ranking.
+const REVERSAL_SHARE: f64 = 0.05;
 /// A foot planted for more than this share of the cycle stands (Idle): not a gait.
 const STANDING_FRACTION: f32 = 0.95;
 /// Additive layers that travel more than this per cycle (metres, scaled) move like
@@ -110,6 +115,24 @@ pub(crate) fn lint_model(model: &Model, settings: &LintSettings) -> (Vec<Finding
                 None
             }
         };
+        if f64::from(clip.duration_secs()) * PLAY_HZ > MAX_PLAY_FRAMES as f64 {
+            out.push(finding(
+                "long-clip",
+                clip,
+                None,
+                format!(
+                    "{:.0} s long: more than {MAX_PLAY_FRAMES} frames at {PLAY_HZ:.0} fps, so it \
+                     is not played for root reversal and foot slide (a key time in frames \
+                     instead of seconds?)",
+                    clip.duration_secs()
+                ),
+                f64::from(clip.duration_secs()),
+                MAX_PLAY_FRAMES as f64 / PLAY_HZ,
+            ));
+            seams(model, clip, root.as_ref(), settings, scale, &mut out);
+            additive(model, clip, root.as_ref(), scale, &mut out);
+            continue;
+        }
         if let Some(rm) = &root {
             reversal(clip, rm, &mut out);
         }
@@ -201,8 +224,8 @@ fn reversal(clip: &Clip, rm: &ClipRootMotion, out: &mut Vec<Finding>) {
                  (worst {:.1} mm, at {worst_at:.3} s)",
                 worst * 1000.0
             ),
-            against as f64,
-            0.0,
+            against as f64 / frames as f64,
+            REVERSAL_SHARE,
         ));
     }
 }

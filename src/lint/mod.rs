@@ -22,6 +22,9 @@
 //!   cycles) that hold different numbers of strides per cycle, or whose cycle lengths are
 //!   far apart, so cycle sync pairs a step with a stride or plays one at a silly rate.
 //!
+//! - `long-clip`: a clip too long to play frame by frame (a key time in frames?).
+//! - `internal`: checking the file hit a bug of stridescope's (reported, the run goes on).
+//!
 //! The report is deterministic: files sorted by path, findings ranked by severity and by
 //! how far they are over their threshold, no timings; the same with any number of jobs.
 
@@ -166,11 +169,12 @@ impl LintReport {
 /// deduplicated. Errors name the path that cannot be read.
 pub fn collect_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
+    let mut visited = std::collections::BTreeSet::new();
     for input in inputs {
         let meta = std::fs::metadata(input)
             .map_err(|e| format!("{}: cannot read: {e}", input.display()))?;
         if meta.is_dir() {
-            walk(input, &mut out)?;
+            walk(input, &mut out, &mut visited)?;
         } else {
             out.push(input.clone());
         }
@@ -180,7 +184,17 @@ pub fn collect_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+/// `visited` holds the canonical folders seen, so a symlink back up the tree is walked
+/// once, not until the OS gives up.
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    visited: &mut std::collections::BTreeSet<PathBuf>,
+) -> Result<(), String> {
+    let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if !visited.insert(canonical) {
+        return Ok(());
+    }
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
     for entry in entries {
@@ -194,7 +208,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
             .map_err(|e| format!("{}: {e}", path.display()))?;
         // Follow symlinks to folders too (a library often links shared packs in).
         if kind.is_dir() || (kind.is_symlink() && path.is_dir()) {
-            walk(&path, out)?;
+            walk(&path, out, visited)?;
         } else if path
             .extension()
             .and_then(|e| e.to_str())
@@ -207,8 +221,38 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 }
 
 /// Lints one file: loads it and checks every clip. Never fails: a file that does not
-/// load is reported with its error.
+/// load is reported with its error, and so is a panic while checking it (a bug of ours,
+/// which must not cost the user the rest of the report).
 pub fn lint_file(path: &Path, settings: &LintSettings) -> FileReport {
+    let shown = path.display().to_string();
+    match std::panic::catch_unwind(|| lint_file_unguarded(path, settings)) {
+        Ok(report) => report,
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown".into());
+            FileReport {
+                path: shown,
+                error: Some(format!("internal error while checking: {why}")),
+                clips: Vec::new(),
+                findings: vec![Finding {
+                    severity: Severity::Error,
+                    check: "internal",
+                    clip: None,
+                    joint: None,
+                    message: format!("stridescope failed while checking this file: {why}"),
+                    value: 1.0,
+                    threshold: 0.0,
+                }],
+                gaits: Vec::new(),
+            }
+        }
+    }
+}
+
+fn lint_file_unguarded(path: &Path, settings: &LintSettings) -> FileReport {
     let shown = path.display().to_string();
     match crate::asset::load(path) {
         Err(e) => FileReport {
