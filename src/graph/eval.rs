@@ -19,6 +19,10 @@
 //! (translation and yaw), each `delta_i` being that input's own wrap-safe delta for the
 //! interval its clock played. A seek moves every clock and emits no root motion.
 
+/// Per-frame lists (inputs, weights, active states): on the stack for up to 8 entries, so
+/// a steady blend allocates nothing per frame.
+type Inline<T> = smallvec::SmallVec<[T; 8]>;
+
 use glam::DVec2;
 
 use crate::anim::blend::additive::AdditiveJob;
@@ -451,12 +455,12 @@ impl Node {
                 }
             }
             SyncMode::Cycle => {
-                let durations: Vec<f64> = self
+                let durations: Inline<f64> = self
                     .players()
                     .iter()
                     .map(|&p| players[p].duration_secs())
                     .collect();
-                let weights: Vec<f64> = self.norm().iter().map(|&w| w as f64).collect();
+                let weights: Inline<f64> = self.norm().iter().map(|&w| w as f64).collect();
                 let loop_secs = sync::cycle_sync_loop_secs(&durations, &weights)
                     .unwrap_or_else(|_| durations.iter().sum::<f64>() / durations.len() as f64);
                 for (&p, d) in self.players().iter().zip(&durations) {
@@ -819,7 +823,7 @@ impl PoseGraph {
             Base::Node(n) => n.advance(dt, &mut self.players)?,
             Base::Machine(m) => {
                 // The heavier active state leads; with marker sync the other follows it.
-                let active: Vec<(usize, f32)> =
+                let active: Inline<(usize, f32)> =
                     m.sm.weights()
                         .iter()
                         .filter_map(|&(s, w)| match s {
@@ -1018,7 +1022,7 @@ impl PoseGraph {
             }
         }
         {
-            let mut inputs: Vec<BlendLayer> = self
+            let mut inputs: Inline<BlendLayer> = self
                 .players
                 .iter()
                 .filter(|p| p.weight > 0.0 && !p.is_layer)
@@ -1094,7 +1098,7 @@ impl PoseGraph {
     /// Re-measures phase cancellation when the set of active inputs, their weights (to
     /// 0.05) or their relative phases (to 0.01 cycle) changed.
     fn update_phase_report(&mut self, model: &Model) -> Result<(), AnimError> {
-        let active: Vec<usize> = (0..self.players.len())
+        let active: Inline<usize> = (0..self.players.len())
             .filter(|&i| self.players[i].weight > 0.0 && !self.players[i].is_layer)
             .collect();
         if active.len() < 2 || self.legs.is_empty() {
@@ -1104,7 +1108,7 @@ impl PoseGraph {
         }
         let lead = self.leader_index();
         let lead_u = self.players[lead].normalized();
-        let key: Vec<(usize, i32, i32)> = active
+        let key: Inline<(usize, i32, i32)> = active
             .iter()
             .map(|&i| {
                 let p = &self.players[i];
@@ -1116,7 +1120,7 @@ impl PoseGraph {
                 )
             })
             .collect();
-        if key == self.phase_key && self.phase.is_some() {
+        if key[..] == self.phase_key[..] && self.phase.is_some() {
             return Ok(());
         }
         let legs: Vec<(usize, usize)> = self.legs.iter().map(|l| (l.thigh, l.foot)).collect();
@@ -1137,7 +1141,7 @@ impl PoseGraph {
             &inputs,
             PHASE_SAMPLES,
         )?);
-        self.phase_key = key;
+        self.phase_key = key.to_vec();
         Ok(())
     }
 
