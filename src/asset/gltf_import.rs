@@ -160,7 +160,7 @@ fn import(bytes: &[u8], path: &Path) -> Result<Model, ImportError> {
     let is_glb = bytes.starts_with(GLB_MAGIC);
     let (root, channel_map) = parse_json(json_bytes, path, &mut warnings)?;
     check_asset(&root, path)?;
-    check_extensions(&root, path, &mut warnings)?;
+    let quantized = check_extensions(&root, path, &mut warnings)?;
     validate_structure(&root, path, &channel_map)?;
     let doc = gltf::Document::from_json_without_validation(root);
 
@@ -172,6 +172,8 @@ fn import(bytes: &[u8], path: &Path) -> Result<Model, ImportError> {
         buffer_errors: Vec::new(),
         channel_map,
         warnings,
+        quantized,
+        uv_transforms: Vec::new(),
         total_vertices: 0,
         total_indices: 0,
         total_keys: 0,
@@ -541,12 +543,27 @@ fn check_asset(root: &json::Root, path: &Path) -> Result<(), ImportError> {
     Ok(())
 }
 
+/// Extensions this importer implements: required or used, they are no warning.
+/// `KHR_mesh_quantization` (gltfpack's default output) only widens the vertex attribute
+/// formats; the dequantizing scale and offset are ordinary node transforms (or folded
+/// into the inverse bind matrices of skinned meshes), which every path already applies.
+/// `KHR_texture_transform` on the base colour texture is baked into the primitives' UVs
+/// (the only texture drawn), which is also how gltfpack's quantized UVs are restored.
+pub(crate) const SUPPORTED_EXTENSIONS: &[&str] = &[KHR_MESH_QUANTIZATION, "KHR_texture_transform"];
+const KHR_MESH_QUANTIZATION: &str = "KHR_mesh_quantization";
+
+/// Refuses required extensions we do not implement (naming them) and lists the used ones
+/// we ignore. Returns whether `KHR_mesh_quantization` is in use.
 fn check_extensions(
     root: &json::Root,
     path: &Path,
     warnings: &mut Vec<String>,
-) -> Result<(), ImportError> {
-    if let Some(ext) = root.extensions_required.first() {
+) -> Result<bool, ImportError> {
+    if let Some(ext) = root
+        .extensions_required
+        .iter()
+        .find(|e| !SUPPORTED_EXTENSIONS.contains(&e.as_str()))
+    {
         return Err(ImportError::new(
             path,
             "extensionsRequired",
@@ -555,13 +572,17 @@ fn check_extensions(
     }
     let mut seen = HashSet::new();
     for ext in &root.extensions_used {
+        if SUPPORTED_EXTENSIONS.contains(&ext.as_str()) {
+            continue;
+        }
         if seen.insert(ext.as_str()) {
             warnings.push(format!(
                 "extensionsUsed: extension '{ext}' is not supported; its data is ignored"
             ));
         }
     }
-    Ok(())
+    let in_use = |list: &[String]| list.iter().any(|e| e == KHR_MESH_QUANTIZATION);
+    Ok(in_use(&root.extensions_used) || in_use(&root.extensions_required))
 }
 
 /// Runs the gltf crate's structural validation (index ranges, enum values), which its
@@ -696,6 +717,11 @@ struct Importer<'a> {
     buffer_errors: Vec<Option<String>>,
     channel_map: ChannelMap,
     warnings: Vec<String>,
+    /// `KHR_mesh_quantization` is in use: vertex attributes may be 8/16-bit integers.
+    quantized: bool,
+    /// Per material: its base colour texture's `KHR_texture_transform`, applied to the
+    /// UVs of the primitives that use it.
+    uv_transforms: Vec<Option<glam::Affine2>>,
     total_vertices: usize,
     total_indices: usize,
     total_keys: usize,
@@ -827,6 +853,32 @@ fn format_name(acc: &gltf::Accessor<'_>) -> String {
 /// Allowed component types for an accessor role: (type, normalized).
 type Formats<'f> = &'f [(DataType, bool)];
 const FLOAT_ONLY: Formats<'static> = &[(DataType::F32, false)];
+/// KHR_mesh_quantization's POSITION: float, or 8/16-bit integers, normalized or not.
+const QUANTIZED_POSITION: Formats<'static> = &[
+    (DataType::F32, false),
+    (DataType::I8, false),
+    (DataType::I8, true),
+    (DataType::U8, false),
+    (DataType::U8, true),
+    (DataType::I16, false),
+    (DataType::I16, true),
+    (DataType::U16, false),
+    (DataType::U16, true),
+];
+/// KHR_mesh_quantization's NORMAL and TANGENT: float or normalized signed 8/16-bit.
+const QUANTIZED_DIRECTION: Formats<'static> = &[
+    (DataType::F32, false),
+    (DataType::I8, true),
+    (DataType::I16, true),
+];
+/// Core glTF's TEXCOORD formats.
+const CORE_TEXCOORD: Formats<'static> = &[
+    (DataType::F32, false),
+    (DataType::U8, true),
+    (DataType::U16, true),
+];
+/// KHR_mesh_quantization's TEXCOORD: any 8/16-bit integer, normalized or not.
+const QUANTIZED_TEXCOORD: Formats<'static> = QUANTIZED_POSITION;
 
 impl Importer<'_> {
     fn err(&self, element: impl Into<String>, message: impl Into<String>) -> ImportError {
@@ -1609,6 +1661,29 @@ impl Importer<'_> {
                 factor = Vec4::ONE;
             }
             let mut base_color_image = None;
+            let transform = pbr
+                .base_color_texture()
+                .and_then(|info| info.texture_transform());
+            let uv = match &transform {
+                Some(t) => {
+                    if t.tex_coord().is_some_and(|c| c != 0) {
+                        self.warn(
+                            &element,
+                            "texture transform selects another TEXCOORD; only TEXCOORD_0 is \
+                             imported",
+                        );
+                    }
+                    let m = uv_transform(t.offset(), t.rotation(), t.scale());
+                    if m.is_some_and(|m| !m.is_finite()) {
+                        self.warn(&element, "texture transform is not finite; ignored");
+                        None
+                    } else {
+                        m
+                    }
+                }
+                None => None,
+            };
+            self.uv_transforms.push(uv);
             if let Some(info) = pbr.base_color_texture() {
                 if info.tex_coord() != 0 {
                     self.warn(
@@ -1833,7 +1908,23 @@ impl Importer<'_> {
         let Some(pos_acc) = prim.get(&Semantic::Positions) else {
             return Err(self.err(element, "has no POSITION attribute"));
         };
-        let positions = self.read_vec3s(&pos_acc, element, "POSITION")?;
+        let position_formats = if self.quantized {
+            QUANTIZED_POSITION
+        } else {
+            if pos_acc.data_type() != DataType::F32 {
+                return Err(self.err(
+                    element,
+                    format!(
+                        "POSITION (accessor {}) is {}: integer vertex attributes need the \
+                         KHR_mesh_quantization extension, which the file does not declare",
+                        pos_acc.index(),
+                        format_name(&pos_acc)
+                    ),
+                ));
+            }
+            FLOAT_ONLY
+        };
+        let positions = self.read_vec3s_as(&pos_acc, element, "POSITION", position_formats)?;
         if let Some(v) = positions.iter().position(|p| !p.is_finite()) {
             return Err(self.err(element, format!("POSITION of vertex {v} is not finite")));
         }
@@ -1907,7 +1998,8 @@ impl Importer<'_> {
         // Normals (generated when absent), tangents, texture coordinates.
         let normals = match prim.get(&Semantic::Normals) {
             Some(acc) => {
-                let normals = self.read_vec3s(&acc, element, "NORMAL")?;
+                let normals =
+                    self.read_vec3s_as(&acc, element, "NORMAL", self.direction_formats())?;
                 check_len(self, "NORMAL", normals.len())?;
                 if let Some(v) = normals.iter().position(|p| !p.is_finite()) {
                     return Err(self.err(element, format!("NORMAL of vertex {v} is not finite")));
@@ -1921,7 +2013,13 @@ impl Importer<'_> {
         };
         let tangents = match prim.get(&Semantic::Tangents) {
             Some(acc) => {
-                let t = self.read_f32s(&acc, element, "TANGENT", Dimensions::Vec4, FLOAT_ONLY)?;
+                let t = self.read_f32s(
+                    &acc,
+                    element,
+                    "TANGENT",
+                    Dimensions::Vec4,
+                    self.direction_formats(),
+                )?;
                 let t: Vec<Vec4> = t.chunks_exact(4).map(Vec4::from_slice).collect();
                 check_len(self, "TANGENT", t.len())?;
                 if t.iter().any(|v| !v.is_finite()) {
@@ -1938,13 +2036,22 @@ impl Importer<'_> {
                     element,
                     "TEXCOORD_0",
                     Dimensions::Vec2,
-                    &[
-                        (DataType::F32, false),
-                        (DataType::U8, true),
-                        (DataType::U16, true),
-                    ],
+                    if self.quantized {
+                        QUANTIZED_TEXCOORD
+                    } else {
+                        CORE_TEXCOORD
+                    },
                 )?;
-                let uv: Vec<Vec2> = uv.chunks_exact(2).map(Vec2::from_slice).collect();
+                let mut uv: Vec<Vec2> = uv.chunks_exact(2).map(Vec2::from_slice).collect();
+                let transform = prim
+                    .material()
+                    .index()
+                    .and_then(|m| self.uv_transforms.get(m).copied().flatten());
+                if let Some(t) = transform {
+                    for p in &mut uv {
+                        *p = t.transform_point2(*p);
+                    }
+                }
                 check_len(self, "TEXCOORD_0", uv.len())?;
                 if uv.iter().any(|v| !v.is_finite()) {
                     return Err(self.err(element, "TEXCOORD_0 has values that are not finite"));
@@ -2053,14 +2160,24 @@ impl Importer<'_> {
         }))
     }
 
-    fn read_vec3s(
+    fn read_vec3s_as(
         &self,
         acc: &gltf::Accessor<'_>,
         element: &str,
         role: &str,
+        formats: Formats<'_>,
     ) -> Result<Vec<Vec3>, ImportError> {
-        let v = self.read_f32s(acc, element, role, Dimensions::Vec3, FLOAT_ONLY)?;
+        let v = self.read_f32s(acc, element, role, Dimensions::Vec3, formats)?;
         Ok(v.chunks_exact(3).map(Vec3::from_slice).collect())
+    }
+
+    /// NORMAL / TANGENT formats: float, or with KHR_mesh_quantization normalized 8/16-bit.
+    fn direction_formats(&self) -> Formats<'static> {
+        if self.quantized {
+            QUANTIZED_DIRECTION
+        } else {
+            FLOAT_ONLY
+        }
     }
 
     // ---- animations ----
@@ -2598,6 +2715,26 @@ struct Skins {
     skins: Vec<Skin>,
     /// Model skin index of each glTF skin (`None` for skipped skins).
     model_index: Vec<Option<usize>>,
+}
+
+/// `KHR_texture_transform` as one affine map of UVs: `T(offset) * R(rotation) * S(scale)`,
+/// with the extension's rotation (counter-clockwise in UV space:
+/// `u' = cos r u + sin r v`, `v' = -sin r u + cos r v`). `None` for the identity.
+pub(crate) fn uv_transform(
+    offset: [f32; 2],
+    rotation: f32,
+    scale: [f32; 2],
+) -> Option<glam::Affine2> {
+    if offset == [0.0, 0.0] && rotation == 0.0 && scale == [1.0, 1.0] {
+        return None;
+    }
+    let (s, c) = rotation.sin_cos();
+    let r = glam::Mat2::from_cols(Vec2::new(c, -s), Vec2::new(s, c));
+    Some(
+        glam::Affine2::from_translation(Vec2::from(offset))
+            * glam::Affine2::from_mat2(r)
+            * glam::Affine2::from_scale(Vec2::from(scale)),
+    )
 }
 
 #[cfg(test)]
