@@ -180,3 +180,26 @@ fn texture_transform_is_baked_into_the_uvs() {
         [255.0, 0.0]
     );
 }
+
+/// A primitive without POSITION is valid glTF (the validator says so): the file loads,
+/// the primitive is skipped with a warning that names it.
+#[test]
+fn a_primitive_without_positions_is_skipped_with_a_warning() {
+    let json = r#"{
+  "asset": {"version": "2.0"},
+  "meshes": [{"primitives": [{"attributes": {}}]}],
+  "nodes": [{"mesh": 0}],
+  "scenes": [{"nodes": [0]}],
+  "scene": 0
+}"#;
+    let model = load_from_slice(json.as_bytes(), Path::new("empty.gltf")).unwrap();
+    assert!(model.meshes.iter().all(|m| m.primitives.is_empty()));
+    assert!(
+        model
+            .warnings
+            .iter()
+            .any(|w| w.contains("mesh 0 primitive 0") && w.contains("no POSITION")),
+        "{:?}",
+        model.warnings
+    );
+}

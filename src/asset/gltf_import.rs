@@ -600,6 +600,14 @@ fn validate_structure(
         if e == Error::Missing && p.starts_with("accessors[") && p.ends_with("].bufferView") {
             continue;
         }
+        // A primitive may lack POSITION (the spec allows it; an extension may supply the
+        // geometry): the mesh reader skips it with a warning.
+        if e == Error::Missing
+            && p.starts_with("meshes[")
+            && p.ends_with(".attributes[\"POSITION\"]")
+        {
+            continue;
+        }
         // Required extensions were reported by `check_extensions`.
         if e == Error::Unsupported {
             continue;
@@ -1906,7 +1914,9 @@ impl Importer<'_> {
             self.warn(element, "morph targets are not supported; ignored");
         }
         let Some(pos_acc) = prim.get(&Semantic::Positions) else {
-            return Err(self.err(element, "has no POSITION attribute"));
+            // Valid glTF (an extension may supply the geometry); nothing to draw here.
+            self.warn(element, "has no POSITION attribute; skipped");
+            return Ok(None);
         };
         let position_formats = if self.quantized {
             QUANTIZED_POSITION
