@@ -60,6 +60,9 @@ pub struct AppOptions {
     pub direction_deg: f32,
 }
 
+/// Seconds of playback per frame in scripted runs (`--screenshot`, `--export`).
+const SCRIPTED_FRAME_SECS: f64 = 1.0 / 60.0;
+
 /// The colour format of the 3D viewport texture: egui-wgpu samples native textures as
 /// `Rgba8Unorm`; the renderer's shaders then encode sRGB themselves.
 const VIEWPORT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
@@ -777,8 +780,12 @@ impl App {
         // Sleep until the next event unless this frame asks for a timed wake-up below.
         event_loop.set_control_flow(ControlFlow::Wait);
         let now = Instant::now();
-        // Advance playback by real time; paused frames do not accumulate time.
+        // Advance playback by real time; paused frames do not accumulate time. Scripted
+        // runs (--screenshot, --export) step a fixed 1/60 s per frame instead, so the
+        // same command gives the same picture on a fast machine and on a loaded one.
+        let scripted = self.options.screenshot.is_some() || self.options.export.is_some();
         let dt = match (self.previewer.is_animating(), self.last_tick) {
+            (true, Some(_)) if scripted => SCRIPTED_FRAME_SECS,
             (true, Some(last)) => now.duration_since(last).as_secs_f64(),
             _ => 0.0,
         };
