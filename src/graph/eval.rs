@@ -139,7 +139,10 @@ pub struct PoseGraph {
     snapshot_velocity: GroundTransform,
     snapshot_weight: f32,
     scratch: Vec<Transform>,
+    /// This frame's event names are `events[..events_len]`; the strings past it are kept
+    /// for reuse, so firing a name seen before allocates nothing.
     events: Vec<String>,
+    events_len: usize,
     phase: Option<PhaseReport>,
     phase_key: Vec<(usize, i32, i32)>,
     last_dt: f64,
@@ -628,6 +631,7 @@ impl PoseGraph {
             snapshot_weight: 0.0,
             scratch: vec![Transform::IDENTITY; n],
             events: Vec::new(),
+            events_len: 0,
             phase: None,
             phase_key: Vec::new(),
             last_dt: 0.0,
@@ -701,7 +705,7 @@ impl PoseGraph {
 
     /// Marker names crossed by the inputs during the last `advance`.
     pub fn events(&self) -> &[String] {
-        &self.events
+        &self.events[..self.events_len]
     }
 
     pub fn phase_report(&self) -> Option<&PhaseReport> {
@@ -876,30 +880,27 @@ impl PoseGraph {
             self.last_dt = dt_secs.abs();
         }
         // Events of this frame, tagged with their state; then the state machine.
-        self.events.clear();
+        self.events_len = 0;
         if let Base::Machine(m) = &mut self.base {
-            let mut fired: Vec<(String, usize)> = Vec::new();
+            // Names are borrowed from the clips' markers (no allocation per event).
+            let mut events: Inline<FiredEvent> = Inline::new();
             for &(slot, _) in m.sm.weights() {
                 if let Slot::State(s) = slot {
-                    let mut names = Vec::new();
                     for &p in m.states[s].players() {
-                        self.players[p].crossed_markers(&mut names);
-                    }
-                    for n in names {
-                        if !self.events.contains(&n) {
-                            self.events.push(n.clone());
-                        }
-                        fired.push((n, s));
+                        self.players[p].for_each_crossed(|name| {
+                            if !events.iter().any(|e| e.source_state == s && e.name == name) {
+                                events.push(FiredEvent {
+                                    name,
+                                    source_state: s,
+                                });
+                            }
+                        });
                     }
                 }
             }
-            let events: Vec<FiredEvent> = fired
-                .iter()
-                .map(|(n, s)| FiredEvent {
-                    name: n,
-                    source_state: *s,
-                })
-                .collect();
+            for e in &events {
+                push_event(&mut self.events, &mut self.events_len, e.name);
+            }
             let players = &self.players;
             let states = &m.states;
             let entered = &m.entered_cycles;
@@ -909,10 +910,12 @@ impl PoseGraph {
             };
             let report =
                 m.sm.update(dt_secs.abs() as f32, &self.params, &normalized, &events);
+            // The events borrow the players' marker names.
+            drop(events);
             self.apply_step(report.entered, report.snapshot)?;
         } else {
             for p in &self.players {
-                p.crossed_markers(&mut self.events);
+                p.for_each_crossed(|name| push_event(&mut self.events, &mut self.events_len, name));
             }
         }
         self.evaluate(model)
@@ -1008,7 +1011,7 @@ impl PoseGraph {
             }
         }
         self.root_delta = GroundTransform::IDENTITY;
-        self.events.clear();
+        self.events_len = 0;
         self.evaluate(model)
     }
 
@@ -1210,4 +1213,20 @@ fn reference_pose(
     .run(&mut pose)
     .map_err(|e| e.to_string())?;
     Ok(pose)
+}
+
+/// Appends `name` to the frame's events `events[..*len]` unless it is there, reusing the
+/// string kept past the end (its capacity) when there is one.
+fn push_event(events: &mut Vec<String>, len: &mut usize, name: &str) {
+    if events[..*len].iter().any(|e| e == name) {
+        return;
+    }
+    match events.get_mut(*len) {
+        Some(slot) => {
+            slot.clear();
+            slot.push_str(name);
+        }
+        None => events.push(name.to_string()),
+    }
+    *len += 1;
 }

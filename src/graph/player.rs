@@ -158,6 +158,16 @@ impl ClipPlayer {
     /// Names of markers crossed by this frame's interval (in playback order), e.g. foot
     /// contacts, for state-machine events.
     pub fn crossed_markers(&self, out: &mut Vec<String>) {
+        self.for_each_crossed(|name| {
+            if !out.iter().any(|n| n == name) {
+                out.push(name.to_string());
+            }
+        });
+    }
+
+    /// Calls `f` with the name of every marker the last advance crossed (each marker
+    /// once per crossing; the caller dedupes), borrowing the names: no allocation.
+    pub fn for_each_crossed<'a>(&'a self, mut f: impl FnMut(&'a str)) {
         let Some(iv) = self.interval else {
             return;
         };
@@ -176,8 +186,8 @@ impl ClipPlayer {
             for m in &self.markers {
                 let t = k as f64 * d + m.time_secs as f64;
                 // Half-open (lo, hi]: a marker exactly at the start was fired last frame.
-                if t > lo && t <= hi && !out.contains(&m.name) {
-                    out.push(m.name.clone());
+                if t > lo && t <= hi {
+                    f(&m.name);
                 }
             }
         }
