@@ -135,7 +135,21 @@ impl Previewer {
             compare_files_opened: 0,
         };
         p.evaluate_pose();
+        if let Some(w) = p.import_warning_summary() {
+            p.set_message(w, false);
+        }
         p
+    }
+
+    /// "N import warning(s): the first one" when the importer ignored or repaired
+    /// something (unsupported extensions, morph targets...), for the status bar; the list
+    /// is under Clips > Import warnings.
+    pub fn import_warning_summary(&self) -> Option<String> {
+        let first = self.model.warnings.first()?;
+        Some(match self.model.warnings.len() {
+            1 => format!("1 import warning: {first}"),
+            n => format!("{n} import warnings (see Clips > Import warnings), first: {first}"),
+        })
     }
 
     pub fn model(&self) -> &Model {
@@ -187,7 +201,11 @@ impl Previewer {
         match crate::asset::load(path) {
             Ok(model) => {
                 self.replace_model(model, Some(path.to_path_buf()));
-                self.set_message(format!("opened {}", path.display()), false);
+                let text = match self.import_warning_summary() {
+                    Some(w) => format!("opened {}: {w}", path.display()),
+                    None => format!("opened {}", path.display()),
+                };
+                self.set_message(text, false);
                 Ok(())
             }
             Err(e) => {

@@ -160,3 +160,30 @@ fn ab_compare_panel() {
     assert!(c.difference.max_m > 0.0);
     let _ = std::fs::remove_file(&copy);
 }
+
+/// What the importer ignored reaches the user: the status bar says how many warnings and
+/// the first, and Clips > Import warnings lists them.
+#[test]
+fn import_warnings_show_in_the_status_bar_and_the_clips_panel() {
+    let json = br#"{"asset": {"version": "2.0"}, "extensionsUsed": ["KHR_materials_sheen"],
+        "nodes": [{"name": "n"}], "scenes": [{"nodes": [0]}], "scene": 0}"#;
+    let model =
+        stridescope::asset::load_from_slice(json, std::path::Path::new("sheen.gltf")).unwrap();
+    assert_eq!(model.warnings.len(), 1);
+    let mut h = harness(model);
+    let text = h.state().message().unwrap().text.clone();
+    assert!(text.starts_with("1 import warning"), "{text}");
+    assert!(text.contains("KHR_materials_sheen"), "{text}");
+    h.get_by_label("Import warnings (1)").click();
+    h.run_steps(2);
+    // In the status bar and as the list's row.
+    assert_eq!(
+        h.query_all_by_label_contains("'KHR_materials_sheen' is not supported")
+            .count(),
+        2
+    );
+    // The demo has nothing to report.
+    let h = harness(stridescope::asset::load_or_demo(None).unwrap());
+    assert!(h.state().message().is_none());
+    assert!(h.query_by_label_contains("Import warnings").is_none());
+}

@@ -258,6 +258,7 @@ impl Previewer {
         ui.heading("Clips");
         if self.model.clips.is_empty() {
             ui.weak("This file has no animations (showing the rest pose).");
+            self.import_warnings_ui(ui);
             return;
         }
         let mut picked = None;
@@ -273,6 +274,21 @@ impl Previewer {
         if let Some(i) = picked {
             self.select_clip(i);
         }
+        self.import_warnings_ui(ui);
+    }
+
+    /// What the importer ignored or repaired, listed once each.
+    fn import_warnings_ui(&self, ui: &mut egui::Ui) {
+        if self.model.warnings.is_empty() {
+            return;
+        }
+        egui::CollapsingHeader::new(format!("Import warnings ({})", self.model.warnings.len()))
+            .id_salt("import_warnings")
+            .show(ui, |ui| {
+                for w in &self.model.warnings {
+                    ui.add(egui::Label::new(egui::RichText::new(w).weak()).wrap());
+                }
+            });
     }
 
     fn status_ui(&mut self, ui: &mut egui::Ui) {
