@@ -240,20 +240,20 @@ impl Previewer {
         self.pose = Pose::new(&self.model);
         // A reload of the same file keeps the selected and pinned joints that still
         // exist, found again by name (the joint order may have changed).
-        let names = |js: &[usize]| -> Vec<String> {
-            js.iter()
-                .filter_map(|&j| old_names.get(j).cloned())
-                .collect()
-        };
-        let selected = names(&self.inspect.selected.into_iter().collect::<Vec<_>>());
-        let pinned = names(&self.inspect.pinned);
+        let name_of = |j: usize| old_names.get(j).cloned();
+        let selected = self.inspect.selected.and_then(name_of);
+        let pinned: Vec<String> = self
+            .inspect
+            .pinned
+            .iter()
+            .filter_map(|&j| name_of(j))
+            .collect();
         self.inspect.reset_for_model();
         if reload {
             let sk = &self.model.skeleton;
-            self.inspect.selected = selected.first().and_then(|n| sk.find(n));
+            self.inspect.selected = selected.and_then(|n| sk.find(&n));
             self.inspect.pinned = pinned.iter().filter_map(|n| sk.find(n)).collect();
         }
-        self.inspect.forget_measurements();
         // B's joints were matched against the old skeleton.
         self.compare = None;
         self.ghosts.clear();

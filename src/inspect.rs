@@ -5,7 +5,7 @@
 
 use glam::{Mat4, Vec2, Vec3};
 
-use crate::anim::curves::EulerOrder;
+use crate::anim::curves::{EulerOrder, JointCurves};
 use crate::anim::seam::{ChannelSeam, LoopSeamJob};
 use crate::asset::Model;
 use crate::render::camera::world_to_pixel;
@@ -101,6 +101,8 @@ pub struct Inspection {
     seams_for: Option<usize>,
     /// The lint's pop threshold scaled to this rig (metres), once per model.
     pop_m: Option<f32>,
+    /// Sampled curves of `(clip, joint, order)`, kept while the joint stays in the view.
+    curves: Vec<((usize, usize, EulerOrder), JointCurves)>,
 }
 
 impl Inspection {
@@ -138,6 +140,42 @@ impl Inspection {
         self.seams.clear();
         self.seams_for = None;
         self.pop_m = None;
+        self.curves.clear();
+    }
+
+    /// The curves of `joints` in clip `clip` in the current Euler order, sampled once and
+    /// kept while they stay in the view (not every frame); `(joint, curves)` pairs.
+    pub fn curves(
+        &mut self,
+        model: &Model,
+        clip: usize,
+        joints: &[usize],
+        samples: usize,
+    ) -> Vec<(usize, &JointCurves)> {
+        let order = self.euler_order;
+        self.curves
+            .retain(|((c, j, o), _)| *c == clip && *o == order && joints.contains(j));
+        for &j in joints {
+            if self.curves.iter().any(|((_, k, _), _)| *k == j) {
+                continue;
+            }
+            let (Some(c), Some(rest)) = (model.clips.get(clip), model.skeleton.rest_pose().get(j))
+            else {
+                continue;
+            };
+            if let Ok(curves) = JointCurves::sample(c, j, rest, order, samples) {
+                self.curves.push(((clip, j, order), curves));
+            }
+        }
+        joints
+            .iter()
+            .filter_map(|&j| {
+                self.curves
+                    .iter()
+                    .find(|((_, k, _), _)| *k == j)
+                    .map(|(_, c)| (j, c))
+            })
+            .collect()
     }
 
     /// A seam that moves the end of its chain farther than this (metres) is a pop: the
@@ -150,8 +188,9 @@ impl Inspection {
         })
     }
 
-    /// The loop seams of clip `clip` of `model` (computed once per clip).
-    pub fn seams(&mut self, model: &Model, clip: Option<usize>) -> &[ChannelSeam] {
+    /// Measures the loop seams of clip `clip` of `model` when they are not measured yet
+    /// (once per clip); [`Self::seams`] reads them.
+    pub fn update_seams(&mut self, model: &Model, clip: Option<usize>) {
         if self.seams_for != clip {
             self.seams.clear();
             self.seams_for = clip;
@@ -168,6 +207,10 @@ impl Inspection {
                 let _ = job.run(&mut self.seams);
             }
         }
+    }
+
+    /// The seams of the clip last passed to [`Self::update_seams`], most visible first.
+    pub fn seams(&self) -> &[ChannelSeam] {
         &self.seams
     }
 }
@@ -272,8 +315,17 @@ pub struct AbCompare {
     pub a_path: Vec<Vec3>,
     pub b_path: Vec<Vec3>,
     curve_for: Option<(usize, usize, u32, bool)>,
+    /// Root motion of A's and B's clips, extracted once per `(a_clip, b_clip)`.
+    roots: Option<RootsFor>,
     scratch: crate::anim::compare::CompareScratch,
 }
+
+/// `(a_clip, b_clip)` and their root motion.
+type RootsFor = (
+    (usize, usize),
+    Option<crate::anim::ClipRootMotion>,
+    Option<crate::anim::ClipRootMotion>,
+);
 
 impl AbCompare {
     /// B = clip `b_clip` of `a` (the open file).
@@ -299,6 +351,7 @@ impl AbCompare {
             a_path: Vec::new(),
             b_path: Vec::new(),
             curve_for: None,
+            roots: None,
             scratch: Default::default(),
         }
     }
@@ -395,6 +448,7 @@ impl AbCompare {
             a_path,
             b_path,
             valid,
+            roots,
             ..
         } = self;
         *note_out = note;
@@ -416,12 +470,19 @@ impl AbCompare {
             ((a_phase_secs as f32) / da).rem_euclid(1.0)
         };
         let ub = (u + offset).rem_euclid(1.0);
-        let root_a = crate::anim::ClipRootMotion::for_clip(&a.skeleton, a_clip_ref, None)
-            .ok()
-            .flatten();
-        let root_b = crate::anim::ClipRootMotion::for_clip(&b_model.skeleton, bc, None)
-            .ok()
-            .flatten();
+        if roots.as_ref().map(|r| r.0) != Some((a_clip, b_clip)) {
+            let extract = |m: &Model, c| {
+                crate::anim::ClipRootMotion::for_clip(&m.skeleton, c, None)
+                    .ok()
+                    .flatten()
+            };
+            *roots = Some((
+                (a_clip, b_clip),
+                extract(a, a_clip_ref),
+                extract(b_model, bc),
+            ));
+        }
+        let (_, root_a, root_b) = roots.as_ref().expect("set above");
         let place = match view {
             CompareView::Overlay => model_from_root,
             CompareView::SideBySide => Mat4::from_translation(side_offset) * model_from_root,

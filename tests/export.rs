@@ -139,3 +139,27 @@ fn mp4_through_ffmpeg_or_a_clear_message() {
     assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "122,82,9");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn frame_rates_out_of_range_are_refused() {
+    for fps in ["0", "1e-20", "5000"] {
+        let out = bin()
+            .args([
+                "render",
+                "--frames",
+                "2",
+                "--gif",
+                "/tmp/never.gif",
+                "--fps",
+                fps,
+            ])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "--fps {fps}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--fps must be between 0.01 and 1000"),
+            "--fps {fps}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

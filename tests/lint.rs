@@ -503,3 +503,48 @@ fn lint_exit_codes() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no .gltf or .glb files"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A clip with a stray key far out (frame numbers written as seconds) is reported as too
+/// long to play instead of stalling the run; a folder that links back to itself is walked
+/// once.
+#[test]
+fn long_clips_and_symlink_loops_do_not_stall_lint() {
+    let mut model = demo();
+    let spine = model.skeleton.find("spine_01").unwrap();
+    let mut t = JointTracks::new(spine);
+    t.rotation = Some(
+        Track::new(
+            Interpolation::Linear,
+            vec![0.0, 100_000.0],
+            vec![Quat::IDENTITY, Quat::from_rotation_x(0.5)],
+            "stray",
+        )
+        .unwrap(),
+    );
+    model.clips.push(
+        Clip::new(
+            "Stray".into(),
+            vec![t],
+            vec![],
+            model.skeleton.joint_count(),
+        )
+        .unwrap(),
+    );
+    let report = lint(vec![("stray.glb".into(), model)]);
+    let long = only(&report, "Stray", "long-clip");
+    assert_eq!(long.value, 100_000.0);
+    assert!(findings_of(&report, "Stray")
+        .iter()
+        .all(|f| f.check != "foot-slide" && f.check != "root-reversal"));
+
+    #[cfg(unix)]
+    {
+        let dir = scratch("loop");
+        let demo_path = dir.join("demo.glb");
+        stridescope::asset::demo::write_demo(&demo_path).unwrap();
+        std::os::unix::fs::symlink(&dir, dir.join("again")).unwrap();
+        let files = stridescope::lint::collect_files(std::slice::from_ref(&dir)).unwrap();
+        assert_eq!(files, vec![demo_path]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

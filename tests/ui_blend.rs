@@ -2,6 +2,8 @@
 //! with egui_kittest: turning the graph on, moving the speed slider through the state
 //! machine, travelling to a state, and dragging the blend-space parameter.
 
+mod common;
+
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use stridescope::anim::blend::space::BlendSpace2D;
@@ -106,18 +108,7 @@ fn blend_space_widget_drags_the_parameter_and_shows_weights() {
     // Click near the top of the widget: the forward sample (0, 1.4) gets the weight.
     let rect = h.get_by_label("2D blend space").rect();
     let at = egui::pos2(rect.center().x, rect.top() + 20.0);
-    h.event(egui::Event::PointerMoved(at));
-    h.run_steps(1);
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos: at,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.run_steps(1);
-    }
-    h.run_steps(1);
+    common::click_at(&mut h, at);
     let s = h.state();
     assert!(s.moved);
     assert!(s.q.y > 1.0, "{}", s.q);

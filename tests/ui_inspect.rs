@@ -2,6 +2,8 @@
 //! (and the curve view appears), the seam table selects the joint that pops, a click on
 //! the curve view seeks, and the onion skin makes ghosts.
 
+mod common;
+
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use stridescope::settings::Settings;
@@ -43,18 +45,7 @@ fn outliner_selects_and_the_curve_view_seeks() {
     let world_before = h.state().timeline.world_from_root();
     let plot = h.get_by_label("Curve view").rect();
     let at = plot.center();
-    h.event(egui::Event::PointerMoved(at));
-    h.run_steps(1);
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos: at,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.run_steps(1);
-    }
-    h.run_steps(1);
+    common::click_at(&mut h, at);
     let t = h.state().timeline.phase_secs();
     let d = h.state().model().clips[h.state().timeline.clip().unwrap()].duration_secs() as f64;
     assert!(t > 0.1 * d && t < 0.9 * d, "seeked to {t} of {d} s");
@@ -127,6 +118,21 @@ fn ab_compare_panel() {
     let c = h.state().compare.as_ref().unwrap();
     assert!(c.difference.max_m > 0.05, "{}", c.difference.max_m);
     assert_eq!(c.curve.len(), 121);
+    assert!(c.valid);
+    // The pose graph plays several clocks: compare cannot follow it and draws nothing
+    // stale meanwhile.
+    h.state_mut().set_graph_enabled(true);
+    h.run_steps(2);
+    let c = h.state().compare.as_ref().unwrap();
+    assert!(!c.valid);
+    assert!(
+        c.note.as_deref().unwrap_or("").contains("pose graph"),
+        "{:?}",
+        c.note
+    );
+    h.state_mut().set_graph_enabled(false);
+    h.run_steps(2);
+    assert!(h.state().compare.as_ref().unwrap().valid);
     // Markers: Walk and Run both start on left_foot_down at 0, so the offset is 0.
     h.get_by_label("sync on markers").click();
     h.run_steps(2);
@@ -186,4 +192,43 @@ fn import_warnings_show_in_the_status_bar_and_the_clips_panel() {
     let h = harness(stridescope::asset::load_or_demo(None).unwrap());
     assert!(h.state().message().is_none());
     assert!(h.query_by_label_contains("Import warnings").is_none());
+}
+
+/// A reload of the same file keeps the selected and pinned joints that still exist, found
+/// again by name (a joint renamed in the DCC is dropped, not replaced by whatever took its
+/// index); another file clears them.
+#[test]
+fn a_reload_keeps_the_selection_by_name() {
+    let demo = stridescope::asset::load_or_demo(None).unwrap();
+    let path = std::path::PathBuf::from("/tmp/stridescope-reload-demo.glb");
+    let mut p = Previewer::new(demo.clone(), Some(path.clone()), Settings::default());
+    let spine = demo.skeleton.find("spine_02").unwrap();
+    let calf = demo.skeleton.find("calf_l").unwrap();
+    p.inspect.select(Some(spine));
+    p.inspect.toggle_pin(calf);
+    // The file saved again with calf_l renamed.
+    let mut edited = demo.clone();
+    let names: Vec<String> = demo
+        .skeleton
+        .names()
+        .iter()
+        .map(|n| {
+            if n == "calf_l" {
+                "calf_left".into()
+            } else {
+                n.clone()
+            }
+        })
+        .collect();
+    edited.skeleton = stridescope::anim::Skeleton::new(
+        names,
+        demo.skeleton.parents().to_vec(),
+        demo.skeleton.rest_pose().to_vec(),
+    )
+    .unwrap();
+    p.replace_model(edited, Some(path));
+    assert_eq!(p.inspect.selected, Some(spine));
+    assert!(p.inspect.pinned.is_empty(), "{:?}", p.inspect.pinned);
+    p.replace_model(demo, Some(std::path::PathBuf::from("/tmp/other.glb")));
+    assert_eq!(p.inspect.selected, None);
 }

@@ -141,6 +141,20 @@ fn wait_with_timeout(mut child: Child, limit: Duration) -> std::process::Output 
     }
 }
 
+/// Runs the app with `args` (a scripted run that exits by itself), waits up to two minutes
+/// and checks that it succeeded; returns its output.
+fn run_scripted(x: &Xvfb, config: &Path, args: &[&str]) -> std::process::Output {
+    let child = app(x, config, args).spawn().expect("start stridescope");
+    let o = wait_with_timeout(child, Duration::from_secs(120));
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
 /// Fraction of pixels in the rectangle whose colour is within `tol` of `color`.
 fn fraction_like(
     img: &RgbaImage,
@@ -170,7 +184,7 @@ fn screenshot_shows_viewport_timeline_and_panels() {
     let Some(x) = Xvfb::start() else { return };
     let dir = temp_dir("shot");
     let out = dir.join("window.png");
-    let child = app(
+    run_scripted(
         &x,
         &dir,
         &[
@@ -184,15 +198,6 @@ fn screenshot_shows_viewport_timeline_and_panels() {
             "Walk",
             "--play",
         ],
-    )
-    .spawn()
-    .expect("start stridescope");
-    let o = wait_with_timeout(child, Duration::from_secs(120));
-    assert!(
-        o.status.success(),
-        "exit {:?}: {}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
     );
     let img = RgbaImage::load_png(&out).unwrap();
     assert_eq!((img.width, img.height), (960, 600));
@@ -267,7 +272,7 @@ fn screenshot_shows_the_state_machine_view_in_graph_mode() {
     let Some(x) = Xvfb::start() else { return };
     let dir = temp_dir("graph_shot");
     let out = dir.join("graph.png");
-    let child = app(
+    run_scripted(
         &x,
         &dir,
         &[
@@ -284,15 +289,6 @@ fn screenshot_shows_the_state_machine_view_in_graph_mode() {
             "wave=1",
             "--play",
         ],
-    )
-    .spawn()
-    .expect("start stridescope");
-    let o = wait_with_timeout(child, Duration::from_secs(120));
-    assert!(
-        o.status.success(),
-        "exit {:?}: {}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
     );
     let img = RgbaImage::load_png(&out).unwrap();
     assert_eq!((img.width, img.height), (1280, 860));
@@ -440,7 +436,7 @@ fn screenshot_shows_the_locomotion_panel_and_overlays() {
     let Some(x) = Xvfb::start() else { return };
     let dir = temp_dir("loco_shot");
     let out = dir.join("loco.png");
-    let child = app(
+    run_scripted(
         &x,
         &dir,
         &[
@@ -458,15 +454,6 @@ fn screenshot_shows_the_locomotion_panel_and_overlays() {
             "20",
             "--play",
         ],
-    )
-    .spawn()
-    .expect("start stridescope");
-    let o = wait_with_timeout(child, Duration::from_secs(120));
-    assert!(
-        o.status.success(),
-        "exit {:?}: {}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
     );
     let img = RgbaImage::load_png(&out).unwrap();
     assert_eq!((img.width, img.height), (1400, 900));
@@ -513,7 +500,7 @@ fn screenshot_shows_onion_skin_and_the_curve_view() {
     let dir = temp_dir("inspect_shot");
     let shoot = |name: &str, onion: &str| {
         let out = dir.join(name);
-        let child = app(
+        run_scripted(
             &x,
             &dir,
             &[
@@ -530,15 +517,6 @@ fn screenshot_shows_onion_skin_and_the_curve_view() {
                 "--onion",
                 onion,
             ],
-        )
-        .spawn()
-        .expect("start stridescope");
-        let o = wait_with_timeout(child, Duration::from_secs(120));
-        assert!(
-            o.status.success(),
-            "exit {:?}: {}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr)
         );
         RgbaImage::load_png(&out).unwrap()
     };
@@ -582,7 +560,7 @@ fn export_preview_writes_one_cycle_as_the_viewport_shows_it() {
     let Some(x) = Xvfb::start() else { return };
     let dir = temp_dir("export");
     let out = dir.join("run.gif");
-    let child = app(
+    let o = run_scripted(
         &x,
         &dir,
         &[
@@ -595,15 +573,6 @@ fn export_preview_writes_one_cycle_as_the_viewport_shows_it() {
             "--clip",
             "Run",
         ],
-    )
-    .spawn()
-    .expect("start stridescope");
-    let o = wait_with_timeout(child, Duration::from_secs(120));
-    assert!(
-        o.status.success(),
-        "exit {:?}: {}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
     );
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("exported 21 frames"), "{stderr}");

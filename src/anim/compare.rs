@@ -148,8 +148,8 @@ impl CompareJob<'_> {
     }
 }
 
-/// Samples `side` at normalised phase `phase`, takes its root motion out and accumulates
-/// the hierarchy with the roots at the origin.
+/// Samples `side` at normalised phase `phase`, accumulates the hierarchy, and (with root
+/// motion) puts the root-motion joint on the origin facing forward.
 fn pose_of(
     side: &CompareSide,
     phase: f32,
@@ -168,13 +168,6 @@ fn pose_of(
         rest_pose: sk.rest_pose(),
     }
     .run(local)?;
-    if let Some(rm) = side.root_motion {
-        // Root on the origin, facing model +Z's way at the clip's start heading: not at
-        // the track's start `R(0)`, which differs between a clip and a copy that starts
-        // later in the cycle.
-        rm.source
-            .place(&rm.motion.sample(f64::from(t)).inverse(), local)?;
-    }
     LocalToModelJob {
         parents: sk.parents(),
         local,
@@ -182,18 +175,22 @@ fn pose_of(
     }
     .run(model)?;
     if let Some(rm) = side.root_motion {
-        face_forward(model, rm.source.joint);
+        face_forward(model, sk.parents(), rm.source.joint);
     }
     Ok(())
 }
 
 /// Turns the whole pose about +Y so the root joint's heading (the twist of its model
-/// rotation about +Y) is 0, and moves its ground position to the origin. Root motion's
-/// yaw is measured from each clip's own first frame, so a copy that starts later in a
-/// turning cycle (or mocap whose hips twist) would otherwise face another way.
+/// rotation about +Y) is 0, and moves its ground position to the origin: the travel and
+/// the turn of the cycle are gone, whatever heading each clip starts with. Removing root
+/// motion the usual way (back to the track's start `R(0)`) would not do: a copy that
+/// starts later in a turning cycle (or mocap whose hips twist) starts facing another way.
 /// `2 atan2(y, w)` adds exactly under a pre-multiplied turn about +Y, so two clips of the
 /// same pose facing different ways end up identical.
-fn face_forward(model: &mut [Mat4], root: usize) {
+///
+/// Only the root and its descendants move: nodes beside or above it (a mesh node, a
+/// `Z_UP` parent) stay where the clip leaves them, as they do when root motion is removed.
+fn face_forward(model: &mut [Mat4], parents: &[Option<usize>], root: usize) {
     let Some(m) = model.get(root) else {
         return;
     };
@@ -203,7 +200,10 @@ fn face_forward(model: &mut [Mat4], root: usize) {
         return;
     }
     let fix = Mat4::from_rotation_y(-yaw) * Mat4::from_translation(Vec3::new(-t.x, 0.0, -t.z));
-    for m in model.iter_mut() {
+    for (j, m) in model.iter_mut().enumerate() {
+        if j != root && !super::local_to_model::is_below(parents, root, j) {
+            continue;
+        }
         *m = fix * *m;
     }
 }

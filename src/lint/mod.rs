@@ -270,16 +270,19 @@ fn lint_file_unguarded(path: &Path, settings: &LintSettings) -> FileReport {
             }],
             gaits: Vec::new(),
         },
-        Ok(model) => {
-            let (findings, gaits) = lint_model(&model, settings);
-            FileReport {
-                path: shown,
-                error: None,
-                clips: model.clips.iter().map(|c| c.name().to_string()).collect(),
-                findings,
-                gaits,
-            }
-        }
+        Ok(model) => model_report(shown, &model, settings),
+    }
+}
+
+/// The report of a loaded model shown as `path`.
+fn model_report(path: String, model: &crate::asset::Model, settings: &LintSettings) -> FileReport {
+    let (findings, gaits) = lint_model(model, settings);
+    FileReport {
+        path,
+        error: None,
+        clips: model.clips.iter().map(|c| c.name().to_string()).collect(),
+        findings,
+        gaits,
     }
 }
 
@@ -319,16 +322,7 @@ pub fn lint_loaded(
 ) -> LintReport {
     let reports = models
         .iter()
-        .map(|(path, model)| {
-            let (findings, gaits) = lint_model(model, settings);
-            FileReport {
-                path: path.clone(),
-                error: None,
-                clips: model.clips.iter().map(|c| c.name().to_string()).collect(),
-                findings,
-                gaits,
-            }
-        })
+        .map(|(path, model)| model_report(path.clone(), model, settings))
         .collect();
     finish(reports, settings)
 }

@@ -8,7 +8,7 @@ use egui::Color32;
 use egui_plot::{Legend, Line, Plot, PlotPoints, Points, VLine};
 
 use super::Previewer;
-use crate::anim::curves::{EulerOrder, JointCurves};
+use crate::anim::curves::EulerOrder;
 use crate::anim::seam::SeamChannel;
 
 const SELECTED: Color32 = Color32::from_rgb(90, 200, 255);
@@ -205,15 +205,9 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let duration = f64::from(clip.duration_secs());
     let channels = p.inspect.channels;
     let order = p.inspect.euler_order;
-    let curves: Vec<(usize, JointCurves)> = joints
-        .iter()
-        .filter_map(|&j| {
-            let rest = p.model.skeleton.rest_pose().get(j)?;
-            JointCurves::sample(clip, j, rest, order, CURVE_SAMPLES)
-                .ok()
-                .map(|c| (j, c))
-        })
-        .collect();
+    let curves = p
+        .inspect
+        .curves(&p.model, clip_index, &joints, CURVE_SAMPLES);
     let names = p.model.skeleton.names();
     let playhead = p.timeline.phase_secs();
     let height = ui.available_height().max(120.0);
@@ -225,8 +219,8 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .include_x(0.0)
         .include_x(duration)
         .show(ui, |plot| {
-            for (j, c) in &curves {
-                let name = &names[*j];
+            for (j, c) in curves {
+                let name = &names[j];
                 let mut series =
                     |label: &str, values: &[f32], color: Color32, keys: Option<&Vec<f32>>| {
                         let pts: Vec<[f64; 2]> = c
@@ -328,7 +322,8 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         return;
     };
     let pop_m = p.inspect.seam_pop_m(&p.model);
-    let seams = p.inspect.seams(&p.model, Some(clip)).to_vec();
+    p.inspect.update_seams(&p.model, Some(clip));
+    let seams = p.inspect.seams();
     let worst = seams.first().filter(|s| s.visible_m > pop_m);
     let title = match worst {
         Some(s) => format!(
@@ -338,6 +333,7 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ),
         None => "Loop seam".to_string(),
     };
+    let mut picked = None;
     egui::CollapsingHeader::new(egui::RichText::new(title).color(if worst.is_some() {
         WARN
     } else {
@@ -354,7 +350,6 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
              (pop over {:.1} cm in orange).",
             pop_m * 100.0
         ));
-        let mut picked = None;
         egui::Grid::new("seams")
             .num_columns(4)
             .striped(true)
@@ -390,10 +385,10 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     ui.end_row();
                 }
             });
-        if let Some(j) = picked {
-            p.inspect.select(Some(j));
-        }
     });
+    if let Some(j) = picked {
+        p.inspect.select(Some(j));
+    }
 }
 
 /// Onion-skin settings (View menu and the right panel).

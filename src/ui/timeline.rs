@@ -173,9 +173,10 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // The loop-seam check's worst channel, when it pops (see the seam table).
     let pop_m = p.inspect.seam_pop_m(&p.model);
     let clip_index = p.timeline.clip();
+    p.inspect.update_seams(&p.model, clip_index);
     let seam = p
         .inspect
-        .seams(&p.model, clip_index)
+        .seams()
         .first()
         .filter(|s| s.visible_m > pop_m)
         .map(|s| {

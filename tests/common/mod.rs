@@ -66,3 +66,21 @@ pub fn scaled(
     .unwrap();
     (sk, clip)
 }
+
+/// A primary click at `at` in an egui_kittest harness: move there, press, release (a
+/// frame each), so widgets that read the pointer position (plots, painters) see a click.
+#[allow(dead_code)] // Not every test file that includes `common` uses it.
+pub fn click_at<S>(h: &mut egui_kittest::Harness<'_, S>, at: egui::Pos2) {
+    h.event(egui::Event::PointerMoved(at));
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run_steps(1);
+    }
+    h.run_steps(1);
+}
