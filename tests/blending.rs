@@ -318,6 +318,45 @@ fn three_inputs_are_normalised() {
 }
 
 #[test]
+fn layer_weights_alone_and_all_one_joint_weights_give_the_same_bits() {
+    // Without per-joint weights the job decides the case once for all joints (and has a
+    // two-layer loop); with joint weights of 1 it decides per joint. Both must agree
+    // bit for bit, for 2 and 3 layers, including weights that sum below the threshold.
+    let model = demo();
+    let sk = &model.skeleton;
+    let poses: Vec<Vec<Transform>> = [0.1, 0.45, 0.8]
+        .iter()
+        .map(|&t| sample(&model.clips[1], sk, t))
+        .collect();
+    let ones = vec![1.0f32; sk.joint_count()];
+    for weights in [
+        [0.7, 0.3, 0.0],
+        [0.2, 0.5, 0.3],
+        [0.03, 0.04, 0.0],
+        [0.0, 1.0, 0.0],
+    ] {
+        let uniform: Vec<BlendLayer> = poses
+            .iter()
+            .zip(weights)
+            .map(|(p, w)| layer(p, w))
+            .collect();
+        let per_joint: Vec<BlendLayer> = poses
+            .iter()
+            .zip(weights)
+            .map(|(p, w)| BlendLayer {
+                joint_weights: Some(&ones),
+                ..layer(p, w)
+            })
+            .collect();
+        let a = blend(&uniform, sk.rest_pose()).unwrap();
+        let b = blend(&per_joint, sk.rest_pose()).unwrap();
+        for (j, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert_bits(x, y, &format!("weights {weights:?}, joint {j}"));
+        }
+    }
+}
+
+#[test]
 fn opposite_sign_quaternions_are_flipped_before_summing() {
     // -Rx(60) is Rx(60); a plain sum with Rx(20) would nearly cancel.
     let a = vec![tr([0.0; 3], rx(20.0), [1.0; 3])];

@@ -28,6 +28,9 @@ use glam::{Quat, Vec3, Vec4};
 
 use crate::anim::{AnimError, Transform};
 
+/// Contributing layers of one run, on the stack (no allocation per frame).
+type Inline<T> = smallvec::SmallVec<[T; 8]>;
+
 /// One input of a [`BlendingJob`].
 #[derive(Clone, Copy, Debug)]
 pub struct BlendLayer<'a> {
@@ -62,8 +65,83 @@ impl BlendingJob<'_> {
     /// `rest_pose`). Validates everything before writing anything; never allocates.
     pub fn run(&self, output: &mut [Transform]) -> Result<(), AnimError> {
         self.validate(output)?;
+        if self.layers.iter().all(|l| l.joint_weights.is_none()) {
+            return self.run_uniform(output);
+        }
         for (j, out) in output.iter_mut().enumerate() {
             *out = self.blend_joint(j);
+        }
+        Ok(())
+    }
+
+    /// Every layer weighs the same on every joint (no per-joint weights), so the cases of
+    /// the module table are the same for all joints: they are decided once, and the
+    /// normalised weights computed once. The arithmetic per joint is that of
+    /// [`Self::blend_joint`], in the same order, so both paths give identical bits.
+    fn run_uniform(&self, output: &mut [Transform]) -> Result<(), AnimError> {
+        let mut contributors: Inline<(&[Transform], f32)> = Inline::new();
+        let mut total = 0.0f32;
+        for layer in self.layers {
+            if layer.weight > 0.0 {
+                total += layer.weight;
+                contributors.push((layer.pose, layer.weight));
+            }
+        }
+        match contributors.len() {
+            0 => {
+                output.copy_from_slice(self.rest_pose);
+                return Ok(());
+            }
+            // Below the threshold the rest pose joins per joint: the general path.
+            _ if total < self.threshold => {
+                for (j, out) in output.iter_mut().enumerate() {
+                    *out = self.blend_joint(j);
+                }
+                return Ok(());
+            }
+            1 => {
+                output.copy_from_slice(contributors[0].0);
+                return Ok(());
+            }
+            _ => {}
+        }
+        let inv_total = 1.0 / total;
+        for c in &mut contributors {
+            c.1 *= inv_total;
+        }
+        if let [(a, wa), (b, wb)] = contributors[..] {
+            // The common cross-fade, without the inner loop over layers.
+            for (j, out) in output.iter_mut().enumerate() {
+                let (x, y) = (&a[j], &b[j]);
+                let qa = Vec4::from(x.rotation);
+                let qb = Vec4::from(y.rotation);
+                let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
+                let rotation = Vec4::ZERO + qa * wa + qb * wb;
+                *out = Transform {
+                    translation: Vec3::ZERO + x.translation * wa + y.translation * wb,
+                    rotation: normalize_or(rotation, qa),
+                    scale: Vec3::ZERO + x.scale * wa + y.scale * wb,
+                };
+            }
+            return Ok(());
+        }
+        for (j, out) in output.iter_mut().enumerate() {
+            let first = Vec4::from(contributors[0].0[j].rotation);
+            let mut translation = Vec3::ZERO;
+            let mut scale = Vec3::ZERO;
+            let mut rotation = Vec4::ZERO;
+            for &(pose, w) in &contributors {
+                let t = &pose[j];
+                translation += t.translation * w;
+                scale += t.scale * w;
+                let q = Vec4::from(t.rotation);
+                rotation += if first.dot(q) < 0.0 { -q } else { q } * w;
+            }
+            *out = Transform {
+                translation,
+                rotation: normalize_or(rotation, first),
+                scale,
+            };
         }
         Ok(())
     }
@@ -83,7 +161,12 @@ impl BlendingJob<'_> {
                 detail: format!("{} must be finite and >= 0", self.threshold),
             });
         }
-        if let Some(j) = self.rest_pose.iter().position(|t| !t.is_finite()) {
+        if !all_finite(self.rest_pose) {
+            let j = self
+                .rest_pose
+                .iter()
+                .position(|t| !t.is_finite())
+                .unwrap_or(0);
             return Err(AnimError::NonFinite {
                 what: format!("blend rest pose, joint {j}"),
             });
@@ -109,7 +192,8 @@ impl BlendingJob<'_> {
                     check_weight(w, || format!("blend layer {i} joint weight {j}"))?;
                 }
             }
-            if let Some(j) = layer.pose.iter().position(|t| !t.is_finite()) {
+            if !all_finite(layer.pose) {
+                let j = layer.pose.iter().position(|t| !t.is_finite()).unwrap_or(0);
                 return Err(AnimError::NonFinite {
                     what: format!("blend layer {i} pose, joint {j}"),
                 });
@@ -180,11 +264,9 @@ impl BlendingJob<'_> {
         // The sum of hemisphere-aligned unit quaternions with positive weights has length
         // > 0 unless two exactly opposite rotations (180 degrees apart) cancel; fall back
         // to the first input's rotation there rather than emitting NaN.
-        let len = rotation.length();
-        let rotation = if len > 1e-12 {
-            Quat::from_vec4(rotation / len)
-        } else {
-            hemisphere.map_or(rest.rotation, Quat::from_vec4)
+        let rotation = match hemisphere {
+            Some(first) => normalize_or(rotation, first),
+            None => rest.rotation,
         };
         Transform {
             translation,
@@ -192,6 +274,33 @@ impl BlendingJob<'_> {
             scale,
         }
     }
+}
+
+/// `q / |q|`, or `fallback` where `|q|` is (almost) 0: the sum of hemisphere-aligned unit
+/// quaternions with positive weights only vanishes when two exactly opposite rotations
+/// (180 degrees apart) cancel, and the first input's rotation beats a NaN there.
+#[inline(always)]
+fn normalize_or(q: Vec4, fallback: Vec4) -> Quat {
+    let len = q.length();
+    if len > 1e-12 {
+        Quat::from_vec4(q / len)
+    } else {
+        Quat::from_vec4(fallback)
+    }
+}
+
+/// Whether every component of every transform is finite, in one branch-free pass (`x * 0`
+/// is ±0 for finite `x` and NaN for infinities and NaN, and NaN survives the sum), so the
+/// per-run check costs little next to the blend itself.
+fn all_finite(pose: &[Transform]) -> bool {
+    let mut acc = Vec4::ZERO;
+    for t in pose {
+        let r = Vec4::from(t.rotation);
+        let ts = Vec4::new(t.translation.x, t.translation.y, t.translation.z, t.scale.x);
+        let s = Vec4::new(t.scale.y, t.scale.z, 0.0, 0.0);
+        acc += r * 0.0 + ts * 0.0 + s * 0.0;
+    }
+    acc == Vec4::ZERO
 }
 
 fn check_weight(w: f32, what: impl Fn() -> String) -> Result<(), AnimError> {
