@@ -4,7 +4,8 @@
 //! blended with `BlendingJob` (equal weights, no masks), then `LocalToModelJob`.
 //! `pipeline`: one character's frame as the pose graph runs it for a cross-fade: two
 //! cached samples of two clips, a 70/30 blend, local-to-model. Characters: the Robot
-//! (58 nodes) and a synthetic 67-joint skeleton (the size ozz-animation's figures are quoted
+//! (58 nodes; also with its keys reduced at 1 mm, `anim::reduce`), the Fox (26 nodes,
+//! Walk / Run) and a synthetic 67-joint skeleton (the size ozz-animation's figures are quoted
 //! for; `common::synthetic_67(false)`, the same clip as benches/sampling.rs samples).
 
 use std::hint::black_box;
@@ -140,8 +141,47 @@ fn blending(c: &mut Criterion) {
                 &robot.clips[a],
                 &robot.clips[b],
             );
+            // The same with keys reduced at ozz-animation's default tolerance (1 mm; the
+            // measured error is printed).
+            let mut reduced = robot.clone();
+            match reduced.reduce_keys(1e-3) {
+                Ok(reports) => {
+                    for r in reports
+                        .iter()
+                        .filter(|r| [a, b].iter().any(|&i| robot.clips[i].name() == r.clip))
+                    {
+                        eprintln!("{}", r.summary());
+                    }
+                    bench_character(
+                        c,
+                        &format!(
+                            "robot_{}_joints_keys_reduced_1mm",
+                            robot.skeleton.joint_count()
+                        ),
+                        &reduced.skeleton,
+                        &reduced.clips[a],
+                        &reduced.clips[b],
+                    );
+                }
+                Err(e) => eprintln!("skipping the reduced Robot: {e}"),
+            }
         }
         Err(e) => eprintln!("skipping the Robot: {e}"),
+    }
+    // The Fox: 24 joints, rotation keys flushed of subnormals at import.
+    let fox_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Fox/Fox.glb");
+    match stridescope::asset::load(&fox_path) {
+        Ok(fox) => match (fox.find_clip("Walk"), fox.find_clip("Run")) {
+            (Some(a), Some(b)) => bench_character(
+                c,
+                &format!("fox_{}_joints", fox.skeleton.joint_count()),
+                &fox.skeleton,
+                &fox.clips[a],
+                &fox.clips[b],
+            ),
+            _ => eprintln!("skipping the Fox: no Walk / Run clips"),
+        },
+        Err(e) => eprintln!("skipping the Fox: {e}"),
     }
     // 31 keys per channel on shared key times (what glTF exporters write).
     let (skeleton, clip) = synthetic_67(false);

@@ -7,6 +7,14 @@ use stridescope::cli::{self, Cli};
 
 fn main() -> ExitCode {
     let args = Cli::parse();
+    if let Some(tolerance_m) = args.reduce_keys {
+        // Every load of the window (open, reload on change, A/B files) reads it; set
+        // before any thread starts.
+        std::env::set_var(
+            stridescope::asset::REDUCE_KEYS_ENV,
+            format!("{}", tolerance_m * 1e3),
+        );
+    }
     let result = match args.command {
         // Lint has its own exit codes: 1 means "found problems", 2 a usage error.
         Some(cli::Command::Lint(args)) => return cli::lint::main(&args),

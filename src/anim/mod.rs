@@ -23,6 +23,7 @@ pub mod ik;
 pub mod local_to_model;
 pub mod locomotion;
 pub mod phase;
+pub mod reduce;
 pub mod root_motion;
 pub mod seam;
 pub mod skeleton;

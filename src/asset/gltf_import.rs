@@ -90,7 +90,17 @@ pub fn load_from_slice(bytes: &[u8], path: &Path) -> Result<Model, ImportError> 
     install_quiet_panic_hook();
     let _quiet = QuietPanics::enter();
     match panic::catch_unwind(AssertUnwindSafe(|| import(bytes, path))) {
-        Ok(result) => result,
+        Ok(Ok(mut model)) => {
+            let reduce =
+                super::reduce_keys_from_env().map_err(|e| ImportError::new(path, "", e))?;
+            if let Some(tolerance_m) = reduce {
+                model
+                    .reduce_keys(tolerance_m)
+                    .map_err(|e| ImportError::new(path, "animations", e))?;
+            }
+            Ok(model)
+        }
+        Ok(Err(e)) => Err(e),
         Err(payload) => Err(ImportError::new(
             path,
             "",

@@ -12,7 +12,33 @@ use glam::{Vec2, Vec3, Vec4};
 pub use error::ImportError;
 pub use gltf_import::{load, load_from_slice};
 
+use crate::anim::reduce::{self, KeyReductionJob, ReductionReport};
 use crate::anim::{Clip, Skeleton, Skin, MAX_INFLUENCES};
+
+/// Environment variable: key-reduction tolerance in millimetres applied by every load
+/// ([`load`], [`load_or_demo`]), for tools that cannot pass `--reduce-keys` (the shared
+/// ozz-animation benchmark harness, scripts). Unset or empty: full-precision keys.
+pub const REDUCE_KEYS_ENV: &str = "STRIDESCOPE_REDUCE_KEYS";
+
+/// The tolerance named by [`REDUCE_KEYS_ENV`], metres; `Err` names a bad value.
+pub fn reduce_keys_from_env() -> Result<Option<f32>, String> {
+    match std::env::var(REDUCE_KEYS_ENV) {
+        Ok(v) if !v.trim().is_empty() => parse_tolerance_mm(v.trim())
+            .map(Some)
+            .map_err(|e| format!("{REDUCE_KEYS_ENV}: {e}")),
+        _ => Ok(None),
+    }
+}
+
+/// A key-reduction tolerance given in millimetres (`"1"`, `"0.5"`), as metres.
+pub fn parse_tolerance_mm(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(mm) if mm.is_finite() && mm > 0.0 && mm <= 1000.0 => Ok(mm * 1e-3),
+        _ => Err(format!(
+            "'{text}' is not a tolerance in millimetres (a number above 0, at most 1000)"
+        )),
+    }
+}
 
 /// Loads `file`, or the built-in demo character when `None`; the error text names the
 /// file and the element.
@@ -52,6 +78,49 @@ impl Model {
             .flat_map(|m| &m.primitives)
             .map(|p| p.positions.len())
             .sum()
+    }
+
+    /// Replaces every clip by its key-reduced form ([`crate::anim::reduce`]: channels
+    /// within `tolerance_m` metres of one value become constant, measured 10 cm from each
+    /// joint) and adds one warning naming the measured error, so the window's status bar
+    /// and `inspect` show what was traded. Returns one report per clip.
+    pub fn reduce_keys(&mut self, tolerance_m: f32) -> Result<Vec<ReductionReport>, String> {
+        let mut reports = Vec::with_capacity(self.clips.len());
+        for clip in &mut self.clips {
+            let (reduced, report) = KeyReductionJob {
+                clip,
+                skeleton: &self.skeleton,
+                tolerance_m,
+                distance_m: reduce::DEFAULT_DISTANCE_M,
+            }
+            .run()
+            .map_err(|e| {
+                format!(
+                    "{}: clip '{}': key reduction: {e}",
+                    self.source,
+                    clip.name()
+                )
+            })?;
+            *clip = reduced;
+            reports.push(report);
+        }
+        let (before, after) = reports.iter().fold((0, 0), |(b, a), r| {
+            (b + r.animated_before, a + r.animated_after)
+        });
+        if let Some(worst) = reports
+            .iter()
+            .max_by(|a, b| a.measured_max_m.total_cmp(&b.measured_max_m))
+        {
+            self.warnings.push(format!(
+                "keys reduced (tolerance {:.3} mm): {after} of {before} animated channels \
+                 kept; largest measured error {:.3} mm, in '{}' at joint '{}'",
+                tolerance_m * 1e3,
+                worst.measured_max_m * 1e3,
+                worst.clip,
+                worst.worst_joint.as_deref().unwrap_or("-"),
+            ));
+        }
+        Ok(reports)
     }
 
     /// Index of the clip with this name.

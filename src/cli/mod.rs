@@ -77,6 +77,11 @@ pub struct Cli {
         allow_negative_numbers = true
     )]
     pub direction: f32,
+    /// Reduce keys of every file opened (channels within MM millimetres of one value
+    /// become constant); the status bar names the measured error. Same as setting
+    /// STRIDESCOPE_REDUCE_KEYS=MM.
+    #[arg(long, value_name = "MM", value_parser = asset::parse_tolerance_mm)]
+    pub reduce_keys: Option<f32>,
 }
 
 fn parse_param(s: &str) -> Result<(String, f32), String> {
@@ -119,6 +124,10 @@ pub struct InspectArgs {
     /// Root-motion joint by name (default: auto-detected per clip).
     #[arg(long, value_name = "NAME")]
     pub root_joint: Option<String>,
+    /// Reduce keys first (channels within MM millimetres of one value become constant)
+    /// and report, per clip, the channels and keys kept and the measured error.
+    #[arg(long, value_name = "MM", value_parser = asset::parse_tolerance_mm)]
+    pub reduce_keys: Option<f32>,
 }
 
 #[derive(Debug, Args)]
@@ -302,6 +311,9 @@ pub struct InspectReport {
     /// `mean leg length / 0.9 m`: what the metre thresholds of locomotion are scaled by.
     pub unit_scale: f32,
     pub warnings: Vec<String>,
+    /// With `--reduce-keys`: one report per clip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_reduction: Option<Vec<crate::anim::reduce::ReductionReport>>,
 }
 
 #[derive(Debug, Serialize, Clone)]
@@ -613,12 +625,18 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
         legs: leg_reports,
         legs_error,
         warnings: model.warnings.clone(),
+        key_reduction: None,
     })
 }
 
 fn inspect(args: &InspectArgs) -> Result<String, String> {
-    let model = load_model(args.file.as_deref())?;
-    let report = inspect_report(&model, args.root_joint.as_deref())?;
+    let mut model = load_model(args.file.as_deref())?;
+    let reduction = match args.reduce_keys {
+        Some(tolerance_m) => Some(model.reduce_keys(tolerance_m)?),
+        None => None,
+    };
+    let mut report = inspect_report(&model, args.root_joint.as_deref())?;
+    report.key_reduction = reduction;
     if args.json {
         return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
     }
@@ -782,6 +800,12 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
         }
         for warning in &c.warnings {
             let _ = writeln!(w, "    warning: {warning}");
+        }
+    }
+    if let Some(reports) = &report.key_reduction {
+        let _ = writeln!(w, "\nkey reduction:");
+        for r in reports {
+            let _ = writeln!(w, "  {}", r.summary());
         }
     }
     if !report.warnings.is_empty() {

@@ -66,13 +66,26 @@ struct Channel {
 const GROUP_MIN: usize = 4;
 
 /// The channels of one target (translation, rotation or scale).
-#[derive(Clone, Debug, Default)]
-struct Target {
+#[derive(Clone, Debug)]
+struct Target<T> {
+    /// Channels that hold one value ([`Track::constant`]): copied, never searched.
+    constants: Vec<(u32, T)>,
     groups: Vec<Group>,
     /// Ungrouped LINEAR channels, batched across timelines.
     linear: Vec<Channel>,
     /// Ungrouped STEP and CUBICSPLINE channels.
     other: Vec<Channel>,
+}
+
+impl<T> Default for Target<T> {
+    fn default() -> Self {
+        Self {
+            constants: Vec::new(),
+            groups: Vec::new(),
+            linear: Vec::new(),
+            other: Vec::new(),
+        }
+    }
 }
 
 /// The flat runtime form of a clip's tracks (see [`Clip`](super::Clip)).
@@ -84,9 +97,9 @@ pub(super) struct Runtime {
     quat_values: Vec<Quat>,
     /// Joint of each channel, group by group.
     joints: Vec<u32>,
-    translations: Target,
-    rotations: Target,
-    scales: Target,
+    translations: Target<Vec3>,
+    rotations: Target<Quat>,
+    scales: Target<Vec3>,
     /// Joints below `animated_end` that keep at least one rest channel, as ranges
     /// `[start, end)`; joints from `animated_end` on are never animated.
     rest_ranges: Vec<(u32, u32)>,
@@ -100,18 +113,22 @@ fn build_target<'t, T: TrackValue + 't>(
     timeline_of: &mut impl FnMut(&[f32]) -> u32,
     joints: &mut Vec<u32>,
     values: &mut Vec<T>,
-) -> Target {
+) -> Target<T> {
     // (timeline, interpolation) -> channels (joint, track), in joint order.
     type Channels<'a, T> = Vec<(usize, &'a Track<T>)>;
     let mut keyed: Vec<((u32, Interpolation), Channels<T>)> = Vec::new();
+    let mut target = Target::default();
     for (joint, track) in tracks {
+        if let Some(value) = track.constant() {
+            target.constants.push((joint as u32, value));
+            continue;
+        }
         let key = (timeline_of(track.times()), track.interpolation());
         match keyed.iter_mut().find(|(k, _)| *k == key) {
             Some((_, channels)) => channels.push((joint, track)),
             None => keyed.push((key, vec![(joint, track)])),
         }
     }
-    let mut target = Target::default();
     for ((timeline, interpolation), channels) in keyed {
         if channels.len() < GROUP_MIN {
             for (joint, track) in channels {
@@ -245,6 +262,15 @@ impl Runtime {
         }
         let tail = self.animated_end as usize;
         output[tail..].copy_from_slice(&rest_pose[tail..]);
+        for &(j, v) in &self.translations.constants {
+            output[j as usize].translation = v;
+        }
+        for &(j, q) in &self.rotations.constants {
+            output[j as usize].rotation = q;
+        }
+        for &(j, v) in &self.scales.constants {
+            output[j as usize].scale = v;
+        }
         let (vec3, quat) = (&self.vec3_values[..], &self.quat_values[..]);
         for group in &self.translations.groups {
             let joints = &self.joints[group.first as usize..][..group.count as usize];

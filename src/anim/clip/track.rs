@@ -41,6 +41,10 @@ pub trait TrackValue: Copy + std::fmt::Debug {
     fn hermite(v0: Self, m0: Self, v1: Self, m1: Self, h: [f32; 4]) -> Self;
     /// Post-processing after interpolation (normalises rotations).
     fn finish(self) -> Self;
+    /// Bit-for-bit equality (so -0.0 and 0.0 differ, and a NaN equals itself).
+    fn same_bits(&self, other: &Self) -> bool;
+    /// Every component is +0.0 or -0.0 (a flat cubic tangent).
+    fn is_zero(&self) -> bool;
 }
 
 impl TrackValue for Vec3 {
@@ -58,6 +62,12 @@ impl TrackValue for Vec3 {
     #[inline]
     fn finish(self) -> Self {
         self
+    }
+    fn same_bits(&self, other: &Self) -> bool {
+        self.to_array().map(f32::to_bits) == other.to_array().map(f32::to_bits)
+    }
+    fn is_zero(&self) -> bool {
+        self.to_array().iter().all(|&c| c == 0.0)
     }
 }
 
@@ -86,6 +96,12 @@ impl TrackValue for Quat {
         } else {
             Quat::IDENTITY
         }
+    }
+    fn same_bits(&self, other: &Self) -> bool {
+        self.to_array().map(f32::to_bits) == other.to_array().map(f32::to_bits)
+    }
+    fn is_zero(&self) -> bool {
+        self.to_array().iter().all(|&c| c == 0.0)
     }
 }
 
@@ -222,6 +238,8 @@ pub struct Track<T> {
     interpolation: Interpolation,
     times: Vec<f32>,
     values: Vec<T>,
+    /// The track's value at every time when it never changes (see [`Track::constant`]).
+    constant: Option<T>,
 }
 
 impl<T: TrackValue> Track<T> {
@@ -269,11 +287,21 @@ impl<T: TrackValue> Track<T> {
                 what: format!("{what}: value {i}"),
             });
         }
+        let constant = constant_value(interpolation, &values);
         Ok(Self {
             interpolation,
             times,
             values,
+            constant,
         })
+    }
+
+    /// `Some(value)` when the track holds one value at every time: one key, or every key
+    /// the same bits (for cubic splines also every tangent zero). Sampling such a track is
+    /// a copy of that value ([`TrackValue::finish`]ed, so rotations are unit length), with
+    /// no key search; key reduction ([`crate::anim::reduce`]) produces such tracks.
+    pub fn constant(&self) -> Option<T> {
+        self.constant
     }
 
     pub fn interpolation(&self) -> Interpolation {
@@ -301,6 +329,31 @@ impl<T: TrackValue> Track<T> {
     /// Samples the track at clip time `t` (seconds). Clamps to the end keys outside
     /// the key range. `t` must be finite (the sampling job checks).
     pub fn sample(&self, t: f32) -> T {
+        if let Some(c) = self.constant {
+            return c;
+        }
         Segment::locate(&self.times, t).sample(self.interpolation, &self.values)
     }
+}
+
+/// See [`Track::constant`].
+fn constant_value<T: TrackValue>(interpolation: Interpolation, values: &[T]) -> Option<T> {
+    let value = match interpolation {
+        Interpolation::CubicSpline => {
+            let first = values.get(1)?;
+            let flat = values.len() == 3
+                || values
+                    .chunks_exact(3)
+                    .all(|k| k[0].is_zero() && k[2].is_zero() && k[1].same_bits(first));
+            flat.then_some(*first)?
+        }
+        _ => {
+            let first = values.first()?;
+            values
+                .iter()
+                .all(|v| v.same_bits(first))
+                .then_some(*first)?
+        }
+    };
+    Some(value.finish())
 }
