@@ -35,8 +35,22 @@ impl LocalToModelJob<'_> {
                 actual: model_from_joint.len(),
             });
         }
+        // Parent order is checked once up front, so the loop below is branch-light and
+        // an invalid hierarchy writes nothing.
+        if let Some((joint, parent)) = self
+            .parents
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| p.filter(|&p| p >= i).map(|p| (i, p)))
+        {
+            return Err(AnimError::ParentOrder { joint, parent });
+        }
         for i in 0..n {
-            model_from_joint[i] = self.joint(i, model_from_joint)?;
+            let parent = match self.parents[i] {
+                None => self.model_from_root,
+                Some(p) => model_from_joint[p],
+            };
+            model_from_joint[i] = mul_trs(&parent, &self.local[i]);
         }
         Ok(())
     }
