@@ -1,4 +1,5 @@
-// Compute skinning (linear blend, up to 8 influences per vertex).
+// Compute morphing and skinning: morph targets (weighted deltas), then linear blend
+// skinning with up to 8 influences per vertex, in one pass.
 //
 // One invocation skins one vertex of one instance. The input holds every primitive of a
 // model concatenated (bind space = model space); `palette_offset` says where that
@@ -21,6 +22,18 @@ struct SkinVertex {
     joints: vec4<u32>,
     weights0: vec4<f32>,
     weights1: vec4<f32>,
+    // Morph targets: x = delta of target 0 in `morph_deltas`, y = deltas between targets,
+    // z = the mesh's first weight in an instance's `morph_weights`, w = target count.
+    morph: vec4<u32>,
+}
+
+struct MorphDelta {
+    position: vec3<f32>,
+    _pad0: u32,
+    normal: vec3<f32>,
+    _pad1: u32,
+    tangent: vec3<f32>,
+    _pad2: u32,
 }
 
 struct SkinnedVertex {
@@ -40,12 +53,20 @@ struct SkinParams {
     instance_stride: u32,
     // Palette matrices between consecutive instances.
     palette_stride: u32,
+    // Group-wide index of instance 0 of this dispatch (morph weights are bound whole).
+    first_instance: u32,
+    // Morph weights between consecutive instances.
+    weight_stride: u32,
+    _pad0: u32,
+    _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: SkinParams;
 @group(0) @binding(1) var<storage, read> vertices: array<SkinVertex>;
 @group(0) @binding(2) var<storage, read> palette: array<mat4x4<f32>>;
 @group(0) @binding(3) var<storage, read_write> skinned: array<SkinnedVertex>;
+@group(0) @binding(4) var<storage, read> morph_deltas: array<MorphDelta>;
+@group(0) @binding(5) var<storage, read> morph_weights: array<f32>;
 
 const MAX_FINITE: f32 = 3.40282347e+38;
 
@@ -80,13 +101,32 @@ fn skin(@builtin(global_invocation_id) id: vec3<u32>) {
     let src = vertices[v];
     let dst = instance * params.instance_stride + v;
 
+    // Morph targets first (glTF: deltas are added in bind space, before skinning), like
+    // the CPU `anim::MorphJob`. Targets of weight 0 read no deltas.
+    var position = src.position;
+    var normal = src.normal;
+    var tangent = src.tangent.xyz;
+    let targets = src.morph.w;
+    if targets > 0u {
+        let first_weight = (params.first_instance + instance) * params.weight_stride + src.morph.z;
+        for (var k = 0u; k < targets; k++) {
+            let w = morph_weights[first_weight + k];
+            if w != 0.0 {
+                let d = morph_deltas[src.morph.x + k * src.morph.y];
+                position += d.position * w;
+                normal += d.normal * w;
+                tangent += d.tangent * w;
+            }
+        }
+    }
+
     let sum = dot(src.weights0, vec4<f32>(1.0)) + dot(src.weights1, vec4<f32>(1.0));
     // `!(sum > 0.0)` also catches NaN, like the CPU job.
     if !(sum > 0.0) || sum > MAX_FINITE {
         var rest: SkinnedVertex;
-        rest.position = src.position;
-        rest.normal = src.normal;
-        rest.tangent = select(vec4<f32>(0.0), src.tangent, src.has_tangent != 0u);
+        rest.position = position;
+        rest.normal = normal;
+        rest.tangent = select(vec4<f32>(0.0), vec4<f32>(tangent, src.tangent.w), src.has_tangent != 0u);
         skinned[dst] = rest;
         return;
     }
@@ -109,11 +149,11 @@ fn skin(@builtin(global_invocation_id) id: vec3<u32>) {
     if w1.w != 0.0 { m += palette[base + (j.w >> 16u)] * w1.w; }
 
     var out: SkinnedVertex;
-    out.position = (m * vec4<f32>(src.position, 1.0)).xyz;
+    out.position = (m * vec4<f32>(position, 1.0)).xyz;
     let m3 = mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz);
-    out.normal = normalize_or_zero(cofactor(m3) * src.normal);
+    out.normal = normalize_or_zero(cofactor(m3) * normal);
     if src.has_tangent != 0u {
-        out.tangent = vec4<f32>(normalize_or_zero(m3 * src.tangent.xyz), src.tangent.w);
+        out.tangent = vec4<f32>(normalize_or_zero(m3 * tangent), src.tangent.w);
     } else {
         out.tangent = vec4<f32>(0.0);
     }

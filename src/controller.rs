@@ -88,6 +88,9 @@ pub struct Previewer {
     pub compare: Option<crate::inspect::AbCompare>,
     /// Counts the B files opened, so the window uploads each once.
     compare_files_opened: u64,
+    /// Morphs panel: weights set by hand per mesh and target, applied over the animated
+    /// ones while playback is paused (dropped when it resumes).
+    pub morph_overrides: Vec<Vec<Option<f32>>>,
 }
 
 impl Previewer {
@@ -133,6 +136,7 @@ impl Previewer {
             ghosts: Vec::new(),
             compare: None,
             compare_files_opened: 0,
+            morph_overrides: Vec::new(),
         };
         p.evaluate_pose();
         if let Some(w) = p.import_warning_summary() {
@@ -238,6 +242,7 @@ impl Previewer {
         self.path = path.clone();
         self.model_generation += 1;
         self.pose = Pose::new(&self.model);
+        self.morph_overrides.clear();
         // A reload of the same file keeps the selected and pinned joints that still
         // exist, found again by name (the joint order may have changed).
         let name_of = |j: usize| old_names.get(j).cloned();
@@ -501,6 +506,61 @@ impl Previewer {
             Some(g) => g.playing = !g.playing,
             None => self.timeline.toggle_play(),
         }
+        if self.is_playing() {
+            // Hand-set morph weights are a paused-preview tweak; playback shows the clip.
+            self.morph_overrides.clear();
+        }
+    }
+
+    /// Whether the timeline (or the pose graph) is playing.
+    pub fn is_playing(&self) -> bool {
+        match &self.graph {
+            Some(g) => g.playing,
+            None => self.timeline.is_playing(),
+        }
+    }
+
+    /// Sets (`Some`) or releases (`None`) the Morphs panel's weight for one target of one
+    /// mesh; it shows while paused. Out-of-range indices are ignored.
+    pub fn set_morph_override(&mut self, mesh: usize, target: usize, weight: Option<f32>) {
+        let Some(count) = self.model.meshes.get(mesh).map(|m| m.morph_target_count()) else {
+            return;
+        };
+        if target >= count || weight.is_some_and(|w| !w.is_finite()) {
+            return;
+        }
+        if self.morph_overrides.len() < self.model.meshes.len() {
+            self.morph_overrides
+                .resize(self.model.meshes.len(), Vec::new());
+        }
+        let slot = &mut self.morph_overrides[mesh];
+        slot.resize(count, None);
+        slot[target] = weight;
+        self.evaluate_pose();
+    }
+
+    /// Releases every hand-set morph weight.
+    pub fn clear_morph_overrides(&mut self) {
+        self.morph_overrides.clear();
+        self.evaluate_pose();
+    }
+
+    fn apply_morph_overrides(&mut self) {
+        if self.is_playing() {
+            return;
+        }
+        for (weights, overrides) in self
+            .pose
+            .morph_weights
+            .iter_mut()
+            .zip(&self.morph_overrides)
+        {
+            for (w, o) in weights.iter_mut().zip(overrides) {
+                if let Some(v) = o {
+                    *w = *v;
+                }
+            }
+        }
     }
 
     /// Ground positions of the root trail, oldest first.
@@ -525,11 +585,15 @@ impl Previewer {
         };
         let result = match &self.graph {
             Some(g) if !self.toggles.bind_pose => {
-                self.pose
-                    .evaluate_local(&self.model, g.local_pose(), g.model_from_root())
+                let r = self
+                    .pose
+                    .evaluate_local(&self.model, g.local_pose(), g.model_from_root());
+                self.pose.set_morph_weights(g.morph_weights());
+                r
             }
             _ => self.pose.evaluate(&self.model, &request),
         };
+        self.apply_morph_overrides();
         self.evaluate_ghosts();
         self.evaluate_compare();
         if let Err(e) = result {

@@ -19,6 +19,9 @@ pub struct Pose {
     pub model_from_joint: Vec<Mat4>,
     /// One palette per skin: `model_from_joint[skin.joints[i]] * inverse_bind[i]`.
     pub skin_palettes: Vec<Vec<Mat4>>,
+    /// Morph weights per mesh (index = mesh index), one per morph target: the clip's
+    /// morph-weight tracks, or the graph's blend of them, else the mesh defaults.
+    pub morph_weights: Vec<Vec<f32>>,
     /// Key cursors of the clip sampled last, so playback and scrubbing step from the
     /// previous keys instead of searching every frame.
     sampling_cache: SamplingCache,
@@ -50,6 +53,7 @@ impl Pose {
                 .iter()
                 .map(|s| vec![Mat4::IDENTITY; s.joints.len()])
                 .collect(),
+            morph_weights: model.default_morph_weights(),
             sampling_cache: SamplingCache::new(),
         };
         // The rest pose of a validated model always evaluates.
@@ -89,6 +93,7 @@ impl Pose {
             }
             None => self.local.copy_from_slice(model.skeleton.rest_pose()),
         }
+        model.morph_weights_at(request.clip, request.time_secs, &mut self.morph_weights);
         LocalToModelJob {
             parents: model.skeleton.parents(),
             local: &self.local,
@@ -136,6 +141,22 @@ impl crate::render::PoseMatrices for Pose {
     }
     fn skin_palettes(&self) -> &[Vec<Mat4>] {
         &self.skin_palettes
+    }
+    fn morph_weights(&self) -> &[Vec<f32>] {
+        &self.morph_weights
+    }
+}
+
+impl Pose {
+    /// Takes morph weights produced elsewhere (the pose graph's blend, or the Morphs
+    /// panel's overrides), mesh by mesh; entries whose length does not match the mesh's
+    /// targets are left as they are. Allocates nothing.
+    pub fn set_morph_weights(&mut self, weights: &[Vec<f32>]) {
+        for (out, w) in self.morph_weights.iter_mut().zip(weights) {
+            if out.len() == w.len() {
+                out.copy_from_slice(w);
+            }
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use stridescope::render::gpu_types::{
-    FrameUniforms, MaterialUniforms, SkinParams, SkinVertex, SkinnedVertex,
+    FrameUniforms, MaterialUniforms, MorphDelta, SkinParams, SkinVertex, SkinnedVertex,
 };
 use stridescope::render::shader_source;
 
@@ -91,8 +91,9 @@ fn every_shader_parses_and_validates() {
 
 #[test]
 fn shared_structs_match_their_rust_mirrors() {
-    let expected: [(&str, usize); 5] = [
+    let expected: [(&str, usize); 6] = [
         ("SkinVertex", std::mem::size_of::<SkinVertex>()),
+        ("MorphDelta", std::mem::size_of::<MorphDelta>()),
         ("SkinnedVertex", std::mem::size_of::<SkinnedVertex>()),
         ("SkinParams", std::mem::size_of::<SkinParams>()),
         ("FrameUniforms", std::mem::size_of::<FrameUniforms>()),

@@ -22,6 +22,7 @@ pub mod error;
 pub mod ik;
 pub mod local_to_model;
 pub mod locomotion;
+pub mod morph;
 pub mod phase;
 pub mod reduce;
 pub mod root_motion;
@@ -32,7 +33,9 @@ pub mod state_machine;
 pub mod sync;
 pub mod transform;
 
-pub use clip::{Clip, Interpolation, JointTracks, SamplingCache, SamplingJob, SyncMarker, Track};
+pub use clip::{
+    Clip, Interpolation, JointTracks, MorphTrack, SamplingCache, SamplingJob, SyncMarker, Track,
+};
 pub use clock::{Interval, PlaybackClock, Player};
 pub use error::AnimError;
 pub use local_to_model::LocalToModelJob;

@@ -235,9 +235,10 @@ impl KeyReductionJob<'_> {
                 }
             }
         }
-        let reduced = Clip::new(
+        let reduced = Clip::with_morph(
             self.clip.name().to_string(),
             tracks,
+            self.clip.morph_tracks().to_vec(),
             self.clip.markers().to_vec(),
             n,
         )?

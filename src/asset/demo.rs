@@ -1426,90 +1426,13 @@ fn build_mesh(rig: &Rig) -> MeshData {
 // ---------------------------------------------------------------------------------------
 // glTF binary
 
-const ARRAY_BUFFER: u32 = 34962;
-const ELEMENT_ARRAY_BUFFER: u32 = 34963;
-const UNSIGNED_BYTE: u32 = 5121;
-const UNSIGNED_SHORT: u32 = 5123;
-const FLOAT: u32 = 5126;
+use super::glb_writer::{
+    nums, GlbBuilder, ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, UNSIGNED_BYTE, UNSIGNED_SHORT,
+};
 
 /// A JSON number from an `f32` (formatted by `ryu` from the exact `f64` value).
 fn num(x: f64) -> Value {
     Value::from(x as f32 as f64)
-}
-
-fn nums(xs: &[f32]) -> Value {
-    Value::Array(xs.iter().map(|&x| Value::from(x as f64)).collect())
-}
-
-/// The binary chunk with its buffer views and accessors.
-#[derive(Default)]
-struct BinBuilder {
-    data: Vec<u8>,
-    views: Vec<Value>,
-    accessors: Vec<Value>,
-}
-
-impl BinBuilder {
-    /// Appends a 4-byte aligned buffer view and an accessor over all of it.
-    fn accessor(
-        &mut self,
-        bytes: &[u8],
-        target: Option<u32>,
-        component: u32,
-        count: usize,
-        kind: &str,
-        bounds: Option<(Vec<f32>, Vec<f32>)>,
-    ) -> usize {
-        while !self.data.len().is_multiple_of(4) {
-            self.data.push(0);
-        }
-        let mut view = json!({
-            "buffer": 0,
-            "byteOffset": self.data.len(),
-            "byteLength": bytes.len(),
-        });
-        if let Some(target) = target {
-            view["target"] = json!(target);
-        }
-        self.data.extend_from_slice(bytes);
-        self.views.push(view);
-        let mut accessor = json!({
-            "bufferView": self.views.len() - 1,
-            "componentType": component,
-            "count": count,
-            "type": kind,
-        });
-        if let Some((min, max)) = bounds {
-            accessor["min"] = nums(&min);
-            accessor["max"] = nums(&max);
-        }
-        self.accessors.push(accessor);
-        self.accessors.len() - 1
-    }
-
-    /// Float accessor of `n`-component elements, with min/max when `bounded`.
-    fn floats(
-        &mut self,
-        values: &[f32],
-        n: usize,
-        kind: &str,
-        target: Option<u32>,
-        bounded: bool,
-    ) -> usize {
-        let bounds = bounded.then(|| {
-            let mut min = vec![f32::INFINITY; n];
-            let mut max = vec![f32::NEG_INFINITY; n];
-            for chunk in values.chunks(n) {
-                for (k, &v) in chunk.iter().enumerate() {
-                    min[k] = min[k].min(v);
-                    max[k] = max[k].max(v);
-                }
-            }
-            (min, max)
-        });
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        self.accessor(&bytes, target, FLOAT, values.len() / n, kind, bounds)
-    }
 }
 
 fn vec3s(v: &[DVec3]) -> Vec<f32> {
@@ -1517,7 +1440,7 @@ fn vec3s(v: &[DVec3]) -> Vec<f32> {
 }
 
 fn write_glb(rig: &Rig, mesh: &MeshData, clips: &[ClipData]) -> Vec<u8> {
-    let mut bin = BinBuilder::default();
+    let mut bin = GlbBuilder::default();
 
     // Mesh.
     let position = bin.floats(&vec3s(&mesh.positions), 3, "VEC3", Some(ARRAY_BUFFER), true);
@@ -1618,9 +1541,6 @@ fn write_glb(rig: &Rig, mesh: &MeshData, clips: &[ClipData]) -> Vec<u8> {
         })
         .collect();
 
-    while bin.data.len() % 4 != 0 {
-        bin.data.push(0);
-    }
     let document = json!({
         "asset": { "version": "2.0", "generator": GENERATOR },
         "scene": 0,
@@ -1650,60 +1570,9 @@ fn write_glb(rig: &Rig, mesh: &MeshData, clips: &[ClipData]) -> Vec<u8> {
             },
         }],
         "animations": animations,
-        "accessors": bin.accessors,
-        "bufferViews": bin.views,
-        "buffers": [{ "byteLength": bin.data.len() }],
     });
 
-    let mut text = String::new();
-    write_json_sorted(&document, &mut text);
-    let mut json_chunk = text.into_bytes();
-    while !json_chunk.len().is_multiple_of(4) {
-        json_chunk.push(b' ');
-    }
-    let total = 12 + 8 + json_chunk.len() + 8 + bin.data.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(json_chunk.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&json_chunk);
-    out.extend_from_slice(&(bin.data.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin.data);
-    out
-}
-
-/// Compact JSON with object keys sorted, whatever map type serde_json was built with.
-fn write_json_sorted(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_json_sorted(&map[key], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json_sorted(item, out);
-            }
-            out.push(']');
-        }
-        leaf => out.push_str(&leaf.to_string()),
-    }
+    bin.finish(document)
 }
 
 #[cfg(test)]

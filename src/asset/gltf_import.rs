@@ -34,9 +34,10 @@ use gltf::animation::{Interpolation as GltfInterpolation, Property};
 use gltf::json;
 use gltf::mesh::{Mode, Semantic};
 
-use super::{display_name, Image, ImportError, Material, Mesh, Model, Primitive};
+use super::{display_name, Image, ImportError, Material, Mesh, Model, MorphTarget, Primitive};
 use crate::anim::{
-    Clip, Interpolation, JointTracks, Skeleton, Skin, SyncMarker, Track, Transform, MAX_INFLUENCES,
+    Clip, Interpolation, JointTracks, MorphTrack, Skeleton, Skin, SyncMarker, Track, Transform,
+    MAX_INFLUENCES,
 };
 
 /// An accessor without a buffer view is zero-filled; this caps what such a declaration may
@@ -871,6 +872,15 @@ fn format_name(acc: &gltf::Accessor<'_>) -> String {
 /// Allowed component types for an accessor role: (type, normalized).
 type Formats<'f> = &'f [(DataType, bool)];
 const FLOAT_ONLY: Formats<'static> = &[(DataType::F32, false)];
+/// Rotation and morph-weight sampler outputs: float, or normalized 8/16-bit integers
+/// (glTF core).
+const ANIMATION_OUTPUT_FORMATS: Formats<'static> = &[
+    (DataType::F32, false),
+    (DataType::I8, true),
+    (DataType::U8, true),
+    (DataType::I16, true),
+    (DataType::U16, true),
+];
 /// KHR_mesh_quantization's POSITION: float, or 8/16-bit integers, normalized or not.
 const QUANTIZED_POSITION: Formats<'static> = &[
     (DataType::F32, false),
@@ -1857,9 +1867,6 @@ impl Importer<'_> {
                     ),
                 );
             }
-            if node.weights().is_some() || mesh.weights().is_some() {
-                self.warn(&node_el, "morph target weights are not supported; ignored");
-            }
             let primitives = match cache.get(&(m, skin)) {
                 Some(p) => {
                     let count: usize = p.iter().map(|p| p.positions.len()).sum();
@@ -1879,6 +1886,8 @@ impl Importer<'_> {
                     prims
                 }
             };
+            let (morph_weights, target_names) =
+                self.morph_defaults(&mesh, node, &node_el, &primitives)?;
             meshes.push(Mesh {
                 name: mesh
                     .name()
@@ -1887,9 +1896,83 @@ impl Importer<'_> {
                 joint,
                 skin,
                 primitives,
+                morph_weights,
+                target_names,
             });
         }
         Ok(meshes)
+    }
+
+    /// The default morph weights of a mesh instance (node weights, else mesh weights,
+    /// else 0) and its target names (`extras.targetNames`, else `target N`). Every
+    /// primitive must have the same number of targets, and the weights one per target.
+    fn morph_defaults(
+        &mut self,
+        mesh: &gltf::Mesh<'_>,
+        node: &gltf::Node<'_>,
+        node_el: &str,
+        primitives: &[Primitive],
+    ) -> Result<(Vec<f32>, Vec<String>), ImportError> {
+        let m = mesh.index();
+        let counts: Vec<usize> = mesh.primitives().map(|p| p.morph_targets().len()).collect();
+        let targets = counts.first().copied().unwrap_or(0);
+        if let Some(k) = counts.iter().position(|&c| c != targets) {
+            return Err(self.err(
+                format!("mesh {m}"),
+                format!(
+                    "primitive {k} has {} morph targets but primitive 0 has {targets}; every \
+                     primitive of a mesh must have the same number",
+                    counts[k]
+                ),
+            ));
+        }
+        debug_assert!(primitives.iter().all(|p| p.morph_targets.len() == targets));
+        let mut weights = vec![0.0f32; targets];
+        for (what, element, given) in [
+            ("mesh", format!("mesh {m}"), mesh.weights()),
+            ("node", node_el.to_string(), node.weights()),
+        ] {
+            let Some(given) = given else { continue };
+            if given.len() != targets {
+                self.warn(
+                    &element,
+                    format!(
+                        "{what} weights has {} entries but the mesh has {targets} morph \
+                         targets; ignored",
+                        given.len()
+                    ),
+                );
+                continue;
+            }
+            if let Some(k) = given.iter().position(|w| !w.is_finite()) {
+                return Err(self.err(&element, format!("{what} weight {k} is not finite")));
+            }
+            weights.copy_from_slice(given);
+        }
+        let mut names: Vec<String> = (0..targets).map(|k| format!("target {k}")).collect();
+        if let Some(raw) = mesh.extras().as_ref() {
+            let list = serde_json::from_str::<serde_json::Value>(raw.get())
+                .ok()
+                .and_then(|v| v.get("targetNames").cloned());
+            match list.as_ref().and_then(|l| l.as_array()) {
+                Some(list) if list.len() == targets => {
+                    for (name, v) in names.iter_mut().zip(list) {
+                        if let Some(text) = v.as_str() {
+                            *name = text.to_string();
+                        }
+                    }
+                }
+                Some(list) => self.warn(
+                    &format!("mesh {m}"),
+                    format!(
+                        "extras.targetNames has {} names for {targets} morph targets; ignored",
+                        list.len()
+                    ),
+                ),
+                None => {}
+            }
+        }
+        Ok((weights, names))
     }
 
     fn count_vertices(&mut self, element: &str, n: usize) -> Result<(), ImportError> {
@@ -1919,9 +2002,6 @@ impl Importer<'_> {
                 ),
             );
             return Ok(None);
-        }
-        if prim.morph_targets().len() > 0 {
-            self.warn(element, "morph targets are not supported; ignored");
         }
         let Some(pos_acc) = prim.get(&Semantic::Positions) else {
             // Valid glTF (an extension may supply the geometry); nothing to draw here.
@@ -2168,6 +2248,7 @@ impl Importer<'_> {
             }
         }
 
+        let morph_targets = self.morph_targets(prim, element, n)?;
         Ok(Some(Primitive {
             positions,
             normals,
@@ -2177,7 +2258,64 @@ impl Importer<'_> {
             joints,
             weights,
             material: prim.material().index(),
+            morph_targets,
         }))
+    }
+
+    /// The primitive's morph targets: POSITION, NORMAL and TANGENT deltas (sparse
+    /// accessors included; with KHR_mesh_quantization also normalized integers), each
+    /// with one value per vertex.
+    fn morph_targets(
+        &mut self,
+        prim: &gltf::Primitive<'_>,
+        element: &str,
+        n: usize,
+    ) -> Result<Vec<MorphTarget>, ImportError> {
+        let mut targets = Vec::new();
+        for (k, target) in prim.morph_targets().enumerate() {
+            let position_formats = if self.quantized {
+                QUANTIZED_POSITION
+            } else {
+                FLOAT_ONLY
+            };
+            let mut out = MorphTarget::default();
+            for (role, acc, formats, slot) in [
+                (
+                    "POSITION",
+                    target.positions(),
+                    position_formats,
+                    &mut out.positions,
+                ),
+                (
+                    "NORMAL",
+                    target.normals(),
+                    self.direction_formats(),
+                    &mut out.normals,
+                ),
+                (
+                    "TANGENT",
+                    target.tangents(),
+                    self.direction_formats(),
+                    &mut out.tangents,
+                ),
+            ] {
+                let Some(acc) = acc else { continue };
+                let what = format!("morph target {k} {role}");
+                let v = self.read_vec3s_as(&acc, element, &what, formats)?;
+                if v.len() != n {
+                    return Err(self.err(
+                        element,
+                        format!("{what} has {} elements but POSITION has {n}", v.len()),
+                    ));
+                }
+                if let Some(i) = v.iter().position(|d| !d.is_finite()) {
+                    return Err(self.err(element, format!("{what} of vertex {i} is not finite")));
+                }
+                *slot = v;
+            }
+            targets.push(out);
+        }
+        Ok(targets)
     }
 
     fn read_vec3s_as(
@@ -2226,7 +2364,8 @@ impl Importer<'_> {
         let mut tracks: BTreeMap<usize, JointTracks> = BTreeMap::new();
         let mut targets: HashMap<(usize, u8), usize> = HashMap::new();
         let mut outside_scene = Vec::new();
-        let mut morph_channels = 0usize;
+        let mut skipped_morph = Vec::new();
+        let mut morph: Vec<MorphTrack> = Vec::new();
         for (k, channel) in animation.channels().enumerate() {
             let c = original_channel(&self.channel_map, a, k);
             let element = format!("animation {a} channel {c}");
@@ -2248,10 +2387,21 @@ impl Importer<'_> {
                     ),
                 ));
             }
-            if property == Property::MorphTargetWeights {
-                morph_channels += 1;
-                continue;
-            }
+            // Weights per key: one per morph target of the node's mesh.
+            let morph_targets = if property == Property::MorphTargetWeights {
+                let targets = target
+                    .node()
+                    .mesh()
+                    .and_then(|m| m.primitives().next())
+                    .map_or(0, |p| p.morph_targets().len());
+                if targets == 0 {
+                    skipped_morph.push(c);
+                    continue;
+                }
+                targets
+            } else {
+                1
+            };
             let Some(joint) = h.joint_of_node[node] else {
                 outside_scene.push(c);
                 continue;
@@ -2302,7 +2452,7 @@ impl Importer<'_> {
                 1
             };
             let output = sampler.output();
-            let expected = times.len() * per_key;
+            let expected = times.len() * per_key * morph_targets;
             if output.count() != expected {
                 return Err(self.err(
                     &element,
@@ -2312,15 +2462,42 @@ impl Importer<'_> {
                         times.len(),
                         output.count(),
                         output.index(),
-                        if per_key == 3 {
-                            " (in-tangent, value, out-tangent per key)"
-                        } else {
-                            ""
+                        match (per_key, morph_targets) {
+                            (3, 1) => " (in-tangent, value, out-tangent per key)".to_string(),
+                            (1, 1) => String::new(),
+                            (_, t) => format!(
+                                " ({per_key} x {t} per key: one weight per morph target{})",
+                                if per_key == 3 {
+                                    ", in-tangent, value, out-tangent"
+                                } else {
+                                    ""
+                                }
+                            ),
                         }
                     ),
                 ));
             }
             let role = format!("sampler {s} output ({path_name})");
+            if property == Property::MorphTargetWeights {
+                let values = self.read_f32s(
+                    &output,
+                    &element,
+                    &role,
+                    Dimensions::Scalar,
+                    ANIMATION_OUTPUT_FORMATS,
+                )?;
+                let track = MorphTrack::new(
+                    joint,
+                    morph_targets,
+                    interpolation,
+                    times,
+                    values,
+                    "morph weights",
+                )
+                .map_err(|e| self.err(&element, e.to_string()))?;
+                morph.push(track);
+                continue;
+            }
             let entry = tracks
                 .entry(joint)
                 .or_insert_with(|| JointTracks::new(joint));
@@ -2349,13 +2526,7 @@ impl Importer<'_> {
                         &element,
                         &role,
                         Dimensions::Vec4,
-                        &[
-                            (DataType::F32, false),
-                            (DataType::I8, true),
-                            (DataType::U8, true),
-                            (DataType::I16, true),
-                            (DataType::U16, true),
-                        ],
+                        ANIMATION_OUTPUT_FORMATS,
                     )?;
                     flush_tiny(&mut raw);
                     let mut values: Vec<Quat> = raw.chunks_exact(4).map(Quat::from_slice).collect();
@@ -2409,10 +2580,14 @@ impl Importer<'_> {
                 ),
             );
         }
-        if morph_channels > 0 {
+        if !skipped_morph.is_empty() {
+            let list: Vec<String> = skipped_morph.iter().map(usize::to_string).collect();
             self.warn(
                 &anim_el,
-                format!("{morph_channels} morph-weight channel(s) are not supported; skipped"),
+                format!(
+                    "morph-weight channel(s) {} target nodes without morph targets; skipped",
+                    list.join(", ")
+                ),
             );
         }
         let base_name = animation
@@ -2420,7 +2595,7 @@ impl Importer<'_> {
             .filter(|n| !n.is_empty())
             .map(str::to_string)
             .unwrap_or_else(|| anim_el.clone());
-        if tracks.is_empty() {
+        if tracks.is_empty() && morph.is_empty() {
             self.warn(
                 &anim_el,
                 format!("'{base_name}' animates no joint of the scene; no clip is made"),
@@ -2446,10 +2621,11 @@ impl Importer<'_> {
                 ]
             })
             .flatten()
+            .chain(morph.iter().map(|t| t.times()))
             .filter_map(|times| times.last().copied())
             .fold(0.0f32, f32::max);
         let (markers, additive) = self.clip_extras(animation, &anim_el, duration);
-        let clip = Clip::new(name, tracks, markers, joint_count)
+        let clip = Clip::with_morph(name, tracks, morph, markers, joint_count)
             .map_err(|e| self.err(&anim_el, e.to_string()))?;
         Ok(Some(clip.with_additive(additive)))
     }

@@ -3,6 +3,7 @@
 
 pub mod demo;
 mod error;
+pub mod glb_writer;
 mod gltf_import;
 
 use std::path::Path;
@@ -123,6 +124,50 @@ impl Model {
         Ok(reports)
     }
 
+    /// Morph weights of every mesh (index = mesh index) at clip time `time_secs` of
+    /// clip `clip` into `out`: the clip's morph-weight track of the mesh's node where it
+    /// has one with the right target count, else the mesh's default weights. `None`: the
+    /// defaults. `out[m]` must already hold one entry per target of mesh `m`
+    /// ([`Model::default_morph_weights`] sizes it); nothing is allocated.
+    pub fn morph_weights_at(&self, clip: Option<usize>, time_secs: f32, out: &mut [Vec<f32>]) {
+        for (mesh, out) in out.iter_mut().enumerate() {
+            self.mesh_morph_weights_at(mesh, clip, time_secs, out);
+        }
+    }
+
+    /// [`Model::morph_weights_at`] for one mesh; `out` has one entry per target (else it
+    /// is left alone).
+    pub fn mesh_morph_weights_at(
+        &self,
+        mesh: usize,
+        clip: Option<usize>,
+        time_secs: f32,
+        out: &mut [f32],
+    ) {
+        let Some(m) = self.meshes.get(mesh) else {
+            return;
+        };
+        if out.len() != m.morph_weights.len() {
+            return;
+        }
+        let track = clip
+            .and_then(|c| self.clips.get(c))
+            .and_then(|c| c.morph_track(m.joint))
+            .filter(|t| t.targets() == out.len());
+        match track {
+            Some(t) if t.sample(time_secs, out).is_ok() => {}
+            _ => out.copy_from_slice(&m.morph_weights),
+        }
+    }
+
+    /// Every mesh's default morph weights (index = mesh index).
+    pub fn default_morph_weights(&self) -> Vec<Vec<f32>> {
+        self.meshes
+            .iter()
+            .map(|m| m.morph_weights.clone())
+            .collect()
+    }
+
     /// Index of the clip with this name.
     pub fn find_clip(&self, name: &str) -> Option<usize> {
         self.clips.iter().position(|c| c.name() == name)
@@ -140,6 +185,32 @@ pub struct Mesh {
     /// Index into [`Model::skins`] for skinned meshes.
     pub skin: Option<usize>,
     pub primitives: Vec<Primitive>,
+    /// Morph weights when no clip animates them, one per morph target: the node's
+    /// `weights`, else the mesh's, else 0 (glTF rule). Empty without morph targets.
+    pub morph_weights: Vec<f32>,
+    /// Morph target names, from the mesh's `extras.targetNames` (the common convention),
+    /// else `target N`; one per morph target.
+    pub target_names: Vec<String>,
+}
+
+impl Mesh {
+    /// Morph targets of the mesh (every primitive has the same number).
+    pub fn morph_target_count(&self) -> usize {
+        self.morph_weights.len()
+    }
+}
+
+/// One morph target (blend shape) of a primitive: per-vertex deltas added to the
+/// primitive's attributes, weighted by the mesh's morph weight for the target. Each list
+/// is empty where the target leaves that attribute alone.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphTarget {
+    /// POSITION deltas, bind space (metres).
+    pub positions: Vec<Vec3>,
+    /// NORMAL deltas (the sum is renormalised after skinning).
+    pub normals: Vec<Vec3>,
+    /// TANGENT deltas (xyz; the handedness w is not morphed).
+    pub tangents: Vec<Vec3>,
 }
 
 /// One triangle list with de-indexed attributes in the mesh's bind space (model space for
@@ -161,6 +232,8 @@ pub struct Primitive {
     /// weight 1 on palette entry 0 (their node's transform, see `render::PoseMatrices::mesh_palette`).
     pub weights: Vec<[f32; MAX_INFLUENCES]>,
     pub material: Option<usize>,
+    /// Morph targets, one per entry of [`Mesh::morph_weights`]; empty without.
+    pub morph_targets: Vec<MorphTarget>,
 }
 
 /// The subset of a glTF PBR material the previewer shades with.

@@ -366,6 +366,10 @@ pub struct MeshReport {
     pub primitives: usize,
     pub vertices: usize,
     pub triangles: usize,
+    /// Morph target names (`extras.targetNames`, else `target N`), and their default
+    /// weights; empty without morph targets.
+    pub morph_targets: Vec<String>,
+    pub morph_weights: Vec<f32>,
 }
 
 #[derive(Debug, Serialize)]
@@ -379,6 +383,9 @@ pub struct ClipReport {
     pub scale_channels: usize,
     pub interpolations: Vec<&'static str>,
     pub additive: bool,
+    /// Animated morph-weight channels (one per mesh node), and the weights they carry.
+    pub morph_channels: usize,
+    pub morph_weights: usize,
     pub root_motion: Option<RootMotionReport>,
     pub markers: Vec<MarkerReport>,
     /// The channels that jump most at the loop wrap, most visible first (at most
@@ -459,6 +466,12 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
                 note(k.interpolation());
             }
         }
+        for k in clip.morph_tracks() {
+            let name = k.interpolation().as_str();
+            if !interpolations.contains(&name) {
+                interpolations.push(name);
+            }
+        }
         let root_motion_full = ClipRootMotion::for_clip(skeleton, clip, override_joint);
         let root_motion = match &root_motion_full {
             Ok(Some(rm)) => {
@@ -527,6 +540,8 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
             name: clip.name().to_string(),
             duration_secs: clip.duration_secs() as f64,
             first_key_secs: clip.first_key_secs() as f64,
+            morph_channels: clip.morph_tracks().len(),
+            morph_weights: clip.morph_tracks().iter().map(|t| t.targets()).sum(),
             channels: clip.channel_count(),
             translation_channels: t,
             rotation_channels: r,
@@ -617,6 +632,8 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
                 primitives: m.primitives.len(),
                 vertices: m.primitives.iter().map(|p| p.positions.len()).sum(),
                 triangles: m.primitives.iter().map(|p| p.indices.len() / 3).sum(),
+                morph_targets: m.target_names.clone(),
+                morph_weights: m.morph_weights.clone(),
             })
             .collect(),
         vertex_count: model.vertex_count(),
@@ -683,8 +700,20 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
             .unwrap_or_else(|| "unskinned".into());
         let _ = writeln!(
             w,
-            "  {}: {} primitive(s), {} vertices, {} triangles, {skin}",
-            m.name, m.primitives, m.vertices, m.triangles
+            "  {}: {} primitive(s), {} vertices, {} triangles, {skin}{}",
+            m.name,
+            m.primitives,
+            m.vertices,
+            m.triangles,
+            if m.morph_targets.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", {} morph targets ({})",
+                    m.morph_targets.len(),
+                    m.morph_targets.join(", ")
+                )
+            }
         );
     }
     let _ = writeln!(w, "\nlegs (thresholds scale x{:.4}):", report.unit_scale);
@@ -725,6 +754,13 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
             c.interpolations.join("/"),
             if c.additive { ", additive" } else { "" }
         );
+        if c.morph_channels > 0 {
+            let _ = writeln!(
+                w,
+                "    morph weights: {} channel(s), {} weights",
+                c.morph_channels, c.morph_weights
+            );
+        }
         match &c.root_motion {
             Some(rm) => {
                 let _ = writeln!(

@@ -169,6 +169,7 @@ fn driven_frames(
         let world = loco.model_from_root();
         pose.evaluate_local(model, loco.local_pose(), world)
             .map_err(|e| e.to_string())?;
+        pose.set_morph_weights(graph.morph_weights());
         let mut text = crate::render::locomotion_overlay::locomotion_text(&loco.warp);
         text.insert(
             0,
@@ -212,6 +213,7 @@ fn scenario_poses(
         }
         pose.evaluate_local(model, graph.local_pose(), run.world_from_root.to_mat4())
             .map_err(|e| e.to_string())?;
+        pose.set_morph_weights(graph.morph_weights());
         poses.push(pose.clone());
     }
     Ok(poses)

@@ -97,6 +97,9 @@ struct Layer {
     weight: Weight,
     mask: Option<JointMask>,
     reference: Vec<Transform>,
+    /// Morph weights of the reference (per mesh), what an additive layer's weights are
+    /// measured from.
+    morph_reference: Vec<Vec<f32>>,
     /// Scratch per-joint weights (mask * weight, and 1 - that for the base).
     layer_weights: Vec<f32>,
     base_weights: Vec<f32>,
@@ -139,6 +142,11 @@ pub struct PoseGraph {
     snapshot_velocity: GroundTransform,
     snapshot_weight: f32,
     scratch: Vec<Transform>,
+    /// Output morph weights per mesh, blended with the pose's weights (additive layers
+    /// add theirs); the snapshot's, frozen with it; scratch for one mesh's sample.
+    morph: Vec<Vec<f32>>,
+    morph_snapshot: Vec<Vec<f32>>,
+    morph_scratch: Vec<f32>,
     /// This frame's event names are `events[..events_len]`; the strings past it are kept
     /// for reuse, so firing a name seen before allocates nothing.
     events: Vec<String>,
@@ -601,6 +609,8 @@ impl PoseGraph {
             };
             let reference = reference_pose(model, &l.reference, b.players[player].clip)
                 .map_err(|e| format!("{context}: reference: {e}"))?;
+            let morph_reference = reference_morph(model, &l.reference, b.players[player].clip)
+                .map_err(|e| format!("{context}: reference: {e}"))?;
             let n = model.skeleton.joint_count();
             layers.push(Layer {
                 name: l.name.clone(),
@@ -609,6 +619,7 @@ impl PoseGraph {
                 weight: l.weight.clone(),
                 mask,
                 reference,
+                morph_reference,
                 layer_weights: vec![0.0; n],
                 base_weights: vec![0.0; n],
                 current_weight: 0.0,
@@ -630,6 +641,17 @@ impl PoseGraph {
             snapshot_velocity: GroundTransform::IDENTITY,
             snapshot_weight: 0.0,
             scratch: vec![Transform::IDENTITY; n],
+            morph: model.default_morph_weights(),
+            morph_snapshot: model.default_morph_weights(),
+            morph_scratch: vec![
+                0.0;
+                model
+                    .meshes
+                    .iter()
+                    .map(|m| m.morph_target_count())
+                    .max()
+                    .unwrap_or(0)
+            ],
             events: Vec::new(),
             events_len: 0,
             phase: None,
@@ -943,6 +965,9 @@ impl PoseGraph {
     fn apply_step(&mut self, entered: Option<usize>, snapshot: bool) -> Result<(), AnimError> {
         if snapshot {
             self.snapshot.copy_from_slice(&self.local);
+            for (frozen, now) in self.morph_snapshot.iter_mut().zip(&self.morph) {
+                frozen.copy_from_slice(now);
+            }
             let dt = self.last_dt.max(1e-6);
             self.snapshot_velocity = GroundTransform::new(
                 self.root_delta.yaw_rad / dt,
@@ -1094,8 +1119,84 @@ impl PoseGraph {
             }
             std::mem::swap(&mut self.local, &mut self.scratch);
         }
+        self.blend_morph(model);
         self.update_phase_report(model)?;
         Ok(())
+    }
+
+    /// Morph weights per mesh (index = mesh index), blended like the pose.
+    pub fn morph_weights(&self) -> &[Vec<f32>] {
+        &self.morph
+    }
+
+    /// Blends each mesh's morph weights with the pose's weights: the inputs' weights
+    /// normalised (the snapshot included; below [`BlendingJob::DEFAULT_THRESHOLD`] the
+    /// mesh defaults join, as the rest pose does for joints), then each layer at its
+    /// weight times its mask's weight on the mesh's node: additive layers add their
+    /// difference to the reference, override layers cross-fade to theirs.
+    fn blend_morph(&mut self, model: &Model) {
+        let threshold = BlendingJob::DEFAULT_THRESHOLD;
+        for (m, mesh) in model.meshes.iter().enumerate() {
+            let n = mesh.morph_target_count();
+            if n == 0 || self.morph[m].len() != n {
+                continue;
+            }
+            let out = &mut self.morph[m];
+            let scratch = &mut self.morph_scratch[..n];
+            out.fill(0.0);
+            let mut total = 0.0f32;
+            for p in self
+                .players
+                .iter()
+                .filter(|p| p.weight > 0.0 && !p.is_layer)
+            {
+                sample_mesh_morph(model, p.clip, p.clock.time().phase_secs as f32, m, scratch);
+                for (o, s) in out.iter_mut().zip(scratch.iter()) {
+                    *o += p.weight * s;
+                }
+                total += p.weight;
+            }
+            if self.snapshot_weight > 0.0 {
+                for (o, s) in out.iter_mut().zip(&self.morph_snapshot[m]) {
+                    *o += self.snapshot_weight * s;
+                }
+                total += self.snapshot_weight;
+            }
+            if total < threshold {
+                for (o, d) in out.iter_mut().zip(&mesh.morph_weights) {
+                    *o += (threshold - total) * d;
+                }
+                total = threshold;
+            }
+            let inv = 1.0 / total;
+            out.iter_mut().for_each(|o| *o *= inv);
+            for l in &self.layers {
+                let mask = l.mask.as_ref().map_or(1.0, |k| k.weights()[mesh.joint]);
+                let w = l.current_weight * mask;
+                if w <= 0.0 {
+                    continue;
+                }
+                let p = &self.players[l.player];
+                sample_mesh_morph(model, p.clip, p.clock.time().phase_secs as f32, m, scratch);
+                match l.mode {
+                    LayerMode::Additive => {
+                        for ((o, s), r) in out
+                            .iter_mut()
+                            .zip(scratch.iter())
+                            .zip(&l.morph_reference[m])
+                        {
+                            *o += w * (s - r);
+                        }
+                    }
+                    LayerMode::Override => {
+                        let w = w.min(1.0);
+                        for (o, s) in out.iter_mut().zip(scratch.iter()) {
+                            *o += (s - *o) * w;
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Re-measures phase cancellation when the set of active inputs, their weights (to
@@ -1187,6 +1288,44 @@ impl PoseGraph {
     }
 }
 
+/// One mesh's morph weights in clip `clip` at `time_secs` (its defaults where the clip
+/// does not animate them).
+fn sample_mesh_morph(model: &Model, clip: usize, time_secs: f32, mesh: usize, out: &mut [f32]) {
+    model.mesh_morph_weights_at(mesh, Some(clip), time_secs, out);
+}
+
+/// The clip and time an additive layer's reference is sampled at (`None`: the bind pose).
+fn reference_frame(
+    model: &Model,
+    def: &ReferenceDef,
+    own_clip: usize,
+) -> Result<Option<(usize, f32)>, String> {
+    Ok(Some(match def {
+        ReferenceDef::BindPose => return Ok(None),
+        ReferenceDef::FirstFrame => (own_clip, model.clips[own_clip].first_key_secs()),
+        ReferenceDef::ClipFrame { clip, time_secs } => {
+            let c = model
+                .find_clip(clip)
+                .ok_or_else(|| format!("unknown clip '{clip}'"))?;
+            (c, *time_secs)
+        }
+    }))
+}
+
+/// The reference morph weights of an additive layer (per mesh), sampled once like
+/// [`reference_pose`].
+fn reference_morph(
+    model: &Model,
+    def: &ReferenceDef,
+    own_clip: usize,
+) -> Result<Vec<Vec<f32>>, String> {
+    let mut out = model.default_morph_weights();
+    if let Some((clip, time)) = reference_frame(model, def, own_clip)? {
+        model.morph_weights_at(Some(clip), time, &mut out);
+    }
+    Ok(out)
+}
+
 /// The reference pose of an additive layer, sampled once.
 fn reference_pose(
     model: &Model,
@@ -1195,15 +1334,8 @@ fn reference_pose(
 ) -> Result<Vec<Transform>, String> {
     let skeleton = &model.skeleton;
     let mut pose = skeleton.rest_pose().to_vec();
-    let (clip, time) = match def {
-        ReferenceDef::BindPose => return Ok(pose),
-        ReferenceDef::FirstFrame => (own_clip, model.clips[own_clip].first_key_secs()),
-        ReferenceDef::ClipFrame { clip, time_secs } => {
-            let c = model
-                .find_clip(clip)
-                .ok_or_else(|| format!("unknown clip '{clip}'"))?;
-            (c, *time_secs)
-        }
+    let Some((clip, time)) = reference_frame(model, def, own_clip)? else {
+        return Ok(pose);
     };
     SamplingJob {
         clip: &model.clips[clip],

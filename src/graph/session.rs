@@ -204,6 +204,11 @@ impl GraphSession {
         }
     }
 
+    /// Morph weights per mesh, blended by the graph like the pose.
+    pub fn morph_weights(&self) -> &[Vec<f32>] {
+        self.graph.morph_weights()
+    }
+
     /// Play-rate / stride-scale / slide history of the drive.
     pub fn locomotion_history(&self) -> impl ExactSizeIterator<Item = &LocomotionSample> + '_ {
         self.loco_history.iter()

@@ -4,6 +4,7 @@
 use glam::{Mat4, Vec3};
 
 use super::PoseMatrices;
+use crate::anim::morph::{MorphDeltas, MorphJob};
 use crate::anim::{AnimError, SkinningJob, MAX_INFLUENCES};
 use crate::asset::Model;
 
@@ -98,8 +99,10 @@ pub fn primitive_influences(
     }
 }
 
-/// Skins one primitive on the CPU with the reference [`SkinningJob`]: positions, and
-/// normals when `with_normals`.
+/// Morphs and skins one primitive on the CPU with the reference jobs ([`MorphJob`] with
+/// the pose's morph weights for the mesh, or its defaults, then [`SkinningJob`]):
+/// positions, and normals when `with_normals`. This is the oracle the GPU pass is tested
+/// against.
 pub fn cpu_skin_primitive(
     model: &Model,
     pose: &impl PoseMatrices,
@@ -107,20 +110,54 @@ pub fn cpu_skin_primitive(
     primitive_index: usize,
     with_normals: bool,
 ) -> Result<(Vec<Vec3>, Vec<Vec3>), AnimError> {
-    let primitive = &model.meshes[mesh_index].primitives[primitive_index];
+    let mesh = &model.meshes[mesh_index];
+    let primitive = &mesh.primitives[primitive_index];
     let palette = pose.mesh_palette(model, mesh_index);
     let (joints, weights) = primitive_influences(model, mesh_index, primitive_index);
     let n = primitive.positions.len();
+    let base_normals: &[Vec3] = if with_normals {
+        &primitive.normals
+    } else {
+        &[]
+    };
+    let morphed_positions;
+    let morphed_normals;
+    let (bind_positions, bind_normals) = if primitive.morph_targets.is_empty() {
+        (&primitive.positions[..], base_normals)
+    } else {
+        let morph_weights = match pose.morph_weights().get(mesh_index) {
+            Some(w) if w.len() == mesh.morph_weights.len() => &w[..],
+            _ => &mesh.morph_weights[..],
+        };
+        let targets: Vec<MorphDeltas> = primitive
+            .morph_targets
+            .iter()
+            .map(|t| MorphDeltas {
+                positions: &t.positions,
+                normals: if with_normals { &t.normals } else { &[] },
+                tangents: &[],
+            })
+            .collect();
+        let mut p = vec![Vec3::ZERO; n];
+        let mut nrm = vec![Vec3::ZERO; base_normals.len()];
+        MorphJob {
+            positions: &primitive.positions,
+            normals: base_normals,
+            tangents: &[],
+            targets: &targets,
+            weights: morph_weights,
+        }
+        .run(&mut p, &mut nrm, &mut [])?;
+        morphed_positions = p;
+        morphed_normals = nrm;
+        (&morphed_positions[..], &morphed_normals[..])
+    };
     let mut positions = vec![Vec3::ZERO; n];
     let mut normals = vec![Vec3::ZERO; if with_normals { n } else { 0 }];
     SkinningJob {
         palette: &palette,
-        positions: &primitive.positions,
-        normals: if with_normals {
-            &primitive.normals
-        } else {
-            &[]
-        },
+        positions: bind_positions,
+        normals: bind_normals,
         joints: &joints,
         weights: &weights,
     }

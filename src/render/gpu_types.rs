@@ -24,8 +24,26 @@ pub struct SkinVertex {
     pub joints: [u32; 4],
     /// Eight weights, any non-negative scale (the shader normalises).
     pub weights: [f32; 8],
+    /// Morph targets of the vertex: `[delta of target 0 (index into the model's
+    /// [`MorphDelta`] buffer), deltas between targets (the primitive's vertex count),
+    /// this mesh's first weight in an instance's morph weights, target count]`; all 0
+    /// without morph targets.
+    pub morph: [u32; 4],
 }
-const _: () = assert!(std::mem::size_of::<SkinVertex>() == 96);
+const _: () = assert!(std::mem::size_of::<SkinVertex>() == 112);
+
+/// One vertex's deltas for one morph target (`MorphDelta` in `shaders/skinning.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct MorphDelta {
+    pub position: [f32; 3],
+    pub _pad0: u32,
+    pub normal: [f32; 3],
+    pub _pad1: u32,
+    pub tangent: [f32; 3],
+    pub _pad2: u32,
+}
+const _: () = assert!(std::mem::size_of::<MorphDelta>() == 48);
 
 impl SkinVertex {
     /// Packs eight u16 joint indices two per u32 (low half first).
@@ -57,8 +75,13 @@ pub struct SkinParams {
     pub instance_count: u32,
     pub instance_stride: u32,
     pub palette_stride: u32,
+    /// Group-wide index of this dispatch's first instance (morph weights are bound whole).
+    pub first_instance: u32,
+    /// Morph weights between consecutive instances.
+    pub weight_stride: u32,
+    pub _pad: [u32; 2],
 }
-const _: () = assert!(std::mem::size_of::<SkinParams>() == 16);
+const _: () = assert!(std::mem::size_of::<SkinParams>() == 32);
 
 /// Per-frame uniforms shared by the mesh, overlay and background shaders
 /// (`FrameUniforms`).

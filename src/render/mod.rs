@@ -59,7 +59,7 @@ pub use context::GpuContext;
 pub use error::RenderError;
 pub use headless::{framed_camera, render_to_image};
 pub use locomotion_overlay::{LocomotionDraw, LocomotionOverlays};
-pub use model::{GpuModel, PrimitiveDraw};
+pub use model::{GpuModel, MorphLayout, PrimitiveDraw};
 pub use overlay::{DepthTest, Grid, OverlayBatch, Rgba8, SkeletonStyle};
 pub use renderer::{
     shader_source, Background, CharacterDraw, Renderer, SceneView, DEPTH_FORMAT, FRAME_PRELUDE,
@@ -75,6 +75,11 @@ pub trait PoseMatrices {
     fn model_from_joint(&self) -> &[glam::Mat4];
     /// One palette per skin of the model.
     fn skin_palettes(&self) -> &[Vec<glam::Mat4>];
+    /// Morph weights per mesh (index = mesh index), one per morph target; a missing or
+    /// short entry means the mesh's default weights ([`crate::asset::Mesh::morph_weights`]).
+    fn morph_weights(&self) -> &[Vec<f32>] {
+        &[]
+    }
 
     /// The matrices that move mesh `mesh_index`'s vertices: its skin's palette, or for an
     /// unskinned mesh a one-entry palette with its node's model transform (vertices then

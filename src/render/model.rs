@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use super::bounds::primitive_influences;
-use super::gpu_types::{MaterialUniforms, SkinVertex};
+use super::gpu_types::{MaterialUniforms, MorphDelta, SkinVertex};
 use super::skinning::PaletteLayout;
 use super::{GpuContext, RenderError};
 use crate::asset::{Image, Model};
@@ -41,7 +41,36 @@ pub struct GpuModel {
     vertex_ranges: Vec<Vec<Range<u32>>>,
     vertex_count: u32,
     palette: PaletteLayout,
+    morph_deltas: wgpu::Buffer,
+    morph: MorphLayout,
+    /// Each mesh's default morph weights (drawn when a pose has none for it).
+    default_morph_weights: Vec<Vec<f32>>,
     source: String,
+}
+
+/// Where each mesh's morph weights sit in one instance's weight block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MorphLayout {
+    /// First weight of each mesh (index = mesh index); meshes without targets have none.
+    pub mesh_offsets: Vec<u32>,
+    /// Weights per instance (the sum of the meshes' target counts).
+    pub len: u32,
+}
+
+impl MorphLayout {
+    pub fn new(model: &Model) -> Self {
+        let mut len = 0u32;
+        let mesh_offsets = model
+            .meshes
+            .iter()
+            .map(|m| {
+                let at = len;
+                len += m.morph_target_count() as u32;
+                at
+            })
+            .collect();
+        Self { mesh_offsets, len }
+    }
 }
 
 impl GpuModel {
@@ -58,8 +87,12 @@ impl GpuModel {
         let mut draws = Vec::new();
         let mut vertex_ranges = Vec::with_capacity(model.meshes.len());
         let default_material = model.materials.len();
+        let morph = MorphLayout::new(model);
+        // Per primitive and target, one delta per vertex (target-major).
+        let mut deltas: Vec<MorphDelta> = Vec::new();
         for (m, mesh) in model.meshes.iter().enumerate() {
             let palette_offset = palette.mesh_offsets[m];
+            let targets = mesh.morph_target_count();
             let joint_count = match mesh.skin {
                 Some(skin) => model.skins.get(skin).map(|s| s.joints.len()).unwrap_or(0),
                 None => 1,
@@ -84,6 +117,43 @@ impl GpuModel {
                     )));
                 }
                 let has_tangents = primitive.tangents.len() == n;
+                if primitive.morph_targets.len() != targets {
+                    return Err(RenderError::InvalidInput(format!(
+                        "{}: mesh '{}' primitive {p}: {} morph targets, the mesh has {targets}",
+                        model.source,
+                        mesh.name,
+                        primitive.morph_targets.len()
+                    )));
+                }
+                let delta_base = deltas.len() as u32;
+                for target in &primitive.morph_targets {
+                    for (what, len) in [
+                        ("POSITION", target.positions.len()),
+                        ("NORMAL", target.normals.len()),
+                        ("TANGENT", target.tangents.len()),
+                    ] {
+                        if len != 0 && len != n {
+                            return Err(RenderError::InvalidInput(format!(
+                                "{}: mesh '{}' primitive {p}: {len} morph {what} deltas for \
+                                 {n} vertices",
+                                model.source, mesh.name
+                            )));
+                        }
+                    }
+                    let get =
+                        |d: &[glam::Vec3], v: usize| d.get(v).map_or([0.0; 3], |d| d.to_array());
+                    deltas.extend((0..n).map(|v| MorphDelta {
+                        position: get(&target.positions, v),
+                        normal: get(&target.normals, v),
+                        tangent: get(&target.tangents, v),
+                        ..MorphDelta::default()
+                    }));
+                }
+                let morph_info = if targets > 0 {
+                    [delta_base, n as u32, morph.mesh_offsets[m], targets as u32]
+                } else {
+                    [0; 4]
+                };
                 for v in 0..n {
                     for k in 0..joints[v].len() {
                         if weights[v][k] != 0.0 && joints[v][k] as usize >= joint_count {
@@ -107,6 +177,12 @@ impl GpuModel {
                         },
                         joints: SkinVertex::pack_joints(&joints[v]),
                         weights: w,
+                        morph: [
+                            morph_info[0] + v as u32,
+                            morph_info[1],
+                            morph_info[2],
+                            morph_info[3],
+                        ],
                     });
                     uvs.push(
                         primitive
@@ -149,15 +225,33 @@ impl GpuModel {
         let vertex_count = u32::try_from(vertices.len()).map_err(|_| {
             RenderError::InvalidInput(format!("{}: more than 2^32 vertices", model.source))
         })?;
-        for (what, bytes) in [
-            ("skinning input", std::mem::size_of_val(vertices.as_slice())),
-            ("index buffer", std::mem::size_of_val(indices.as_slice())),
+        if deltas.is_empty() {
+            // A storage binding holds at least one element.
+            deltas.push(MorphDelta::default());
+        }
+        let max_binding = ctx.device.limits().max_storage_buffer_binding_size;
+        for (what, bytes, limit) in [
+            (
+                "skinning input",
+                std::mem::size_of_val(vertices.as_slice()),
+                max_buffer,
+            ),
+            (
+                "index buffer",
+                std::mem::size_of_val(indices.as_slice()),
+                max_buffer,
+            ),
+            (
+                "morph target deltas (bound whole)",
+                std::mem::size_of_val(deltas.as_slice()),
+                max_binding.min(max_buffer),
+            ),
         ] {
-            if bytes as u64 > max_buffer {
+            if bytes as u64 > limit {
                 return Err(RenderError::TooLarge {
                     what: format!("{}: {what}", model.source),
                     bytes: bytes as u64,
-                    limit: max_buffer,
+                    limit,
                     hint: "the model is too large for this device",
                 });
             }
@@ -169,6 +263,12 @@ impl GpuModel {
                 ctx,
                 "skinning input",
                 bytemuck::cast_slice(&vertices),
+                wgpu::BufferUsages::STORAGE,
+            );
+            let morph_deltas = create_buffer_init(
+                ctx,
+                "morph target deltas",
+                bytemuck::cast_slice(&deltas),
                 wgpu::BufferUsages::STORAGE,
             );
             let uv_buffer = create_buffer_init(
@@ -236,6 +336,13 @@ impl GpuModel {
                 vertex_ranges,
                 vertex_count,
                 palette,
+                morph_deltas,
+                morph,
+                default_morph_weights: model
+                    .meshes
+                    .iter()
+                    .map(|m| m.morph_weights.clone())
+                    .collect(),
                 source: model.source.clone(),
             })
         })
@@ -267,6 +374,20 @@ impl GpuModel {
 
     pub(crate) fn skin_input(&self) -> &wgpu::Buffer {
         &self.skin_input
+    }
+
+    /// Where each mesh's morph weights sit in an instance's weight block.
+    pub fn morph_layout(&self) -> &MorphLayout {
+        &self.morph
+    }
+
+    /// Each mesh's default morph weights.
+    pub fn default_morph_weights(&self) -> &[Vec<f32>] {
+        &self.default_morph_weights
+    }
+
+    pub(crate) fn morph_deltas(&self) -> &wgpu::Buffer {
+        &self.morph_deltas
     }
 }
 

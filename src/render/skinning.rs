@@ -24,8 +24,9 @@ use crate::asset::Model;
 const INPUT_BYTES: u64 = std::mem::size_of::<SkinVertex>() as u64;
 const OUTPUT_BYTES: u64 = std::mem::size_of::<SkinnedVertex>() as u64;
 const MATRIX_BYTES: u64 = 64;
+const PARAMS_BYTES: u64 = std::mem::size_of::<SkinParams>() as u64;
 /// Vertices per instance are padded to a multiple of this so every per-instance and
-/// per-chunk offset is 256-byte aligned (16 * 48 = 3 * 256, 16 * 96 = 6 * 256).
+/// per-chunk offset is 256-byte aligned (16 * 48 = 3 * 256, 16 * 112 = 7 * 256).
 const VERTEX_ALIGN: u64 = 16;
 /// Palette entries per instance are padded to a multiple of this (4 * 64 = 256).
 const PALETTE_ALIGN: u64 = 4;
@@ -359,6 +360,8 @@ impl SkinningPipeline {
                 storage(1, true),
                 storage(2, true),
                 storage(3, false),
+                storage(4, true),
+                storage(5, true),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -411,10 +414,15 @@ pub struct SkinnedInstances {
     vertex_count: u32,
     palette_len: u32,
     palette: wgpu::Buffer,
+    /// Morph weights of every instance, `weight_stride` apart.
+    morph_weights: wgpu::Buffer,
+    morph: super::MorphLayout,
+    weight_stride: u32,
     outputs: Vec<OutputBuffer>,
     dispatches: Vec<SkinDispatch>,
     _params: wgpu::Buffer,
     staging: Vec<Mat4>,
+    weight_staging: Vec<f32>,
 }
 
 impl SkinnedInstances {
@@ -453,6 +461,23 @@ impl SkinnedInstances {
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
+            let morph = model.morph_layout().clone();
+            let weight_stride = morph.len.max(1);
+            let weight_bytes = instance_count as u64 * weight_stride as u64 * 4;
+            if weight_bytes > limits.max_storage_binding {
+                return Err(RenderError::TooLarge {
+                    what: format!("the morph weights of {instance_count} instances"),
+                    bytes: weight_bytes,
+                    limit: limits.max_storage_binding,
+                    hint: "draw fewer instances per group",
+                });
+            }
+            let morph_weights = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("morph weights"),
+                size: weight_bytes.max(16),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
             let outputs: Vec<OutputBuffer> = plan
                 .buffers
                 .iter()
@@ -485,9 +510,13 @@ impl SkinnedInstances {
                     instance_count: d.instance_count,
                     instance_stride: plan.instance_stride,
                     palette_stride: plan.palette_stride,
+                    first_instance: d.first_instance,
+                    weight_stride,
+                    _pad: [0; 2],
                 };
                 let at = k * align as usize;
-                params_bytes[at..at + 16].copy_from_slice(bytemuck::bytes_of(&params));
+                params_bytes[at..at + PARAMS_BYTES as usize]
+                    .copy_from_slice(bytemuck::bytes_of(&params));
                 let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("skinning dispatch"),
                     layout: &skinning.layout,
@@ -498,7 +527,7 @@ impl SkinnedInstances {
                                 &params_buffer,
                                 ByteRange {
                                     offset: at as u64,
-                                    size: 16,
+                                    size: PARAMS_BYTES,
                                 },
                             ),
                         },
@@ -514,6 +543,14 @@ impl SkinnedInstances {
                             binding: 3,
                             resource: binding(&outputs[d.buffer].buffer, d.output),
                         },
+                        wgpu::BindGroupEntry {
+                            binding: 4,
+                            resource: model.morph_deltas().as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 5,
+                            resource: morph_weights.as_entire_binding(),
+                        },
                     ],
                 });
                 dispatches.push(SkinDispatch {
@@ -526,16 +563,30 @@ impl SkinnedInstances {
                 });
             }
             ctx.queue.write_buffer(&params_buffer, 0, &params_bytes);
+            if morph.len > 0 {
+                // Every instance starts at the meshes' default weights.
+                let stride = weight_stride as usize;
+                let mut initial = vec![0.0f32; instance_count as usize * stride];
+                for block in initial.chunks_exact_mut(stride) {
+                    fill_morph_weights(model.default_morph_weights(), &morph, &[], block);
+                }
+                ctx.queue
+                    .write_buffer(&morph_weights, 0, bytemuck::cast_slice(&initial));
+            }
             Ok(Self {
                 pipeline: skinning.pipeline.clone(),
                 plan: plan.clone(),
                 vertex_count,
                 palette_len,
                 palette,
+                morph_weights,
+                morph,
+                weight_stride,
                 outputs,
                 dispatches,
                 _params: params_buffer,
                 staging: Vec::new(),
+                weight_staging: Vec::new(),
             })
         })
     }
@@ -609,6 +660,60 @@ impl SkinnedInstances {
         if !self.staging.is_empty() {
             queue.write_buffer(&self.palette, 0, bytemuck::cast_slice(&self.staging));
         }
+        if self.morph.len > 0 {
+            let stride = self.weight_stride as usize;
+            self.weight_staging.clear();
+            self.weight_staging.resize(poses.len() * stride, 0.0);
+            for (i, pose) in poses.iter().enumerate() {
+                fill_morph_weights(
+                    model.default_morph_weights(),
+                    &self.morph,
+                    pose.morph_weights(),
+                    &mut self.weight_staging[i * stride..(i + 1) * stride],
+                );
+            }
+            queue.write_buffer(
+                &self.morph_weights,
+                0,
+                bytemuck::cast_slice(&self.weight_staging),
+            );
+        }
+        Ok(())
+    }
+
+    /// Uploads one instance's morph weights (per mesh, one per target; missing entries
+    /// take the mesh defaults).
+    pub fn write_morph_weights(
+        &mut self,
+        queue: &wgpu::Queue,
+        model: &GpuModel,
+        instance: u32,
+        weights: &[Vec<f32>],
+    ) -> Result<(), RenderError> {
+        if instance >= self.instance_count() {
+            return Err(RenderError::InvalidInput(format!(
+                "instance {instance} of a group of {}",
+                self.instance_count()
+            )));
+        }
+        if self.morph.len == 0 {
+            return Ok(());
+        }
+        let stride = self.weight_stride as usize;
+        self.weight_staging.clear();
+        self.weight_staging.resize(stride, 0.0);
+        fill_morph_weights(
+            model.default_morph_weights(),
+            &self.morph,
+            weights,
+            &mut self.weight_staging,
+        );
+        let offset = instance as u64 * stride as u64 * 4;
+        queue.write_buffer(
+            &self.morph_weights,
+            offset,
+            bytemuck::cast_slice(&self.weight_staging),
+        );
         Ok(())
     }
 
@@ -660,6 +765,27 @@ impl SkinnedInstances {
         }
         let bytes = read_buffer(ctx, buffer, offset, self.vertex_count as u64 * OUTPUT_BYTES)?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
+
+/// One instance's weight block: per mesh its weights from `weights`, or its defaults
+/// where `weights` has no (or a short) entry for it.
+fn fill_morph_weights(
+    defaults: &[Vec<f32>],
+    layout: &super::MorphLayout,
+    weights: &[Vec<f32>],
+    out: &mut [f32],
+) {
+    for (m, (&at, default)) in layout.mesh_offsets.iter().zip(defaults).enumerate() {
+        let n = default.len();
+        if n == 0 {
+            continue;
+        }
+        let src = match weights.get(m) {
+            Some(w) if w.len() == n => w,
+            _ => default,
+        };
+        out[at as usize..at as usize + n].copy_from_slice(src);
     }
 }
 

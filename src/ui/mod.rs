@@ -21,6 +21,7 @@ mod blend;
 mod inspect;
 mod locomotion;
 mod mask;
+mod morph;
 mod plot;
 mod timeline;
 
@@ -87,6 +88,7 @@ impl Previewer {
                 egui::ScrollArea::vertical()
                     .id_salt("right_scroll")
                     .show(ui, |ui| {
+                        morph::morphs_ui(self, ui);
                         inspect::seam_table_ui(self, ui);
                         inspect::compare_ui(self, ui);
                         inspect::onion_ui(self, ui);

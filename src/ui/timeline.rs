@@ -19,6 +19,7 @@ pub(super) fn timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.horizontal(|ui| transport_ui(p, ui));
     ui.add_space(2.0);
     scrub_bar_ui(p, ui);
+    super::morph::morph_rows_ui(p, ui);
     ui.add_space(4.0);
     // Re-evaluate only when a control changed what is shown (idle hovers stay cheap).
     if state(p) != before {

@@ -9,6 +9,7 @@
 //! - `runtime`: the flat, grouped copy of a clip's tracks that sampling reads;
 //! - `sampling`: [`SamplingJob`] and [`SamplingCache`].
 
+mod morph;
 mod runtime;
 mod sampling;
 mod slerp;
@@ -21,6 +22,7 @@ use glam::Vec3;
 use crate::anim::AnimError;
 use runtime::Runtime;
 
+pub use morph::MorphTrack;
 pub use sampling::{SamplingCache, SamplingJob};
 pub use track::{Interpolation, Track, TrackValue};
 
@@ -74,6 +76,8 @@ pub struct Clip {
     duration_secs: f32,
     tracks: Vec<JointTracks>,
     markers: Vec<SyncMarker>,
+    /// Animated morph weights, at most one track per joint, sorted by joint.
+    morph: Vec<MorphTrack>,
     additive: bool,
     /// Identifies the clip to a [`SamplingCache`]; clones share it (same data).
     uid: u64,
@@ -88,6 +92,7 @@ impl PartialEq for Clip {
             && self.duration_secs == other.duration_secs
             && self.tracks == other.tracks
             && self.markers == other.markers
+            && self.morph == other.morph
             && self.additive == other.additive
     }
 }
@@ -100,11 +105,39 @@ impl Clip {
     /// Markers are sorted by time and must lie in `[0, duration]`.
     pub fn new(
         name: String,
+        tracks: Vec<JointTracks>,
+        markers: Vec<SyncMarker>,
+        joint_count: usize,
+    ) -> Result<Self, AnimError> {
+        Self::with_morph(name, tracks, Vec::new(), markers, joint_count)
+    }
+
+    /// [`Clip::new`] with animated morph weights (glTF `weights` channels), at most one
+    /// track per joint; they count towards the duration like the joint tracks.
+    pub fn with_morph(
+        name: String,
         mut tracks: Vec<JointTracks>,
+        mut morph: Vec<MorphTrack>,
         mut markers: Vec<SyncMarker>,
         joint_count: usize,
     ) -> Result<Self, AnimError> {
         tracks.sort_by_key(|t| t.joint);
+        morph.sort_by_key(|t| t.joint);
+        for pair in morph.windows(2) {
+            if pair[0].joint == pair[1].joint {
+                return Err(AnimError::OutOfRange {
+                    what: format!("clip '{name}'"),
+                    detail: format!("joint {} has two morph-weight tracks", pair[0].joint),
+                });
+            }
+        }
+        if let Some(t) = morph.iter().find(|t| t.joint >= joint_count) {
+            return Err(AnimError::JointOutOfRange {
+                what: format!("clip '{name}' morph-weight track"),
+                joint: t.joint,
+                joint_count,
+            });
+        }
         for pair in tracks.windows(2) {
             if pair[0].joint == pair[1].joint {
                 return Err(AnimError::OutOfRange {
@@ -135,6 +168,9 @@ impl Clip {
                 duration_secs = duration_secs.max(end);
             }
         }
+        for t in &morph {
+            duration_secs = duration_secs.max(*t.times().last().unwrap_or(&0.0));
+        }
         for m in &markers {
             if !m.time_secs.is_finite() || m.time_secs < 0.0 || m.time_secs > duration_secs {
                 return Err(AnimError::OutOfRange {
@@ -153,6 +189,7 @@ impl Clip {
             duration_secs,
             tracks,
             markers,
+            morph,
             additive: false,
             uid: NEXT_CLIP_UID.fetch_add(1, Ordering::Relaxed),
             runtime,
@@ -198,6 +235,19 @@ impl Clip {
         &self.markers
     }
 
+    /// Animated morph weights, sorted by joint.
+    pub fn morph_tracks(&self) -> &[MorphTrack] {
+        &self.morph
+    }
+
+    /// The morph-weight track of `joint`'s mesh, if the clip animates it.
+    pub fn morph_track(&self, joint: usize) -> Option<&MorphTrack> {
+        self.morph
+            .binary_search_by_key(&joint, |t| t.joint)
+            .ok()
+            .map(|i| &self.morph[i])
+    }
+
     /// Earliest key time of any track (seconds); 0 for a clip without tracks.
     pub fn first_key_secs(&self) -> f32 {
         let mut first = f32::INFINITY;
@@ -212,6 +262,9 @@ impl Clip {
             {
                 first = first.min(start);
             }
+        }
+        for t in &self.morph {
+            first = first.min(t.times()[0]);
         }
         if first.is_finite() {
             first

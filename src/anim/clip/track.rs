@@ -265,23 +265,7 @@ impl<T: TrackValue> Track<T> {
                 actual: values.len(),
             });
         }
-        if let Some(i) = times.iter().position(|t| !t.is_finite()) {
-            return Err(AnimError::NonFinite {
-                what: format!("{what}: key {i} time"),
-            });
-        }
-        if times[0] < 0.0 {
-            return Err(AnimError::OutOfRange {
-                what: what.into(),
-                detail: format!("key 0 time {} is negative", times[0]),
-            });
-        }
-        if let Some(i) = times.windows(2).position(|w| w[1] <= w[0]) {
-            return Err(AnimError::KeysNotIncreasing {
-                what: what.into(),
-                key: i + 1,
-            });
-        }
+        check_key_times(&times, what)?;
         if let Some(i) = values.iter().position(|v| !v.is_finite_value()) {
             return Err(AnimError::NonFinite {
                 what: format!("{what}: value {i}"),
@@ -356,4 +340,29 @@ fn constant_value<T: TrackValue>(interpolation: Interpolation, values: &[T]) -> 
         }
     };
     Some(value.finish())
+}
+
+/// Key times are finite, start at or after 0 and strictly increase; `what` names the
+/// track in the error.
+pub(super) fn check_key_times(times: &[f32], what: &str) -> Result<(), AnimError> {
+    if let Some(i) = times.iter().position(|t| !t.is_finite()) {
+        return Err(AnimError::NonFinite {
+            what: format!("{what}: key {i} time"),
+        });
+    }
+    if let Some(&first) = times.first() {
+        if first < 0.0 {
+            return Err(AnimError::OutOfRange {
+                what: what.into(),
+                detail: format!("key 0 time {first} is negative"),
+            });
+        }
+    }
+    if let Some(i) = times.windows(2).position(|w| w[1] <= w[0]) {
+        return Err(AnimError::KeysNotIncreasing {
+            what: what.into(),
+            key: i + 1,
+        });
+    }
+    Ok(())
 }

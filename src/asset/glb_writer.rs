@@ -1,0 +1,158 @@
+//! A small GLB writer: buffer views and accessors appended in code, packed with the JSON
+//! document into a `.glb`. The demo character ([`super::demo`]) is written with it, and
+//! tests build small files with it (morph targets, quantized attributes, broken files).
+
+use serde_json::{json, Value};
+
+/// `bufferView.target` for vertex attributes.
+pub const ARRAY_BUFFER: u32 = 34962;
+/// `bufferView.target` for indices.
+pub const ELEMENT_ARRAY_BUFFER: u32 = 34963;
+/// `accessor.componentType` values.
+pub const UNSIGNED_BYTE: u32 = 5121;
+pub const UNSIGNED_SHORT: u32 = 5123;
+pub const FLOAT: u32 = 5126;
+
+/// A JSON array of `f32` values (each written as its exact `f64` value).
+pub fn nums(xs: &[f32]) -> Value {
+    Value::Array(xs.iter().map(|&x| Value::from(x as f64)).collect())
+}
+
+/// The binary chunk of a GLB with its buffer views and accessors, built in code.
+#[derive(Default)]
+pub struct GlbBuilder {
+    data: Vec<u8>,
+    views: Vec<Value>,
+    accessors: Vec<Value>,
+}
+
+impl GlbBuilder {
+    /// Appends a 4-byte aligned buffer view and an accessor over all of it.
+    pub fn accessor(
+        &mut self,
+        bytes: &[u8],
+        target: Option<u32>,
+        component: u32,
+        count: usize,
+        kind: &str,
+        bounds: Option<(Vec<f32>, Vec<f32>)>,
+    ) -> usize {
+        while !self.data.len().is_multiple_of(4) {
+            self.data.push(0);
+        }
+        let mut view = json!({
+            "buffer": 0,
+            "byteOffset": self.data.len(),
+            "byteLength": bytes.len(),
+        });
+        if let Some(target) = target {
+            view["target"] = json!(target);
+        }
+        self.data.extend_from_slice(bytes);
+        self.views.push(view);
+        let mut accessor = json!({
+            "bufferView": self.views.len() - 1,
+            "componentType": component,
+            "count": count,
+            "type": kind,
+        });
+        if let Some((min, max)) = bounds {
+            accessor["min"] = nums(&min);
+            accessor["max"] = nums(&max);
+        }
+        self.accessors.push(accessor);
+        self.accessors.len() - 1
+    }
+
+    /// Float accessor of `n`-component elements, with min/max when `bounded`.
+    pub fn floats(
+        &mut self,
+        values: &[f32],
+        n: usize,
+        kind: &str,
+        target: Option<u32>,
+        bounded: bool,
+    ) -> usize {
+        let bounds = bounded.then(|| {
+            let mut min = vec![f32::INFINITY; n];
+            let mut max = vec![f32::NEG_INFINITY; n];
+            for chunk in values.chunks(n) {
+                for (k, &v) in chunk.iter().enumerate() {
+                    min[k] = min[k].min(v);
+                    max[k] = max[k].max(v);
+                }
+            }
+            (min, max)
+        });
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.accessor(&bytes, target, FLOAT, values.len() / n, kind, bounds)
+    }
+
+    /// Bytes of the binary chunk so far.
+    pub fn data_len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// The GLB: `document` (every top-level glTF property except `accessors`,
+    /// `bufferViews` and `buffers`, which this fills in) written as compact JSON with
+    /// sorted keys, then the binary chunk. Identical input gives identical bytes.
+    pub fn finish(mut self, mut document: Value) -> Vec<u8> {
+        // The binary chunk's length is a multiple of 4 (GLB rule).
+        while !self.data.len().is_multiple_of(4) {
+            self.data.push(0);
+        }
+        document["accessors"] = Value::Array(self.accessors);
+        document["bufferViews"] = Value::Array(self.views);
+        document["buffers"] = json!([{ "byteLength": self.data.len() }]);
+        let bin = self.data;
+        let mut text = String::new();
+        write_json_sorted(&document, &mut text);
+        let mut json_chunk = text.into_bytes();
+        while !json_chunk.len().is_multiple_of(4) {
+            json_chunk.push(b' ');
+        }
+        let total = 12 + 8 + json_chunk.len() + 8 + bin.len();
+        let mut out = Vec::with_capacity(total);
+        out.extend_from_slice(b"glTF");
+        out.extend_from_slice(&2u32.to_le_bytes());
+        out.extend_from_slice(&(total as u32).to_le_bytes());
+        out.extend_from_slice(&(json_chunk.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"JSON");
+        out.extend_from_slice(&json_chunk);
+        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(&bin);
+        out
+    }
+}
+
+/// Compact JSON with object keys sorted, whatever map type serde_json was built with.
+pub fn write_json_sorted(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_json_sorted(&map[key], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json_sorted(item, out);
+            }
+            out.push(']');
+        }
+        leaf => out.push_str(&leaf.to_string()),
+    }
+}
