@@ -132,11 +132,11 @@ fn integer_positions_without_the_extension_are_refused_with_the_reason() {
 
 #[test]
 fn other_required_extensions_are_still_refused_by_name() {
-    let ext = r#""extensionsUsed": ["KHR_mesh_quantization", "EXT_meshopt_compression"], "extensionsRequired": ["KHR_mesh_quantization", "EXT_meshopt_compression"],"#;
+    let ext = r#""extensionsUsed": ["KHR_mesh_quantization", "EXT_texture_webp"], "extensionsRequired": ["KHR_mesh_quantization", "EXT_texture_webp"],"#;
     let err = load_from_slice(&triangle(ext), Path::new("tri.gltf"))
         .unwrap_err()
         .to_string();
-    assert!(err.contains("EXT_meshopt_compression"), "{err}");
+    assert!(err.contains("EXT_texture_webp"), "{err}");
     assert!(!err.contains("'KHR_mesh_quantization'"), "{err}");
 }
 
@@ -201,5 +201,72 @@ fn a_primitive_without_positions_is_skipped_with_a_warning() {
             .any(|w| w.contains("mesh 0 primitive 0") && w.contains("no POSITION")),
         "{:?}",
         model.warnings
+    );
+}
+
+/// A triangle whose POSITION view is EXT_meshopt_compression-compressed into buffer 0,
+/// the view itself pointing at an empty fallback buffer 1; `damage` shortens the
+/// compressed byte range the extension names.
+fn meshopt_triangle(damage: usize) -> Vec<u8> {
+    use serde_json::json;
+    use stridescope::asset::glb_writer::GlbBuilder;
+    let positions: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.5]];
+    let encoded = meshopt::encoding::encode_vertex_buffer(&positions).unwrap();
+    let mut bin = GlbBuilder::default();
+    let at = bin.append_bytes(&encoded);
+    let view = bin.push_view(json!({
+        "buffer": 1, "byteLength": 36, "byteStride": 12, "target": 34962,
+        "extensions": {"EXT_meshopt_compression": {
+            "buffer": 0, "byteOffset": at, "byteLength": encoded.len() - damage,
+            "byteStride": 12, "count": 3, "mode": "ATTRIBUTES",
+        }},
+    }));
+    let accessor = bin.push_accessor(json!({
+        "bufferView": view, "componentType": 5126, "count": 3, "type": "VEC3",
+        "min": [0.0, 0.0, 0.0], "max": [1.0, 2.0, 0.5],
+    }));
+    bin.finish(json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["EXT_meshopt_compression"],
+        "extensionsRequired": ["EXT_meshopt_compression"],
+        "buffers": [{}, {"byteLength": 36, "extensions": {"EXT_meshopt_compression": {"fallback": true}}}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": accessor}}]}],
+        "nodes": [{"mesh": 0}],
+        "scenes": [{"nodes": [0]}],
+        "scene": 0,
+    }))
+}
+
+#[test]
+fn meshopt_compressed_views_decode_and_a_broken_one_is_named() {
+    let model = load_from_slice(&meshopt_triangle(0), Path::new("mo.glb")).unwrap();
+    assert!(model.warnings.is_empty(), "{:?}", model.warnings);
+    let p: Vec<[f32; 3]> = model.meshes[0].primitives[0]
+        .positions
+        .iter()
+        .map(|v| v.to_array())
+        .collect();
+    assert_eq!(p, vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.5]]);
+    let err = load_from_slice(&meshopt_triangle(4), Path::new("mo.glb"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("mo.glb")
+            && err.contains("buffer view 0: EXT_meshopt_compression")
+            && err.contains("does not decode"),
+        "{err}"
+    );
+}
+
+#[test]
+fn draco_files_are_refused_with_a_way_out() {
+    let text = r#"{"asset": {"version": "2.0"}, "extensionsUsed": ["KHR_draco_mesh_compression"],
+        "extensionsRequired": ["KHR_draco_mesh_compression"]}"#;
+    let err = load_from_slice(text.as_bytes(), Path::new("d.gltf"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("KHR_draco_mesh_compression") && err.contains("EXT_meshopt_compression"),
+        "{err}"
     );
 }

@@ -93,8 +93,30 @@ impl GlbBuilder {
         self.data.len()
     }
 
+    /// Appends 4-byte aligned bytes without a view; returns their offset in buffer 0.
+    pub fn append_bytes(&mut self, bytes: &[u8]) -> usize {
+        while !self.data.len().is_multiple_of(4) {
+            self.data.push(0);
+        }
+        let at = self.data.len();
+        self.data.extend_from_slice(bytes);
+        at
+    }
+
+    /// Adds a buffer view written by hand (extensions, other buffers); returns its index.
+    pub fn push_view(&mut self, view: Value) -> usize {
+        self.views.push(view);
+        self.views.len() - 1
+    }
+
+    /// Adds an accessor written by hand; returns its index.
+    pub fn push_accessor(&mut self, accessor: Value) -> usize {
+        self.accessors.push(accessor);
+        self.accessors.len() - 1
+    }
+
     /// The GLB: `document` (every top-level glTF property except `accessors`,
-    /// `bufferViews` and `buffers`, which this fills in) written as compact JSON with
+    /// `bufferViews` and buffer 0, which this fills in) written as compact JSON with
     /// sorted keys, then the binary chunk. Identical input gives identical bytes.
     pub fn finish(mut self, mut document: Value) -> Vec<u8> {
         // The binary chunk's length is a multiple of 4 (GLB rule).
@@ -103,7 +125,16 @@ impl GlbBuilder {
         }
         document["accessors"] = Value::Array(self.accessors);
         document["bufferViews"] = Value::Array(self.views);
-        document["buffers"] = json!([{ "byteLength": self.data.len() }]);
+        // Buffer 0 is the binary chunk; buffers the document lists after it are kept.
+        let mut buffers = match document.get("buffers") {
+            Some(Value::Array(list)) => list.clone(),
+            _ => vec![json!({})],
+        };
+        if buffers.is_empty() {
+            buffers.push(json!({}));
+        }
+        buffers[0] = json!({ "byteLength": self.data.len() });
+        document["buffers"] = Value::Array(buffers);
         let bin = self.data;
         let mut text = String::new();
         write_json_sorted(&document, &mut text);

@@ -181,6 +181,8 @@ fn import(bytes: &[u8], path: &Path) -> Result<Model, ImportError> {
         doc: &doc,
         buffers: Vec::new(),
         buffer_errors: Vec::new(),
+        fallback_buffers: Vec::new(),
+        decoded_views: Vec::new(),
         channel_map,
         warnings,
         quantized,
@@ -191,6 +193,7 @@ fn import(bytes: &[u8], path: &Path) -> Result<Model, ImportError> {
         total_image_bytes: 0,
     };
     imp.load_buffers(bin, is_glb);
+    imp.decode_meshopt_views();
     let hierarchy = imp.hierarchy()?;
     let skeleton = imp.skeleton(&hierarchy)?;
     let skins = imp.skins(&hierarchy, &skeleton)?;
@@ -560,7 +563,12 @@ fn check_asset(root: &json::Root, path: &Path) -> Result<(), ImportError> {
 /// into the inverse bind matrices of skinned meshes), which every path already applies.
 /// `KHR_texture_transform` on the base colour texture is baked into the primitives' UVs
 /// (the only texture drawn), which is also how gltfpack's quantized UVs are restored.
-pub(crate) const SUPPORTED_EXTENSIONS: &[&str] = &[KHR_MESH_QUANTIZATION, "KHR_texture_transform"];
+pub(crate) const SUPPORTED_EXTENSIONS: &[&str] = &[
+    KHR_MESH_QUANTIZATION,
+    "KHR_texture_transform",
+    EXT_MESHOPT_COMPRESSION,
+];
+const EXT_MESHOPT_COMPRESSION: &str = "EXT_meshopt_compression";
 const KHR_MESH_QUANTIZATION: &str = "KHR_mesh_quantization";
 
 /// Refuses required extensions we do not implement (naming them) and lists the used ones
@@ -575,10 +583,19 @@ fn check_extensions(
         .iter()
         .find(|e| !SUPPORTED_EXTENSIONS.contains(&e.as_str()))
     {
+        let hint = if ext == "KHR_draco_mesh_compression" {
+            ": its meshes are Draco-compressed. Decompress them first (re-export without \
+             Draco, e.g. Blender's glTF exporter with Compression off), or recompress with \
+             EXT_meshopt_compression (gltfpack -cc), which stridescope reads"
+        } else {
+            ""
+        };
         return Err(ImportError::new(
             path,
             "extensionsRequired",
-            format!("the file requires extension '{ext}', which this importer does not support"),
+            format!(
+                "the file requires extension '{ext}', which this importer does not support{hint}"
+            ),
         ));
     }
     let mut seen = HashSet::new();
@@ -734,6 +751,12 @@ struct Importer<'a> {
     buffers: Vec<gltf::buffer::Data>,
     /// Why a buffer could not be loaded; reported when something reads from it.
     buffer_errors: Vec<Option<String>>,
+    /// `EXT_meshopt_compression` fallback buffers (no data of their own; never warned
+    /// about).
+    fallback_buffers: Vec<bool>,
+    /// Per buffer view: its decoded bytes when it is `EXT_meshopt_compression`-compressed
+    /// (or why they could not be decoded); `None` for plain views.
+    decoded_views: Vec<Option<Result<Vec<u8>, String>>>,
     channel_map: ChannelMap,
     warnings: Vec<String>,
     /// `KHR_mesh_quantization` is in use: vertex attributes may be 8/16-bit integers.
@@ -924,6 +947,20 @@ impl Importer<'_> {
         let doc = self.doc;
         let mut bin_user = None;
         for buffer in doc.buffers() {
+            let fallback = buffer
+                .extension_value(EXT_MESHOPT_COMPRESSION)
+                .and_then(|e| e.get("fallback"))
+                .and_then(|f| f.as_bool())
+                .unwrap_or(false);
+            self.fallback_buffers.push(fallback);
+            if fallback && matches!(buffer.source(), gltf::buffer::Source::Bin) {
+                // Only compressed views point into it, and they read their own data.
+                self.buffers.push(gltf::buffer::Data(Vec::new()));
+                self.buffer_errors.push(Some(
+                    "is an EXT_meshopt_compression fallback buffer without data".into(),
+                ));
+                continue;
+            }
             let result = match buffer.source() {
                 gltf::buffer::Source::Bin => match (bin.take(), bin_user) {
                     (Some(chunk), _) => {
@@ -964,6 +1001,54 @@ impl Importer<'_> {
                 }
             }
         }
+    }
+
+    /// Decodes every `EXT_meshopt_compression` buffer view once, before accessors read them.
+    fn decode_meshopt_views(&mut self) {
+        let doc = self.doc;
+        let decoded: Vec<Option<Result<Vec<u8>, String>>> = doc
+            .views()
+            .map(|view| {
+                let ext = view.extension_value(EXT_MESHOPT_COMPRESSION)?;
+                Some(self.decode_meshopt_view(&view, ext))
+            })
+            .collect();
+        self.decoded_views = decoded;
+    }
+
+    fn decode_meshopt_view(
+        &self,
+        view: &gltf::buffer::View<'_>,
+        ext: &serde_json::Value,
+    ) -> Result<Vec<u8>, String> {
+        let m = super::meshopt::parse(ext)?;
+        let b = m.buffer;
+        let data = match (self.buffers.get(b), self.buffer_errors.get(b)) {
+            (_, Some(Some(e))) => return Err(format!("buffer {b} {e}")),
+            (Some(data), _) => &data.0,
+            _ => return Err(format!("buffer {b} does not exist")),
+        };
+        let source = m
+            .offset
+            .checked_add(m.length)
+            .and_then(|end| data.get(m.offset..end))
+            .ok_or_else(|| {
+                format!(
+                    "bytes {}..{} lie outside buffer {b} ({} bytes)",
+                    m.offset,
+                    m.offset.saturating_add(m.length),
+                    data.len()
+                )
+            })?;
+        if m.count.checked_mul(m.stride) != Some(view.length()) {
+            return Err(format!(
+                "count {} x byteStride {} is not the view's byteLength {}",
+                m.count,
+                m.stride,
+                view.length()
+            ));
+        }
+        super::meshopt::decode(&m, source)
     }
 
     fn load_uri_buffer(&mut self, buffer: &gltf::Buffer<'_>, uri: &str) -> Result<Vec<u8>, String> {
@@ -1032,6 +1117,7 @@ impl Importer<'_> {
             .buffer_errors
             .iter()
             .enumerate()
+            .filter(|(i, _)| !self.fallback_buffers.get(*i).copied().unwrap_or(false))
             .filter_map(|(i, e)| e.clone().map(|e| (i, e)))
             .collect();
         for (i, e) in broken {
@@ -1044,6 +1130,18 @@ impl Importer<'_> {
 
     /// The bytes of a buffer view, bounds-checked.
     fn view_bytes(&self, view: &gltf::buffer::View<'_>) -> Result<&[u8], String> {
+        if let Some(decoded) = self
+            .decoded_views
+            .get(view.index())
+            .and_then(Option::as_ref)
+        {
+            return decoded.as_deref().map_err(|e| {
+                format!(
+                    "buffer view {}: {EXT_MESHOPT_COMPRESSION}: {e}",
+                    view.index()
+                )
+            });
+        }
         let b = view.buffer().index();
         if let Some(e) = &self.buffer_errors[b] {
             return Err(format!("buffer {b} {e}"));

@@ -5,6 +5,7 @@ pub mod demo;
 mod error;
 pub mod glb_writer;
 mod gltf_import;
+mod meshopt;
 
 use std::path::Path;
 
