@@ -1,22 +1,35 @@
 // Lit, textured mesh pass. Draws the compute-skinned vertex buffer (positions and normals
 // in world space) plus a static UV buffer. Lighting in linear space: a key light, a fill
-// light and a hemisphere ambient term. Base colour = material factor * sRGB texture.
+// light and a hemisphere ambient term. Base colour = material factor * vertex colour *
+// sRGB texture; emission (factor * sRGB texture) is added; alpha per the material's mode
+// (MASK discards below the cutoff, BLEND outputs it for the blended pipelines).
 
 // FrameUniforms and `frame` (group 0, binding 0) come from frame.wgsl, prepended.
 
 struct MaterialUniforms {
     // Linear RGBA multiplier (glTF baseColorFactor).
     base_color_factor: vec4<f32>,
+    // Linear RGB emission (glTF emissiveFactor); w unused.
+    emissive_factor: vec4<f32>,
+    alpha_cutoff: f32,
+    // 0 OPAQUE, 1 MASK, 2 BLEND.
+    alpha_mode: u32,
+    _pad0: u32,
+    _pad1: u32,
 }
 
 @group(1) @binding(0) var<uniform> material: MaterialUniforms;
 @group(1) @binding(1) var base_color_texture: texture_2d<f32>;
 @group(1) @binding(2) var base_color_sampler: sampler;
+// White where the material has no emissive texture (the factor alone then).
+@group(1) @binding(3) var emissive_texture: texture_2d<f32>;
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
+    // COLOR_0 (linear RGBA), white when the primitive has none.
+    @location(3) color: vec4<f32>,
 }
 
 struct VertexOut {
@@ -24,6 +37,7 @@ struct VertexOut {
     @location(0) world_position: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
+    @location(3) color: vec4<f32>,
 }
 
 @vertex
@@ -33,6 +47,7 @@ fn vs_main(in: VertexIn) -> VertexOut {
     out.world_position = in.position;
     out.normal = in.normal;
     out.uv = in.uv;
+    out.color = in.color;
     return out;
 }
 
@@ -52,7 +67,15 @@ fn encode_output(linear: vec3<f32>) -> vec3<f32> {
 
 @fragment
 fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
-    let base = material.base_color_factor * textureSample(base_color_texture, base_color_sampler, in.uv);
+    let base = material.base_color_factor * in.color
+        * textureSample(base_color_texture, base_color_sampler, in.uv);
+    let emission = material.emissive_factor.rgb
+        * textureSample(emissive_texture, base_color_sampler, in.uv).rgb;
+    // MASK: below the cutoff nothing is drawn (after the samples, which need uniform
+    // control flow).
+    if material.alpha_mode == 1u && base.a < material.alpha_cutoff {
+        discard;
+    }
     var n = in.normal;
     let len = length(n);
     if len > 0.0 {
@@ -72,6 +95,7 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
     // A little rim light separates the silhouette from the dark background.
     let view_dir = normalize(frame.camera_position.xyz - in.world_position);
     let rim = pow(1.0 - max(dot(n, view_dir), 0.0), 3.0) * 0.15;
-    let lit = base.rgb * (key + fill + ambient) + vec3<f32>(rim);
-    return vec4<f32>(encode_output(lit), 1.0);
+    let lit = base.rgb * (key + fill + ambient) + vec3<f32>(rim) + emission;
+    let alpha = select(1.0, base.a, material.alpha_mode == 2u);
+    return vec4<f32>(encode_output(lit), alpha);
 }

@@ -680,3 +680,199 @@ fn locomotion_overlays_golden() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("bogus"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Five quads facing +z, built here: an opaque blue back panel; an orange MASK quad whose
+/// COLOR_0 alpha runs 0 -> 1 from left to right (cutoff 0.5: its left half is cut away);
+/// a red BLEND quad at alpha 0.5 over the blue (purple where they overlap); a black quad
+/// with a green emissive factor (green, unlit); and a white single-sided quad wound the
+/// other way (facing away, so culled: it must not show).
+fn materials_model() -> Model {
+    use serde_json::json;
+    use stridescope::asset::glb_writer::{GlbBuilder, ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER};
+    let mut bin = GlbBuilder::default();
+    let quads: [([f32; 4], f32, bool); 5] = [
+        ([-1.0, 1.0, 0.0, 2.0], 0.0, false),
+        ([-0.9, -0.1, 0.2, 1.8], 0.1, false),
+        ([0.1, 0.9, 0.2, 1.8], 0.1, false),
+        ([-0.4, 0.4, 2.05, 2.4], 0.0, false),
+        ([-1.0, 1.0, 1.0, 1.2], 0.3, true),
+    ];
+    let mut primitives = Vec::new();
+    for (k, (r, z, flip)) in quads.iter().enumerate() {
+        let p = [
+            r[0], r[2], *z, r[1], r[2], *z, r[0], r[3], *z, r[1], r[3], *z,
+        ];
+        let n = [0.0, 0.0, 1.0].repeat(4);
+        let c = [
+            1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0,
+        ];
+        let idx: [u32; 6] = if *flip {
+            [0, 2, 1, 2, 3, 1]
+        } else {
+            [0, 1, 2, 2, 1, 3]
+        };
+        let position = bin.floats(&p, 3, "VEC3", Some(ARRAY_BUFFER), true);
+        let normal = bin.floats(&n, 3, "VEC3", Some(ARRAY_BUFFER), false);
+        let color = bin.floats(&c, 4, "VEC4", Some(ARRAY_BUFFER), false);
+        let bytes: Vec<u8> = idx.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let indices = bin.accessor(&bytes, Some(ELEMENT_ARRAY_BUFFER), 5125, 6, "SCALAR", None);
+        let mut attributes = json!({"POSITION": position, "NORMAL": normal});
+        if k == 1 {
+            attributes["COLOR_0"] = json!(color);
+        }
+        primitives.push(json!({"attributes": attributes, "indices": indices, "material": k}));
+    }
+    let pbr = |rgba: [f32; 4]| json!({"baseColorFactor": rgba, "metallicFactor": 0.0});
+    let document = json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": primitives}],
+        "materials": [
+            {"name": "back", "pbrMetallicRoughness": pbr([0.1, 0.2, 0.9, 1.0])},
+            {"name": "mask", "pbrMetallicRoughness": pbr([0.9, 0.6, 0.1, 1.0]), "alphaMode": "MASK", "alphaCutoff": 0.5},
+            {"name": "blend", "pbrMetallicRoughness": pbr([1.0, 0.0, 0.0, 0.5]), "alphaMode": "BLEND"},
+            {"name": "glow", "pbrMetallicRoughness": pbr([0.0, 0.0, 0.0, 1.0]), "emissiveFactor": [0.0, 1.0, 0.0]},
+            {"name": "culled", "pbrMetallicRoughness": pbr([1.0, 1.0, 1.0, 1.0])},
+        ],
+    });
+    stridescope::asset::load_from_slice(&bin.finish(document), Path::new("materials.glb")).unwrap()
+}
+
+#[test]
+fn alpha_modes_emission_and_culling_golden() {
+    let Some(ctx) = gpu() else { return };
+    let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+    let model = materials_model();
+    assert!(model.warnings.is_empty(), "{:?}", model.warnings);
+    let m = &model.materials;
+    assert_eq!(m[1].alpha_mode, stridescope::asset::AlphaMode::Mask(0.5));
+    assert_eq!(m[2].alpha_mode, stridescope::asset::AlphaMode::Blend);
+    assert_eq!(m[3].emissive_factor, Vec3::Y);
+    assert!(!m[4].double_sided);
+    let colors = &model.meshes[0].primitives[1].colors;
+    assert_eq!(colors[0], glam::Vec4::new(1.0, 1.0, 1.0, 0.0));
+    assert_eq!(colors[1], glam::Vec4::ONE);
+    let shot = Shot {
+        asset: None,
+        clip: None,
+        time_secs: 0.0,
+        grid: false,
+        skeleton: false,
+    };
+    let (image, _, camera) = render_shot(&ctx, &mut renderer, &model, &shot, SNAPSHOT_SIZE);
+    assert_snapshot("materials", &image);
+    // Beyond the snapshot, the rules themselves, read at points projected from the model.
+    let (w, h) = (image.width as f32, image.height as f32);
+    let at = |p: Vec3| {
+        let c = camera.clip_from_world(w / h) * p.extend(1.0);
+        let (x, y) = (c.x / c.w, c.y / c.w);
+        let px = image.pixel(((x * 0.5 + 0.5) * w) as u32, ((0.5 - y * 0.5) * h) as u32);
+        (px[0] as i32, px[1] as i32, px[2] as i32)
+    };
+    // MASK: the left quarter of the orange quad is cut (blue shows), the right is orange.
+    let (r, _, b) = at(Vec3::new(-0.8, 1.0, 0.1));
+    assert!(
+        b > r,
+        "masked-out part shows the blue panel: {:?}",
+        at(Vec3::new(-0.8, 1.0, 0.1))
+    );
+    let (r, g, b) = at(Vec3::new(-0.2, 1.0, 0.1));
+    assert!(r > b && g > b, "kept part is orange: {r} {g} {b}");
+    // BLEND: red at alpha 0.5 over blue gives both.
+    let (r, _, b) = at(Vec3::new(0.5, 1.5, 0.1));
+    assert!(r > 60 && b > 60, "blended: {r} {b}");
+    // Emission: a black base colour shows green.
+    let (r, g, b) = at(Vec3::new(0.0, 2.2, 0.0));
+    assert!(g > 150 && r < 80 && b < 80, "emissive: {r} {g} {b}");
+    // The back-facing single-sided quad is culled: the blue panel shows through it.
+    let (r, g, b) = at(Vec3::new(-0.95, 1.1, 0.3));
+    assert!(b > r && b > g, "culled: {r} {g} {b}");
+}
+
+/// A quad with a 4x4 checker (red / white, one blue corner cell) whose base colour
+/// texture has KHR_texture_transform offset (0.25, 0), rotation 0.3 rad and scale 2: the
+/// checker shows twice per side, turned and shifted.
+fn texture_transform_model() -> Model {
+    use serde_json::json;
+    use stridescope::asset::glb_writer::{GlbBuilder, ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER};
+    // 64 x 64 texels, 16 per cell, so filtering blurs only the cell edges.
+    let mut rgba = Vec::new();
+    for ty in 0..64u32 {
+        for tx in 0..64u32 {
+            let (x, y) = (tx / 16, ty / 16);
+            let c: [u8; 4] = match (x, y) {
+                (0, 0) => [30, 60, 230, 255],
+                _ if (x + y) % 2 == 0 => [220, 40, 40, 255],
+                _ => [240, 240, 240, 255],
+            };
+            rgba.extend_from_slice(&c);
+        }
+    }
+    let mut png_bytes = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut png_bytes, 64, 64);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().unwrap();
+        writer.write_image_data(&rgba).unwrap();
+    }
+    let mut bin = GlbBuilder::default();
+    let p = [-1.0, 0.0, 0.0, 1.0, 0.0, 0.0, -1.0, 2.0, 0.0, 1.0, 2.0, 0.0];
+    let uv = [0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0];
+    let position = bin.floats(&p, 3, "VEC3", Some(ARRAY_BUFFER), true);
+    let normal = bin.floats(
+        &[0.0, 0.0, 1.0].repeat(4),
+        3,
+        "VEC3",
+        Some(ARRAY_BUFFER),
+        false,
+    );
+    let texcoord = bin.floats(&uv, 2, "VEC2", Some(ARRAY_BUFFER), false);
+    let bytes: Vec<u8> = [0u32, 1, 2, 2, 1, 3]
+        .iter()
+        .flat_map(|i| i.to_le_bytes())
+        .collect();
+    let indices = bin.accessor(&bytes, Some(ELEMENT_ARRAY_BUFFER), 5125, 6, "SCALAR", None);
+    let at = bin.append_bytes(&png_bytes);
+    let image_view =
+        bin.push_view(json!({"buffer": 0, "byteOffset": at, "byteLength": png_bytes.len()}));
+    let document = json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["KHR_texture_transform"],
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{
+            "attributes": {"POSITION": position, "NORMAL": normal, "TEXCOORD_0": texcoord},
+            "indices": indices, "material": 0,
+        }]}],
+        "materials": [{"name": "checker", "pbrMetallicRoughness": {
+            "metallicFactor": 0.0,
+            "baseColorTexture": {"index": 0, "extensions": {"KHR_texture_transform": {
+                "offset": [0.25, 0.0], "rotation": 0.3, "scale": [2.0, 2.0],
+            }}},
+        }}],
+        "textures": [{"source": 0}],
+        "images": [{"bufferView": image_view, "mimeType": "image/png"}],
+    });
+    stridescope::asset::load_from_slice(&bin.finish(document), Path::new("checker.glb")).unwrap()
+}
+
+#[test]
+fn texture_transform_golden() {
+    let Some(ctx) = gpu() else { return };
+    let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+    let model = texture_transform_model();
+    assert!(model.warnings.is_empty(), "{:?}", model.warnings);
+    let shot = Shot {
+        asset: None,
+        clip: None,
+        time_secs: 0.0,
+        grid: false,
+        skeleton: false,
+    };
+    let (image, _, _) = render_shot(&ctx, &mut renderer, &model, &shot, (320, 240));
+    assert_snapshot("texture_transform", &image);
+}

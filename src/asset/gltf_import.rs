@@ -34,7 +34,9 @@ use gltf::animation::{Interpolation as GltfInterpolation, Property};
 use gltf::json;
 use gltf::mesh::{Mode, Semantic};
 
-use super::{display_name, Image, ImportError, Material, Mesh, Model, MorphTarget, Primitive};
+use super::{
+    display_name, AlphaMode, Image, ImportError, Material, Mesh, Model, MorphTarget, Primitive,
+};
 use crate::anim::{
     Clip, Interpolation, JointTracks, MorphTrack, Skeleton, Skin, SyncMarker, Track, Transform,
     MAX_INFLUENCES,
@@ -1772,6 +1774,69 @@ impl Importer<'_> {
 
     // ---- materials and images ----
 
+    /// The decoded image of a texture (decoded once per glTF image, cached in
+    /// `image_of`), or `None` with a warning when it cannot be read; `role` names the slot.
+    fn texture_image(
+        &mut self,
+        texture: &gltf::Texture<'_>,
+        tex_coord: u32,
+        role: &str,
+        element: &str,
+        images: &mut Vec<Image>,
+        image_of: &mut HashMap<usize, Option<usize>>,
+    ) -> Option<usize> {
+        let doc = self.doc;
+        if tex_coord != 0 {
+            self.warn(
+                element,
+                format!("{role} texture uses TEXCOORD_{tex_coord}; only TEXCOORD_0 is imported"),
+            );
+        }
+        let t = texture.index();
+        let source = doc.as_json().textures[t].source.value();
+        if source >= doc.images().len() {
+            self.warn(
+                element,
+                format!("{role} texture {t} has no image this importer can read; drawn without it"),
+            );
+            return None;
+        }
+        let image = texture.source();
+        let gi = image.index();
+        if let Some(&cached) = image_of.get(&gi) {
+            return cached;
+        }
+        // A decoder panic on a corrupt image costs the texture, not the file.
+        let result = panic::catch_unwind(AssertUnwindSafe(|| self.decode_image(&image)))
+            .unwrap_or_else(|p| Err(format!("the decoder failed: {}", panic_message(p.as_ref()))));
+        let decoded = match result {
+            Ok(img) => {
+                self.total_image_bytes += img.rgba8.len();
+                if self.total_image_bytes > MAX_TOTAL_IMAGE_BYTES {
+                    self.warn(
+                        &format!("image {gi}"),
+                        "skipped: the file's images exceed the size limit",
+                    );
+                    None
+                } else {
+                    images.push(img);
+                    Some(images.len() - 1)
+                }
+            }
+            Err(e) => {
+                self.warn(
+                    &format!("image {gi}"),
+                    format!(
+                        "cannot be decoded ({e}); {element} is drawn without its {role} texture"
+                    ),
+                );
+                None
+            }
+        };
+        image_of.insert(gi, decoded);
+        decoded
+    }
+
     fn materials(&mut self) -> (Vec<Material>, Vec<Image>) {
         let doc = self.doc;
         let mut images = Vec::new();
@@ -1811,79 +1876,50 @@ impl Importer<'_> {
             };
             self.uv_transforms.push(uv);
             if let Some(info) = pbr.base_color_texture() {
-                if info.tex_coord() != 0 {
-                    self.warn(
-                        &element,
-                        format!(
-                            "base colour texture uses TEXCOORD_{}; only TEXCOORD_0 is imported",
-                            info.tex_coord()
-                        ),
-                    );
-                }
-                let t = info.texture().index();
-                let source = doc.as_json().textures[t].source.value();
-                if source >= doc.images().len() {
-                    self.warn(
-                        &element,
-                        format!(
-                            "base colour texture {t} has no image this importer can read; \
-                             drawn without a texture"
-                        ),
-                    );
-                    materials.push(Material {
-                        name: material
-                            .name()
-                            .map(str::to_string)
-                            .unwrap_or_else(|| element.clone()),
-                        base_color_factor: factor,
-                        base_color_image: None,
-                    });
-                    continue;
-                }
-                let image = info.texture().source();
-                let gi = image.index();
-                base_color_image = match image_of.get(&gi) {
-                    Some(&cached) => cached,
-                    None => {
-                        // A decoder panic on a corrupt image costs the texture, not the file.
-                        let result =
-                            panic::catch_unwind(AssertUnwindSafe(|| self.decode_image(&image)))
-                                .unwrap_or_else(|p| {
-                                    Err(format!(
-                                        "the decoder failed: {}",
-                                        panic_message(p.as_ref())
-                                    ))
-                                });
-                        let decoded = match result {
-                            Ok(img) => {
-                                self.total_image_bytes += img.rgba8.len();
-                                if self.total_image_bytes > MAX_TOTAL_IMAGE_BYTES {
-                                    self.warn(
-                                        &format!("image {gi}"),
-                                        "skipped: the file's images exceed the size limit",
-                                    );
-                                    None
-                                } else {
-                                    images.push(img);
-                                    Some(images.len() - 1)
-                                }
-                            }
-                            Err(e) => {
-                                self.warn(
-                                    &format!("image {gi}"),
-                                    format!(
-                                        "cannot be decoded ({e}); material {m} is drawn \
-                                         without a texture"
-                                    ),
-                                );
-                                None
-                            }
-                        };
-                        image_of.insert(gi, decoded);
-                        decoded
-                    }
-                };
+                base_color_image = self.texture_image(
+                    &info.texture(),
+                    info.tex_coord(),
+                    "base colour",
+                    &element,
+                    &mut images,
+                    &mut image_of,
+                );
             }
+            let mut emissive_factor = Vec3::from(material.emissive_factor());
+            if !emissive_factor.is_finite() {
+                self.warn(
+                    &element,
+                    "emissive factor is not finite; no emission is used",
+                );
+                emissive_factor = Vec3::ZERO;
+            }
+            let emissive_image = match material.emissive_texture() {
+                Some(info) => self.texture_image(
+                    &info.texture(),
+                    info.tex_coord(),
+                    "emissive",
+                    &element,
+                    &mut images,
+                    &mut image_of,
+                ),
+                None => None,
+            };
+            let alpha_mode = match material.alpha_mode() {
+                gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
+                gltf::material::AlphaMode::Mask => {
+                    let cutoff = material.alpha_cutoff().unwrap_or(0.5);
+                    if cutoff.is_finite() && cutoff >= 0.0 {
+                        AlphaMode::Mask(cutoff)
+                    } else {
+                        self.warn(
+                            &element,
+                            format!("alphaCutoff {cutoff} is invalid; 0.5 is used"),
+                        );
+                        AlphaMode::Mask(0.5)
+                    }
+                }
+                gltf::material::AlphaMode::Blend => AlphaMode::Blend,
+            };
             materials.push(Material {
                 name: material
                     .name()
@@ -1891,6 +1927,10 @@ impl Importer<'_> {
                     .unwrap_or_else(|| element.clone()),
                 base_color_factor: factor,
                 base_color_image,
+                alpha_mode,
+                double_sided: material.double_sided(),
+                emissive_factor,
+                emissive_image,
             });
         }
         (materials, images)
@@ -2259,6 +2299,41 @@ impl Importer<'_> {
             None => Vec::new(),
         };
 
+        let colors = match prim.get(&Semantic::Colors(0)) {
+            Some(acc) => {
+                let rgba = acc.dimensions() == Dimensions::Vec4;
+                let dims = if rgba {
+                    Dimensions::Vec4
+                } else {
+                    Dimensions::Vec3
+                };
+                let raw = self.read_f32s(
+                    &acc,
+                    element,
+                    "COLOR_0",
+                    dims,
+                    &[
+                        (DataType::F32, false),
+                        (DataType::U8, true),
+                        (DataType::U16, true),
+                    ],
+                )?;
+                let colors: Vec<Vec4> = if rgba {
+                    raw.chunks_exact(4).map(Vec4::from_slice).collect()
+                } else {
+                    raw.chunks_exact(3)
+                        .map(|c| Vec3::from_slice(c).extend(1.0))
+                        .collect()
+                };
+                check_len(self, "COLOR_0", colors.len())?;
+                if colors.iter().any(|c| !c.is_finite()) {
+                    return Err(self.err(element, "COLOR_0 has values that are not finite"));
+                }
+                colors
+            }
+            None => Vec::new(),
+        };
+
         // Skinning attributes.
         let mut joints = vec![[0u16; MAX_INFLUENCES]; n];
         let mut weights = vec![[0f32; MAX_INFLUENCES]; n];
@@ -2352,6 +2427,7 @@ impl Importer<'_> {
             normals,
             tangents,
             uvs,
+            colors,
             indices,
             joints,
             weights,

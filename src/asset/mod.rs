@@ -225,6 +225,8 @@ pub struct Primitive {
     pub tangents: Vec<Vec4>,
     /// TEXCOORD_0; empty when absent.
     pub uvs: Vec<Vec2>,
+    /// COLOR_0 as linear RGBA (alpha 1 for RGB colours); empty when absent.
+    pub colors: Vec<Vec4>,
     /// Triangle list indices into the vertex arrays.
     pub indices: Vec<u32>,
     /// Skin-joint indices (JOINTS_0 then JOINTS_1); all 0 when unskinned.
@@ -245,6 +247,40 @@ pub struct Material {
     pub base_color_factor: Vec4,
     /// Index into [`Model::images`].
     pub base_color_image: Option<usize>,
+    pub alpha_mode: AlphaMode,
+    /// Both faces drawn (else back faces are culled, glTF's default).
+    pub double_sided: bool,
+    /// Linear RGB emission added to the lit colour (glTF `emissiveFactor`).
+    pub emissive_factor: Vec3,
+    /// Index into [`Model::images`]: sRGB emission, multiplied by the factor.
+    pub emissive_image: Option<usize>,
+}
+
+impl Material {
+    /// A plain opaque, single-sided material of one colour.
+    pub fn plain(name: impl Into<String>, base_color_factor: Vec4) -> Self {
+        Self {
+            name: name.into(),
+            base_color_factor,
+            base_color_image: None,
+            alpha_mode: AlphaMode::Opaque,
+            double_sided: false,
+            emissive_factor: Vec3::ZERO,
+            emissive_image: None,
+        }
+    }
+}
+
+/// How a material's alpha (base colour factor x texture x vertex colour) is used.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AlphaMode {
+    /// Alpha ignored; drawn fully opaque.
+    Opaque,
+    /// Fragments with alpha below the cutoff are discarded, the rest opaque.
+    Mask(f32),
+    /// Blended over what is behind, after every opaque primitive, back to front, without
+    /// writing depth.
+    Blend,
 }
 
 /// An RGBA8 (sRGB) image.

@@ -110,8 +110,15 @@ const _: () = assert!(std::mem::size_of::<FrameUniforms>() == 176);
 pub struct MaterialUniforms {
     /// Linear RGBA.
     pub base_color_factor: [f32; 4],
+    /// Linear RGB emission (xyz; w unused).
+    pub emissive_factor: [f32; 4],
+    /// MASK: fragments with alpha below it are discarded.
+    pub alpha_cutoff: f32,
+    /// 0 OPAQUE, 1 MASK, 2 BLEND.
+    pub alpha_mode: u32,
+    pub _pad: [u32; 2],
 }
-const _: () = assert!(std::mem::size_of::<MaterialUniforms>() == 16);
+const _: () = assert!(std::mem::size_of::<MaterialUniforms>() == 48);
 
 /// A line-list vertex of the overlay pass (`LineIn`): position + sRGB bytes.
 #[repr(C)]

@@ -7,10 +7,10 @@ use super::bounds::primitive_influences;
 use super::gpu_types::{MaterialUniforms, MorphDelta, SkinVertex};
 use super::skinning::PaletteLayout;
 use super::{GpuContext, RenderError};
-use crate::asset::{Image, Model};
+use crate::asset::{AlphaMode, Image, Model};
 
 /// One primitive's indexed draw.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PrimitiveDraw {
     pub mesh: usize,
     pub primitive: usize,
@@ -20,6 +20,12 @@ pub struct PrimitiveDraw {
     pub base_vertex: i32,
     /// Index into the model's material bind groups (the last one is the default).
     pub material: usize,
+    /// Alpha BLEND: drawn after the opaque primitives, back to front, without depth writes.
+    pub blend: bool,
+    /// Both faces drawn (else back faces are culled).
+    pub double_sided: bool,
+    /// Bind-space centroid of the primitive's vertices (what blended draws are sorted by).
+    pub centroid: glam::Vec3,
 }
 
 /// Layouts and defaults a model upload needs from the renderer.
@@ -35,6 +41,8 @@ pub(crate) struct MaterialResources {
 pub struct GpuModel {
     skin_input: wgpu::Buffer,
     pub(crate) uvs: wgpu::Buffer,
+    /// COLOR_0 per vertex (linear RGBA; white where a primitive has none).
+    pub(crate) colors: wgpu::Buffer,
     pub(crate) indices: wgpu::Buffer,
     pub(crate) materials: Vec<wgpu::BindGroup>,
     draws: Vec<PrimitiveDraw>,
@@ -83,6 +91,7 @@ impl GpuModel {
         let max_buffer = ctx.device.limits().max_buffer_size;
         let mut vertices: Vec<SkinVertex> = Vec::with_capacity(model.vertex_count());
         let mut uvs: Vec<[f32; 2]> = Vec::with_capacity(model.vertex_count());
+        let mut colors: Vec<[f32; 4]> = Vec::with_capacity(model.vertex_count());
         let mut indices: Vec<u32> = Vec::new();
         let mut draws = Vec::new();
         let mut vertex_ranges = Vec::with_capacity(model.meshes.len());
@@ -191,6 +200,13 @@ impl GpuModel {
                             .map(|uv| uv.to_array())
                             .unwrap_or([0.0; 2]),
                     );
+                    colors.push(
+                        primitive
+                            .colors
+                            .get(v)
+                            .map(|c| c.to_array())
+                            .unwrap_or([1.0; 4]),
+                    );
                 }
                 if let Some(&bad) = primitive.indices.iter().find(|&&i| i as usize >= n) {
                     return Err(RenderError::InvalidInput(format!(
@@ -204,8 +220,21 @@ impl GpuModel {
                     .material
                     .filter(|&i| i < model.materials.len())
                     .unwrap_or(default_material);
+                let (blend, double_sided) = match model.materials.get(material) {
+                    Some(m) => (m.alpha_mode == AlphaMode::Blend, m.double_sided),
+                    // glTF's default material: opaque, single-sided.
+                    None => (false, false),
+                };
+                let centroid = if n > 0 {
+                    primitive.positions.iter().copied().sum::<glam::Vec3>() / n as f32
+                } else {
+                    glam::Vec3::ZERO
+                };
                 if !primitive.indices.is_empty() {
                     draws.push(PrimitiveDraw {
+                        blend,
+                        double_sided,
+                        centroid,
                         mesh: m,
                         primitive: p,
                         indices: start..indices.len() as u32,
@@ -277,6 +306,12 @@ impl GpuModel {
                 bytemuck::cast_slice(&uvs),
                 wgpu::BufferUsages::VERTEX,
             );
+            let color_buffer = create_buffer_init(
+                ctx,
+                "vertex colours",
+                bytemuck::cast_slice(&colors),
+                wgpu::BufferUsages::VERTEX,
+            );
             let index_buffer = create_buffer_init(
                 ctx,
                 "indices",
@@ -289,15 +324,25 @@ impl GpuModel {
                 .map(|image| upload_image(ctx, image))
                 .collect::<Result<_, _>>()?;
             let mut materials = Vec::with_capacity(model.materials.len() + 1);
-            let defaults = crate::asset::Material {
-                name: "default".into(),
-                base_color_factor: glam::Vec4::new(0.8, 0.8, 0.8, 1.0),
-                base_color_image: None,
-            };
+            let defaults =
+                crate::asset::Material::plain("default", glam::Vec4::new(0.8, 0.8, 0.8, 1.0));
             for material in model.materials.iter().chain(std::iter::once(&defaults)) {
+                let (alpha_mode, alpha_cutoff) = match material.alpha_mode {
+                    AlphaMode::Opaque => (0, 0.0),
+                    AlphaMode::Mask(cutoff) => (1, cutoff),
+                    AlphaMode::Blend => (2, 0.0),
+                };
                 let uniforms = MaterialUniforms {
                     base_color_factor: material.base_color_factor.to_array(),
+                    emissive_factor: material.emissive_factor.extend(0.0).to_array(),
+                    alpha_cutoff,
+                    alpha_mode,
+                    _pad: [0; 2],
                 };
+                let emissive = material
+                    .emissive_image
+                    .and_then(|i| textures.get(i))
+                    .unwrap_or(&resources.white);
                 let buffer = create_buffer_init(
                     ctx,
                     "material",
@@ -324,12 +369,17 @@ impl GpuModel {
                             binding: 2,
                             resource: wgpu::BindingResource::Sampler(&resources.sampler),
                         },
+                        wgpu::BindGroupEntry {
+                            binding: 3,
+                            resource: wgpu::BindingResource::TextureView(emissive),
+                        },
                     ],
                 }));
             }
             Ok(Self {
                 skin_input,
                 uvs: uv_buffer,
+                colors: color_buffer,
                 indices: index_buffer,
                 materials,
                 draws,

@@ -110,7 +110,10 @@ pub struct Renderer {
     frame_buffer: wgpu::Buffer,
     frame_bind_group: wgpu::BindGroup,
     background_pipeline: wgpu::RenderPipeline,
-    mesh_pipeline: wgpu::RenderPipeline,
+    /// `[blend][double_sided]`.
+    mesh_pipelines: [[wgpu::RenderPipeline; 2]; 2],
+    /// Blended draws of this frame, sorted back to front (reused).
+    blend_order: Vec<(f32, usize, u32, usize)>,
     line_pipelines: [wgpu::RenderPipeline; 2],
     point_pipelines: [wgpu::RenderPipeline; 2],
     line_buffer: GrowBuffer,
@@ -208,6 +211,16 @@ impl Renderer {
                     binding: 2,
                     visibility: wgpu::ShaderStages::FRAGMENT,
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 3,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
                     count: None,
                 },
             ],
@@ -353,34 +366,55 @@ impl Renderer {
                     shader_location: 2,
                 }],
             }),
-        ];
-        let mesh_pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("mesh"),
-            layout: Some(&mesh_layout),
-            vertex: wgpu::VertexState {
-                module: &mesh_module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &mesh_buffers,
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                front_face: wgpu::FrontFace::Ccw,
-                // glTF materials may be double-sided; the shader flips back-face normals.
-                cull_mode: None,
-                ..Default::default()
-            },
-            depth_stencil: depth(true, wgpu::CompareFunction::Less),
-            multisample,
-            fragment: Some(wgpu::FragmentState {
-                module: &mesh_module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &opaque_target,
+            Some(wgpu::VertexBufferLayout {
+                array_stride: 16,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &[wgpu::VertexAttribute {
+                    format: wgpu::VertexFormat::Float32x4,
+                    offset: 0,
+                    shader_location: 3,
+                }],
             }),
-            multiview_mask: None,
-            cache: None,
-        });
+        ];
+        // [opaque or mask, blend] x [single-sided (back faces culled), double-sided]. Blend
+        // draws test depth but do not write it, so blended layers do not hide each other.
+        let mesh_pipeline = |blend: bool, double_sided: bool| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("mesh"),
+                layout: Some(&mesh_layout),
+                vertex: wgpu::VertexState {
+                    module: &mesh_module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &mesh_buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    front_face: wgpu::FrontFace::Ccw,
+                    // Double-sided materials: the shader flips back-face normals.
+                    cull_mode: (!double_sided).then_some(wgpu::Face::Back),
+                    ..Default::default()
+                },
+                depth_stencil: depth(!blend, wgpu::CompareFunction::Less),
+                multisample,
+                fragment: Some(wgpu::FragmentState {
+                    module: &mesh_module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: if blend {
+                        &blended_target
+                    } else {
+                        &opaque_target
+                    },
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let mesh_pipelines = [
+            [mesh_pipeline(false, false), mesh_pipeline(false, true)],
+            [mesh_pipeline(true, false), mesh_pipeline(true, true)],
+        ];
 
         let line_buffers = [Some(wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<LineVertex>() as u64,
@@ -481,7 +515,8 @@ impl Renderer {
             frame_buffer,
             frame_bind_group,
             background_pipeline,
-            mesh_pipeline,
+            mesh_pipelines,
+            blend_order: Vec::new(),
             line_pipelines,
             point_pipelines,
             line_buffer: GrowBuffer::new("overlay lines", wgpu::BufferUsages::VERTEX),
@@ -681,24 +716,55 @@ impl Renderer {
         pass.set_pipeline(&self.background_pipeline);
         pass.draw(0..3, 0..1);
 
-        pass.set_pipeline(&self.mesh_pipeline);
-        for character in scene.characters {
+        // Opaque and masked primitives first, then the blended ones back to front: sorted
+        // by each primitive's bind-space centroid along the view direction (the order
+        // within a character; it ignores how the pose moves the parts, and is the same for
+        // any placement of the character).
+        let forward = -camera.back();
+        self.blend_order.clear();
+        for (c, character) in scene.characters.iter().enumerate() {
             let model = character.model;
             if model.draws().is_empty() {
                 continue;
             }
             pass.set_vertex_buffer(1, model.uvs.slice(..));
+            pass.set_vertex_buffer(2, model.colors.slice(..));
             pass.set_index_buffer(model.indices.slice(..), wgpu::IndexFormat::Uint32);
             for instance in 0..character.instances.instance_count() {
                 let Some(vertices) = character.instances.vertex_buffer(instance) else {
                     continue;
                 };
                 pass.set_vertex_buffer(0, vertices);
-                for draw in model.draws() {
+                for (d, draw) in model.draws().iter().enumerate() {
+                    if draw.blend {
+                        let depth = draw.centroid.dot(forward);
+                        self.blend_order.push((depth, c, instance, d));
+                        continue;
+                    }
+                    pass.set_pipeline(&self.mesh_pipelines[0][draw.double_sided as usize]);
                     pass.set_bind_group(1, &model.materials[draw.material], &[]);
                     pass.draw_indexed(draw.indices.clone(), draw.base_vertex, 0..1);
                 }
             }
+        }
+        self.blend_order.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then((a.1, a.2, a.3).cmp(&(b.1, b.2, b.3)))
+        });
+        for &(_, c, instance, d) in &self.blend_order {
+            let character = &scene.characters[c];
+            let model = character.model;
+            let Some(vertices) = character.instances.vertex_buffer(instance) else {
+                continue;
+            };
+            let draw = &model.draws()[d];
+            pass.set_vertex_buffer(0, vertices);
+            pass.set_vertex_buffer(1, model.uvs.slice(..));
+            pass.set_vertex_buffer(2, model.colors.slice(..));
+            pass.set_index_buffer(model.indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.set_pipeline(&self.mesh_pipelines[1][draw.double_sided as usize]);
+            pass.set_bind_group(1, &model.materials[draw.material], &[]);
+            pass.draw_indexed(draw.indices.clone(), draw.base_vertex, 0..1);
         }
 
         for k in 0..2 {
