@@ -202,7 +202,25 @@ impl Previewer {
     /// Loads `path` and shows it. On failure the error goes to the status bar and the
     /// current character stays (returns the error too).
     pub fn open_path(&mut self, path: &Path) -> Result<(), String> {
-        match crate::asset::load(path) {
+        // A reload of the open file keeps the scene the user picked.
+        let scene = if self.path.as_deref() == Some(path) {
+            self.model.scene.filter(|&s| s < self.model.scenes.len())
+        } else {
+            None
+        };
+        self.load_path(path, scene)
+    }
+
+    /// Shows scene `scene` of the open file (Clips > Scene); the demo has one scene.
+    pub fn show_scene(&mut self, scene: usize) -> Result<(), String> {
+        let Some(path) = self.path.clone() else {
+            return Err("the built-in demo has one scene".into());
+        };
+        self.load_path(&path, Some(scene))
+    }
+
+    fn load_path(&mut self, path: &Path, scene: Option<usize>) -> Result<(), String> {
+        match crate::asset::load_scene(path, scene) {
             Ok(model) => {
                 self.replace_model(model, Some(path.to_path_buf()));
                 let text = match self.import_warning_summary() {

@@ -270,3 +270,68 @@ fn draco_files_are_refused_with_a_way_out() {
         "{err}"
     );
 }
+
+/// Two scenes, each with one node carrying a triangle mesh; `default` sets `scene`.
+fn two_scenes(default: Option<usize>) -> Vec<u8> {
+    use serde_json::json;
+    use stridescope::asset::glb_writer::{GlbBuilder, ARRAY_BUFFER};
+    let mut bin = GlbBuilder::default();
+    let p = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let position = bin.floats(&p, 3, "VEC3", Some(ARRAY_BUFFER), true);
+    let mut document = json!({
+        "asset": {"version": "2.0"},
+        "scenes": [{"name": "first", "nodes": [0]}, {"nodes": [1]}],
+        "nodes": [{"name": "a", "mesh": 0}, {"name": "b", "mesh": 0, "translation": [5.0, 0.0, 0.0]}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": position}}]}],
+    });
+    if let Some(s) = default {
+        document["scene"] = json!(s);
+    }
+    bin.finish(document)
+}
+
+#[test]
+fn without_a_default_scene_scene_0_shows_and_another_can_be_picked() {
+    use stridescope::asset::load_scene_from_slice;
+    let m = load_from_slice(&two_scenes(None), Path::new("s.glb")).unwrap();
+    assert_eq!(m.scenes, ["first", "scene 1"]);
+    assert_eq!(m.scene, Some(0));
+    assert_eq!(m.skeleton.names(), ["a"]);
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("no default scene: scene 0 of 2")),
+        "{:?}",
+        m.warnings
+    );
+    let m = load_scene_from_slice(&two_scenes(None), Path::new("s.glb"), Some(1)).unwrap();
+    assert_eq!(
+        (m.scene, m.skeleton.names()),
+        (Some(1), &["b".to_string()][..])
+    );
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    let m = load_from_slice(&two_scenes(Some(1)), Path::new("s.glb")).unwrap();
+    assert_eq!(m.scene, Some(1));
+    let err = load_scene_from_slice(&two_scenes(None), Path::new("s.glb"), Some(5))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("s.glb") && err.contains("scene 5") && err.contains("2 scene"),
+        "{err}"
+    );
+
+    // The window: Clips > Scene shows another scene, and a reload keeps it.
+    let dir = std::env::temp_dir().join(format!("stridescope-scenes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("two.glb");
+    std::fs::write(&path, two_scenes(None)).unwrap();
+    let demo = stridescope::asset::load_or_demo(None).unwrap();
+    let mut p = stridescope::ui::Previewer::new(demo, None, Default::default());
+    p.open_path(&path).unwrap();
+    assert_eq!(p.model().scene, Some(0));
+    p.show_scene(1).unwrap();
+    assert_eq!(p.model().skeleton.names(), ["b"]);
+    p.open_path(&path).unwrap();
+    assert_eq!(p.model().scene, Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -81,6 +81,8 @@ fn rig() -> Model {
     let stand = Clip::new("Stand".into(), vec![pelvis], vec![], 3).unwrap();
     Model {
         source: "placement rig".into(),
+        scenes: vec![],
+        scene: None,
         skeleton,
         node_of_joint: vec![0, 1, 2],
         skins: vec![],

@@ -83,16 +83,30 @@ fn flush_tiny(values: &mut [f32]) {
 
 /// Loads a `.gltf` (external or embedded buffers) or `.glb` file.
 pub fn load(path: &Path) -> Result<Model, ImportError> {
+    load_scene(path, None)
+}
+
+/// [`load`] with the scene to show: `None` is the file's default scene, else scene 0.
+pub fn load_scene(path: &Path, scene: Option<usize>) -> Result<Model, ImportError> {
     let bytes = std::fs::read(path)
         .map_err(|e| ImportError::new(path, "", format!("cannot read file: {e}")))?;
-    load_from_slice(&bytes, path)
+    load_scene_from_slice(&bytes, path, scene)
 }
 
 /// Loads from bytes; `path` names the file in errors and resolves relative URIs.
 pub fn load_from_slice(bytes: &[u8], path: &Path) -> Result<Model, ImportError> {
+    load_scene_from_slice(bytes, path, None)
+}
+
+/// [`load_from_slice`] with the scene to show (see [`load_scene`]).
+pub fn load_scene_from_slice(
+    bytes: &[u8],
+    path: &Path,
+    scene: Option<usize>,
+) -> Result<Model, ImportError> {
     install_quiet_panic_hook();
     let _quiet = QuietPanics::enter();
-    match panic::catch_unwind(AssertUnwindSafe(|| import(bytes, path))) {
+    match panic::catch_unwind(AssertUnwindSafe(|| import(bytes, path, scene))) {
         Ok(Ok(mut model)) => {
             let reduce =
                 super::reduce_keys_from_env().map_err(|e| ImportError::new(path, "", e))?;
@@ -167,7 +181,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 // Top level
 // ---------------------------------------------------------------------------------------
 
-fn import(bytes: &[u8], path: &Path) -> Result<Model, ImportError> {
+fn import(bytes: &[u8], path: &Path, scene: Option<usize>) -> Result<Model, ImportError> {
     let mut warnings = Vec::new();
     let (json_bytes, bin) = split_container(bytes, path, &mut warnings)?;
     let is_glb = bytes.starts_with(GLB_MAGIC);
@@ -188,6 +202,8 @@ fn import(bytes: &[u8], path: &Path) -> Result<Model, ImportError> {
         channel_map,
         warnings,
         quantized,
+        requested_scene: scene,
+        shown_scene: None,
         uv_transforms: Vec::new(),
         total_vertices: 0,
         total_indices: 0,
@@ -205,8 +221,20 @@ fn import(bytes: &[u8], path: &Path) -> Result<Model, ImportError> {
     imp.warn_unused_broken_buffers();
 
     let Importer { warnings, .. } = imp;
+    let imp_scene = imp.shown_scene;
+    let scenes = doc
+        .scenes()
+        .map(|s| {
+            s.name()
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("scene {}", s.index()))
+        })
+        .collect();
     Ok(Model {
         source: display_name(path),
+        scenes,
+        scene: imp_scene,
         skeleton,
         node_of_joint: hierarchy.order.clone(),
         skins: skins.skins,
@@ -763,6 +791,10 @@ struct Importer<'a> {
     warnings: Vec<String>,
     /// `KHR_mesh_quantization` is in use: vertex attributes may be 8/16-bit integers.
     quantized: bool,
+    /// The scene the caller asked for (`None`: the default, else scene 0), and the one
+    /// shown.
+    requested_scene: Option<usize>,
+    shown_scene: Option<usize>,
     /// Per material: its base colour texture's `KHR_texture_transform`, applied to the
     /// UVs of the primitives that use it.
     uv_transforms: Vec<Option<glam::Affine2>>,
@@ -1436,23 +1468,46 @@ impl Importer<'_> {
             }
         }
 
-        // Roots: the default scene, else every scene, else every parentless node.
+        // Roots: the requested scene, else the default one, else scene 0 (glTF: without
+        // a default scene the choice is the application's; stacking every scene would
+        // draw alternatives on top of each other), else every parentless node.
         let mut roots: Vec<usize> = Vec::new();
         let mut root_scene: Vec<usize> = Vec::new();
-        if let Some(scene) = doc.default_scene() {
-            for node in scene.nodes() {
-                roots.push(node.index());
-                root_scene.push(scene.index());
+        let scene_count = doc.scenes().len();
+        let chosen = match self.requested_scene {
+            Some(s) if s >= scene_count => {
+                return Err(self.err(
+                    "scenes",
+                    format!("scene {s} was asked for, but the file has {scene_count} scene(s)"),
+                ));
             }
-        } else if doc.scenes().len() > 0 {
-            for scene in doc.scenes() {
+            Some(s) => Some(s),
+            None => match doc.default_scene() {
+                Some(scene) => Some(scene.index()),
+                None if scene_count > 0 => {
+                    if scene_count > 1 {
+                        self.warn(
+                            "scenes",
+                            format!(
+                                "no default scene: scene 0 of {scene_count} is shown (pick \
+                                 another under Clips > Scene)"
+                            ),
+                        );
+                    }
+                    Some(0)
+                }
+                None => None,
+            },
+        };
+        self.shown_scene = chosen;
+        match chosen.and_then(|s| doc.scenes().nth(s)) {
+            Some(scene) => {
                 for node in scene.nodes() {
                     roots.push(node.index());
                     root_scene.push(scene.index());
                 }
             }
-        } else {
-            roots = (0..n).filter(|&i| parent[i].is_none()).collect();
+            None => roots = (0..n).filter(|&i| parent[i].is_none()).collect(),
         }
         for (k, &r) in roots.iter().enumerate() {
             if let Some(p) = parent[r] {

@@ -12,7 +12,7 @@ use std::path::Path;
 use glam::{Vec2, Vec3, Vec4};
 
 pub use error::ImportError;
-pub use gltf_import::{load, load_from_slice};
+pub use gltf_import::{load, load_from_slice, load_scene, load_scene_from_slice};
 
 use crate::anim::reduce::{self, KeyReductionJob, ReductionReport};
 use crate::anim::{Clip, Skeleton, Skin, MAX_INFLUENCES};
@@ -58,8 +58,11 @@ pub fn load_or_demo(file: Option<&Path>) -> Result<Model, String> {
 pub struct Model {
     /// Display name of the source (file name, or "demo").
     pub source: String,
-    /// Every node of the default scene (or of all scenes' roots when there is no default),
-    /// ordered parent-before-child. `node_of_joint[i]` is the glTF node index of joint i.
+    /// Names of the file's scenes (`scene N` when unnamed), and the one shown (`None`
+    /// when the file has no scene: every parentless node is shown).
+    pub scenes: Vec<String>,
+    pub scene: Option<usize>,
+    /// Every node of the shown scene, ordered parent-before-child. `node_of_joint[i]` is the glTF node index of joint i.
     pub skeleton: Skeleton,
     pub node_of_joint: Vec<usize>,
     pub skins: Vec<Skin>,

@@ -310,6 +310,9 @@ pub struct InspectReport {
     pub legs_error: Option<String>,
     /// `mean leg length / 0.9 m`: what the metre thresholds of locomotion are scaled by.
     pub unit_scale: f32,
+    /// The file's scenes and the one shown (the default scene, else scene 0).
+    pub scenes: Vec<String>,
+    pub scene: Option<usize>,
     pub warnings: Vec<String>,
     /// With `--reduce-keys`: one report per clip.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -641,6 +644,8 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
         unit_scale: crate::anim::locomotion::unit_scale(skeleton, &legs),
         legs: leg_reports,
         legs_error,
+        scenes: model.scenes.clone(),
+        scene: model.scene,
         warnings: model.warnings.clone(),
         key_reduction: None,
     })
@@ -691,6 +696,16 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
         for c in children(Some(j)).into_iter().rev() {
             stack.push((c, depth + 1));
         }
+    }
+    if report.scenes.len() > 1 {
+        let shown = report.scene.unwrap_or(0);
+        let _ = writeln!(
+            w,
+            "scene: {shown} '{}' of {} ({})",
+            report.scenes[shown],
+            report.scenes.len(),
+            report.scenes.join(", ")
+        );
     }
     let _ = writeln!(w, "\nmeshes:");
     for m in &report.meshes {

@@ -258,6 +258,23 @@ impl Previewer {
 
     fn clips_ui(&mut self, ui: &mut egui::Ui) {
         ui.heading("Clips");
+        if self.model.scenes.len() > 1 {
+            let current = self.model.scene.unwrap_or(0);
+            let mut picked = current;
+            ui.horizontal(|ui| {
+                ui.label("Scene");
+                egui::ComboBox::from_id_salt("scene")
+                    .selected_text(self.model.scenes[current].clone())
+                    .show_ui(ui, |ui| {
+                        for (i, name) in self.model.scenes.iter().enumerate() {
+                            ui.selectable_value(&mut picked, i, name);
+                        }
+                    });
+            });
+            if picked != current {
+                let _ = self.show_scene(picked);
+            }
+        }
         if self.model.clips.is_empty() {
             ui.weak("This file has no animations (showing the rest pose).");
             self.import_warnings_ui(ui);
