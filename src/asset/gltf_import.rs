@@ -2302,7 +2302,8 @@ impl Importer<'_> {
                     .map(|v| v.normalize_or(Vec3::Z))
                     .collect()
             }
-            None => smooth_normals(&positions, &indices),
+            // Flat normals come last (see `flat_normals`), once every attribute is read.
+            None => Vec::new(),
         };
         let tangents = match prim.get(&Semantic::Tangents) {
             Some(acc) => {
@@ -2477,7 +2478,7 @@ impl Importer<'_> {
         }
 
         let morph_targets = self.morph_targets(prim, element, n)?;
-        Ok(Some(Primitive {
+        let mut primitive = Primitive {
             positions,
             normals,
             tangents,
@@ -2488,7 +2489,11 @@ impl Importer<'_> {
             weights,
             material: prim.material().index(),
             morph_targets,
-        }))
+        };
+        if primitive.normals.is_empty() {
+            flat_normals(&mut primitive);
+        }
+        Ok(Some(primitive))
     }
 
     /// The primitive's morph targets: POSITION, NORMAL and TANGENT deltas (sparse
@@ -2949,22 +2954,52 @@ fn check_key_times(times: &[f32]) -> Result<(), String> {
     Ok(())
 }
 
-/// Area-weighted vertex normals from the triangles.
-fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
-    let mut normals = vec![Vec3::ZERO; positions.len()];
-    for tri in indices.chunks_exact(3) {
+/// Flat normals for a primitive without NORMAL, as the glTF spec requires ("client
+/// implementations MUST calculate flat normals"): each triangle's face normal on its
+/// three corners. A vertex shared by several triangles is first split into one per
+/// corner (every attribute, skin influence and morph delta copied); primitives whose
+/// triangles share no vertex (the Fox) keep their vertices. TANGENTs are dropped with the
+/// normals (glTF: tangents are ignored where normals are not given). Morph targets have
+/// no normal deltas then, so a morphed face keeps its rest orientation's normal.
+fn flat_normals(p: &mut Primitive) {
+    let n = p.positions.len();
+    let mut uses = vec![0u8; n];
+    let mut shared = false;
+    for &i in &p.indices {
+        let u = &mut uses[i as usize];
+        shared |= *u > 0;
+        *u = u.saturating_add(1);
+    }
+    p.tangents.clear();
+    if shared {
+        fn expand<T: Copy>(v: &mut Vec<T>, indices: &[u32]) {
+            if !v.is_empty() {
+                *v = indices.iter().map(|&i| v[i as usize]).collect();
+            }
+        }
+        let indices = std::mem::take(&mut p.indices);
+        expand(&mut p.positions, &indices);
+        expand(&mut p.uvs, &indices);
+        expand(&mut p.colors, &indices);
+        expand(&mut p.joints, &indices);
+        expand(&mut p.weights, &indices);
+        for t in &mut p.morph_targets {
+            expand(&mut t.positions, &indices);
+            expand(&mut t.normals, &indices);
+            expand(&mut t.tangents, &indices);
+        }
+        p.indices = (0..indices.len() as u32).collect();
+    }
+    let mut normals = vec![Vec3::Z; p.positions.len()];
+    for tri in p.indices.chunks_exact(3) {
         let [a, b, c] = [tri[0] as usize, tri[1] as usize, tri[2] as usize];
-        let n = (positions[b] - positions[a]).cross(positions[c] - positions[a]);
-        if n.is_finite() {
-            normals[a] += n;
-            normals[b] += n;
-            normals[c] += n;
+        let (pa, pb, pc) = (p.positions[a], p.positions[b], p.positions[c]);
+        let face = (pb - pa).cross(pc - pa).normalize_or(Vec3::Z);
+        for v in [a, b, c] {
+            normals[v] = face;
         }
     }
-    normals
-        .into_iter()
-        .map(|n| n.normalize_or(Vec3::Z))
-        .collect()
+    p.normals = normals;
 }
 
 fn to_rgba8(data: &gltf::image::Data) -> Result<Image, String> {
