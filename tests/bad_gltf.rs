@@ -91,6 +91,14 @@ fn every_corpus_file_loads_or_fails_cleanly() {
                     "empty error for {file}: {text}"
                 );
                 assert_eq!(e.file, *path);
+                assert!(
+                    !e.element.is_empty(),
+                    "{file}: the error names no element: {text}"
+                );
+                assert!(
+                    !text.contains("could not handle"),
+                    "{file}: the generic fallback, not a named error: {text}"
+                );
                 let element = if e.element.is_empty() {
                     "-"
                 } else {

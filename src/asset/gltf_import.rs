@@ -643,6 +643,72 @@ fn check_extensions(
     Ok(in_use(&root.extensions_used) || in_use(&root.extensions_required))
 }
 
+/// Every accessor reference (mesh attributes, indices and morph targets, inverse bind
+/// matrices, animation samplers) names an accessor that exists. The gltf crate's
+/// validation misses some of these and its wrappers then index out of bounds.
+fn check_accessor_references(root: &json::Root, path: &Path) -> Result<(), ImportError> {
+    let count = root.accessors.len();
+    let missing = |element: String, what: String, index: usize| {
+        ImportError::new(
+            path,
+            element,
+            format!("{what} refers to accessor {index}, but the file has {count} accessor(s)"),
+        )
+    };
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let element = || format!("mesh {m} primitive {p}");
+            for (semantic, index) in &prim.attributes {
+                if index.value() >= count {
+                    let name = match semantic {
+                        json::validation::Checked::Valid(s) => s.to_string(),
+                        json::validation::Checked::Invalid => "an attribute".into(),
+                    };
+                    return Err(missing(element(), name, index.value()));
+                }
+            }
+            if let Some(index) = &prim.indices {
+                if index.value() >= count {
+                    return Err(missing(element(), "indices".into(), index.value()));
+                }
+            }
+            for (t, target) in prim.targets.iter().flatten().enumerate() {
+                for (what, index) in [
+                    ("POSITION", &target.positions),
+                    ("NORMAL", &target.normals),
+                    ("TANGENT", &target.tangents),
+                ] {
+                    if let Some(index) = index {
+                        if index.value() >= count {
+                            let what = format!("morph target {t} {what}");
+                            return Err(missing(element(), what, index.value()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (k, skin) in root.skins.iter().enumerate() {
+        if let Some(index) = &skin.inverse_bind_matrices {
+            if index.value() >= count {
+                let what = "inverseBindMatrices".to_string();
+                return Err(missing(format!("skin {k}"), what, index.value()));
+            }
+        }
+    }
+    for (a, animation) in root.animations.iter().enumerate() {
+        for (s, sampler) in animation.samplers.iter().enumerate() {
+            for (what, index) in [("input", &sampler.input), ("output", &sampler.output)] {
+                if index.value() >= count {
+                    let what = format!("sampler {s} {what}");
+                    return Err(missing(format!("animation {a}"), what, index.value()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs the gltf crate's structural validation (index ranges, enum values), which its
 /// typed wrappers rely on to not panic.
 fn validate_structure(
@@ -651,6 +717,7 @@ fn validate_structure(
     channel_map: &ChannelMap,
 ) -> Result<(), ImportError> {
     use json::validation::{Error, Validate};
+    check_accessor_references(root, path)?;
     let mut errors: Vec<(String, Error)> = Vec::new();
     root.validate(root, json::Path::new, &mut |p, e| errors.push((p().0, e)));
     for (p, e) in errors {
