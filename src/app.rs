@@ -160,6 +160,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         frame_count: 0,
         fps: FpsCounter::default(),
         fatal: None,
+        portal_answers: true,
     };
     event_loop
         .run_app(&mut app)
@@ -206,6 +207,9 @@ struct App {
     frame_count: u32,
     fps: FpsCounter,
     fatal: Option<String>,
+    /// False once the system file dialog failed to appear (no XDG desktop portal):
+    /// File > Open uses the in-app browser from then on.
+    portal_answers: bool,
 }
 
 /// The viewport texture shared with egui.
@@ -826,12 +830,30 @@ impl App {
         for action in self.previewer.take_actions() {
             match action {
                 Action::OpenDialog => {
-                    let picked = rfd::FileDialog::new()
-                        .add_filter("glTF 2.0", &["gltf", "glb"])
-                        .set_title("Open a glTF character")
-                        .pick_file();
-                    if let Some(path) = picked {
-                        let _ = self.previewer.open_path(&path);
+                    // The system dialog needs an XDG desktop portal. Without a session bus
+                    // there is none; with one but no portal, rfd returns at once (nobody
+                    // cancels a dialog in 150 ms): the in-app browser opens then, and
+                    // from there on.
+                    if !self.portal_answers
+                        || std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none()
+                    {
+                        self.previewer.open_file_browser();
+                    } else {
+                        let asked = std::time::Instant::now();
+                        let picked = rfd::FileDialog::new()
+                            .add_filter("glTF 2.0", &["gltf", "glb"])
+                            .set_title("Open a glTF character")
+                            .pick_file();
+                        match picked {
+                            Some(path) => {
+                                let _ = self.previewer.open_path(&path);
+                            }
+                            None if asked.elapsed() < std::time::Duration::from_millis(150) => {
+                                self.portal_answers = false;
+                                self.previewer.open_file_browser();
+                            }
+                            None => {}
+                        }
                     }
                 }
                 Action::ExportPreview => {

@@ -91,6 +91,9 @@ pub struct Previewer {
     /// Morphs panel: weights set by hand per mesh and target, applied over the animated
     /// ones while playback is paused (dropped when it resumes).
     pub morph_overrides: Vec<Vec<Option<f32>>>,
+    /// The in-app file browser while it is open (File > Open where no desktop portal
+    /// answers, or File > Open with the built-in browser).
+    pub file_browser: Option<crate::file_browser::FileBrowser>,
 }
 
 impl Previewer {
@@ -137,6 +140,7 @@ impl Previewer {
             compare: None,
             compare_files_opened: 0,
             morph_overrides: Vec::new(),
+            file_browser: None,
         };
         p.evaluate_pose();
         if let Some(w) = p.import_warning_summary() {
@@ -209,6 +213,33 @@ impl Previewer {
             None
         };
         self.load_path(path, scene)
+    }
+
+    /// Opens the in-app file browser in the open file's folder (else the most recent
+    /// file's, else the working directory), showing folders and .gltf / .glb files.
+    pub fn open_file_browser(&mut self) {
+        let start = self
+            .path
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .or_else(|| self.recent_folders().into_iter().next())
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("."));
+        self.file_browser = Some(crate::file_browser::FileBrowser::new(&start));
+    }
+
+    /// Folders of the recent files that still exist, most recent first, each once.
+    pub fn recent_folders(&self) -> Vec<PathBuf> {
+        let mut folders: Vec<PathBuf> = Vec::new();
+        for file in &self.settings.recent_files {
+            if let Some(dir) = file.parent().filter(|d| d.is_dir()) {
+                if !folders.iter().any(|f| f == dir) {
+                    folders.push(dir.to_path_buf());
+                }
+            }
+        }
+        folders
     }
 
     /// Shows scene `scene` of the open file (Clips > Scene); the demo has one scene.

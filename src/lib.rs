@@ -8,6 +8,7 @@ pub mod app;
 pub mod asset;
 pub mod cli;
 pub mod controller;
+pub mod file_browser;
 pub mod graph;
 pub mod inspect;
 pub mod lint;

@@ -258,3 +258,50 @@ fn settings_round_trip() {
     assert!(note.unwrap().contains("settings.json"));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn the_built_in_browser_lists_gltf_files_and_opens_one() {
+    let dir = std::env::temp_dir().join(format!("stridescope-browser-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("more")).unwrap();
+    std::fs::write(dir.join("walker.glb"), stridescope::asset::demo::demo_glb()).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a model").unwrap();
+    let dir = std::fs::canonicalize(&dir).unwrap();
+    let mut h = harness();
+    h.state_mut().settings.recent_files = vec![dir.join("walker.glb")];
+    // File > Open with the built-in browser: it starts in the recent file's folder.
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Open with the built-in browser…").click();
+    h.run_steps(3);
+    assert_eq!(
+        h.state().file_browser.as_ref().expect("browser open").dir,
+        dir
+    );
+    // Folders and glTF files only; the recent folder is offered beside them.
+    h.get_by_label("walker.glb");
+    h.get_by_label("more/");
+    assert!(h.query_by_label("notes.txt").is_none());
+    h.get_by_label("Recent folders");
+    // Into the subfolder and back up.
+    h.get_by_label("more/").click();
+    h.run_steps(1);
+    h.get_by_label("Open").click();
+    h.run_steps(2);
+    assert!(h
+        .state()
+        .file_browser
+        .as_ref()
+        .unwrap()
+        .dir
+        .ends_with("more"));
+    h.get_by_label("Up").click();
+    h.run_steps(2);
+    h.get_by_label("walker.glb").click();
+    h.run_steps(1);
+    h.get_by_label("Open").click();
+    h.run_steps(3);
+    assert!(h.state().file_browser.is_none());
+    assert_eq!(h.state().path(), Some(dir.join("walker.glb").as_path()));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -18,6 +18,7 @@
 //! the character, 1/2/3 root-motion mode, Ctrl+O open, Ctrl+Q quit.
 
 mod blend;
+mod browser;
 mod inspect;
 mod locomotion;
 mod mask;
@@ -99,6 +100,7 @@ impl Previewer {
                     });
             });
         egui::CentralPanel::no_frame().show(ui, |ui| self.viewport_ui(ui, viewport_texture));
+        browser::file_browser_ui(self, &ui.ctx().clone());
     }
 
     fn keyboard(&mut self, ui: &egui::Ui) {
@@ -182,6 +184,14 @@ impl Previewer {
             ui.menu_button("File", |ui| {
                 if ui.button("Open…  (Ctrl+O)").clicked() {
                     self.actions.push(Action::OpenDialog);
+                    ui.close();
+                }
+                if ui
+                    .button("Open with the built-in browser…")
+                    .on_hover_text("a file browser inside the window, with recent folders")
+                    .clicked()
+                {
+                    self.open_file_browser();
                     ui.close();
                 }
                 if ui
