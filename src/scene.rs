@@ -1,14 +1,18 @@
 //! Pose evaluation for a loaded model: the per-frame CPU pipeline shared by the window,
-//! the headless renderer and the tests (sample -> remove root motion -> local-to-model ->
-//! skinning palettes).
+//! the headless renderer and the tests. Every local pose comes out of a pose graph: the
+//! window's graph mode hands its output to [`Pose::evaluate_local`], and a request for one
+//! clip at a time (the timeline, `render`, onion ghosts, A/B compare) goes through a
+//! one-clip graph ([`PoseGraph::clip_preview`]) kept per clip, so whatever the graph
+//! evaluates (morph weights today, more later) reaches single-clip playback too. Then
+//! local-to-model and the skinning palettes.
 
 use glam::Mat4;
 
 use crate::anim::{
-    skinning_palette, AnimError, ClipRootMotion, LocalToModelJob, SamplingCache, SamplingJob,
-    Transform,
+    skinning_palette, AnimError, ClipRootMotion, LocalToModelJob, SamplingJob, Transform,
 };
 use crate::asset::Model;
+use crate::graph::PoseGraph;
 
 /// Caller-owned buffers for one character's pose, reused every frame.
 #[derive(Clone, Debug)]
@@ -22,9 +26,10 @@ pub struct Pose {
     /// Morph weights per mesh (index = mesh index), one per morph target: the clip's
     /// morph-weight tracks, or the graph's blend of them, else the mesh defaults.
     pub morph_weights: Vec<Vec<f32>>,
-    /// Key cursors of the clip sampled last, so playback and scrubbing step from the
-    /// previous keys instead of searching every frame.
-    sampling_cache: SamplingCache,
+    /// The one-clip graph of the clip evaluated last, with that clip's identity
+    /// ([`crate::anim::Clip::uid`]); it keeps the key cursors, so playback and scrubbing
+    /// step from the previous keys instead of searching every frame.
+    preview: Option<(u64, PoseGraph)>,
 }
 
 /// What to evaluate.
@@ -54,7 +59,7 @@ impl Pose {
                 .map(|s| vec![Mat4::IDENTITY; s.joints.len()])
                 .collect(),
             morph_weights: model.default_morph_weights(),
-            sampling_cache: SamplingCache::new(),
+            preview: None,
         };
         // The rest pose of a validated model always evaluates.
         let _ = pose.evaluate(
@@ -80,20 +85,53 @@ impl Pose {
                         what: "clip index".into(),
                         detail: format!("{index} (the model has {} clips)", model.clips.len()),
                     })?;
-                SamplingJob {
-                    clip,
-                    time_secs: request.time_secs,
-                    rest_pose: model.skeleton.rest_pose(),
+                if self.preview.as_ref().map(|(uid, _)| *uid) != Some(clip.uid()) {
+                    let graph = PoseGraph::clip_preview(model, index).map_err(|e| {
+                        AnimError::OutOfRange {
+                            what: format!("clip '{}'", clip.name()),
+                            detail: e,
+                        }
+                    })?;
+                    self.preview = Some((clip.uid(), graph));
                 }
-                .run_with_cache(&mut self.sampling_cache, &mut self.local)?;
+                let (_, graph) = self.preview.as_mut().expect("built above");
+                // The graph removes the clip's own root motion (the same extraction the
+                // timeline uses); a request that keeps it shows the clip as authored.
+                graph.show_clip_time(
+                    model,
+                    request.time_secs as f64,
+                    request.remove_root_motion.is_none(),
+                )?;
                 if let Some(root) = request.remove_root_motion {
-                    root.source
-                        .remove(&root.motion, request.time_secs as f64, &mut self.local)?;
+                    self.local.copy_from_slice(graph.local_pose());
+                    if !same_source(root, graph) {
+                        // A caller's own extraction (another root joint): redo it.
+                        SamplingJob {
+                            clip,
+                            time_secs: request.time_secs,
+                            rest_pose: model.skeleton.rest_pose(),
+                        }
+                        .run(&mut self.local)?;
+                        root.source.remove(
+                            &root.motion,
+                            request.time_secs as f64,
+                            &mut self.local,
+                        )?;
+                    }
+                } else {
+                    self.local.copy_from_slice(graph.local_pose());
+                }
+                for (out, w) in self.morph_weights.iter_mut().zip(graph.morph_weights()) {
+                    if out.len() == w.len() {
+                        out.copy_from_slice(w);
+                    }
                 }
             }
-            None => self.local.copy_from_slice(model.skeleton.rest_pose()),
+            None => {
+                self.local.copy_from_slice(model.skeleton.rest_pose());
+                model.morph_weights_at(None, 0.0, &mut self.morph_weights);
+            }
         }
-        model.morph_weights_at(request.clip, request.time_secs, &mut self.morph_weights);
         LocalToModelJob {
             parents: model.skeleton.parents(),
             local: &self.local,
@@ -145,6 +183,16 @@ impl crate::render::PoseMatrices for Pose {
     fn morph_weights(&self) -> &[Vec<f32>] {
         &self.morph_weights
     }
+}
+
+/// Whether `root` is the extraction the preview graph's player uses (the clip's
+/// auto-detected root-motion joint).
+fn same_source(root: &ClipRootMotion, graph: &PoseGraph) -> bool {
+    graph
+        .players()
+        .first()
+        .and_then(|p| p.root.as_ref())
+        .is_some_and(|r| r.source.joint == root.source.joint)
 }
 
 impl Pose {

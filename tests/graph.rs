@@ -409,3 +409,64 @@ fn graph_errors_name_the_state_and_the_clip() {
     let e = def::parse_ron::<GraphDef>(broken, Path::new("broken.ron")).unwrap_err();
     assert!(e.starts_with("broken.ron:2:"), "{e}");
 }
+
+#[test]
+fn single_clip_requests_go_through_a_one_clip_graph_and_show_the_clip_exactly() {
+    // scene::Pose evaluates a clip request with a one-clip graph (PoseGraph::clip_preview):
+    // its output must be the sampled clip itself, to the bit, with the root motion
+    // removed (timeline In place / Accumulate) or kept (Loop and reset), at the clip's
+    // first key, inside it and at its very end (a clamped timeline shows the last key).
+    use stridescope::anim::{ClipRootMotion, SamplingJob, Transform};
+    use stridescope::scene::{Pose, PoseRequest};
+    let model = demo();
+    let walk = model.find_clip("Walk").unwrap();
+    let clip = &model.clips[walk];
+    let root = ClipRootMotion::for_clip(&model.skeleton, clip, None)
+        .unwrap()
+        .expect("the demo walk has root motion");
+    let mut pose = Pose::new(&model);
+    let d = clip.duration_secs();
+    for t in [0.0, 0.013, 0.37, d * 0.5, d - 1e-4, d] {
+        for remove in [false, true] {
+            pose.evaluate(
+                &model,
+                &PoseRequest {
+                    clip: Some(walk),
+                    time_secs: t,
+                    remove_root_motion: remove.then_some(&root),
+                    model_from_root: glam::Mat4::IDENTITY,
+                },
+            )
+            .unwrap();
+            let mut expected = vec![Transform::IDENTITY; model.skeleton.joint_count()];
+            SamplingJob {
+                clip,
+                time_secs: t,
+                rest_pose: model.skeleton.rest_pose(),
+            }
+            .run(&mut expected)
+            .unwrap();
+            if remove {
+                root.source
+                    .remove(&root.motion, t as f64, &mut expected)
+                    .unwrap();
+            }
+            assert_eq!(pose.local, expected, "t = {t}, remove = {remove}");
+        }
+    }
+    // The end shows the last key, not the first (the loop does not wrap a shown time).
+    let mut first = Pose::new(&model);
+    for (p, t) in [(&mut first, 0.0f32), (&mut pose, d)] {
+        p.evaluate(
+            &model,
+            &PoseRequest {
+                clip: Some(walk),
+                time_secs: t,
+                remove_root_motion: None,
+                model_from_root: glam::Mat4::IDENTITY,
+            },
+        )
+        .unwrap();
+    }
+    assert_ne!(first.local, pose.local);
+}

@@ -557,6 +557,12 @@ fn marker_phase(players: &[ClipPlayer], leader: usize, follower: usize) -> f64 {
 impl PoseGraph {
     /// Builds the runtime graph; errors name the state or layer and the clip or parameter.
     pub fn new(model: &Model, def: &GraphDef) -> Result<Self, String> {
+        Self::build(model, def, true)
+    }
+
+    /// `detect_legs`: find the legs (phase report, marker detection for sync, locomotion);
+    /// a one-clip preview ([`PoseGraph::clip_preview`]) needs none of that.
+    fn build(model: &Model, def: &GraphDef, detect_legs: bool) -> Result<Self, String> {
         let mut params = Params::new();
         for p in &def.params {
             match p {
@@ -564,7 +570,11 @@ impl PoseGraph {
                 ParamDef::Bool { name, default } => params.declare_bool(name, *default),
             }
         }
-        let legs = contacts::detect_legs(&model.skeleton).unwrap_or_default();
+        let legs = if detect_legs {
+            contacts::detect_legs(&model.skeleton).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         let mut b = Builder {
             model,
             players: Vec::new(),
@@ -664,23 +674,64 @@ impl PoseGraph {
 
     /// A graph playing one clip (what the timeline's clip list selects).
     pub fn single_clip(model: &Model, clip: usize) -> Result<Self, String> {
+        Self::build(model, &Self::one_clip_def(model, clip)?, true)
+    }
+
+    /// The one-clip graph the timeline shows its clip through ([`scene::Pose`] evaluates
+    /// every clip request with one): [`PoseGraph::show_clip_time`] puts it at the
+    /// timeline's time. Cheap to build: without sync there are no legs to find and no
+    /// markers to detect.
+    ///
+    /// [`scene::Pose`]: crate::scene::Pose
+    pub fn clip_preview(model: &Model, clip: usize) -> Result<Self, String> {
+        Self::build(model, &Self::one_clip_def(model, clip)?, false)
+    }
+
+    fn one_clip_def(model: &Model, clip: usize) -> Result<GraphDef, String> {
         let name = model
             .clips
             .get(clip)
             .ok_or_else(|| format!("clip {clip} out of range"))?
             .name()
             .to_string();
-        Self::new(
-            model,
-            &GraphDef {
-                params: Vec::new(),
-                base: NodeDef::Clip {
-                    clip: name,
-                    rate: 1.0,
-                },
-                layers: Vec::new(),
+        Ok(GraphDef {
+            params: Vec::new(),
+            base: NodeDef::Clip {
+                clip: name,
+                rate: 1.0,
             },
-        )
+            layers: Vec::new(),
+        })
+    }
+
+    /// Puts every input at clip time `clip_secs` exactly (clamped to the clip; its end
+    /// included, as a clamped timeline shows it) and evaluates: a seek, no root motion
+    /// or events. `keep_root_motion` leaves the clip's root motion in the pose (the
+    /// timeline's *Loop and reset*), else it is removed as the graph always does.
+    pub fn show_clip_time(
+        &mut self,
+        model: &Model,
+        clip_secs: f64,
+        keep_root_motion: bool,
+    ) -> Result<(), AnimError> {
+        if !clip_secs.is_finite() {
+            return Err(AnimError::NonFinite {
+                what: "clip time".into(),
+            });
+        }
+        for p in &mut self.players {
+            p.keep_root_motion = keep_root_motion;
+            p.clock.set_looping(false);
+            p.clock.seek(crate::anim::root_motion::ClipTime {
+                cycle: 0,
+                phase_secs: clip_secs,
+            })?;
+            p.delta = GroundTransform::IDENTITY;
+            p.interval = None;
+        }
+        self.root_delta = GroundTransform::IDENTITY;
+        self.events_len = 0;
+        self.evaluate(model)
     }
 
     pub fn def(&self) -> &GraphDef {

@@ -34,6 +34,8 @@ pub struct ClipPlayer {
     pub interval: Option<Interval>,
     /// Local pose (root motion removed) sampled this frame when `weight > 0`.
     pub pose: Vec<Transform>,
+    /// Keep the clip's root motion in `pose` (a timeline preview in *Loop and reset*).
+    pub keep_root_motion: bool,
     cache: SamplingCache,
 }
 
@@ -75,6 +77,7 @@ impl ClipPlayer {
             delta: GroundTransform::IDENTITY,
             interval: None,
             pose: skeleton.rest_pose().to_vec(),
+            keep_root_motion: false,
             cache: SamplingCache::new(),
         })
     }
@@ -149,7 +152,7 @@ impl ClipPlayer {
             rest_pose: skeleton.rest_pose(),
         }
         .run_with_cache(&mut self.cache, &mut self.pose)?;
-        if let (Some(r), false) = (&self.root, self.is_layer) {
+        if let (Some(r), false, false) = (&self.root, self.is_layer, self.keep_root_motion) {
             r.source.remove(&r.motion, t, &mut self.pose)?;
         }
         Ok(())

@@ -204,6 +204,12 @@ impl Clip {
     }
 
     /// True for additive layers (reference pose = the clip's first frame).
+    /// Identity of this clip's data: unique per [`Clip::new`], shared by clones (what
+    /// caches of derived data key on).
+    pub fn uid(&self) -> u64 {
+        self.uid
+    }
+
     pub fn is_additive(&self) -> bool {
         self.additive
     }

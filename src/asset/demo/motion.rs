@@ -165,7 +165,6 @@ pub(super) fn fit_leg_reach(rig: &Rig, states: &mut [BodyState]) {
     }
 }
 
-
 /// Parameters of one cyclic gait; the cycle starts at the left heel strike.
 pub(super) struct Gait {
     pub(super) name: &'static str,
@@ -458,7 +457,6 @@ impl Gait {
     }
 }
 
-
 /// One clip as written: keys at 30 Hz from 0, per-joint translation and rotation tracks.
 pub(super) struct ClipData {
     pub(super) name: &'static str,
@@ -515,14 +513,22 @@ pub(super) fn build_clips(rig: &Rig) -> Vec<ClipData> {
 }
 
 /// Every joint is rotated; root and pelvis are also translated.
-pub(super) fn full_body_clip(name: &'static str, poses: &[Pose], extras: Option<Value>) -> ClipData {
+pub(super) fn full_body_clip(
+    name: &'static str,
+    poses: &[Pose],
+    extras: Option<Value>,
+) -> ClipData {
     let all: Vec<usize> = (0..JOINT_COUNT).collect();
     ClipData::from_poses(name, poses, &[ROOT, PELVIS], &all, extras)
 }
 
 /// Solves a cycle of states and appends the closing key: the first pose again, with
 /// the root one cycle on (`end_root`).
-pub(super) fn cyclic_poses(rig: &Rig, mut states: Vec<BodyState>, end_root: (DVec3, DQuat)) -> Vec<Pose> {
+pub(super) fn cyclic_poses(
+    rig: &Rig,
+    mut states: Vec<BodyState>,
+    end_root: (DVec3, DQuat),
+) -> Vec<Pose> {
     fit_leg_reach(rig, &mut states);
     let mut poses: Vec<Pose> = states.iter().map(|s| solve(rig, s)).collect();
     let mut last = poses[0];

@@ -105,7 +105,6 @@ impl Rig {
     }
 }
 
-
 /// Sine and cosine from a Cody–Waite range reduction and Taylor polynomials on
 /// [-π/4, π/4] (error below 1e-15): the same bits on every platform, unlike libm.
 pub(super) fn sin_cos(x: f64) -> (f64, f64) {
@@ -198,7 +197,6 @@ pub(super) fn hump(q: f64, peak: f64) -> f64 {
         smooth01((1.0 - q) / (1.0 - peak))
     }
 }
-
 
 /// One joint's local transform (scale is always 1).
 #[derive(Clone, Copy, Debug)]
