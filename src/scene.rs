@@ -86,15 +86,35 @@ impl Pose {
                         detail: format!("{index} (the model has {} clips)", model.clips.len()),
                     })?;
                 if self.preview.as_ref().map(|(uid, _)| *uid) != Some(clip.uid()) {
-                    let graph = PoseGraph::clip_preview(model, index).map_err(|e| {
-                        AnimError::OutOfRange {
-                            what: format!("clip '{}'", clip.name()),
-                            detail: e,
-                        }
-                    })?;
-                    self.preview = Some((clip.uid(), graph));
+                    // A clip whose root motion cannot be extracted (a degenerate root
+                    // track) has no graph player; it is still shown, sampled directly,
+                    // as the timeline shows it with root motion unavailable.
+                    self.preview = PoseGraph::clip_preview(model, index)
+                        .ok()
+                        .map(|g| (clip.uid(), g));
                 }
-                let (_, graph) = self.preview.as_mut().expect("built above");
+                let Some((_, graph)) = self.preview.as_mut().filter(|(u, _)| *u == clip.uid())
+                else {
+                    SamplingJob {
+                        clip,
+                        time_secs: request.time_secs,
+                        rest_pose: model.skeleton.rest_pose(),
+                    }
+                    .run(&mut self.local)?;
+                    if let Some(root) = request.remove_root_motion {
+                        root.source.remove(
+                            &root.motion,
+                            request.time_secs as f64,
+                            &mut self.local,
+                        )?;
+                    }
+                    model.morph_weights_at(
+                        request.clip,
+                        request.time_secs,
+                        &mut self.morph_weights,
+                    );
+                    return self.finish(model, request.model_from_root);
+                };
                 // The graph removes the clip's own root motion (the same extraction the
                 // timeline uses); a request that keeps it shows the clip as authored.
                 graph.show_clip_time(
@@ -132,10 +152,15 @@ impl Pose {
                 model.morph_weights_at(None, 0.0, &mut self.morph_weights);
             }
         }
+        self.finish(model, request.model_from_root)
+    }
+
+    /// Local-to-model of `local`, then the skinning palettes.
+    fn finish(&mut self, model: &Model, model_from_root: Mat4) -> Result<(), AnimError> {
         LocalToModelJob {
             parents: model.skeleton.parents(),
             local: &self.local,
-            model_from_root: request.model_from_root,
+            model_from_root,
         }
         .run(&mut self.model_from_joint)?;
         for (skin, palette) in model.skins.iter().zip(&mut self.skin_palettes) {
@@ -160,16 +185,7 @@ impl Pose {
             });
         }
         self.local.copy_from_slice(local);
-        LocalToModelJob {
-            parents: model.skeleton.parents(),
-            local: &self.local,
-            model_from_root,
-        }
-        .run(&mut self.model_from_joint)?;
-        for (skin, palette) in model.skins.iter().zip(&mut self.skin_palettes) {
-            skinning_palette(&self.model_from_joint, skin, palette)?;
-        }
-        Ok(())
+        self.finish(model, model_from_root)
     }
 }
 

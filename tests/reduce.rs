@@ -323,3 +323,39 @@ fn inspect_reports_the_reduction_and_the_environment_switch_applies_to_loads() {
         assert!(!out.status.success());
     }
 }
+
+#[test]
+fn an_additive_clip_keeps_its_reference_frame() {
+    // An additive layer applies its difference to its first frame; a channel made constant
+    // keeps the first key's value, so the reference and what the layer adds stay put.
+    let skeleton = chain(&[1.0]);
+    let mut tracks = JointTracks::new(0);
+    tracks.rotation = Some(wobble(0.5));
+    let clip = Clip::new("a".into(), vec![tracks], vec![], 2)
+        .unwrap()
+        .with_additive(true);
+    let (reduced, report) = KeyReductionJob {
+        clip: &clip,
+        skeleton: &skeleton,
+        tolerance_m: 0.05,
+        distance_m: DEFAULT_DISTANCE_M,
+    }
+    .run()
+    .unwrap();
+    assert_eq!(report.animated_after, 0);
+    assert!(reduced.is_additive());
+    let q = reduced.tracks()[0]
+        .rotation
+        .as_ref()
+        .unwrap()
+        .constant()
+        .unwrap();
+    assert!(q.angle_between(Quat::from_rotation_z(0.5f32.to_radians())) < 1e-6);
+    // Against the original, the error is now the whole swing: 2 sin(0.5 deg) * 1.1 m.
+    let expected = 2.0 * (0.5f32).to_radians().sin() * 1.1;
+    assert!(
+        (report.measured_max_m - expected).abs() < 1e-5,
+        "{}",
+        report.measured_max_m
+    );
+}

@@ -20,6 +20,9 @@
 //!   `2·sin(θ/2)·radius`, `θ` the angle between key and value;
 //! - a scale channel by `max|Δs| / min|c| · radius`.
 //!
+//! An additive clip keeps its first key as each constant (its reference frame), so what
+//! the layer adds moves by at most the same bound.
+//!
 //! Errors of joints on one chain add up at its end, so a channel is made constant only if
 //! the summed error of every constant channel above any joint of its subtree (itself
 //! included) stays within the tolerance. Channels are taken smallest error first. Each
@@ -140,6 +143,10 @@ impl KeyReductionJob<'_> {
         let radius = radii(&rest_model, &children, parents, self.distance_m);
         let parent_scale = |j: usize| parents[j].map_or(1.0, |p| max_axis_scale(&rest_model[p]));
 
+        // An additive clip is measured against its own first frame (its reference), so a
+        // constant channel keeps that frame's value: its difference to the reference, the
+        // part that is applied, then moves by at most the measured error.
+        let additive = self.clip.is_additive();
         let mut candidates = Vec::new();
         let (mut channels, mut animated_before, mut keys_before) = (0, 0, 0);
         for tracks in self.clip.tracks() {
@@ -149,7 +156,11 @@ impl KeyReductionJob<'_> {
                 if t.constant().is_none() {
                     animated_before += 1;
                     keys_before += t.times().len();
-                    let c = vec3_center(t);
+                    let c = if additive {
+                        t.key_value(0)
+                    } else {
+                        vec3_center(t)
+                    };
                     let e = max_over_samples(t, |v| (v - c).length()) * parent_scale(j);
                     candidates.push(Candidate {
                         joint: j,
@@ -163,7 +174,11 @@ impl KeyReductionJob<'_> {
                 if r.constant().is_none() {
                     animated_before += 1;
                     keys_before += r.times().len();
-                    let c = quat_mean(r);
+                    let c = if additive {
+                        r.key_value(0).normalize()
+                    } else {
+                        quat_mean(r)
+                    };
                     let chord = max_over_samples(r, |q| rotation_chord(q, c));
                     candidates.push(Candidate {
                         joint: j,
@@ -177,7 +192,11 @@ impl KeyReductionJob<'_> {
                 if s.constant().is_none() {
                     animated_before += 1;
                     keys_before += s.times().len();
-                    let c = vec3_center(s);
+                    let c = if additive {
+                        s.key_value(0)
+                    } else {
+                        vec3_center(s)
+                    };
                     let min_c = c.abs().min_element();
                     let e = if min_c > 1e-6 {
                         max_over_samples(s, |v| (v - c).abs().max_element()) / min_c * radius[j]
@@ -428,8 +447,9 @@ fn measure(
     for (i, &t) in times.iter().enumerate() {
         grid.push(t);
         if let Some(&next) = times.get(i + 1) {
-            // Half-way, and 60 Hz steps across long gaps between keys.
-            let steps = (((next - t) * 60.0).ceil() as usize).max(2);
+            // Half-way, and 60 Hz steps across long gaps between keys (at most 64 per gap,
+            // so a file with absurd key times cannot stall the load).
+            let steps = (((next - t) * 60.0).ceil() as usize).clamp(2, 64);
             for k in 1..steps {
                 grid.push(t + (next - t) * k as f32 / steps as f32);
             }

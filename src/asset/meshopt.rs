@@ -15,6 +15,9 @@ use serde_json::Value;
 
 /// Decoded bytes allowed per view (a GLB's length fields can claim anything).
 pub(crate) const MAX_DECODED_BYTES: usize = 1 << 29;
+/// Decoded bytes allowed over all the views of one file (many views may name the same
+/// compressed bytes).
+pub(crate) const MAX_TOTAL_DECODED_BYTES: usize = 1 << 29;
 
 /// How the source bytes were encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

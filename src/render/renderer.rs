@@ -716,10 +716,11 @@ impl Renderer {
         pass.set_pipeline(&self.background_pipeline);
         pass.draw(0..3, 0..1);
 
-        // Opaque and masked primitives first, then the blended ones back to front: sorted
-        // by each primitive's bind-space centroid along the view direction (the order
-        // within a character; it ignores how the pose moves the parts, and is the same for
-        // any placement of the character).
+        // Opaque and masked primitives first, then the blended ones back to front, by the
+        // depth along the view of each primitive's bind-space centroid carried by its
+        // mesh's first palette matrix (the first skin joint, or an unskinned mesh's node),
+        // so the instance's pose and placement count; a primitive whose vertices bend
+        // away from that joint is sorted where the joint carries its centre.
         let forward = -camera.back();
         self.blend_order.clear();
         for (c, character) in scene.characters.iter().enumerate() {
@@ -737,7 +738,14 @@ impl Renderer {
                 pass.set_vertex_buffer(0, vertices);
                 for (d, draw) in model.draws().iter().enumerate() {
                     if draw.blend {
-                        let depth = draw.centroid.dot(forward);
+                        let carry = character
+                            .instances
+                            .palette_matrix(
+                                instance,
+                                model.palette_layout().mesh_offsets[draw.mesh],
+                            )
+                            .unwrap_or(glam::Mat4::IDENTITY);
+                        let depth = carry.transform_point3(draw.centroid).dot(forward);
                         self.blend_order.push((depth, c, instance, d));
                         continue;
                     }

@@ -681,6 +681,16 @@ impl SkinnedInstances {
         Ok(())
     }
 
+    /// Palette matrix `index` of `instance` as last uploaded by
+    /// [`SkinnedInstances::write_poses`] (`None` before, or out of range): the renderer
+    /// places blended primitives with it to sort them by depth.
+    pub fn palette_matrix(&self, instance: u32, index: u32) -> Option<Mat4> {
+        let at = instance as usize * self.plan.palette_stride as usize + index as usize;
+        (index < self.palette_len)
+            .then(|| self.staging.get(at).copied())
+            .flatten()
+    }
+
     /// Uploads one instance's morph weights (per mesh, one per target; missing entries
     /// take the mesh defaults).
     pub fn write_morph_weights(

@@ -203,13 +203,13 @@ impl Clip {
         self
     }
 
-    /// True for additive layers (reference pose = the clip's first frame).
     /// Identity of this clip's data: unique per [`Clip::new`], shared by clones (what
     /// caches of derived data key on).
     pub fn uid(&self) -> u64 {
         self.uid
     }
 
+    /// True for additive layers (reference pose = the clip's first frame).
     pub fn is_additive(&self) -> bool {
         self.additive
     }

@@ -144,16 +144,18 @@ impl Importer<'_> {
     }
 
     /// Decodes every `EXT_meshopt_compression` buffer view once, before accessors read them.
+    /// Notes which buffer views are `EXT_meshopt_compression`-compressed; each is decoded
+    /// when an accessor first reads it ([`Self::view_bytes`]), so views nothing uses cost
+    /// nothing.
     pub(super) fn decode_meshopt_views(&mut self) {
         let doc = self.doc;
-        let decoded: Vec<Option<Result<Vec<u8>, String>>> = doc
+        self.decoded_views = doc
             .views()
             .map(|view| {
-                let ext = view.extension_value(EXT_MESHOPT_COMPRESSION)?;
-                Some(self.decode_meshopt_view(&view, ext))
+                view.extension_value(EXT_MESHOPT_COMPRESSION)
+                    .map(|_| std::cell::OnceCell::new())
             })
             .collect();
-        self.decoded_views = decoded;
     }
 
     pub(super) fn decode_meshopt_view(
@@ -180,6 +182,14 @@ impl Importer<'_> {
                     data.len()
                 )
             })?;
+        let budget = crate::asset::meshopt::MAX_TOTAL_DECODED_BYTES;
+        let total = self.decoded_bytes.get().saturating_add(view.length());
+        if total > budget {
+            return Err(format!(
+                "decoding it would bring the file's decoded views to {total} bytes, over the \
+                 {budget}-byte limit"
+            ));
+        }
         if m.count.checked_mul(m.stride) != Some(view.length()) {
             return Err(format!(
                 "count {} x byteStride {} is not the view's byteLength {}",
@@ -188,7 +198,9 @@ impl Importer<'_> {
                 view.length()
             ));
         }
-        crate::asset::meshopt::decode(&m, source)
+        let decoded = crate::asset::meshopt::decode(&m, source)?;
+        self.decoded_bytes.set(total);
+        Ok(decoded)
     }
 
     pub(super) fn load_uri_buffer(
@@ -278,11 +290,16 @@ impl Importer<'_> {
 
     /// The bytes of a buffer view, bounds-checked.
     pub(super) fn view_bytes(&self, view: &gltf::buffer::View<'_>) -> Result<&[u8], String> {
-        if let Some(decoded) = self
+        if let Some(cell) = self
             .decoded_views
             .get(view.index())
             .and_then(Option::as_ref)
         {
+            let decoded =
+                cell.get_or_init(|| match view.extension_value(EXT_MESHOPT_COMPRESSION) {
+                    Some(ext) => self.decode_meshopt_view(view, ext),
+                    None => Err("the extension is missing".into()),
+                });
             return decoded.as_deref().map_err(|e| {
                 format!(
                     "buffer view {}: {EXT_MESHOPT_COMPRESSION}: {e}",

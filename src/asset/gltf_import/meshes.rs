@@ -8,8 +8,9 @@ use super::*;
 /// three corners. A vertex shared by several triangles is first split into one per
 /// corner (every attribute, skin influence and morph delta copied); primitives whose
 /// triangles share no vertex (the Fox) keep their vertices. TANGENTs are dropped with the
-/// normals (glTF: tangents are ignored where normals are not given). Morph targets have
-/// no normal deltas then, so a morphed face keeps its rest orientation's normal.
+/// normals (glTF: tangents are ignored where normals are not given). Morph deltas are
+/// split with the vertices; normal deltas (rare without normals) are added to the flat
+/// normals, so a morphed face otherwise keeps its rest orientation's normal.
 pub(super) fn flat_normals(p: &mut Primitive) {
     let n = p.positions.len();
     let mut uses = vec![0u8; n];

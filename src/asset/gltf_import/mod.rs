@@ -166,6 +166,7 @@ fn import(bytes: &[u8], path: &Path, scene: Option<usize>) -> Result<Model, Impo
         buffer_errors: Vec::new(),
         fallback_buffers: Vec::new(),
         decoded_views: Vec::new(),
+        decoded_bytes: Cell::new(0),
         channel_map,
         warnings,
         quantized,
@@ -217,6 +218,9 @@ fn import(bytes: &[u8], path: &Path, scene: Option<usize>) -> Result<Model, Impo
 // Container: GLB chunks or JSON text
 // ---------------------------------------------------------------------------------------
 
+/// A compressed buffer view's bytes once decoded, or why they could not be.
+type DecodedView = std::cell::OnceCell<Result<Vec<u8>, String>>;
+
 struct Importer<'a> {
     file: &'a Path,
     base_dir: PathBuf,
@@ -228,9 +232,12 @@ struct Importer<'a> {
     /// `EXT_meshopt_compression` fallback buffers (no data of their own; never warned
     /// about).
     fallback_buffers: Vec<bool>,
-    /// Per buffer view: its decoded bytes when it is `EXT_meshopt_compression`-compressed
-    /// (or why they could not be decoded); `None` for plain views.
-    decoded_views: Vec<Option<Result<Vec<u8>, String>>>,
+    /// Per buffer view: its `EXT_meshopt_compression` extension (`None` for plain
+    /// views), decoded the first time an accessor reads the view (or why it could not
+    /// be).
+    decoded_views: Vec<Option<DecodedView>>,
+    /// Bytes decoded from compressed views so far (capped in all, not only per view).
+    decoded_bytes: Cell<usize>,
     channel_map: ChannelMap,
     warnings: Vec<String>,
     /// `KHR_mesh_quantization` is in use: vertex attributes may be 8/16-bit integers.
