@@ -20,6 +20,7 @@ pub mod contacts;
 pub mod curves;
 pub mod error;
 pub mod ik;
+pub mod inertialize;
 pub mod local_to_model;
 pub mod locomotion;
 pub mod morph;

@@ -1,0 +1,139 @@
+//! Inertialization (`anim::inertialize`): a jump between two poses leaves the output
+//! continuous in position and velocity, the offset decays like a critically damped spring
+//! (hand-computed values; under 1% after 5 half-lives), a jump to the same pose changes
+//! nothing, and an interrupted decay carries over.
+
+use glam::{Quat, Vec3};
+use stridescope::anim::inertialize::{Inertializer, JointVelocity};
+use stridescope::anim::Transform;
+
+fn tr(t: Vec3, deg_z: f32) -> Transform {
+    Transform {
+        translation: t,
+        rotation: Quat::from_rotation_z(deg_z.to_radians()),
+        scale: Vec3::ONE,
+    }
+}
+
+#[test]
+fn a_jump_to_the_same_pose_changes_nothing() {
+    let pose = [tr(Vec3::new(0.1, 0.9, 0.0), 12.0), tr(Vec3::Y, -40.0)];
+    let still = [JointVelocity::default(); 2];
+    let mut i = Inertializer::new(2, 0.1).unwrap();
+    i.transition(&pose, &still, &pose, &still).unwrap();
+    let mut out = [Transform::IDENTITY; 2];
+    for _ in 0..5 {
+        i.update(1.0 / 60.0).unwrap();
+        i.apply(&pose, &mut out).unwrap();
+        for (a, b) in out.iter().zip(&pose) {
+            assert!((a.translation - b.translation).length() < 1e-6);
+            assert!(a.rotation.angle_between(b.rotation) < 1e-5);
+        }
+    }
+    assert!(i.remaining().0 < 1e-6 && i.remaining().1 < 1e-5);
+}
+
+#[test]
+fn the_offset_decays_like_a_critically_damped_spring() {
+    // One joint jumps 1 m (and 30 deg) with no velocity on either side: the offset is
+    // (1 + y t) e^{-y t} of its start, y = 2 ln 2 / half-life.
+    let h = 0.2f32;
+    let from = [tr(Vec3::X, 30.0)];
+    let to = [tr(Vec3::ZERO, 0.0)];
+    let still = [JointVelocity::default()];
+    let mut i = Inertializer::new(1, h).unwrap();
+    i.transition(&from, &still, &to, &still).unwrap();
+    let mut out = [Transform::IDENTITY];
+    // At the jump the output is the old pose.
+    i.apply(&to, &mut out).unwrap();
+    assert!((out[0].translation - Vec3::X).length() < 1e-6);
+    assert!(out[0].rotation.angle_between(from[0].rotation) < 1e-5);
+    let y = 2.0 * std::f32::consts::LN_2 / h;
+    let mut t = 0.0f32;
+    let mut last = 1.0f32;
+    for _ in 0..60 {
+        i.update(1.0 / 60.0).unwrap();
+        t += 1.0 / 60.0;
+        let expected = (1.0 + y * t) * (-y * t).exp();
+        let (dt, dr) = i.remaining();
+        assert!((dt - expected).abs() < 1e-4, "t {t}: {dt} vs {expected}");
+        assert!((dr - 30f32.to_radians() * expected).abs() < 1e-4);
+        assert!(dt <= last + 1e-7, "monotonic");
+        last = dt;
+    }
+    // 60 frames = 5 half-lives: 0.77% left.
+    assert!((last - 0.007745).abs() < 1e-4, "{last}");
+    assert!(last < 0.01);
+    // Frame rate does not matter: one 1 s step lands on the same value.
+    let mut j = Inertializer::new(1, h).unwrap();
+    j.transition(&from, &still, &to, &still).unwrap();
+    j.update(1.0).unwrap();
+    assert!((j.remaining().0 - last).abs() < 1e-5);
+}
+
+#[test]
+fn position_and_velocity_stay_continuous_across_a_jump() {
+    // The old motion moves at 1 m/s along x; the new one stands at x = 3 (a 2 m jump).
+    // At the jump the output keeps the old position and velocity; after it, the speed
+    // changes at most by the spring's largest acceleration, y^2 * 2 m + 2 y * 1 m/s
+    // (critically damped from these start values), per second: no step, no pop.
+    let h = 0.15f32;
+    let y = 2.0 * std::f32::consts::LN_2 / h;
+    let a_max = y * y * 2.0 + 2.0 * y * 1.0;
+    let from = [tr(Vec3::new(1.0, 0.0, 0.0), 0.0)];
+    let from_prev = [tr(Vec3::new(1.0 - 0.01, 0.0, 0.0), 0.0)];
+    let v_from = [JointVelocity::between(&from_prev[0], &from[0], 0.01)];
+    assert!((v_from[0].linear - Vec3::X).length() < 1e-3);
+    let to = [tr(Vec3::new(3.0, 0.0, 0.0), 0.0)];
+    let still = [JointVelocity::default()];
+    let mut out = [Transform::IDENTITY];
+    // The velocity right after the jump is the old one: a 0.1 ms step moves 0.1 mm.
+    let mut i = Inertializer::new(1, h).unwrap();
+    i.transition(&from, &v_from, &to, &still).unwrap();
+    i.update(1e-4).unwrap();
+    i.apply(&to, &mut out).unwrap();
+    let v0 = (out[0].translation.x - 1.0) / 1e-4;
+    assert!((v0 - 1.0).abs() < 0.02, "velocity after the jump {v0}");
+    // At 60 Hz, frame to frame.
+    let dt = 1.0 / 60.0;
+    let mut i = Inertializer::new(1, h).unwrap();
+    i.transition(&from, &v_from, &to, &still).unwrap();
+    let (mut prev, mut prev_step) = (1.0f32, dt);
+    for k in 0..120 {
+        i.update(dt).unwrap();
+        i.apply(&to, &mut out).unwrap();
+        let x = out[0].translation.x;
+        let step = x - prev;
+        assert!(
+            (step - prev_step).abs() <= a_max * dt * dt * 1.05,
+            "frame {k}: step {step} after {prev_step}"
+        );
+        prev = x;
+        prev_step = step;
+    }
+    assert!(
+        (prev - 3.0).abs() < 0.01,
+        "converges to the new pose: {prev}"
+    );
+}
+
+#[test]
+fn an_interrupted_decay_carries_over_and_bad_input_is_refused() {
+    let still = [JointVelocity::default()];
+    let mut i = Inertializer::new(1, 0.1).unwrap();
+    let a = [tr(Vec3::ZERO, 0.0)];
+    let b = [tr(Vec3::X, 0.0)];
+    let c = [tr(Vec3::new(2.0, 0.0, 0.0), 0.0)];
+    i.transition(&a, &still, &b, &still).unwrap();
+    i.update(0.05).unwrap();
+    let mut shown = [Transform::IDENTITY];
+    i.apply(&b, &mut shown).unwrap();
+    // A second jump from b to c starts from what was showing, not from b.
+    i.transition(&b, &still, &c, &still).unwrap();
+    let mut out = [Transform::IDENTITY];
+    i.apply(&c, &mut out).unwrap();
+    assert!((out[0].translation - shown[0].translation).length() < 1e-5);
+    assert!(Inertializer::new(1, 0.0).is_err());
+    assert!(i.update(-1.0).is_err());
+    assert!(i.apply(&[], &mut out).is_err());
+}
