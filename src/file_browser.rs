@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::asset::is_gltf_path;
+
 /// One row of the listing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -28,13 +30,6 @@ pub struct FileBrowser {
     /// Index into `entries` of the highlighted row.
     pub selected: Option<usize>,
     pub show_hidden: bool,
-}
-
-/// Whether `path` names a glTF file by its extension (.gltf or .glb, any case).
-pub fn is_gltf_path(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
 }
 
 impl FileBrowser {

@@ -88,11 +88,6 @@ impl GlbBuilder {
         self.accessor(&bytes, target, FLOAT, values.len() / n, kind, bounds)
     }
 
-    /// Bytes of the binary chunk so far.
-    pub fn data_len(&self) -> usize {
-        self.data.len()
-    }
-
     /// Appends 4-byte aligned bytes without a view; returns their offset in buffer 0.
     pub fn append_bytes(&mut self, bytes: &[u8]) -> usize {
         while !self.data.len().is_multiple_of(4) {

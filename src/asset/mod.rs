@@ -294,6 +294,13 @@ pub struct Image {
     pub rgba8: Vec<u8>,
 }
 
+/// Whether `path` names a glTF file by its extension (.gltf or .glb, any case).
+pub fn is_gltf_path(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
+}
+
 /// Short display name for a path.
 pub(crate) fn display_name(path: &Path) -> String {
     path.file_name()

@@ -1201,7 +1201,12 @@ impl PoseGraph {
                 .iter()
                 .filter(|p| p.weight > 0.0 && !p.is_layer)
             {
-                sample_mesh_morph(model, p.clip, p.clock.time().phase_secs as f32, m, scratch);
+                model.mesh_morph_weights_at(
+                    m,
+                    Some(p.clip),
+                    p.clock.time().phase_secs as f32,
+                    scratch,
+                );
                 for (o, s) in out.iter_mut().zip(scratch.iter()) {
                     *o += p.weight * s;
                 }
@@ -1228,7 +1233,12 @@ impl PoseGraph {
                     continue;
                 }
                 let p = &self.players[l.player];
-                sample_mesh_morph(model, p.clip, p.clock.time().phase_secs as f32, m, scratch);
+                model.mesh_morph_weights_at(
+                    m,
+                    Some(p.clip),
+                    p.clock.time().phase_secs as f32,
+                    scratch,
+                );
                 match l.mode {
                     LayerMode::Additive => {
                         for ((o, s), r) in out
@@ -1337,12 +1347,6 @@ impl PoseGraph {
         });
         out
     }
-}
-
-/// One mesh's morph weights in clip `clip` at `time_secs` (its defaults where the clip
-/// does not animate them).
-fn sample_mesh_morph(model: &Model, clip: usize, time_secs: f32, mesh: usize, out: &mut [f32]) {
-    model.mesh_morph_weights_at(mesh, Some(clip), time_secs, out);
 }
 
 /// The clip and time an additive layer's reference is sampled at (`None`: the bind pose).

@@ -209,11 +209,7 @@ fn walk(
         // Follow symlinks to folders too (a library often links shared packs in).
         if kind.is_dir() || (kind.is_symlink() && path.is_dir()) {
             walk(&path, out, visited)?;
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
-        {
+        } else if crate::asset::is_gltf_path(&path) {
             out.push(path);
         }
     }

@@ -15,17 +15,13 @@ const OVERRIDDEN: Color32 = Color32::from_rgb(90, 200, 255);
 
 /// The Morphs panel; draws nothing for a model without morph targets.
 pub(super) fn morphs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let meshes: Vec<(usize, String, Vec<String>)> = p
-        .model()
-        .meshes
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.morph_target_count() > 0)
-        .map(|(i, m)| (i, m.name.clone(), m.target_names.clone()))
-        .collect();
-    if meshes.is_empty() {
+    if p.model().meshes.iter().all(|m| m.morph_target_count() == 0) {
         return;
     }
+    // Read-only while drawing; edits are collected and applied after (no per-frame
+    // copies of the names).
+    let mut changes: Vec<(usize, usize, Option<f32>)> = Vec::new();
+    let mut release_all = false;
     egui::CollapsingHeader::new("Morphs")
         .id_salt("morphs")
         .default_open(true)
@@ -40,20 +36,22 @@ pub(super) fn morphs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 .small()
                 .weak(),
             );
-            let mut changes: Vec<(usize, usize, Option<f32>)> = Vec::new();
-            for (m, name, targets) in &meshes {
-                ui.label(egui::RichText::new(name).strong());
-                for (t, target) in targets.iter().enumerate() {
+            for (m, mesh) in p.model().meshes.iter().enumerate() {
+                if mesh.morph_target_count() == 0 {
+                    continue;
+                }
+                ui.label(egui::RichText::new(&mesh.name).strong());
+                for (t, target) in mesh.target_names.iter().enumerate() {
                     let live = p
                         .pose
                         .morph_weights
-                        .get(*m)
+                        .get(m)
                         .and_then(|w| w.get(t))
                         .copied()
                         .unwrap_or(0.0);
                     let overridden = p
                         .morph_overrides
-                        .get(*m)
+                        .get(m)
                         .and_then(|o| o.get(t))
                         .copied()
                         .flatten()
@@ -76,7 +74,7 @@ pub(super) fn morphs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                             .add_enabled(paused, slider)
                             .on_disabled_hover_text("pause playback to set weights by hand");
                         if response.changed() {
-                            changes.push((*m, t, Some(value)));
+                            changes.push((m, t, Some(value)));
                         }
                         if overridden
                             && ui
@@ -84,22 +82,22 @@ pub(super) fn morphs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                                 .on_hover_text("back to the clip")
                                 .clicked()
                         {
-                            changes.push((*m, t, None));
+                            changes.push((m, t, None));
                         }
                     });
                 }
             }
             let any = p.morph_overrides.iter().flatten().any(Option::is_some);
-            if ui
+            release_all = ui
                 .add_enabled(any, egui::Button::new("Release all"))
-                .clicked()
-            {
-                p.clear_morph_overrides();
-            }
-            for (m, t, w) in changes {
-                p.set_morph_override(m, t, w);
-            }
+                .clicked();
         });
+    if release_all {
+        p.clear_morph_overrides();
+    }
+    for (m, t, w) in changes {
+        p.set_morph_override(m, t, w);
+    }
 }
 
 /// One row per animated target of the current clip under the scrub bar: its weight over
