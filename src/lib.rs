@@ -12,6 +12,7 @@ pub mod file_browser;
 pub mod graph;
 pub mod inspect;
 pub mod lint;
+pub mod matching;
 pub mod render;
 pub mod scene;
 pub mod settings;

@@ -295,6 +295,7 @@ fn run_demo_scenario(events: Vec<ScenarioEvent>, seconds: f64) -> (f32, String, 
         fps: 60.0,
         seconds,
         events,
+        motion_matching: None,
     })
     .unwrap();
     let mut prev = graph.local_pose().to_vec();

@@ -24,6 +24,7 @@ pub mod inertialize;
 pub mod local_to_model;
 pub mod locomotion;
 pub mod morph;
+pub mod motion_matching;
 pub mod phase;
 pub mod reduce;
 pub mod root_motion;

@@ -141,6 +141,7 @@ pub fn clip_scenario(model: &Model, clip: usize, fps: f64, seconds: f64) -> Scen
         fps,
         seconds,
         events: Vec::new(),
+        motion_matching: None,
     }
 }
 
@@ -210,6 +211,7 @@ pub fn scenario_from_args(
                 fps: args.fps,
                 seconds: args.seconds.unwrap_or(blend_secs),
                 events: Vec::new(),
+                motion_matching: None,
             };
             Ok(Some((scenario, String::new())))
         }

@@ -5,6 +5,7 @@ pub mod export;
 pub mod graph_trace;
 pub mod lint;
 pub mod locomotion_trace;
+pub mod matching_trace;
 pub mod render;
 
 use std::fmt::Write as _;
@@ -231,6 +232,18 @@ pub struct TraceArgs {
     /// Leg chain by joint names, `THIGH,CALF,FOOT`; repeat per leg (default: detected).
     #[arg(long, value_name = "THIGH,CALF,FOOT", value_parser = locomotion_trace::parse_leg)]
     pub leg: Vec<(String, String, String)>,
+    /// Motion matching: drive the character with the --scenario's Move / Stand / Tags
+    /// events (default: stand, walk, turn left, run, stop) and print per frame the chosen
+    /// clip and time, the cost and its groups, jumps and the trajectory error. Without
+    /// FILE: the demo character with its locomotion set.
+    #[arg(long, conflicts_with_all = ["blend", "movement_speed", "clip"])]
+    pub motion_matching: bool,
+    /// With --motion-matching: search by brute force (the same result, slower).
+    #[arg(long, requires = "motion_matching")]
+    pub brute_force: bool,
+    /// With --motion-matching: neither read nor write the database cache next to FILE.
+    #[arg(long, requires = "motion_matching")]
+    pub no_cache: bool,
 }
 
 fn parse_sync(s: &str) -> Result<crate::graph::SyncMode, String> {
@@ -248,6 +261,10 @@ pub struct MakeDemoArgs {
     /// Output path.
     #[arg(long, default_value = asset::demo::DEMO_PATH)]
     pub out: PathBuf,
+    /// Write the demo character with its motion-matching locomotion set instead (walk,
+    /// run, turns, strafes, start and stop).
+    #[arg(long)]
+    pub locomotion_set: bool,
 }
 
 fn parse_seek(s: &str) -> Result<(f64, u64), String> {
@@ -290,8 +307,12 @@ pub fn run(command: Command) -> Result<String, String> {
         Command::Render(args) => render::run(&args),
         Command::Lint(args) => lint::run(&args).map(|(text, _)| text),
         Command::MakeDemo(args) => {
-            asset::demo::write_demo(&args.out)
-                .map_err(|e| format!("{}: cannot write: {e}", args.out.display()))?;
+            let written = if args.locomotion_set {
+                std::fs::write(&args.out, asset::demo::locomotion_set_glb())
+            } else {
+                asset::demo::write_demo(&args.out)
+            };
+            written.map_err(|e| format!("{}: cannot write: {e}", args.out.display()))?;
             Ok(format!("wrote {}\n", args.out.display()))
         }
     }
@@ -997,6 +1018,13 @@ pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, Stri
 }
 
 fn trace(args: &TraceArgs) -> Result<String, String> {
+    if args.motion_matching {
+        let report = matching_trace::report(args)?;
+        if args.json {
+            return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+        }
+        return Ok(matching_trace::text(&report));
+    }
     let model = load_model(args.file.as_deref())?;
     if args.movement_speed.is_some() {
         let report = locomotion_trace::report(&model, args)?;

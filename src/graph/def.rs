@@ -263,6 +263,9 @@ pub struct Scenario {
     /// Actions at given times, applied before the frame that starts at or after `at_secs`.
     #[serde(default)]
     pub events: Vec<ScenarioEvent>,
+    /// Settings for `trace --motion-matching` (`None` = the defaults).
+    #[serde(default)]
+    pub motion_matching: Option<crate::matching::MatchingDef>,
 }
 
 fn sixty() -> f64 {
@@ -294,6 +297,34 @@ pub enum Action {
     },
     /// Global play rate (negative = reverse).
     Rate(f64),
+    /// Motion matching: move at `speed_mps` towards `heading_deg` (degrees from +Z
+    /// towards +X, i.e. counter-clockwise seen from above; 90 = the starting character's
+    /// left), facing `facing_deg` (default: the heading; give it to strafe).
+    Move {
+        speed_mps: f32,
+        heading_deg: f32,
+        #[serde(default)]
+        facing_deg: Option<f32>,
+    },
+    /// Motion matching: stand still, keeping the facing.
+    Stand,
+    /// Motion matching: jump targets must have every `require` tag and no `exclude` tag.
+    Tags {
+        #[serde(default)]
+        require: Vec<String>,
+        #[serde(default)]
+        exclude: Vec<String>,
+    },
+}
+
+impl Action {
+    /// Whether the action drives motion matching (and nothing else).
+    pub fn is_motion_matching(&self) -> bool {
+        matches!(
+            self,
+            Action::Move { .. } | Action::Stand | Action::Tags { .. }
+        )
+    }
 }
 
 /// A load error with the file and, where known, the line and column.

@@ -158,6 +158,11 @@ impl ScenarioRun {
                 Action::Rate(r) => graph
                     .set_rate(r)
                     .map_err(|e| format!("scenario: at {at} s: {e}"))?,
+                a @ (Action::Move { .. } | Action::Stand | Action::Tags { .. }) => {
+                    return Err(format!(
+                        "scenario: at {at} s: {a:?} drives motion matching: run it with `trace --motion-matching`"
+                    ))
+                }
             }
             self.next_event += 1;
         }

@@ -38,11 +38,13 @@ use glam::{DMat3, DQuat, DVec3};
 use serde_json::{json, Value};
 
 mod glb;
+mod locomotion_set;
 mod mesh;
 mod motion;
 mod rig;
 
 use glb::*;
+use locomotion_set::*;
 use mesh::*;
 use motion::*;
 use rig::*;
@@ -61,6 +63,18 @@ pub fn demo_glb() -> Vec<u8> {
     let rig = Rig::new();
     let mesh = build_mesh(&rig);
     let clips = build_clips(&rig);
+    write_glb(&rig, &mesh, &clips)
+}
+
+/// Display name of the motion-matching demo (it is built in memory, not read from disk).
+pub const LOCOMOTION_SET_NAME: &str = "demo-locomotion.glb";
+
+/// The demo character with its locomotion set (module `locomotion_set`) as `.glb`
+/// bytes; deterministic like [`demo_glb`].
+pub fn locomotion_set_glb() -> Vec<u8> {
+    let rig = Rig::new();
+    let mesh = build_mesh(&rig);
+    let clips = locomotion_set_clips(&rig);
     write_glb(&rig, &mesh, &clips)
 }
 

@@ -147,10 +147,22 @@ pub(super) fn reach_drop(rig: &Rig, s: &BodyState) -> f64 {
 /// smoothed over neighbouring frames (a max filter, then a box blur of the same radius,
 /// so every frame is lowered at least as much as it needs).
 pub(super) fn fit_leg_reach(rig: &Rig, states: &mut [BodyState]) {
+    fit_leg_reach_with(rig, states, true)
+}
+
+/// [`fit_leg_reach`]; `cyclic: false` clamps the filters at the sequence's ends instead
+/// of wrapping (starts and stops).
+pub(super) fn fit_leg_reach_with(rig: &Rig, states: &mut [BodyState], cyclic: bool) {
     const RADIUS: isize = 2;
     let n = states.len() as isize;
     let need: Vec<f64> = states.iter().map(|s| reach_drop(rig, s).max(0.0)).collect();
-    let at = |v: &[f64], i: isize| v[i.rem_euclid(n) as usize];
+    let at = |v: &[f64], i: isize| {
+        if cyclic {
+            v[i.rem_euclid(n) as usize]
+        } else {
+            v[i.clamp(0, n - 1) as usize]
+        }
+    };
     let widened: Vec<f64> = (0..n)
         .map(|i| {
             (-RADIUS..=RADIUS)
@@ -211,6 +223,37 @@ pub(super) struct Gait {
     pub(super) elbow_swing_rad: f64,
     pub(super) arm_out_rad: f64,
     pub(super) head_pitch_rad: f64,
+    /// Direction of travel relative to the facing (positive = towards the left, +X):
+    /// 0 walks forward, ±π/2 strafes.
+    pub(super) strafe_rad: f64,
+    /// Cyclic, or a start or stop that is not.
+    pub(super) envelope: Envelope,
+}
+
+/// How the gait's amplitude (root speed, stride, sway, arm swing) changes over the
+/// clip: a cycle keeps it at 1; a start ramps it up from standing, a stop down to it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Envelope {
+    Cyclic,
+    /// From standing at phase 0 to the full gait at `ramp` cycles.
+    Start {
+        ramp: f64,
+    },
+    /// From the full gait at phase 0 to standing at `ramp` cycles.
+    Stop {
+        ramp: f64,
+    },
+}
+
+impl Envelope {
+    /// Amplitude at (unwrapped) cycle phase `u`, in [0, 1].
+    pub(super) fn at(self, u: f64) -> f64 {
+        match self {
+            Envelope::Cyclic => 1.0,
+            Envelope::Start { ramp } => smooth01((u / ramp).clamp(0.0, 1.0)),
+            Envelope::Stop { ramp } => 1.0 - smooth01((u / ramp).clamp(0.0, 1.0)),
+        }
+    }
 }
 
 pub(super) const WALK: Gait = Gait {
@@ -245,6 +288,8 @@ pub(super) const WALK: Gait = Gait {
     elbow_swing_rad: 0.25,
     arm_out_rad: 0.06,
     head_pitch_rad: 0.0,
+    strafe_rad: 0.0,
+    envelope: Envelope::Cyclic,
 };
 
 pub(super) const RUN: Gait = Gait {
@@ -280,6 +325,8 @@ pub(super) const RUN: Gait = Gait {
     elbow_swing_rad: 0.25,
     arm_out_rad: 0.1,
     head_pitch_rad: 0.05,
+    strafe_rad: 0.0,
+    envelope: Envelope::Cyclic,
 };
 
 pub(super) const TURN_WALK: Gait = Gait {
@@ -295,6 +342,27 @@ impl Gait {
 
     /// Root arc length at (unwrapped) cycle phase `u`.
     pub(super) fn root_arc(&self, u: f64) -> f64 {
+        if self.envelope == Envelope::Cyclic {
+            return self.cycle_arc(u);
+        }
+        // The cyclic speed profile times the envelope, integrated (midpoint rule over
+        // 1/512 of a cycle, plain f64 arithmetic: deterministic).
+        const STEPS_PER_CYCLE: f64 = 512.0;
+        if u <= 0.0 {
+            return 0.0;
+        }
+        let n = (u * STEPS_PER_CYCLE).ceil() as usize;
+        let du = u / n as f64;
+        let mut s = 0.0;
+        for i in 0..n {
+            let (a, b) = (i as f64 * du, (i + 1) as f64 * du);
+            s += self.envelope.at(0.5 * (a + b)) * (self.cycle_arc(b) - self.cycle_arc(a));
+        }
+        s
+    }
+
+    /// Root arc length of the cyclic gait at (unwrapped) cycle phase `u`.
+    fn cycle_arc(&self, u: f64) -> f64 {
         let cycle = u.floor();
         let f = u - cycle;
         let mut frac = 1.0;
@@ -310,6 +378,11 @@ impl Gait {
     /// Point and heading (yaw) of the path at arc length `s`: the +Z axis, or a circle
     /// tangent to it at the origin that turns `turn_rad` every `distance_m`.
     pub(super) fn path(&self, s: f64) -> (DVec3, f64) {
+        if self.strafe_rad != 0.0 {
+            // Sideways (or diagonally) while facing +Z; strafes do not turn.
+            let (sn, cs) = sin_cos(self.strafe_rad);
+            return (DVec3::new(sn * s, 0.0, cs * s), 0.0);
+        }
         if self.turn_rad.abs() < 1e-12 {
             return (DVec3::new(0.0, 0.0, s), 0.0);
         }
@@ -321,7 +394,15 @@ impl Gait {
 
     /// The ankle offset (forward, up) from the flat foot's ankle, the foot pitch (toes up
     /// positive) and the toe bend at stance progress `q` in [0, 1].
-    pub(super) fn stance_foot(&self, q: f64) -> (f64, f64, f64, f64) {
+    ///
+    /// The heel-strike and toe-off pitches are scaled by `strike_amp` and `toe_amp` (1
+    /// for cyclic gaits; a start or stop rolls its feet less when its steps are short).
+    pub(super) fn stance_foot_scaled(
+        &self,
+        q: f64,
+        strike_amp: f64,
+        toe_amp: f64,
+    ) -> (f64, f64, f64, f64) {
         /// Heel and ball contact points, forward of the ankle.
         const HEEL_F: f64 = -0.06;
         const BALL_F: f64 = 0.135;
@@ -332,13 +413,15 @@ impl Gait {
             (pivot_f + x * c - y * s, x * s + y * c)
         };
         if q < self.heel_roll_end {
-            let pitch = self.heel_strike_rad * (1.0 - smooth01(q / self.heel_roll_end));
+            let pitch =
+                self.heel_strike_rad * strike_amp * (1.0 - smooth01(q / self.heel_roll_end));
             let (f, y) = pivot(HEEL_F, pitch);
             (f, y, pitch, 0.0)
         } else if q < self.heel_rise_start {
             (0.0, ankle_h, 0.0, 0.0)
         } else {
             let pitch = self.toe_off_rad
+                * toe_amp
                 * smooth01((q - self.heel_rise_start) / (1.0 - self.heel_rise_start));
             let (f, y) = pivot(BALL_F, pitch);
             (f, y, pitch, pitch)
@@ -347,7 +430,8 @@ impl Gait {
 
     /// Ground point and yaw of a foot's `n`-th plant (flat-foot ankle projection).
     pub(super) fn plant(&self, side: usize, n: f64) -> (DVec3, f64) {
-        let s = self.root_arc(0.5 * side as f64 + n) + self.plant_ahead_m;
+        let phase = 0.5 * side as f64 + n;
+        let s = self.root_arc(phase) + self.plant_ahead_m * self.envelope.at(phase);
         let (p, yaw) = self.path(s);
         let (sn, cs) = sin_cos(yaw);
         let left = DVec3::new(cs, 0.0, -sn);
@@ -360,8 +444,18 @@ impl Gait {
         let v = u - 0.5 * side as f64;
         let n = v.floor();
         let p = v - n;
+        // Starts and stops roll the feet in proportion to the steps around the stance.
+        let step_amp = |from: f64, to: f64| {
+            if self.envelope == Envelope::Cyclic {
+                1.0
+            } else {
+                let (a, b) = (self.plant(side, from).0, self.plant(side, to).0);
+                ((a - b).length() / self.distance_m).clamp(0.0, 1.0)
+            }
+        };
         if p < self.duty {
-            let (f, y, pitch, toe) = self.stance_foot(p / self.duty);
+            let (strike, toe) = (step_amp(n - 1.0, n), step_amp(n, n + 1.0));
+            let (f, y, pitch, toe) = self.stance_foot_scaled(p / self.duty, strike, toe);
             let plant = self.plant(side, n);
             FootTarget {
                 ankle: place(plant, f, y),
@@ -371,8 +465,9 @@ impl Gait {
         } else {
             let q = (p - self.duty) / (1.0 - self.duty);
             let (lift_off, touch_down) = (self.plant(side, n), self.plant(side, n + 1.0));
-            let (f0, y0, _, _) = self.stance_foot(1.0);
-            let (f1, y1, _, _) = self.stance_foot(0.0);
+            let amp = step_amp(n, n + 1.0);
+            let (f0, y0, _, _) = self.stance_foot_scaled(1.0, amp, amp);
+            let (f1, y1, _, _) = self.stance_foot_scaled(0.0, amp, amp);
             let (a0, a1) = (place(lift_off, f0, y0), place(touch_down, f1, y1));
             let e = min_jerk(q);
             // The same ease in the root's frame: from where the foot left, relative to the
@@ -387,11 +482,11 @@ impl Gait {
             let (p, r) = root_frame(u);
             let relative = (r0.inverse() * (a0 - p0)).lerp(r1.inverse() * (a1 - p1), e);
             let ankle = a0.lerp(a1, e).lerp(p + r * relative, self.swing_follow)
-                + DVec3::Y * (self.swing_lift_m * hump(q, self.swing_lift_peak));
+                + DVec3::Y * (self.swing_lift_m * amp * hump(q, self.swing_lift_peak));
             let yaw = lift_off.1 + (touch_down.1 - lift_off.1) * e;
-            let pitch = self.toe_off_rad
-                + (self.heel_strike_rad - self.toe_off_rad) * smoothstep(0.0, 0.6, q);
-            let toe = self.toe_off_rad * (1.0 - smoothstep(0.0, 0.4, q));
+            let (toe_off, strike) = (self.toe_off_rad * amp, self.heel_strike_rad * amp);
+            let pitch = toe_off + (strike - toe_off) * smoothstep(0.0, 0.6, q);
+            let toe = toe_off * (1.0 - smoothstep(0.0, 0.4, q));
             FootTarget {
                 ankle,
                 rot: rot_y(yaw) * rot_x(-pitch),
@@ -404,20 +499,23 @@ impl Gait {
     pub(super) fn state(&self, u: f64) -> BodyState {
         let (root_pos, yaw) = self.path(self.root_arc(u));
         let w = TAU * u;
+        // The body's oscillations follow the envelope (1 for cyclic gaits).
+        let k = self.envelope.at(u);
         // +1 at the middle of the left stance, -1 at the middle of the right one.
-        let stance_side = cos(TAU * (u - 0.5 * self.duty));
-        let twist = -self.pelvis_twist_rad * cos(w);
+        let stance_side = k * cos(TAU * (u - 0.5 * self.duty));
+        let twist = -self.pelvis_twist_rad * k * cos(w);
         let roll = self.pelvis_roll_rad * stance_side;
-        let height = self.pelvis_height_m - self.bob_m * cos(2.0 * TAU * (u - self.bob_low_phase));
+        let height =
+            self.pelvis_height_m - self.bob_m * k * cos(2.0 * TAU * (u - self.bob_low_phase));
         let spine_yaw = -(1.0 + self.shoulder_counter) * twist / 3.0;
         let spine = rot_y(spine_yaw)
             * rot_z(-0.8 * roll / 3.0)
-            * rot_x((self.lean_rad - self.pelvis_tilt_rad) / 3.0);
+            * rot_x((self.lean_rad * k - self.pelvis_tilt_rad) / 3.0);
         let mut arms = [[DQuat::IDENTITY; 4]; 2];
         for (side, arm) in arms.iter_mut().enumerate() {
             let sign = SIDE_SIGN[side];
             // The left arm is forward when the right leg is (phase 0.5).
-            let forward = -sign * cos(w);
+            let forward = -sign * k * cos(w);
             let swing = self.arm_forward_rad + self.arm_swing_rad * forward;
             let elbow = self.elbow_rad + self.elbow_swing_rad * 0.5 * (1.0 + forward);
             *arm = [

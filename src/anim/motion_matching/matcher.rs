@@ -1,0 +1,647 @@
+//! The motion-matching runtime: each frame it moves the simulated character, plays the
+//! current frame on (its root motion moves the character), and at every search interval
+//! once the minimum dwell has passed, looks for a frame that fits the current pose and
+//! the desired trajectory better than continuing. A jump is inertialized: the pose and
+//! its velocity continue across it and the difference decays with a half-life.
+//!
+//! **Why inertialization, not dead blending, is the default:** it needs one pose
+//! sample per frame (dead blending extrapolates the old pose and cross-fades, i.e. a
+//! second evaluation) and its offset decays critically damped from the exact velocity
+//! at the jump, so there is neither a pose nor a velocity step (tests/motion_matching.rs).
+//!
+//! **Drift:** the character goes where the chosen frames' root motion takes it, so it
+//! never slides; the simulated point it follows may get ahead or behind. Each frame
+//! reports their horizontal distance (`trajectory_error_m`). Two clamped adjustments,
+//! both optional: `drift_clamp_m` pulls the *simulation* back to within that distance
+//! of the character (the pose and placement are untouched, so the feet stay planted;
+//! the desired trajectory then starts nearer the character), and
+//! `steering_deg_per_sec` turns the character's root towards the simulation's facing
+//! by at most that rate on top of the root motion (closing the few degrees a clip set
+//! without an exact turn leaves; the feet turn about the root by as little).
+//!
+//! Deterministic: the same inputs give the same frames, bit for bit, whichever search
+//! is used (they return the same candidates).
+
+use std::collections::VecDeque;
+
+use glam::{DVec2, Vec2};
+
+use super::controller::{wrap_angle, SpringCharacter, SpringSettings, TrajectoryPoint};
+use super::database::{ClipSource, Database, FeatureGroup};
+use super::search::{
+    frame_cost, group_costs, search_accelerated, search_brute_force, Candidate, Playing,
+    SearchParams,
+};
+use crate::anim::inertialize::{Inertializer, JointVelocity};
+use crate::anim::{AnimError, GroundTransform, SamplingJob, Skeleton, Transform};
+
+/// Runtime settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MatcherSettings {
+    /// Seconds between searches (>= 0; 0 = every frame).
+    pub search_interval_secs: f32,
+    /// No jump until this long after the last one (>= 0), unless the clip ends.
+    pub min_dwell_secs: f32,
+    /// Added to the cost of continuing the playing clip (negative favours staying:
+    /// a jump must win by more than this).
+    pub continuing_bias: f32,
+    /// Added to the cost of jump targets in the playing clip (0 by default: a jump
+    /// within the clip is judged like any other).
+    pub current_clip_bias: f32,
+    /// Frames of the playing clip this close to its time are not jump targets.
+    pub exclude_window_secs: f32,
+    /// Inertialization half-life (> 0).
+    pub half_life_secs: f32,
+    /// Bounding-box search (same result as brute force, faster on big databases).
+    pub accelerated: bool,
+    /// Candidates kept for the debugger (>= 1).
+    pub top_n: usize,
+    /// Keep the simulation within this distance of the character (metres).
+    pub drift_clamp_m: Option<f32>,
+    /// Turn the character towards the simulation's facing by at most this rate
+    /// (degrees per second) on top of its root motion.
+    pub steering_deg_per_sec: Option<f32>,
+    pub spring: SpringSettings,
+}
+
+impl Default for MatcherSettings {
+    fn default() -> Self {
+        Self {
+            search_interval_secs: 0.1,
+            min_dwell_secs: 0.25,
+            continuing_bias: -0.2,
+            current_clip_bias: 0.0,
+            exclude_window_secs: 0.2,
+            half_life_secs: 0.1,
+            accelerated: true,
+            top_n: 8,
+            drift_clamp_m: Some(0.5),
+            steering_deg_per_sec: Some(30.0),
+            spring: SpringSettings::default(),
+        }
+    }
+}
+
+impl MatcherSettings {
+    fn validate(&self) -> Result<(), AnimError> {
+        let bad = |what: &str, v: f32| AnimError::OutOfRange {
+            what: format!("motion matching {what}"),
+            detail: format!("{v} is out of range"),
+        };
+        for (what, v) in [
+            ("search_interval_secs", self.search_interval_secs),
+            ("min_dwell_secs", self.min_dwell_secs),
+            ("exclude_window_secs", self.exclude_window_secs),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(bad(what, v));
+            }
+        }
+        for (what, v) in [
+            ("continuing_bias", self.continuing_bias),
+            ("current_clip_bias", self.current_clip_bias),
+        ] {
+            if !v.is_finite() {
+                return Err(bad(what, v));
+            }
+        }
+        if let Some(r) = self.steering_deg_per_sec {
+            if !(r.is_finite() && r >= 0.0) {
+                return Err(bad("steering_deg_per_sec", r));
+            }
+        }
+        if !(self.half_life_secs.is_finite() && self.half_life_secs > 0.0) {
+            return Err(bad("half_life_secs", self.half_life_secs));
+        }
+        if let Some(c) = self.drift_clamp_m {
+            if !(c.is_finite() && c >= 0.0) {
+                return Err(bad("drift_clamp_m", c));
+            }
+        }
+        for v in [
+            self.spring.velocity_half_life_secs,
+            self.spring.facing_half_life_secs,
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(bad("spring half-life", v));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the player wants this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct MatcherInput {
+    /// World ground velocity (x, z), m/s.
+    pub desired_velocity: Vec2,
+    /// World yaw, radians.
+    pub desired_yaw: f32,
+    /// Tag constraints on jump targets (bit masks over the database's tags).
+    pub require_tags: u32,
+    pub exclude_tags: u32,
+}
+
+/// A candidate as the debugger shows it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MatchCandidate {
+    pub frame: usize,
+    /// Database clip (source) and its model clip.
+    pub source: usize,
+    pub clip: usize,
+    pub time_secs: f32,
+    /// Total cost, bias included.
+    pub cost: f32,
+    /// Weighted squared distance per group, in [`super::FEATURE_GROUPS`] order.
+    pub groups: [f32; 6],
+}
+
+/// One frame of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchFrame {
+    pub frame: u64,
+    pub wall_secs: f64,
+    /// What plays after this frame's decision: database clip, model clip, clip seconds.
+    pub source: usize,
+    pub clip: usize,
+    pub clip_time_secs: f64,
+    pub searched: bool,
+    pub jumped: bool,
+    /// Cost of the playing frame against this frame's query (the winner's when it
+    /// jumped, continuing's otherwise); `None` without a search.
+    pub cost: Option<f32>,
+    pub group_costs: Option<[f32; 6]>,
+    /// Cost of continuing (`None` at a clip's end, where continuing is not possible).
+    pub continue_cost: Option<f32>,
+    /// The best candidates, best first (searched frames only).
+    pub candidates: Vec<MatchCandidate>,
+    /// The query (raw, root space) of a searched frame.
+    pub query_raw: Vec<f32>,
+    /// Horizontal distance of the character from the simulation before the clamp (m).
+    pub trajectory_error_m: f32,
+    pub world_from_root: GroundTransform,
+    pub sim: TrajectoryPoint,
+    pub since_jump_secs: f32,
+    /// Largest inertialization offset left: translation (m), rotation (rad).
+    pub offset_remaining: (f32, f32),
+}
+
+/// Everything that changes from frame to frame (cloned for replay snapshots).
+#[derive(Clone, Debug)]
+pub struct MatcherState {
+    pub source: usize,
+    pub time_secs: f64,
+    pub world_from_root: GroundTransform,
+    pub sim: SpringCharacter,
+    pub since_jump_secs: f32,
+    pub since_search_secs: f32,
+    pub frame: u64,
+    pub wall_secs: f64,
+    inertializer: Inertializer,
+    /// The pose before the offsets, and its velocity.
+    input: Vec<Transform>,
+    input_velocity: Vec<JointVelocity>,
+    /// The pose shown (offsets applied), root motion removed.
+    output: Vec<Transform>,
+    /// (wall seconds, world root position) of recent frames, for the past trajectory.
+    history: VecDeque<(f64, DVec2)>,
+}
+
+/// A motion-matching character.
+#[derive(Clone, Debug)]
+pub struct Matcher {
+    settings: MatcherSettings,
+    state: MatcherState,
+    scratch: Vec<Transform>,
+    query_raw: Vec<f32>,
+    query: Vec<f32>,
+}
+
+fn sources_match(db: &Database, sources: &[ClipSource<'_>]) -> Result<(), AnimError> {
+    if sources.len() != db.clips().len() {
+        return Err(AnimError::LengthMismatch {
+            what: "motion matching clip set",
+            expected: db.clips().len(),
+            actual: sources.len(),
+        });
+    }
+    Ok(())
+}
+
+/// Samples a database clip at `t` with its root motion removed.
+fn sample(
+    skeleton: &Skeleton,
+    s: &ClipSource<'_>,
+    t: f64,
+    out: &mut [Transform],
+) -> Result<(), AnimError> {
+    let d = s.clip.duration_secs() as f64;
+    let u = if s.looping {
+        t.rem_euclid(d)
+    } else {
+        t.clamp(0.0, d)
+    };
+    SamplingJob {
+        clip: s.clip,
+        time_secs: u as f32,
+        rest_pose: skeleton.rest_pose(),
+    }
+    .run(out)?;
+    if let Some(root) = s.root {
+        root.source.remove(&root.motion, u, out)?;
+    }
+    Ok(())
+}
+
+/// The root's motion in a clip from `t0` to `t1` (seconds; `t1` past a non-looping end
+/// is clamped), in the root frame at `t0`.
+fn root_delta(s: &ClipSource<'_>, t0: f64, t1: f64) -> Result<GroundTransform, AnimError> {
+    match (s.root, s.implied_velocity) {
+        (Some(r), _) if s.looping => r.motion.delta_secs(t0, t1),
+        (Some(r), _) => {
+            let m = &r.motion;
+            Ok(m.sample(t0).inverse().compose(&m.sample(t1)))
+        }
+        (None, Some(v)) => Ok(GroundTransform::new(
+            0.0,
+            DVec2::new(v.x as f64, v.y as f64) * (t1 - t0),
+        )),
+        (None, None) => Ok(GroundTransform::IDENTITY),
+    }
+}
+
+impl Matcher {
+    /// A character standing at the world origin facing +Z, playing database clip
+    /// `source` from `time_secs`.
+    pub fn new(
+        db: &Database,
+        skeleton: &Skeleton,
+        sources: &[ClipSource<'_>],
+        settings: MatcherSettings,
+        source: usize,
+        time_secs: f64,
+    ) -> Result<Self, AnimError> {
+        settings.validate()?;
+        sources_match(db, sources)?;
+        if source >= sources.len() || !time_secs.is_finite() {
+            return Err(AnimError::OutOfRange {
+                what: "motion matching start".into(),
+                detail: format!("clip {source} at {time_secs} s"),
+            });
+        }
+        let n = skeleton.joint_count();
+        let mut input = vec![Transform::IDENTITY; n];
+        sample(skeleton, &sources[source], time_secs, &mut input)?;
+        let state = MatcherState {
+            source,
+            time_secs,
+            world_from_root: GroundTransform::IDENTITY,
+            sim: SpringCharacter::new(Vec2::ZERO, 0.0, settings.spring),
+            since_jump_secs: 0.0,
+            since_search_secs: f32::INFINITY,
+            frame: 0,
+            wall_secs: 0.0,
+            inertializer: Inertializer::new(n, settings.half_life_secs)?,
+            output: input.clone(),
+            input,
+            input_velocity: vec![JointVelocity::default(); n],
+            history: VecDeque::new(),
+        };
+        Ok(Self {
+            settings,
+            state,
+            scratch: vec![Transform::IDENTITY; n],
+            query_raw: vec![0.0; db.dims()],
+            query: vec![0.0; db.dims()],
+        })
+    }
+
+    pub fn settings(&self) -> &MatcherSettings {
+        &self.settings
+    }
+
+    /// Changes settings (validated); the half-life applies to the next jump.
+    pub fn set_settings(&mut self, settings: MatcherSettings) -> Result<(), AnimError> {
+        settings.validate()?;
+        if settings.half_life_secs != self.settings.half_life_secs {
+            let n = self.state.output.len();
+            let mut fresh = Inertializer::new(n, settings.half_life_secs)?;
+            // Keep what is decaying: a jump from the shown pose to the input re-creates
+            // the same offsets under the new half-life.
+            fresh.transition(
+                &self.state.output,
+                &self.state.input_velocity,
+                &self.state.input,
+                &self.state.input_velocity,
+            )?;
+            self.state.inertializer = fresh;
+        }
+        self.settings = settings;
+        self.state.sim.settings = settings.spring;
+        Ok(())
+    }
+
+    pub fn state(&self) -> &MatcherState {
+        &self.state
+    }
+
+    /// Restores a snapshot taken with [`Matcher::state`] (replay).
+    pub fn restore(&mut self, state: MatcherState) {
+        self.state = state;
+    }
+
+    /// The pose shown (local, root motion removed; place it with `world_from_root`).
+    pub fn pose(&self) -> &[Transform] {
+        &self.state.output
+    }
+
+    /// The desired trajectory at the database's future times (world space).
+    pub fn desired_trajectory(&self, db: &Database, input: &MatcherInput) -> Vec<TrajectoryPoint> {
+        self.state.sim.trajectory(
+            input.desired_velocity,
+            input.desired_yaw,
+            &db.settings().future_secs,
+        )
+    }
+
+    /// Builds the raw query: the playing frame's pose features and the desired
+    /// trajectory in the character's root frame.
+    fn build_query(&mut self, db: &Database, input: &MatcherInput) {
+        let st = &self.state;
+        let current = db.nearest_frame(st.source, st.time_secs);
+        self.query_raw.copy_from_slice(db.raw_features(current));
+        let inv = st.world_from_root.inverse();
+        let yaw = st.world_from_root.yaw_rad;
+        let pos = db.group_range(FeatureGroup::TrajectoryPosition);
+        let dir = db.group_range(FeatureGroup::TrajectoryDirection);
+        let future = st.sim.trajectory(
+            input.desired_velocity,
+            input.desired_yaw,
+            &db.settings().future_secs,
+        );
+        for (k, p) in future.iter().enumerate() {
+            let local = inv.transform_point(DVec2::new(p.position.x as f64, p.position.y as f64));
+            self.query_raw[pos.start + 2 * k] = local.x as f32;
+            self.query_raw[pos.start + 2 * k + 1] = local.y as f32;
+            let d = GroundTransform::rotate(p.yaw as f64 - yaw, DVec2::Y);
+            self.query_raw[dir.start + 2 * k] = d.x as f32;
+            self.query_raw[dir.start + 2 * k + 1] = d.y as f32;
+        }
+        let past = db.group_range(FeatureGroup::PastPosition);
+        for (k, &tau) in db.settings().past_secs.iter().enumerate() {
+            let when = st.wall_secs - tau as f64;
+            // The newest recorded position at or before `when` (the start if none).
+            let p = st
+                .history
+                .iter()
+                .rev()
+                .find(|(t, _)| *t <= when + 1e-9)
+                .or(st.history.front())
+                .map(|(_, p)| *p)
+                .unwrap_or(st.world_from_root.translation);
+            let local = inv.transform_point(p);
+            self.query_raw[past.start + 2 * k] = local.x as f32;
+            self.query_raw[past.start + 2 * k + 1] = local.y as f32;
+        }
+        db.normalize_into(&self.query_raw, &mut self.query);
+    }
+
+    /// One frame of `dt_secs` (> 0; 0 for the first frame: decide without moving).
+    pub fn step(
+        &mut self,
+        db: &Database,
+        skeleton: &Skeleton,
+        sources: &[ClipSource<'_>],
+        input: &MatcherInput,
+        dt_secs: f64,
+    ) -> Result<MatchFrame, AnimError> {
+        sources_match(db, sources)?;
+        let valid = dt_secs.is_finite()
+            && dt_secs >= 0.0
+            && input.desired_velocity.is_finite()
+            && input.desired_yaw.is_finite();
+        if !valid {
+            return Err(AnimError::OutOfRange {
+                what: "motion matching step".into(),
+                detail: format!(
+                    "dt {dt_secs} s, desired velocity {:?}, yaw {}",
+                    input.desired_velocity, input.desired_yaw
+                ),
+            });
+        }
+        let dt = dt_secs as f32;
+        // 1. The simulation and the playing clip move on.
+        self.state
+            .sim
+            .update(input.desired_velocity, input.desired_yaw, dt);
+        let s = &sources[self.state.source];
+        let duration = s.clip.duration_secs() as f64;
+        let t0 = self.state.time_secs;
+        let mut t1 = t0 + dt_secs;
+        if !s.looping {
+            t1 = t1.min(duration);
+        }
+        let delta = root_delta(s, t0, t1)?;
+        self.state.world_from_root = self.state.world_from_root.compose(&delta);
+        self.state.time_secs = if s.looping {
+            t1.rem_euclid(duration)
+        } else {
+            t1
+        };
+        let ended = !s.looping && t1 >= duration - 1e-9;
+        self.state.since_jump_secs += dt;
+        self.state.since_search_secs += dt;
+        self.state.wall_secs += dt_secs;
+        // 2. Steering, the drift from the simulation, then the optional clamp.
+        if let Some(rate) = self.settings.steering_deg_per_sec {
+            let w = &mut self.state.world_from_root;
+            let gap = wrap_angle(self.state.sim.yaw - w.yaw_rad as f32);
+            let max = rate.to_radians() * dt;
+            w.yaw_rad += gap.clamp(-max, max) as f64;
+        }
+        let sim_pos = DVec2::new(
+            self.state.sim.position.x as f64,
+            self.state.sim.position.y as f64,
+        );
+        let char_pos = self.state.world_from_root.translation;
+        let off = sim_pos - char_pos;
+        let trajectory_error_m = off.length() as f32;
+        if let Some(clamp) = self.settings.drift_clamp_m {
+            if off.length() > clamp as f64 {
+                let p = char_pos + off * (clamp as f64 / off.length());
+                self.state.sim.position = Vec2::new(p.x as f32, p.y as f32);
+            }
+        }
+        // The pose this frame would show without a jump, and its velocity.
+        sample(skeleton, s, self.state.time_secs, &mut self.scratch)?;
+        let mut velocity = vec![JointVelocity::default(); self.scratch.len()];
+        if dt > 0.0 {
+            for ((v, a), b) in velocity
+                .iter_mut()
+                .zip(&self.state.input)
+                .zip(&self.scratch)
+            {
+                *v = JointVelocity::between(a, b, dt);
+            }
+        }
+        self.state.inertializer.update(dt)?;
+        // 3. The search.
+        let mut frame = MatchFrame {
+            frame: self.state.frame,
+            wall_secs: self.state.wall_secs,
+            source: self.state.source,
+            clip: s.model_clip,
+            clip_time_secs: self.state.time_secs,
+            searched: false,
+            jumped: false,
+            cost: None,
+            group_costs: None,
+            continue_cost: None,
+            candidates: Vec::new(),
+            query_raw: Vec::new(),
+            trajectory_error_m,
+            world_from_root: self.state.world_from_root,
+            sim: TrajectoryPoint {
+                position: self.state.sim.position,
+                yaw: self.state.sim.yaw,
+            },
+            since_jump_secs: self.state.since_jump_secs,
+            offset_remaining: (0.0, 0.0),
+        };
+        let due = self.state.since_search_secs >= self.settings.search_interval_secs - 1e-6
+            && self.state.since_jump_secs >= self.settings.min_dwell_secs - 1e-6;
+        if due || ended {
+            self.build_query(db, input);
+            let params = SearchParams {
+                query: &self.query,
+                playing: Some(Playing {
+                    source: self.state.source,
+                    time_secs: self.state.time_secs as f32,
+                }),
+                current_clip_bias: self.settings.current_clip_bias,
+                exclude_window_secs: self.settings.exclude_window_secs,
+                require_tags: input.require_tags,
+                exclude_tags: input.exclude_tags,
+                top_n: self.settings.top_n.max(1),
+            };
+            let found: Vec<Candidate> = if self.settings.accelerated {
+                search_accelerated(db, &params)
+            } else {
+                search_brute_force(db, &params)
+            };
+            let current = db.nearest_frame(self.state.source, self.state.time_secs);
+            let continue_cost = (!ended)
+                .then(|| frame_cost(db, &self.query, current, self.settings.continuing_bias));
+            frame.searched = true;
+            frame.continue_cost = continue_cost;
+            frame.query_raw = self.query_raw.clone();
+            frame.candidates = found
+                .iter()
+                .map(|c| {
+                    let info = db.frames()[c.frame];
+                    MatchCandidate {
+                        frame: c.frame,
+                        source: info.source as usize,
+                        clip: db.clips()[info.source as usize].model_clip,
+                        time_secs: info.time_secs,
+                        cost: c.cost,
+                        groups: group_costs(db, &self.query, c.frame),
+                    }
+                })
+                .collect();
+            self.state.since_search_secs = 0.0;
+            let best = frame.candidates.first().copied();
+            let jump = match (best, continue_cost) {
+                (Some(b), Some(c)) => b.cost < c,
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if let (true, Some(b)) = (jump, best) {
+                let target = &sources[b.source];
+                let t = b.time_secs as f64;
+                let mut to = vec![Transform::IDENTITY; self.scratch.len()];
+                sample(skeleton, target, t, &mut to)?;
+                let mut to_velocity = vec![JointVelocity::default(); to.len()];
+                let h = (1.0 / db.settings().sample_rate_hz as f64).min(0.05);
+                let mut before = vec![Transform::IDENTITY; to.len()];
+                let tb = if target.looping {
+                    t - h
+                } else {
+                    (t - h).max(0.0)
+                };
+                sample(skeleton, target, tb, &mut before)?;
+                if t - tb > 0.0 {
+                    for ((v, a), b) in to_velocity.iter_mut().zip(&before).zip(&to) {
+                        *v = JointVelocity::between(a, b, (t - tb) as f32);
+                    }
+                }
+                self.state
+                    .inertializer
+                    .transition(&self.scratch, &velocity, &to, &to_velocity)?;
+                self.scratch.copy_from_slice(&to);
+                velocity = to_velocity;
+                self.state.source = b.source;
+                self.state.time_secs = t;
+                self.state.since_jump_secs = 0.0;
+                frame.jumped = true;
+                frame.source = b.source;
+                frame.clip = b.clip;
+                frame.clip_time_secs = t;
+                frame.cost = Some(b.cost);
+                frame.group_costs = Some(b.groups);
+            } else if let Some(c) = continue_cost {
+                frame.cost = Some(c);
+                frame.group_costs = Some(group_costs(db, &self.query, current));
+            }
+        }
+        // 4. The pose: the input with the decaying offsets.
+        std::mem::swap(&mut self.state.input, &mut self.scratch);
+        self.state.input_velocity = velocity;
+        let (input_pose, output) = (&self.state.input, &mut self.state.output);
+        self.state.inertializer.apply(input_pose, output)?;
+        frame.offset_remaining = self.state.inertializer.remaining();
+        frame.since_jump_secs = self.state.since_jump_secs;
+        // 5. History for the past trajectory (a few seconds is plenty).
+        let keep = db
+            .settings()
+            .past_secs
+            .iter()
+            .fold(0.0f32, |a, &b| a.max(b)) as f64
+            + 0.5;
+        self.state
+            .history
+            .push_back((self.state.wall_secs, self.state.world_from_root.translation));
+        while self
+            .state
+            .history
+            .front()
+            .is_some_and(|(t, _)| *t < self.state.wall_secs - keep)
+        {
+            self.state.history.pop_front();
+        }
+        self.state.frame += 1;
+        Ok(frame)
+    }
+
+    /// The trajectory of database frame `frame` placed at the character (world space):
+    /// where that frame's clip would take it.
+    pub fn frame_trajectory(&self, db: &Database, frame: usize) -> Vec<TrajectoryPoint> {
+        let raw = db.raw_features(frame);
+        let pos = db.group_range(FeatureGroup::TrajectoryPosition);
+        let dir = db.group_range(FeatureGroup::TrajectoryDirection);
+        let w = self.state.world_from_root;
+        (0..db.settings().future_secs.len())
+            .map(|k| {
+                let p = w.transform_point(DVec2::new(
+                    raw[pos.start + 2 * k] as f64,
+                    raw[pos.start + 2 * k + 1] as f64,
+                ));
+                let d = (raw[dir.start + 2 * k], raw[dir.start + 2 * k + 1]);
+                TrajectoryPoint {
+                    position: Vec2::new(p.x as f32, p.y as f32),
+                    yaw: wrap_angle(w.yaw_rad as f32 + d.0.atan2(d.1)),
+                }
+            })
+            .collect()
+    }
+}

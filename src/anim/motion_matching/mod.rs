@@ -1,0 +1,38 @@
+//! Motion matching: a database of clip frames described by pose and trajectory features,
+//! a search for the frame that best continues the current pose towards a desired
+//! trajectory, and the runtime that jumps there with inertialization.
+//!
+//! ```text
+//! clips ──► Database::build (features per frame, normalised per group, weighted)
+//!                 │
+//! controller ─► Query (current pose features + desired trajectory, root space)
+//!                 │
+//!                 ▼
+//!           search (brute force, or bounding boxes over frame groups: same result)
+//!                 │  continuity: current-clip bias, minimum dwell, exclusion window
+//!                 ▼
+//!           Matcher: jump + Inertializer, root motion moves the character
+//! ```
+//!
+//! Spaces: features are in the character's *root space*: the ground frame of the root
+//! at the frame's time (origin on the ground under the root, +Z its facing, Y up),
+//! metres and seconds. Pure CPU: glam, std and rayon (the parallel build).
+
+mod bytes;
+mod controller;
+mod database;
+mod matcher;
+mod search;
+
+pub use controller::{SpringCharacter, SpringSettings, TrajectoryPoint};
+pub use database::{
+    ClipSource, Database, DatabaseSettings, DbClip, FeatureGroup, FeatureJoints, FrameInfo,
+    TagRange, FEATURE_GROUPS,
+};
+pub use matcher::{
+    MatchCandidate, MatchFrame, Matcher, MatcherInput, MatcherSettings, MatcherState,
+};
+pub use search::{
+    frame_cost, group_costs, search_accelerated, search_brute_force, Candidate, Playing,
+    SearchParams,
+};

@@ -1,0 +1,235 @@
+//! Searching the database: the `N` lowest-cost frames for a query, by brute force (the
+//! reference) or with bounding boxes over runs of 64 and 16 consecutive frames (as in
+//! "Learned Motion Matching"), which skip a run whose lower bound already exceeds the
+//! `N`-th best cost. Both visit frames in the same order with the same arithmetic, and a
+//! box is skipped only when its bound is strictly above the current `N`-th cost, so
+//! they return the same list, bit for bit (ties go to the lower frame index).
+//!
+//! The cost of a frame is the squared distance between the query and the frame's
+//! normalised, weighted features (dimensions summed in order), plus
+//! `current_clip_bias` when the frame is in the clip that is playing. Frames of the
+//! playing clip within `exclude_window_secs` of its time are skipped: the caller
+//! compares against continuing instead.
+
+use super::database::{Database, FrameBox};
+use super::FEATURE_GROUPS;
+
+/// What is playing now, for the continuity rules.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Playing {
+    /// Database clip (source) index.
+    pub source: usize,
+    /// Clip seconds.
+    pub time_secs: f32,
+}
+
+/// One search.
+#[derive(Clone, Debug)]
+pub struct SearchParams<'a> {
+    /// Normalised, weighted query (`Database::dims` long).
+    pub query: &'a [f32],
+    pub playing: Option<Playing>,
+    /// Added to the cost of every frame of the playing clip (negative favours it).
+    pub current_clip_bias: f32,
+    /// Frames of the playing clip this close to its time (seconds, wrapped for looping
+    /// clips) are not candidates.
+    pub exclude_window_secs: f32,
+    /// Frames must have every tag of this mask, and none of `exclude_tags`.
+    pub require_tags: u32,
+    pub exclude_tags: u32,
+    /// How many of the best frames to return (>= 1).
+    pub top_n: usize,
+}
+
+/// A scored frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Candidate {
+    pub frame: usize,
+    /// Total cost, bias included.
+    pub cost: f32,
+}
+
+/// Sorted best-first list of at most `n` candidates.
+struct TopN {
+    n: usize,
+    items: Vec<Candidate>,
+}
+
+impl TopN {
+    fn new(n: usize) -> Self {
+        Self {
+            n: n.max(1),
+            items: Vec::with_capacity(n.max(1) + 1),
+        }
+    }
+
+    /// The cost a frame must not exceed to have a chance; infinite until full.
+    fn bound(&self) -> f32 {
+        if self.items.len() < self.n {
+            f32::INFINITY
+        } else {
+            self.items[self.n - 1].cost
+        }
+    }
+
+    fn offer(&mut self, c: Candidate) {
+        // Frames arrive in index order, so an equal cost keeps the earlier frame first.
+        if self.items.len() == self.n && c.cost >= self.bound() {
+            return;
+        }
+        let at = self.items.partition_point(|x| x.cost <= c.cost);
+        self.items.insert(at, c);
+        self.items.truncate(self.n);
+    }
+}
+
+/// Squared distance, dimensions summed in order (shared by both searches).
+#[inline]
+fn distance(q: &[f32], f: &[f32]) -> f32 {
+    let mut sum = 0.0f32;
+    for (a, b) in q.iter().zip(f) {
+        let d = a - b;
+        sum += d * d;
+    }
+    sum
+}
+
+/// A lower bound of [`distance`] to any point in the box, with the same summation order
+/// (floating-point rounding is monotone, so it is a bound of the computed value too).
+#[inline]
+fn box_distance(q: &[f32], b: &FrameBox) -> f32 {
+    let mut sum = 0.0f32;
+    for ((&v, &lo), &hi) in q.iter().zip(&b.lo).zip(&b.hi) {
+        let d = if v < lo {
+            lo - v
+        } else if v > hi {
+            v - hi
+        } else {
+            0.0
+        };
+        sum += d * d;
+    }
+    sum
+}
+
+struct Rules<'a> {
+    db: &'a Database,
+    p: &'a SearchParams<'a>,
+}
+
+impl Rules<'_> {
+    /// The frame's bias, or `None` when it may not be chosen.
+    #[inline]
+    fn bias(&self, f: usize) -> Option<f32> {
+        let info = &self.db.frames[f];
+        if !info.candidate
+            || info.tags & self.p.require_tags != self.p.require_tags
+            || info.tags & self.p.exclude_tags != 0
+        {
+            return None;
+        }
+        match self.p.playing {
+            Some(pl) if pl.source == info.source as usize => {
+                let c = &self.db.clips[pl.source];
+                let mut gap = (info.time_secs - pl.time_secs).abs();
+                if c.looping {
+                    gap = gap.min(c.duration_secs - gap);
+                }
+                if gap <= self.p.exclude_window_secs {
+                    None
+                } else {
+                    Some(self.p.current_clip_bias)
+                }
+            }
+            _ => Some(0.0),
+        }
+    }
+
+    /// The smallest bias any frame of a box can get.
+    fn min_bias(&self, b: &FrameBox) -> f32 {
+        match self.p.playing {
+            Some(pl) => {
+                let s = pl.source as u32;
+                if b.sources.0 <= s && s <= b.sources.1 {
+                    if b.sources.0 == b.sources.1 {
+                        self.p.current_clip_bias
+                    } else {
+                        self.p.current_clip_bias.min(0.0)
+                    }
+                } else {
+                    0.0
+                }
+            }
+            None => 0.0,
+        }
+    }
+
+    fn visit(&self, f: usize, top: &mut TopN) {
+        if let Some(bias) = self.bias(f) {
+            let cost = distance(self.p.query, self.db.frame_features(f)) + bias;
+            top.offer(Candidate { frame: f, cost });
+        }
+    }
+}
+
+fn check(db: &Database, p: &SearchParams<'_>) -> bool {
+    p.query.len() == db.dims && p.query.iter().all(|v| v.is_finite())
+}
+
+/// Every frame scored; the reference. Empty when the query has the wrong length or is
+/// not finite, or no frame qualifies.
+pub fn search_brute_force(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate> {
+    if !check(db, p) {
+        return Vec::new();
+    }
+    let rules = Rules { db, p };
+    let mut top = TopN::new(p.top_n);
+    for f in 0..db.frames.len() {
+        rules.visit(f, &mut top);
+    }
+    top.items
+}
+
+/// The same list as [`search_brute_force`], skipping runs of frames whose bounding box
+/// cannot beat the current `N`-th best.
+pub fn search_accelerated(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate> {
+    if !check(db, p) {
+        return Vec::new();
+    }
+    let rules = Rules { db, p };
+    let mut top = TopN::new(p.top_n);
+    let per_large = super::database::LARGE_BOX / super::database::SMALL_BOX;
+    for (li, large) in db.large_boxes.iter().enumerate() {
+        if box_distance(p.query, large) + rules.min_bias(large) > top.bound() {
+            continue;
+        }
+        let smalls =
+            &db.small_boxes[li * per_large..((li + 1) * per_large).min(db.small_boxes.len())];
+        for small in smalls {
+            if box_distance(p.query, small) + rules.min_bias(small) > top.bound() {
+                continue;
+            }
+            for f in small.frames.clone() {
+                rules.visit(f, &mut top);
+            }
+        }
+    }
+    top.items
+}
+
+/// Per-group costs of a frame for a query (weighted squared distances, in
+/// [`FEATURE_GROUPS`] order; bias not included).
+pub fn group_costs(db: &Database, query: &[f32], frame: usize) -> [f32; 6] {
+    let f = db.frame_features(frame);
+    let mut out = [0.0f32; 6];
+    for (g, group) in FEATURE_GROUPS.iter().enumerate() {
+        let r = db.group_range(*group);
+        out[g] = distance(&query[r.clone()], &f[r]);
+    }
+    out
+}
+
+/// The cost of a frame for a query with a given bias (what continuing costs).
+pub fn frame_cost(db: &Database, query: &[f32], frame: usize, bias: f32) -> f32 {
+    distance(query, db.frame_features(frame)) + bias
+}

@@ -1,0 +1,377 @@
+//! `stridescope trace [FILE] --motion-matching [--scenario PATH.ron] [--json]`: drives a
+//! motion-matching session headless with a scenario's `Move` / `Stand` / `Tags` events
+//! and prints per frame the chosen clip and time, the cost and its groups, whether it
+//! jumped and the trajectory error, then a summary. Deterministic: the same scenario
+//! gives the same bytes, with the accelerated search or brute force (`--brute-force`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use glam::Vec2;
+use serde::Serialize;
+
+use crate::anim::motion_matching::{MatcherInput, FEATURE_GROUPS};
+use crate::asset::{self, Model};
+use crate::graph::def::{Action, Scenario, ScenarioEvent};
+use crate::matching::{MatchingDef, MatchingSession};
+
+use super::TraceArgs;
+
+#[derive(Debug, Serialize)]
+pub struct MatchingTraceFrame {
+    pub frame: u64,
+    pub time_secs: f64,
+    pub clip: String,
+    pub clip_time_secs: f64,
+    pub searched: bool,
+    pub jumped: bool,
+    /// Cost of what plays against this frame's query (`null` without a search).
+    pub cost: Option<f32>,
+    /// Per feature group (weighted squared distances), with `cost`.
+    pub cost_groups: Option<BTreeMap<&'static str, f32>>,
+    pub continue_cost: Option<f32>,
+    /// Horizontal distance between the character and the simulated point (m).
+    pub trajectory_error_m: f32,
+    pub world_x_m: f64,
+    pub world_z_m: f64,
+    pub world_yaw_deg: f64,
+    pub sim_x_m: f32,
+    pub sim_z_m: f32,
+    pub sim_yaw_deg: f32,
+    pub desired_speed_mps: f32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MatchingSummary {
+    pub frames: usize,
+    pub jumps: usize,
+    /// Mean seconds between the start, the jumps and the end.
+    pub mean_dwell_secs: f64,
+    pub mean_trajectory_error_m: f64,
+    pub max_trajectory_error_m: f32,
+    /// Seconds each clip played.
+    pub clip_secs: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MatchingTraceReport {
+    pub source: String,
+    pub clips: Vec<String>,
+    pub database_frames: usize,
+    pub feature_dims: usize,
+    pub fps: f64,
+    pub search: &'static str,
+    pub frames: Vec<MatchingTraceFrame>,
+    pub summary: MatchingSummary,
+}
+
+/// The scenario used without `--scenario`: stand, walk, turn left, run, stop, at the
+/// set's walk and run speeds (m/s).
+pub fn default_scenario(walk_mps: f32, run_mps: f32) -> Scenario {
+    let mv = |at: f64, speed: f32, heading: f32| ScenarioEvent {
+        at_secs: at,
+        action: Action::Move {
+            speed_mps: speed,
+            heading_deg: heading,
+            facing_deg: None,
+        },
+    };
+    Scenario {
+        graph: None,
+        fps: 60.0,
+        seconds: 12.0,
+        events: vec![
+            mv(0.5, walk_mps, 0.0),
+            mv(4.0, walk_mps, 90.0),
+            mv(7.0, run_mps, 90.0),
+            ScenarioEvent {
+                at_secs: 9.5,
+                action: Action::Stand,
+            },
+        ],
+        motion_matching: None,
+    }
+}
+
+/// The model for `trace --motion-matching`: the file, or the demo's locomotion set.
+pub fn load(file: Option<&Path>) -> Result<Model, String> {
+    match file {
+        Some(f) => asset::load(f).map_err(|e| e.to_string()),
+        None => asset::load_from_slice(
+            &asset::demo::locomotion_set_glb(),
+            Path::new(asset::demo::LOCOMOTION_SET_NAME),
+        )
+        .map_err(|e| e.to_string()),
+    }
+}
+
+/// Turns scenario events into per-frame matcher inputs.
+pub struct ScenarioInputs {
+    events: Vec<ScenarioEvent>,
+    next: usize,
+    velocity: Vec2,
+    yaw: f32,
+    require: u32,
+    exclude: u32,
+}
+
+impl ScenarioInputs {
+    /// Validates the events (finite times and numbers, known tags) and sorts them.
+    pub fn new(mut events: Vec<ScenarioEvent>, tags: &[String]) -> Result<Self, String> {
+        for (i, e) in events.iter().enumerate() {
+            let at = e.at_secs;
+            if !at.is_finite() {
+                return Err(format!("scenario: event {i}: at_secs must be finite"));
+            }
+            match &e.action {
+                Action::Move {
+                    speed_mps,
+                    heading_deg,
+                    facing_deg,
+                } => {
+                    let valid = speed_mps.is_finite()
+                        && (0.0..=100.0).contains(speed_mps)
+                        && heading_deg.is_finite()
+                        && facing_deg.is_none_or(|f| f.is_finite());
+                    if !valid {
+                        return Err(format!(
+                            "scenario: event {i} (at {at} s): Move needs a speed in [0, 100] m/s and finite angles"
+                        ));
+                    }
+                }
+                Action::Tags { require, exclude } => {
+                    for t in require.iter().chain(exclude) {
+                        if !tags.contains(t) {
+                            return Err(format!(
+                                "scenario: event {i} (at {at} s): unknown tag '{t}' (the set has: {})",
+                                tags.join(", ")
+                            ));
+                        }
+                    }
+                }
+                Action::Stand => {}
+                other => {
+                    return Err(format!(
+                        "scenario: event {i} (at {at} s): {other:?} is a pose-graph action; a motion-matching scenario takes Move, Stand and Tags"
+                    ))
+                }
+            }
+        }
+        events.sort_by(|a, b| a.at_secs.total_cmp(&b.at_secs));
+        Ok(Self {
+            events,
+            next: 0,
+            velocity: Vec2::ZERO,
+            yaw: 0.0,
+            require: 0,
+            exclude: 0,
+        })
+    }
+
+    /// The input of the frame starting at `t` seconds (events at or before it applied).
+    pub fn at(&mut self, t: f64, tags: &[String]) -> MatcherInput {
+        let mask = |names: &[String]| {
+            names
+                .iter()
+                .filter_map(|n| tags.iter().position(|t| t == n))
+                .fold(0u32, |m, i| m | (1 << i))
+        };
+        while let Some(e) = self.events.get(self.next) {
+            if e.at_secs > t + 1e-9 {
+                break;
+            }
+            match &e.action {
+                Action::Move {
+                    speed_mps,
+                    heading_deg,
+                    facing_deg,
+                } => {
+                    let h = heading_deg.to_radians();
+                    self.velocity = Vec2::new(h.sin(), h.cos()) * *speed_mps;
+                    self.yaw = facing_deg.unwrap_or(*heading_deg).to_radians();
+                }
+                Action::Stand => self.velocity = Vec2::ZERO,
+                Action::Tags { require, exclude } => {
+                    self.require = mask(require);
+                    self.exclude = mask(exclude);
+                }
+                _ => {}
+            }
+            self.next += 1;
+        }
+        MatcherInput {
+            desired_velocity: self.velocity,
+            desired_yaw: self.yaw,
+            require_tags: self.require,
+            exclude_tags: self.exclude,
+        }
+    }
+}
+
+/// Runs the trace.
+pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
+    let model = load(args.file.as_deref())?;
+    let scenario = match &args.scenario {
+        Some(p) => Some(super::graph_trace::load_scenario(p)?.0),
+        None => None,
+    };
+    let mut def: MatchingDef = scenario
+        .as_ref()
+        .and_then(|s| s.motion_matching.clone())
+        .unwrap_or_default();
+    if args.brute_force {
+        def.accelerated = false;
+    }
+    let cache_file = if args.no_cache {
+        None
+    } else {
+        args.file.as_deref()
+    };
+    let mut session = MatchingSession::new(&model, def, cache_file)?;
+    let scenario =
+        scenario.unwrap_or_else(|| default_scenario(session.walk_speed_mps, session.run_speed_mps));
+    if !(scenario.fps.is_finite() && scenario.fps > 0.0 && scenario.fps <= 1000.0) {
+        return Err(format!(
+            "scenario: fps must be in (0, 1000], got {}",
+            scenario.fps
+        ));
+    }
+    if !(scenario.seconds.is_finite()
+        && scenario.seconds >= 0.0
+        && scenario.seconds * scenario.fps <= 1_000_000.0)
+    {
+        return Err(format!(
+            "scenario: seconds must be >= 0 and give at most 1,000,000 frames, got {}",
+            scenario.seconds
+        ));
+    }
+    if let crate::matching::cache::CacheOutcome::Skipped(why) = &session.cache {
+        if args.file.is_some() && !args.no_cache {
+            eprintln!("motion matching cache not used: {why}");
+        }
+    }
+    session.dt_secs = 1.0 / scenario.fps;
+    let tags = session.db.tag_names().to_vec();
+    let mut inputs = ScenarioInputs::new(scenario.events.clone(), &tags)?;
+    let names: Vec<String> = model.clips.iter().map(|c| c.name().to_string()).collect();
+    let count = (scenario.seconds * scenario.fps).round() as u64;
+    let mut frames = Vec::with_capacity(count as usize + 1);
+    for i in 0..=count {
+        let t = i as f64 / scenario.fps;
+        let input = inputs.at(t, &tags);
+        let f = session.step(&model, &input)?;
+        let groups = f.group_costs.map(|g| {
+            FEATURE_GROUPS
+                .iter()
+                .zip(g)
+                .map(|(n, v)| (n.as_str(), v))
+                .collect::<BTreeMap<_, _>>()
+        });
+        frames.push(MatchingTraceFrame {
+            frame: f.frame,
+            time_secs: f.wall_secs,
+            clip: names[f.clip].clone(),
+            clip_time_secs: f.clip_time_secs,
+            searched: f.searched,
+            jumped: f.jumped,
+            cost: f.cost,
+            cost_groups: groups,
+            continue_cost: f.continue_cost,
+            trajectory_error_m: f.trajectory_error_m,
+            world_x_m: f.world_from_root.translation.x,
+            world_z_m: f.world_from_root.translation.y,
+            world_yaw_deg: f.world_from_root.yaw_rad.to_degrees(),
+            sim_x_m: f.sim.position.x,
+            sim_z_m: f.sim.position.y,
+            sim_yaw_deg: f.sim.yaw.to_degrees(),
+            desired_speed_mps: input.desired_velocity.length(),
+        });
+    }
+    let jumps = frames.iter().filter(|f| f.jumped).count();
+    let total = scenario.seconds;
+    let mut clip_secs: BTreeMap<String, f64> = BTreeMap::new();
+    for f in frames.iter().skip(1) {
+        *clip_secs.entry(f.clip.clone()).or_default() += 1.0 / scenario.fps;
+    }
+    let errors: Vec<f64> = frames.iter().map(|f| f.trajectory_error_m as f64).collect();
+    let summary = MatchingSummary {
+        frames: frames.len(),
+        jumps,
+        mean_dwell_secs: total / (jumps as f64 + 1.0),
+        mean_trajectory_error_m: errors.iter().sum::<f64>() / errors.len().max(1) as f64,
+        max_trajectory_error_m: frames
+            .iter()
+            .map(|f| f.trajectory_error_m)
+            .fold(0.0, f32::max),
+        clip_secs,
+    };
+    Ok(MatchingTraceReport {
+        source: model.source.clone(),
+        clips: session.db.clips().iter().map(|c| c.name.clone()).collect(),
+        database_frames: session.db.frame_count(),
+        feature_dims: session.db.dims(),
+        fps: scenario.fps,
+        search: if session.def.accelerated {
+            "accelerated"
+        } else {
+            "brute_force"
+        },
+        frames,
+        summary,
+    })
+}
+
+/// The report as text: one line per frame, then the summary.
+pub fn text(r: &MatchingTraceReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# {}: motion matching over {} clips ({} frames, {} features), {} fps",
+        r.source,
+        r.clips.len(),
+        r.database_frames,
+        r.feature_dims,
+        r.fps
+    );
+    let _ = writeln!(
+        out,
+        "{:>6} {:>9} {:<20} {:>9} {:>5} {:>9} {:>9} {:>9} {:>9} {:>8}",
+        "frame",
+        "time_s",
+        "clip",
+        "clip_t_s",
+        "jump",
+        "cost",
+        "world_x",
+        "world_z",
+        "yaw_deg",
+        "err_m"
+    );
+    for f in &r.frames {
+        let _ = writeln!(
+            out,
+            "{:>6} {:>9.4} {:<20} {:>9.4} {:>5} {:>9} {:>9.4} {:>9.4} {:>9.2} {:>8.4}",
+            f.frame,
+            f.time_secs,
+            f.clip,
+            f.clip_time_secs,
+            if f.jumped { "jump" } else { "" },
+            f.cost.map(|c| format!("{c:.4}")).unwrap_or_default(),
+            f.world_x_m,
+            f.world_z_m,
+            f.world_yaw_deg,
+            f.trajectory_error_m
+        );
+    }
+    let s = &r.summary;
+    let _ = writeln!(
+        out,
+        "# {} frames, {} jumps, mean dwell {:.3} s, trajectory error mean {:.4} m, max {:.4} m",
+        s.frames, s.jumps, s.mean_dwell_secs, s.mean_trajectory_error_m, s.max_trajectory_error_m
+    );
+    for (clip, secs) in &s.clip_secs {
+        let _ = writeln!(out, "#   {clip}: {secs:.3} s");
+    }
+    out
+}

@@ -1,0 +1,418 @@
+//! Motion matching on a loaded model: which clips form the set, how they loop and move,
+//! their tags, the database (built or read from the disk cache), and the session the
+//! window, `trace --motion-matching` and the tests drive ([`session::MatchingSession`]).
+//! The algorithms are in [`crate::anim::motion_matching`]; this module only gathers what
+//! they need from a [`Model`].
+
+pub mod cache;
+pub mod session;
+
+use glam::{Mat4, Vec2};
+use serde::{Deserialize, Serialize};
+
+use crate::anim::contacts::{detect_legs, ContactSettings, LegChain};
+use crate::anim::locomotion::implied_speed;
+use crate::anim::motion_matching::{
+    ClipSource, DatabaseSettings, FeatureJoints, MatcherSettings, SpringSettings, TagRange,
+};
+use crate::anim::{ClipRootMotion, LocalToModelJob, SamplingJob, Transform};
+use crate::asset::Model;
+
+pub use session::{KeyInput, MatchingSession};
+
+/// Clip-name words that mark a locomotion clip (case-insensitive), for the automatic set.
+pub const LOCOMOTION_WORDS: [&str; 10] = [
+    "idle",
+    "walk",
+    "run",
+    "jog",
+    "sprint",
+    "turn",
+    "strafe",
+    "start",
+    "stop",
+    "locomotion",
+];
+
+/// Tags given automatically to clips whose name contains the word.
+pub const AUTO_TAGS: [&str; 6] = ["idle", "start", "stop", "turn", "strafe", "run"];
+
+/// A tag on a clip, or on part of it.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct TagDef {
+    pub tag: String,
+    pub clip: String,
+    /// Clip seconds; `None` = from the start / to the end.
+    #[serde(default)]
+    pub start_secs: Option<f32>,
+    #[serde(default)]
+    pub end_secs: Option<f32>,
+}
+
+/// Feature weights by group name.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct WeightsDef {
+    pub foot_position: f32,
+    pub foot_velocity: f32,
+    pub hip_velocity: f32,
+    pub trajectory_position: f32,
+    pub trajectory_direction: f32,
+    pub past_position: f32,
+}
+
+impl Default for WeightsDef {
+    fn default() -> Self {
+        Self::from_array(DatabaseSettings::default().weights)
+    }
+}
+
+impl WeightsDef {
+    pub fn to_array(self) -> [f32; 6] {
+        [
+            self.foot_position,
+            self.foot_velocity,
+            self.hip_velocity,
+            self.trajectory_position,
+            self.trajectory_direction,
+            self.past_position,
+        ]
+    }
+    pub fn from_array(w: [f32; 6]) -> Self {
+        Self {
+            foot_position: w[0],
+            foot_velocity: w[1],
+            hip_velocity: w[2],
+            trajectory_position: w[3],
+            trajectory_direction: w[4],
+            past_position: w[5],
+        }
+    }
+}
+
+/// Motion-matching settings as written in a scenario's `motion_matching: (...)` or
+/// given on the command line; every field has a default.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct MatchingDef {
+    /// Clip names of the set; empty = the clips named like locomotion (see
+    /// [`LOCOMOTION_WORDS`]), else every non-additive clip.
+    pub clips: Vec<String>,
+    /// Clips that do not loop; `None` = decided per clip (its last pose equals its first,
+    /// root motion aside, within 2% of the leg length).
+    pub non_looping: Option<Vec<String>>,
+    pub tags: Vec<TagDef>,
+    /// Tag clips by name words too (see [`AUTO_TAGS`]).
+    pub auto_tags: bool,
+    pub sample_rate_hz: f32,
+    pub future_secs: Vec<f32>,
+    pub past_secs: Vec<f32>,
+    pub end_margin_secs: f32,
+    pub weights: WeightsDef,
+    pub search_interval_secs: f32,
+    pub min_dwell_secs: f32,
+    pub continuing_bias: f32,
+    pub current_clip_bias: f32,
+    pub exclude_window_secs: f32,
+    pub half_life_secs: f32,
+    pub accelerated: bool,
+    pub top_n: usize,
+    /// `None` = no correction. Metres for a human-sized rig: multiplied by the rig's
+    /// unit scale (leg length / 0.9 m), like every locomotion threshold.
+    pub drift_clamp_m: Option<f32>,
+    /// `None` = no steering.
+    pub steering_deg_per_sec: Option<f32>,
+    pub velocity_half_life_secs: f32,
+    pub facing_half_life_secs: f32,
+    /// Keyboard speeds (m/s); `None` = the set's walk and run clip speeds.
+    pub walk_speed_mps: Option<f32>,
+    pub run_speed_mps: Option<f32>,
+}
+
+impl Default for MatchingDef {
+    fn default() -> Self {
+        let db = DatabaseSettings::default();
+        let m = MatcherSettings::default();
+        Self {
+            clips: Vec::new(),
+            non_looping: None,
+            tags: Vec::new(),
+            auto_tags: true,
+            sample_rate_hz: db.sample_rate_hz,
+            future_secs: db.future_secs,
+            past_secs: db.past_secs,
+            end_margin_secs: db.end_margin_secs,
+            weights: WeightsDef::from_array(db.weights),
+            search_interval_secs: m.search_interval_secs,
+            min_dwell_secs: m.min_dwell_secs,
+            continuing_bias: m.continuing_bias,
+            current_clip_bias: m.current_clip_bias,
+            exclude_window_secs: m.exclude_window_secs,
+            half_life_secs: m.half_life_secs,
+            accelerated: m.accelerated,
+            top_n: m.top_n,
+            drift_clamp_m: m.drift_clamp_m,
+            steering_deg_per_sec: m.steering_deg_per_sec,
+            velocity_half_life_secs: m.spring.velocity_half_life_secs,
+            facing_half_life_secs: m.spring.facing_half_life_secs,
+            walk_speed_mps: None,
+            run_speed_mps: None,
+        }
+    }
+}
+
+impl MatchingDef {
+    /// The runtime settings for a rig of `unit_scale` (see [`ClipSet::unit_scale`]).
+    pub fn matcher_settings(&self, unit_scale: f32) -> MatcherSettings {
+        MatcherSettings {
+            search_interval_secs: self.search_interval_secs,
+            min_dwell_secs: self.min_dwell_secs,
+            continuing_bias: self.continuing_bias,
+            current_clip_bias: self.current_clip_bias,
+            exclude_window_secs: self.exclude_window_secs,
+            half_life_secs: self.half_life_secs,
+            accelerated: self.accelerated,
+            top_n: self.top_n.clamp(1, 64),
+            drift_clamp_m: self.drift_clamp_m.map(|m| m * unit_scale),
+            steering_deg_per_sec: self.steering_deg_per_sec,
+            spring: SpringSettings {
+                velocity_half_life_secs: self.velocity_half_life_secs,
+                facing_half_life_secs: self.facing_half_life_secs,
+            },
+        }
+    }
+}
+
+/// One clip of the set, with what the database needs and owns.
+#[derive(Clone, Debug)]
+pub struct SetClip {
+    pub model_clip: usize,
+    pub looping: bool,
+    pub root: Option<ClipRootMotion>,
+    pub implied_velocity: Option<Vec2>,
+    pub tags: Vec<TagRange>,
+    /// Horizontal root (or implied) speed, m/s.
+    pub speed_mps: f32,
+}
+
+/// The clip set of a model.
+#[derive(Clone, Debug)]
+pub struct ClipSet {
+    pub clips: Vec<SetClip>,
+    pub joints: FeatureJoints,
+    pub legs: Vec<LegChain>,
+    pub settings: DatabaseSettings,
+    /// Leg length / 0.9 m (1 for a human in metres).
+    pub unit_scale: f32,
+}
+
+impl ClipSet {
+    /// Gathers the set `def` asks for from `model`. Errors name the clip or tag.
+    pub fn new(model: &Model, def: &MatchingDef) -> Result<ClipSet, String> {
+        let sk = &model.skeleton;
+        let legs = detect_legs(sk).map_err(|e| format!("motion matching: {e}"))?;
+        let feet: Vec<usize> = legs.iter().take(2).map(|l| l.foot).collect();
+        let hips = sk.parents()[legs[0].thigh].unwrap_or(legs[0].thigh);
+        let leg_length = crate::anim::locomotion::unit_scale(sk, &legs)
+            * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M;
+        let chosen: Vec<usize> = if def.clips.is_empty() {
+            let usable: Vec<usize> = (0..model.clips.len())
+                .filter(|&i| !model.clips[i].is_additive() && model.clips[i].duration_secs() > 0.0)
+                .collect();
+            let named: Vec<usize> = usable
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let n = model.clips[i].name().to_ascii_lowercase();
+                    LOCOMOTION_WORDS.iter().any(|w| n.contains(w))
+                })
+                .collect();
+            if named.is_empty() {
+                usable
+            } else {
+                named
+            }
+        } else {
+            def.clips
+                .iter()
+                .map(|n| {
+                    model.find_clip(n).ok_or_else(|| {
+                        format!("motion matching: no clip named '{n}' (see `stridescope inspect`)")
+                    })
+                })
+                .collect::<Result<_, _>>()?
+        };
+        if chosen.is_empty() {
+            return Err("motion matching: the model has no clip to match (additive and empty clips are left out)".into());
+        }
+        // Tags: explicit ones first, then the automatic ones.
+        let mut tag_names: Vec<String> = Vec::new();
+        let tag_index = |name: &str, names: &mut Vec<String>| -> Result<usize, String> {
+            if let Some(i) = names.iter().position(|t| t == name) {
+                return Ok(i);
+            }
+            if names.len() == 32 {
+                return Err(format!("motion matching: tag '{name}': at most 32 tags"));
+            }
+            names.push(name.to_string());
+            Ok(names.len() - 1)
+        };
+        let mut clips = Vec::with_capacity(chosen.len());
+        for &ci in &chosen {
+            let clip = &model.clips[ci];
+            let root = ClipRootMotion::for_clip(sk, clip, None).map_err(|e| {
+                format!("motion matching: clip '{}': root motion: {e}", clip.name())
+            })?;
+            let duration = clip.duration_secs() as f64;
+            let root_speed = root
+                .as_ref()
+                .map(|r| r.motion.cycle_displacement().translation.length() / duration)
+                .unwrap_or(0.0) as f32;
+            // An in-place clip (under 5% of a leg per second) moves at its implied speed.
+            let (root, implied_velocity, speed_mps) = if root_speed < 0.05 * leg_length {
+                let implied =
+                    implied_speed(sk, clip, &legs, root.as_ref(), &ContactSettings::default())
+                        .ok()
+                        .flatten()
+                        .map(|s| (Vec2::new(s.direction.x, s.direction.z) * s.speed, s.speed));
+                match implied {
+                    Some((v, s)) if v.is_finite() => (None, Some(v), s),
+                    _ => (None, None, 0.0),
+                }
+            } else {
+                (root, None, root_speed)
+            };
+            let looping = match &def.non_looping {
+                Some(list) => !list.iter().any(|n| n == clip.name()),
+                None => loops(model, ci, root.as_ref(), &legs, leg_length),
+            };
+            let mut tags = Vec::new();
+            if def.auto_tags {
+                let n = clip.name().to_ascii_lowercase();
+                for t in AUTO_TAGS {
+                    if n.contains(t) {
+                        tags.push(TagRange {
+                            tag: tag_index(t, &mut tag_names)?,
+                            start_secs: 0.0,
+                            end_secs: clip.duration_secs(),
+                        });
+                    }
+                }
+            }
+            clips.push(SetClip {
+                model_clip: ci,
+                looping,
+                root,
+                implied_velocity,
+                tags,
+                speed_mps,
+            });
+        }
+        for t in &def.tags {
+            let Some(c) = clips
+                .iter_mut()
+                .find(|c| model.clips[c.model_clip].name() == t.clip)
+            else {
+                return Err(format!(
+                    "motion matching: tag '{}' names clip '{}', which is not in the set",
+                    t.tag, t.clip
+                ));
+            };
+            let d = model.clips[c.model_clip].duration_secs();
+            let (a, b) = (t.start_secs.unwrap_or(0.0), t.end_secs.unwrap_or(d));
+            if !(a.is_finite() && b.is_finite() && a <= b) {
+                return Err(format!(
+                    "motion matching: tag '{}' on '{}': range {a}..{b} s is invalid",
+                    t.tag, t.clip
+                ));
+            }
+            c.tags.push(TagRange {
+                tag: tag_index(&t.tag, &mut tag_names)?,
+                start_secs: a,
+                end_secs: b,
+            });
+        }
+        let settings = DatabaseSettings {
+            sample_rate_hz: def.sample_rate_hz,
+            future_secs: def.future_secs.clone(),
+            past_secs: def.past_secs.clone(),
+            end_margin_secs: def.end_margin_secs,
+            weights: def.weights.to_array(),
+            tags: tag_names,
+        };
+        Ok(ClipSet {
+            clips,
+            joints: FeatureJoints { feet, hips },
+            unit_scale: crate::anim::locomotion::unit_scale(sk, &legs),
+            legs,
+            settings,
+        })
+    }
+
+    /// The borrowed view the database and the matcher take.
+    pub fn sources<'a>(&'a self, model: &'a Model) -> Vec<ClipSource<'a>> {
+        self.clips
+            .iter()
+            .map(|c| ClipSource {
+                clip: &model.clips[c.model_clip],
+                model_clip: c.model_clip,
+                looping: c.looping,
+                root: c.root.as_ref(),
+                implied_velocity: c.implied_velocity,
+                tags: c.tags.clone(),
+            })
+            .collect()
+    }
+
+    /// Index in the set of the first clip whose name contains `word` (case-insensitive).
+    pub fn find(&self, model: &Model, word: &str) -> Option<usize> {
+        self.clips.iter().position(|c| {
+            model.clips[c.model_clip]
+                .name()
+                .to_ascii_lowercase()
+                .contains(word)
+        })
+    }
+}
+
+/// Whether a clip's last pose is its first again (root motion removed): every joint
+/// within 2% of the leg length in model space.
+fn loops(
+    model: &Model,
+    clip: usize,
+    root: Option<&ClipRootMotion>,
+    legs: &[LegChain],
+    leg_length: f32,
+) -> bool {
+    let _ = legs;
+    let sk = &model.skeleton;
+    let c = &model.clips[clip];
+    let pose_at = |t: f32| -> Option<Vec<Mat4>> {
+        let mut local = vec![Transform::IDENTITY; sk.joint_count()];
+        SamplingJob {
+            clip: c,
+            time_secs: t,
+            rest_pose: sk.rest_pose(),
+        }
+        .run(&mut local)
+        .ok()?;
+        if let Some(r) = root {
+            r.source.remove(&r.motion, t as f64, &mut local).ok()?;
+        }
+        let mut model_space = vec![Mat4::IDENTITY; sk.joint_count()];
+        LocalToModelJob {
+            parents: sk.parents(),
+            local: &local,
+            model_from_root: Mat4::IDENTITY,
+        }
+        .run(&mut model_space)
+        .ok()?;
+        Some(model_space)
+    };
+    let (Some(a), Some(b)) = (pose_at(0.0), pose_at(c.duration_secs())) else {
+        return false;
+    };
+    a.iter()
+        .zip(&b)
+        .all(|(x, y)| (x.w_axis - y.w_axis).truncate().length() <= 0.02 * leg_length)
+}

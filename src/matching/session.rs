@@ -1,0 +1,309 @@
+//! A motion-matching session: the clip set, its database, the live matcher and the
+//! recording of every frame played, which can be paused and scrubbed. The recording is
+//! the inputs per frame plus snapshots of the matcher every [`SNAPSHOT_EVERY`] frames;
+//! showing a recorded frame restores the snapshot before it and replays the inputs, so
+//! it is exactly what was shown live (the matcher is deterministic). No UI code.
+
+use std::path::Path;
+use std::time::Instant;
+
+use glam::Vec2;
+
+use crate::anim::motion_matching::{Database, MatchFrame, Matcher, MatcherInput, TrajectoryPoint};
+use crate::anim::Transform;
+use crate::asset::Model;
+
+use super::cache::{load_or_build, CacheOutcome};
+use super::{ClipSet, MatchingDef};
+
+/// Frames between replay snapshots.
+pub const SNAPSHOT_EVERY: usize = 60;
+/// Frames kept in the recording (10 minutes at 60 fps); older ones are dropped.
+pub const MAX_RECORDED: usize = 36_000;
+
+/// Movement keys held this frame (WASD or arrows; Shift runs; strafing keeps facing the
+/// camera's direction instead of turning towards the movement).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeyInput {
+    pub forward: bool,
+    pub back: bool,
+    pub left: bool,
+    pub right: bool,
+    pub run: bool,
+    pub strafe: bool,
+}
+
+impl KeyInput {
+    pub fn any_direction(&self) -> bool {
+        self.forward || self.back || self.left || self.right
+    }
+
+    /// The desired motion: directions relative to `camera_yaw` (the yaw the camera looks
+    /// along, world radians; forward = away from the camera), at the walk or run speed.
+    /// With no direction held the character stands, keeping `current_yaw`.
+    pub fn to_input(
+        &self,
+        camera_yaw: f32,
+        walk_mps: f32,
+        run_mps: f32,
+        current_yaw: f32,
+    ) -> MatcherInput {
+        let f = self.forward as i32 - self.back as i32;
+        let l = self.left as i32 - self.right as i32;
+        if f == 0 && l == 0 {
+            return MatcherInput {
+                desired_velocity: Vec2::ZERO,
+                desired_yaw: current_yaw,
+                ..Default::default()
+            };
+        }
+        let forward = Vec2::new(camera_yaw.sin(), camera_yaw.cos());
+        let left = Vec2::new(camera_yaw.cos(), -camera_yaw.sin());
+        let dir = (forward * f as f32 + left * l as f32).normalize();
+        let speed = if self.run { run_mps } else { walk_mps };
+        MatcherInput {
+            desired_velocity: dir * speed,
+            desired_yaw: if self.strafe {
+                camera_yaw
+            } else {
+                dir.x.atan2(dir.y)
+            },
+            ..Default::default()
+        }
+    }
+}
+
+/// The session.
+pub struct MatchingSession {
+    pub def: MatchingDef,
+    pub set: ClipSet,
+    pub db: Database,
+    pub cache: CacheOutcome,
+    /// Seconds the database took to build or load.
+    pub load_secs: f64,
+    /// Seconds per frame of the simulation (fixed, so a recording replays exactly).
+    pub dt_secs: f64,
+    pub walk_speed_mps: f32,
+    pub run_speed_mps: f32,
+    live: Matcher,
+    inputs: Vec<MatcherInput>,
+    frames: Vec<MatchFrame>,
+    /// `snapshots[i]`: the matcher before recorded frame `i * SNAPSHOT_EVERY`.
+    snapshots: Vec<Matcher>,
+    /// A recorded frame being shown (its index in `frames`) and the matcher after it.
+    view: Option<(usize, Matcher)>,
+}
+
+impl MatchingSession {
+    /// Builds (or loads from `file`'s cache) the database of `model` and stands the
+    /// character in its idle clip (else the set's first) at the origin.
+    pub fn new(model: &Model, def: MatchingDef, file: Option<&Path>) -> Result<Self, String> {
+        let set = ClipSet::new(model, &def)?;
+        let started = Instant::now();
+        let build = || {
+            Database::build(
+                &model.skeleton,
+                &set.joints,
+                &set.sources(model),
+                &set.settings,
+            )
+            .map_err(|e| format!("motion matching database: {e}"))
+        };
+        let (db, cache) = match file {
+            Some(f) => load_or_build(f, &set, build)?,
+            None => (
+                build()?,
+                CacheOutcome::Skipped("built-in model: no file to cache next to".into()),
+            ),
+        };
+        let load_secs = started.elapsed().as_secs_f64();
+        let speed_of = |word: &str, fallback: f32| {
+            set.find(model, word)
+                .map(|i| set.clips[i].speed_mps)
+                .filter(|s| *s > 0.0)
+                .unwrap_or(fallback)
+        };
+        let walk_speed_mps = def.walk_speed_mps.unwrap_or_else(|| speed_of("walk", 1.3));
+        let run_speed_mps = def.run_speed_mps.unwrap_or_else(|| speed_of("run", 3.5));
+        let start = set.find(model, "idle").unwrap_or(0);
+        let live = Matcher::new(
+            &db,
+            &model.skeleton,
+            &set.sources(model),
+            def.matcher_settings(set.unit_scale),
+            start,
+            0.0,
+        )
+        .map_err(|e| format!("motion matching: {e}"))?;
+        Ok(Self {
+            def,
+            set,
+            db,
+            cache,
+            load_secs,
+            dt_secs: 1.0 / 60.0,
+            walk_speed_mps,
+            run_speed_mps,
+            snapshots: vec![live.clone()],
+            live,
+            inputs: Vec::new(),
+            frames: Vec::new(),
+            view: None,
+        })
+    }
+
+    /// Plays one live frame (the first decides without moving); stops showing a recorded
+    /// frame.
+    pub fn step(&mut self, model: &Model, input: &MatcherInput) -> Result<&MatchFrame, String> {
+        self.view = None;
+        if self.frames.len() >= MAX_RECORDED {
+            // Drop the oldest half, at a snapshot boundary.
+            let blocks = self.snapshots.len() / 2;
+            let n = blocks * SNAPSHOT_EVERY;
+            self.frames.drain(..n);
+            self.inputs.drain(..n);
+            self.snapshots.drain(..blocks);
+        }
+        if self.frames.len().is_multiple_of(SNAPSHOT_EVERY)
+            && self.frames.len() / SNAPSHOT_EVERY == self.snapshots.len()
+        {
+            self.snapshots.push(self.live.clone());
+        }
+        let dt = if self.live.state().frame == 0 {
+            0.0
+        } else {
+            self.dt_secs
+        };
+        let frame = self
+            .live
+            .step(
+                &self.db,
+                &model.skeleton,
+                &self.set.sources(model),
+                input,
+                dt,
+            )
+            .map_err(|e| format!("motion matching: frame {}: {e}", self.live.state().frame))?;
+        self.inputs.push(*input);
+        self.frames.push(frame);
+        Ok(self.frames.last().expect("just pushed"))
+    }
+
+    /// Shows recorded frame `index` (0 = the oldest kept), replayed from its snapshot.
+    pub fn seek(&mut self, model: &Model, index: usize) -> Result<(), String> {
+        if self.frames.is_empty() {
+            return Ok(());
+        }
+        let index = index.min(self.frames.len() - 1);
+        if index + 1 == self.frames.len() {
+            self.view = None;
+            return Ok(());
+        }
+        let block = index / SNAPSHOT_EVERY;
+        let mut m = self.snapshots[block].clone();
+        let sources = self.set.sources(model);
+        for i in block * SNAPSHOT_EVERY..=index {
+            let dt = if m.state().frame == 0 {
+                0.0
+            } else {
+                self.dt_secs
+            };
+            m.step(&self.db, &model.skeleton, &sources, &self.inputs[i], dt)
+                .map_err(|e| format!("motion matching replay: frame {i}: {e}"))?;
+        }
+        self.view = Some((index, m));
+        Ok(())
+    }
+
+    /// The recorded frame shown (`None` = live, showing the newest).
+    pub fn viewed(&self) -> Option<usize> {
+        self.view.as_ref().map(|(i, _)| *i)
+    }
+
+    fn shown(&self) -> &Matcher {
+        self.view.as_ref().map(|(_, m)| m).unwrap_or(&self.live)
+    }
+
+    /// The frame shown: the viewed one, else the newest.
+    pub fn current(&self) -> Option<&MatchFrame> {
+        match &self.view {
+            Some((i, _)) => self.frames.get(*i),
+            None => self.frames.last(),
+        }
+    }
+
+    /// The last searched frame at or before the shown one (what the debugger lists).
+    pub fn last_search(&self) -> Option<&MatchFrame> {
+        let end = self.viewed().map(|i| i + 1).unwrap_or(self.frames.len());
+        self.frames[..end].iter().rev().find(|f| f.searched)
+    }
+
+    pub fn frames(&self) -> &[MatchFrame] {
+        &self.frames
+    }
+
+    pub fn input_at(&self, index: usize) -> Option<&MatcherInput> {
+        self.inputs.get(index)
+    }
+
+    /// The pose shown (local, root motion removed) and where its root is.
+    pub fn pose(&self) -> &[Transform] {
+        self.shown().pose()
+    }
+
+    pub fn world_from_root(&self) -> crate::anim::GroundTransform {
+        self.shown().state().world_from_root
+    }
+
+    pub fn matcher(&self) -> &Matcher {
+        self.shown()
+    }
+
+    /// The desired trajectory of the shown frame (world space).
+    pub fn desired_trajectory(&self) -> Vec<TrajectoryPoint> {
+        let i = self.viewed().unwrap_or(self.frames.len().saturating_sub(1));
+        let input = self.inputs.get(i).copied().unwrap_or_default();
+        self.shown().desired_trajectory(&self.db, &input)
+    }
+
+    /// Changes the settings: weights renormalise the database; the recording starts
+    /// over from the current pose (a replay must use the settings it was played with).
+    pub fn apply_def(&mut self, model: &Model, def: MatchingDef) -> Result<(), String> {
+        if def.weights != self.def.weights {
+            self.db
+                .set_weights(def.weights.to_array())
+                .map_err(|e| format!("motion matching: {e}"))?;
+        }
+        let mut live = self.shown().clone();
+        live.set_settings(def.matcher_settings(self.set.unit_scale))
+            .map_err(|e| format!("motion matching: {e}"))?;
+        let _ = model;
+        self.def = def;
+        self.restart_recording(live);
+        Ok(())
+    }
+
+    /// Back to standing at the origin with an empty recording.
+    pub fn reset(&mut self, model: &Model) -> Result<(), String> {
+        let start = self.set.find(model, "idle").unwrap_or(0);
+        let live = Matcher::new(
+            &self.db,
+            &model.skeleton,
+            &self.set.sources(model),
+            self.def.matcher_settings(self.set.unit_scale),
+            start,
+            0.0,
+        )
+        .map_err(|e| format!("motion matching: {e}"))?;
+        self.restart_recording(live);
+        Ok(())
+    }
+
+    fn restart_recording(&mut self, live: Matcher) {
+        self.snapshots = vec![live.clone()];
+        self.live = live;
+        self.inputs.clear();
+        self.frames.clear();
+        self.view = None;
+    }
+}

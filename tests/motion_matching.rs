@@ -1,0 +1,871 @@
+//! Motion matching (issue 11): the database, both searches, continuity, the controller,
+//! inertialized jumps, the session's replay, the disk cache and `trace --motion-matching`.
+
+use std::path::{Path, PathBuf};
+
+use glam::{Mat4, Vec2};
+use stridescope::anim::motion_matching::{
+    search_accelerated, search_brute_force, Database, FeatureGroup, MatcherInput, Playing,
+    SearchParams, SpringCharacter, SpringSettings, FEATURE_GROUPS,
+};
+use stridescope::anim::{LocalToModelJob, Transform};
+use stridescope::asset::{self, demo, Model};
+use stridescope::matching::cache::{cache_path, CacheOutcome};
+use stridescope::matching::{ClipSet, MatchingDef, MatchingSession};
+
+fn set_model() -> Model {
+    asset::load_from_slice(
+        &demo::locomotion_set_glb(),
+        Path::new(demo::LOCOMOTION_SET_NAME),
+    )
+    .expect("locomotion set loads")
+}
+
+fn database(model: &Model, def: &MatchingDef) -> (ClipSet, Database) {
+    let set = ClipSet::new(model, def).unwrap();
+    let db = Database::build(
+        &model.skeleton,
+        &set.joints,
+        &set.sources(model),
+        &set.settings,
+    )
+    .unwrap();
+    (set, db)
+}
+
+/// A small deterministic generator (xorshift64*), so random queries repeat exactly.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn normal(&mut self) -> f32 {
+        // Sum of 4 uniforms, centred: close enough to a bell for test queries.
+        (0..4).map(|_| self.unit()).sum::<f32>() - 2.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The best frame for `q`, with no continuity rule, tag or bias.
+fn plain(q: &[f32]) -> SearchParams<'_> {
+    SearchParams {
+        query: q,
+        playing: None,
+        current_clip_bias: 0.0,
+        exclude_window_secs: 0.0,
+        require_tags: 0,
+        exclude_tags: 0,
+        top_n: 1,
+    }
+}
+
+fn brute(db: &Database, q: &[f32]) -> Vec<stridescope::anim::motion_matching::Candidate> {
+    search_brute_force(db, &plain(q))
+}
+
+#[test]
+fn locomotion_set_has_the_clips_the_issue_names() {
+    let model = set_model();
+    let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
+    for n in [
+        "Idle",
+        "Walk",
+        "Run",
+        "WalkTurnLeft",
+        "WalkTurnRight",
+        "WalkTurnLeftSharp",
+        "WalkTurnRightSharp",
+        "RunTurnLeft",
+        "RunTurnRight",
+        "StrafeLeft",
+        "StrafeRight",
+        "WalkStart",
+        "WalkStop",
+    ] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    // Same bytes every time (the demo generator's determinism).
+    assert_eq!(demo::locomotion_set_glb(), demo::locomotion_set_glb());
+    let (set, _) = database(&model, &MatchingDef::default());
+    let by_name = |n: &str| {
+        set.clips
+            .iter()
+            .find(|c| model.clips[c.model_clip].name() == n)
+            .unwrap()
+    };
+    // Cyclic clips loop, starts and stops do not; the set's speeds are the design's.
+    assert!(by_name("Walk").looping && by_name("StrafeLeft").looping);
+    assert!(!by_name("WalkStart").looping && !by_name("WalkStop").looping);
+    assert!((by_name("Walk").speed_mps - 1.4 / 1.1).abs() < 1e-3);
+    assert!((by_name("Run").speed_mps - 3.5 / 0.7).abs() < 1e-3);
+    assert!((by_name("StrafeLeft").speed_mps - 0.8 / 1.1).abs() < 1e-3);
+    // A strafe travels sideways while facing forward: +X for the left one.
+    let strafe = by_name("StrafeLeft").root.as_ref().unwrap();
+    let d = strafe.motion.cycle_displacement();
+    assert!((d.translation.x - 0.8).abs() < 1e-4 && d.translation.y.abs() < 1e-4);
+    assert!(d.yaw_rad.abs() < 1e-9);
+    let sharp = by_name("WalkTurnRightSharp").root.as_ref().unwrap();
+    assert!((sharp.motion.cycle_displacement().yaw_rad + std::f64::consts::FRAC_PI_2).abs() < 1e-4);
+    // The stop ends standing: no root motion over its last 0.3 s.
+    let stop = by_name("WalkStop").root.as_ref().unwrap();
+    let end = model.clips[by_name("WalkStop").model_clip].duration_secs() as f64;
+    let tail = stop
+        .motion
+        .sample(end - 0.3)
+        .inverse()
+        .compose(&stop.motion.sample(end));
+    assert!(tail.translation.length() < 1e-6, "{tail:?}");
+}
+
+#[test]
+fn features_are_in_root_space_with_known_values() {
+    let model = set_model();
+    let (set, db) = database(&model, &MatchingDef::default());
+    let walk = set.find(&model, "walk").unwrap();
+    let f = db.clips()[walk].first_frame;
+    let raw = db.raw_features(f);
+    // Future trajectory of the straight walk at 0.33 / 0.66 / 1.0 s: straight ahead (+Z),
+    // as far as the root goes in that time (the speed profile: 0.6, 1.2, 1.0 x mean).
+    let pos = db.group_range(FeatureGroup::TrajectoryPosition);
+    let dir = db.group_range(FeatureGroup::TrajectoryDirection);
+    let root = set.clips[walk].root.as_ref().unwrap();
+    for (k, tau) in [0.33f64, 0.66, 1.0].into_iter().enumerate() {
+        let expected = root.motion.delta_secs(0.0, tau).unwrap().translation;
+        assert!(raw[pos.start + 2 * k].abs() < 1e-5);
+        assert!((raw[pos.start + 2 * k + 1] as f64 - expected.y).abs() < 1e-5);
+        assert!(
+            raw[dir.start + 2 * k].abs() < 1e-6 && (raw[dir.start + 2 * k + 1] - 1.0).abs() < 1e-6
+        );
+    }
+    // The walk covers 1.4 m per 1.1 s cycle: 1 s ahead is between 1.1 and 1.4 m.
+    assert!(raw[pos.start + 5] > 1.1 && raw[pos.start + 5] < 1.4);
+    // Frame 10 of the walk (phase 0.3): the left foot is in its stance (phase 0 to 0.6),
+    // so its world velocity (root motion included) is about zero; the right one swings
+    // (0.6 to 1.0 of its cycle, half a cycle later) and passes the root.
+    let raw = db.raw_features(f + 10);
+    let fp = db.group_range(FeatureGroup::FootPosition);
+    let fv = db.group_range(FeatureGroup::FootVelocity);
+    let left_speed = Vec2::new(raw[fv.start], raw[fv.start + 2]).length();
+    assert!(
+        left_speed < 0.25,
+        "planted left foot moves at {left_speed} m/s"
+    );
+    assert!(
+        raw[fp.start].abs() > 0.05,
+        "left foot beside the path: {}",
+        raw[fp.start]
+    );
+    // The right foot swings forward: faster than the root.
+    let right_speed = Vec2::new(raw[fv.start + 3], raw[fv.start + 5]).length();
+    assert!(right_speed > 1.27, "swing foot at {right_speed} m/s");
+    // Idle stands: no trajectory at all.
+    let idle = set.find(&model, "idle").unwrap();
+    let raw = db.raw_features(db.clips()[idle].first_frame + 10);
+    for k in pos
+        .clone()
+        .chain(db.group_range(FeatureGroup::PastPosition))
+    {
+        assert!(raw[k].abs() < 1e-6, "idle trajectory {k}: {}", raw[k]);
+    }
+    // A turn's facing 1 s ahead has turned by 30° per 1.1 s.
+    let turn = set.find(&model, "walkturnleft").unwrap();
+    let raw = db.raw_features(db.clips()[turn].first_frame);
+    let yaw = raw[dir.start + 4].atan2(raw[dir.start + 5]).to_degrees();
+    assert!((yaw - 30.0 / 1.1).abs() < 0.5, "turn yaw after 1 s: {yaw}");
+}
+
+#[test]
+fn a_database_frame_is_found_with_cost_zero() {
+    let model = set_model();
+    let (_, db) = database(&model, &MatchingDef::default());
+    for f in (0..db.frame_count()).step_by(7) {
+        if !db.frames()[f].candidate {
+            continue;
+        }
+        let q = db.frame_features(f).to_vec();
+        let best = brute(&db, &q);
+        assert_eq!(best[0].cost, 0.0, "frame {f}");
+        assert_eq!(best[0].frame, f, "frame {f}");
+        let fast = search_accelerated(&db, &plain(&q));
+        assert_eq!(fast, best);
+    }
+}
+
+#[test]
+fn normalisation_gives_each_group_unit_variance() {
+    let model = set_model();
+    let def = MatchingDef {
+        weights: stridescope::matching::WeightsDef::from_array([1.0; 6]),
+        ..MatchingDef::default()
+    };
+    let (_, db) = database(&model, &def);
+    let n = db.frame_count() as f64;
+    for g in FEATURE_GROUPS {
+        let r = db.group_range(g);
+        assert!(!r.is_empty(), "{g:?}");
+        let mut var_sum = 0.0;
+        for d in r.clone() {
+            let mean = (0..db.frame_count())
+                .map(|f| db.frame_features(f)[d] as f64)
+                .sum::<f64>()
+                / n;
+            assert!(mean.abs() < 1e-4, "{g:?} dim {d}: mean {mean}");
+            var_sum += (0..db.frame_count())
+                .map(|f| (db.frame_features(f)[d] as f64 - mean).powi(2))
+                .sum::<f64>()
+                / n;
+        }
+        let var = var_sum / r.len() as f64;
+        assert!((var - 1.0).abs() < 1e-4, "{g:?}: mean variance {var}");
+    }
+    // A weight of 4 scales the group's variance by 4 (weights multiply squared costs).
+    let mut db4 = db.clone();
+    let mut w = [1.0; 6];
+    w[3] = 4.0;
+    db4.set_weights(w).unwrap();
+    let r = db4.group_range(FeatureGroup::TrajectoryPosition);
+    let f = 5;
+    for d in r {
+        assert!((db4.frame_features(f)[d] - 2.0 * db.frame_features(f)[d]).abs() < 1e-5);
+    }
+}
+
+#[test]
+fn weights_change_the_winner() {
+    let model = set_model();
+    let (set, mut db) = database(&model, &MatchingDef::default());
+    // The pose of an idle frame with the trajectory of a run frame.
+    let idle = db.clips()[set.find(&model, "idle").unwrap()].first_frame + 15;
+    let run = db.clips()[set.find(&model, "run").unwrap()].first_frame + 5;
+    let mut raw = db.raw_features(idle).to_vec();
+    for g in [
+        FeatureGroup::TrajectoryPosition,
+        FeatureGroup::TrajectoryDirection,
+        FeatureGroup::PastPosition,
+    ] {
+        let r = db.group_range(g);
+        raw[r.clone()].copy_from_slice(&db.raw_features(run)[r]);
+    }
+    let winner = |db: &mut Database, pose: f32, traj: f32| {
+        db.set_weights([pose, pose, pose, traj, traj, traj])
+            .unwrap();
+        let mut q = vec![0.0; db.dims()];
+        db.normalize_into(&raw, &mut q);
+        let best = brute(db, &q)[0].frame;
+        db.clips()[db.frames()[best].source as usize].name.clone()
+    };
+    let pose_heavy = winner(&mut db, 10.0, 0.01);
+    let traj_heavy = winner(&mut db, 0.01, 10.0);
+    assert_eq!(pose_heavy, "Idle");
+    assert!(
+        traj_heavy.starts_with("Run"),
+        "trajectory-weighted winner {traj_heavy}"
+    );
+}
+
+#[test]
+fn accelerated_search_equals_brute_force_on_10000_random_queries() {
+    let model = set_model();
+    let (_, db) = database(&model, &MatchingDef::default());
+    let mut rng = Rng(0x5eed_1234_abcd_ef01);
+    let tags = db.tag_names().len();
+    let mut pruned_any = false;
+    for i in 0..10_000 {
+        // A database frame plus noise (most queries near the data, as at run time), or
+        // pure noise now and then.
+        let base = rng.below(db.frame_count());
+        let noise = if i % 10 == 0 { 3.0 } else { 0.3 };
+        let q: Vec<f32> = db
+            .frame_features(base)
+            .iter()
+            .map(|v| if i % 10 == 0 { 0.0 } else { *v } + noise * rng.normal())
+            .collect();
+        let playing = (i % 3 != 0).then(|| Playing {
+            source: rng.below(db.clips().len()),
+            time_secs: rng.unit() * 2.0,
+        });
+        let require = if i % 7 == 0 && tags > 0 {
+            1 << rng.below(tags)
+        } else {
+            0
+        };
+        let params = SearchParams {
+            query: &q,
+            playing,
+            current_clip_bias: [0.0, -0.5, 0.3][i % 3],
+            exclude_window_secs: [0.0, 0.2, 0.5][i % 3],
+            require_tags: require,
+            exclude_tags: if i % 11 == 0 && tags > 1 { 2 } else { 0 },
+            top_n: [1, 3, 8][i % 3],
+        };
+        let a = search_brute_force(&db, &params);
+        let b = search_accelerated(&db, &params);
+        assert_eq!(a, b, "query {i}");
+        pruned_any |= !a.is_empty();
+    }
+    assert!(pruned_any);
+}
+
+fn walk_session(def: MatchingDef) -> (Model, MatchingSession) {
+    let model = set_model();
+    let s = MatchingSession::new(&model, def, None).unwrap();
+    (model, s)
+}
+
+fn walk_input(speed: f32, heading_deg: f32) -> MatcherInput {
+    let h = heading_deg.to_radians();
+    MatcherInput {
+        desired_velocity: Vec2::new(h.sin(), h.cos()) * speed,
+        desired_yaw: h,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn straight_walk_plays_the_walk_and_follows_the_path() {
+    // No drift clamp: the error is the raw distance from the simulated path.
+    let def = MatchingDef {
+        drift_clamp_m: None,
+        ..MatchingDef::default()
+    };
+    let (model, mut s) = walk_session(def);
+    let walk = s.walk_speed_mps;
+    assert!((walk - 1.4 / 1.1).abs() < 1e-3);
+    let mut walk_frames = 0;
+    let mut late = 0;
+    let mut max_error = 0.0f32;
+    for i in 0..=600 {
+        let f = s.step(&model, &walk_input(walk, 0.0)).unwrap().clone();
+        if f.wall_secs >= 3.0 {
+            late += 1;
+            walk_frames += (model.clips[f.clip].name() == "Walk") as usize;
+            max_error = max_error.max(f.trajectory_error_m);
+            // Facing and heading stay on the path.
+            assert!(f.world_from_root.yaw_rad.abs() < 0.05, "frame {i}");
+            assert!(f.world_from_root.translation.x.abs() < 0.15, "frame {i}");
+        }
+    }
+    assert!(
+        walk_frames * 10 >= late * 9,
+        "walk for {walk_frames} of {late} frames"
+    );
+    // The simulation leads by the start's ramp-up; the bound is 0.75 m (a little over
+    // half a stride) and the measured value is about 0.6 m.
+    assert!(max_error < 0.75, "trajectory error {max_error} m");
+}
+
+#[test]
+fn continuing_bias_keeps_playing_through_a_constant_input() {
+    // Walking 30° to the side of the facing matches no clip exactly: without a bias the
+    // matcher keeps hopping between near-equal frames.
+    let count_late_jumps = |bias: f32| {
+        let def = MatchingDef {
+            continuing_bias: bias,
+            ..MatchingDef::default()
+        };
+        let (model, mut s) = walk_session(def);
+        let walk = s.walk_speed_mps;
+        let mut jumps = 0;
+        for _ in 0..=900 {
+            let mut input = walk_input(walk, 30.0);
+            input.desired_yaw = 0.0;
+            let f = s.step(&model, &input).unwrap();
+            if f.wall_secs > 4.0 && f.jumped {
+                jumps += 1;
+            }
+        }
+        jumps
+    };
+    assert_eq!(count_late_jumps(-0.2), 0);
+    assert!(count_late_jumps(0.0) >= 10);
+}
+
+#[test]
+fn no_jump_before_the_minimum_dwell() {
+    let def = MatchingDef {
+        min_dwell_secs: 0.5,
+        continuing_bias: 0.0,
+        ..MatchingDef::default()
+    };
+    let (model, mut s) = walk_session(def);
+    let (walk, run) = (s.walk_speed_mps, s.run_speed_mps);
+    let mut last_jump: Option<f64> = None;
+    let mut jumps = 0;
+    for i in 0..=1200 {
+        // A restless input: direction and speed change every 0.2 s.
+        let k = i / 12;
+        let input = walk_input(if k % 3 == 0 { run } else { walk }, (k % 8) as f32 * 45.0);
+        let before = s.matcher().state().clone();
+        let f = s.step(&model, &input).unwrap().clone();
+        if f.jumped {
+            jumps += 1;
+            let src = &s.set.clips[before.source];
+            let ended = !src.looping
+                && before.time_secs + s.dt_secs
+                    >= model.clips[src.model_clip].duration_secs() as f64 - 1e-9;
+            if let (Some(t), false) = (last_jump, ended) {
+                assert!(
+                    f.wall_secs - t >= 0.5 - 1e-6,
+                    "jump at {} s after {t}",
+                    f.wall_secs
+                );
+            }
+            last_jump = Some(f.wall_secs);
+        }
+    }
+    assert!(jumps > 10, "only {jumps} jumps");
+}
+
+/// Model-space joint positions of a local pose.
+fn positions(model: &Model, pose: &[Transform]) -> Vec<glam::Vec3> {
+    let mut m = vec![Mat4::IDENTITY; pose.len()];
+    LocalToModelJob {
+        parents: model.skeleton.parents(),
+        local: pose,
+        model_from_root: Mat4::IDENTITY,
+    }
+    .run(&mut m)
+    .unwrap();
+    m.iter().map(|x| x.w_axis.truncate()).collect()
+}
+
+/// Per frame, the largest change of any joint's model-space velocity from the previous
+/// frame (m/s), and whether a jump happened in that frame or the two before it.
+fn velocity_steps(half_life: f32) -> (Vec<(f32, bool)>, usize) {
+    let def = MatchingDef {
+        half_life_secs: half_life,
+        ..MatchingDef::default()
+    };
+    let (model, mut s) = walk_session(def);
+    let (walk, run) = (s.walk_speed_mps, s.run_speed_mps);
+    let dt = s.dt_secs as f32;
+    let mut history: Vec<Vec<glam::Vec3>> = Vec::new();
+    let mut jumped = Vec::new();
+    let mut out = Vec::new();
+    for i in 0..=900 {
+        // Walk around a square, running one side in three: many jumps.
+        let k = i / 45;
+        let input = walk_input(if k % 3 == 2 { run } else { walk }, (k % 4) as f32 * 90.0);
+        jumped.push(s.step(&model, &input).unwrap().jumped);
+        history.push(positions(&model, s.pose()));
+        let n = history.len();
+        if n >= 3 && i > 2 {
+            let mut worst = 0.0f32;
+            let (a, b, c) = (&history[n - 3], &history[n - 2], &history[n - 1]);
+            for ((p0, p1), p2) in a.iter().zip(b).zip(c) {
+                let (v1, v2) = ((*p1 - *p0) / dt, (*p2 - *p1) / dt);
+                worst = worst.max((v2 - v1).length());
+            }
+            out.push((worst, jumped[n - 3..].iter().any(|&j| j)));
+        }
+    }
+    let jumps = jumped.iter().filter(|&&j| j).count();
+    (out, jumps)
+}
+
+#[test]
+fn inertialized_jumps_have_no_pose_or_velocity_pop() {
+    let (steps, jumps) = velocity_steps(0.1);
+    assert!(jumps >= 10, "{jumps} jumps");
+    let near = steps
+        .iter()
+        .filter(|s| s.1)
+        .map(|s| s.0)
+        .fold(0.0f32, f32::max);
+    let away = steps
+        .iter()
+        .filter(|s| !s.1)
+        .map(|s| s.0)
+        .fold(0.0f32, f32::max);
+    // Around a jump no joint's velocity changes by more than 3 m/s from one frame to the
+    // next, less than the motion itself does elsewhere (`away`: the run's swinging foot,
+    // about 5.7 m/s).
+    assert!(near < 3.0, "velocity step {near} m/s around a jump");
+    assert!(near < away, "around jumps {near} m/s, elsewhere {away} m/s");
+    // A half-life of 0.1 ms is no inertialization: the same kind of jumps pop by far more
+    // than the motion itself ever changes.
+    let (steps, _) = velocity_steps(1e-4);
+    let popping = steps
+        .iter()
+        .filter(|s| s.1)
+        .map(|s| s.0)
+        .fold(0.0f32, f32::max);
+    assert!(
+        popping > 3.0 * near && popping > away,
+        "without it: {popping} m/s"
+    );
+}
+
+#[test]
+fn a_90_degree_turn_picks_the_turn_clips() {
+    let (model, mut s) = walk_session(MatchingDef::default());
+    let walk = s.walk_speed_mps;
+    let mut turn_secs = 0.0;
+    for i in 0..=480 {
+        let heading = if i < 240 { 0.0 } else { 90.0 };
+        let f = s.step(&model, &walk_input(walk, heading)).unwrap().clone();
+        if (240..360).contains(&i) && model.clips[f.clip].name().contains("TurnLeft") {
+            turn_secs += s.dt_secs;
+        }
+        if i == 480 {
+            let yaw = f.world_from_root.yaw_rad.to_degrees();
+            assert!((yaw - 90.0).abs() < 3.0, "facing {yaw} deg after the turn");
+        }
+    }
+    assert!(turn_secs >= 0.4, "turn clips played {turn_secs} s");
+}
+
+#[test]
+fn spring_prediction_is_exact_and_settles() {
+    let settings = SpringSettings::default();
+    let mut c = SpringCharacter::new(Vec2::ZERO, 0.0, settings);
+    let goal = Vec2::new(0.0, 1.5);
+    let predicted = c.predict(goal, 1.0, 1.0);
+    // Sixty steps of 1/60 s land where one prediction of 1 s does.
+    for _ in 0..60 {
+        c.update(goal, 1.0, 1.0 / 60.0);
+    }
+    assert!((c.position - predicted.position).length() < 1e-4);
+    assert!((c.yaw - predicted.yaw).abs() < 1e-5);
+    // The position is the velocity's integral: trapezoids over 1 ms agree.
+    let start = SpringCharacter::new(Vec2::ZERO, 0.0, settings);
+    let mut x = Vec2::ZERO;
+    let mut prev = start.velocity;
+    for i in 1..=1000 {
+        let v = start.predict(goal, 1.0, i as f32 / 1000.0).velocity;
+        x += (prev + v) * 0.0005;
+        prev = v;
+    }
+    assert!(
+        (x - predicted.position).length() < 1e-4,
+        "{x} vs {}",
+        predicted.position
+    );
+    // Critically damped: after 5 half-lives the velocity is within 1% of the goal and
+    // it never overshoots.
+    let mut c = SpringCharacter::new(Vec2::ZERO, 0.0, settings);
+    for _ in 0..(5.0 * settings.velocity_half_life_secs * 1000.0) as usize {
+        c.update(goal, 0.0, 0.001);
+        assert!(c.velocity.y <= 1.5 + 1e-5);
+    }
+    assert!((c.velocity.y - 1.5).abs() < 0.015 * 1.5, "{}", c.velocity.y);
+}
+
+#[test]
+fn replaying_a_recorded_frame_shows_exactly_what_was_shown() {
+    let (model, mut s) = walk_session(MatchingDef::default());
+    let (walk, run) = (s.walk_speed_mps, s.run_speed_mps);
+    let mut shown = Vec::new();
+    for i in 0..300 {
+        let k = i / 50;
+        let input = walk_input(if k == 3 { run } else { walk }, (k % 3) as f32 * 60.0);
+        let f = s.step(&model, &input).unwrap().clone();
+        shown.push((f, s.pose().to_vec()));
+    }
+    for idx in [0usize, 1, 59, 60, 61, 137, 250, 298] {
+        s.seek(&model, idx).unwrap();
+        assert_eq!(s.viewed(), Some(idx));
+        assert_eq!(s.current().unwrap(), &shown[idx].0, "frame {idx}");
+        assert_eq!(s.pose(), &shown[idx].1[..], "pose of frame {idx}");
+        assert_eq!(s.world_from_root(), shown[idx].0.world_from_root);
+    }
+    // Playing on after a scrub continues live from the newest frame.
+    s.seek(&model, 10).unwrap();
+    let f = s.step(&model, &walk_input(walk, 0.0)).unwrap();
+    assert_eq!(f.frame, 300);
+    assert_eq!(s.viewed(), None);
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("stridescope-mm-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn the_database_is_cached_next_to_the_file() {
+    let dir = temp_dir("cache");
+    let file = dir.join("set.glb");
+    std::fs::write(&file, demo::locomotion_set_glb()).unwrap();
+    let model = asset::load(&file).unwrap();
+    let first = MatchingSession::new(&model, MatchingDef::default(), Some(&file)).unwrap();
+    assert_eq!(first.cache, CacheOutcome::Written(cache_path(&file)));
+    let second = MatchingSession::new(&model, MatchingDef::default(), Some(&file)).unwrap();
+    assert_eq!(second.cache, CacheOutcome::Loaded(cache_path(&file)));
+    assert_eq!(first.db, second.db);
+    // A different weight is a different database: rebuilt, and the cache rewritten.
+    let mut def = MatchingDef::default();
+    def.weights.foot_velocity = 2.0;
+    let third = MatchingSession::new(&model, def.clone(), Some(&file)).unwrap();
+    assert_eq!(third.cache, CacheOutcome::Written(cache_path(&file)));
+    // A corrupt cache is rebuilt, never trusted.
+    let bytes = std::fs::read(cache_path(&file)).unwrap();
+    for cut in [0, 10, 17, bytes.len() / 2, bytes.len() - 1] {
+        std::fs::write(cache_path(&file), &bytes[..cut]).unwrap();
+        let s = MatchingSession::new(&model, def.clone(), Some(&file)).unwrap();
+        assert_eq!(
+            s.cache,
+            CacheOutcome::Written(cache_path(&file)),
+            "cut at {cut}"
+        );
+        assert_eq!(s.db, third.db);
+    }
+    let mut flipped = bytes.clone();
+    let n = flipped.len();
+    flipped[40] ^= 0xff;
+    flipped[n - 3] ^= 0x40;
+    std::fs::write(cache_path(&file), &flipped).unwrap();
+    let s = MatchingSession::new(&model, def.clone(), Some(&file)).unwrap();
+    assert_eq!(s.db.frame_count(), third.db.frame_count());
+    // Changing the file changes the key.
+    let mut other = demo::locomotion_set_glb();
+    other.extend_from_slice(&[0u8; 4]);
+    assert_ne!(
+        stridescope::matching::cache::content_key(&other, &s.set),
+        stridescope::matching::cache::content_key(&demo::locomotion_set_glb(), &s.set)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_robot_is_a_second_set() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Robot/robot.glb");
+    let model = asset::load(&path).unwrap();
+    let mut s = MatchingSession::new(&model, MatchingDef::default(), None).unwrap();
+    let names: Vec<String> = s.db.clips().iter().map(|c| c.name.clone()).collect();
+    assert!(names.contains(&"Robot_Walking".to_string()), "{names:?}");
+    assert!(names.contains(&"Robot_Running".to_string()), "{names:?}");
+    // In place: it moves at the speed its feet imply (the rig is 4.4 units tall).
+    let walk = s.walk_speed_mps;
+    assert!(walk > 1.5, "implied walk speed {walk}");
+    let mut walking = 0;
+    for i in 0..=360 {
+        let f = s.step(&model, &walk_input(walk, 0.0)).unwrap();
+        if i > 120 && model.clips[f.clip].name().contains("Walk") {
+            walking += 1;
+        }
+    }
+    assert!(walking > 200, "walked {walking} of 240 frames");
+    let z = s.world_from_root().translation.y;
+    assert!(z > walk as f64 * 4.0, "went {z} units in 6 s at {walk}");
+}
+
+#[test]
+fn bad_settings_and_clip_names_are_clear_errors() {
+    let model = set_model();
+    let err = |def: MatchingDef| MatchingSession::new(&model, def, None).err().unwrap();
+    let e = err(MatchingDef {
+        clips: vec!["Walk".into(), "Moonwalk".into()],
+        ..MatchingDef::default()
+    });
+    assert!(e.contains("'Moonwalk'"), "{e}");
+    let e = err(MatchingDef {
+        sample_rate_hz: 0.0,
+        ..MatchingDef::default()
+    });
+    assert!(e.contains("sample_rate_hz"), "{e}");
+    let e = err(MatchingDef {
+        future_secs: vec![],
+        ..MatchingDef::default()
+    });
+    assert!(e.contains("future_secs"), "{e}");
+    let e = err(MatchingDef {
+        half_life_secs: -1.0,
+        ..MatchingDef::default()
+    });
+    assert!(e.contains("half_life_secs"), "{e}");
+    let mut w = MatchingDef::default();
+    w.weights.hip_velocity = f32::NAN;
+    assert!(err(w).contains("weights"));
+    let e = err(MatchingDef {
+        tags: vec![stridescope::matching::TagDef {
+            tag: "stop".into(),
+            clip: "Nope".into(),
+            start_secs: None,
+            end_secs: None,
+        }],
+        ..MatchingDef::default()
+    });
+    assert!(e.contains("'Nope'"), "{e}");
+}
+
+#[test]
+fn tags_constrain_the_jump_targets() {
+    let (model, mut s) = walk_session(MatchingDef::default());
+    let tags = s.db.tag_names().to_vec();
+    let stop = 1u32 << tags.iter().position(|t| t == "stop").unwrap();
+    let strafe = 1u32 << tags.iter().position(|t| t == "strafe").unwrap();
+    let walk = s.walk_speed_mps;
+    for i in 0..=300 {
+        let mut input = walk_input(walk, 0.0);
+        input.exclude_tags = stop | strafe;
+        if i >= 200 {
+            // Stand, but only stops may be jumped to.
+            input = MatcherInput {
+                require_tags: stop,
+                ..Default::default()
+            };
+        }
+        let f = s.step(&model, &input).unwrap().clone();
+        let name = model.clips[f.clip].name();
+        if f.jumped {
+            if i < 200 {
+                assert!(
+                    !name.contains("Stop") && !name.contains("Strafe"),
+                    "{i}: {name}"
+                );
+            } else {
+                assert_eq!(name, "WalkStop", "{i}");
+            }
+        }
+    }
+}
+
+fn trace(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_stridescope"))
+        .arg("trace")
+        .args(args)
+        .output()
+        .expect("run stridescope")
+}
+
+const SCENARIO: &str = r#"(
+    fps: 60,
+    seconds: 8,
+    events: [
+        (at_secs: 0.5, action: Move(speed_mps: 1.27, heading_deg: 0)),
+        (at_secs: 3.5, action: Move(speed_mps: 1.27, heading_deg: 90)),
+        (at_secs: 6.0, action: Stand),
+    ],
+    motion_matching: (min_dwell_secs: 0.3),
+)"#;
+
+#[test]
+fn trace_motion_matching_is_deterministic_and_reports_every_frame() {
+    let dir = temp_dir("trace");
+    let scenario = dir.join("path.ron");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let s = scenario.to_str().unwrap();
+    let a = trace(&["--motion-matching", "--scenario", s, "--json"]);
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    let b = trace(&["--motion-matching", "--scenario", s, "--json"]);
+    let c = trace(&[
+        "--motion-matching",
+        "--scenario",
+        s,
+        "--json",
+        "--brute-force",
+    ]);
+    assert_eq!(a.stdout, b.stdout, "two runs differ");
+    let text = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    // Identical except for the line naming the search.
+    assert_eq!(
+        text(&a).replace("\"search\": \"accelerated\"", ""),
+        text(&c).replace("\"search\": \"brute_force\"", "")
+    );
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let frames = v["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 8 * 60 + 1);
+    for key in [
+        "clip",
+        "clip_time_secs",
+        "cost",
+        "cost_groups",
+        "jumped",
+        "trajectory_error_m",
+    ] {
+        assert!(frames[100].get(key).is_some(), "{key}");
+    }
+    let searched = frames
+        .iter()
+        .find(|f| f["searched"] == true && f["frame"].as_u64() > Some(30))
+        .unwrap();
+    let groups = searched["cost_groups"].as_object().unwrap();
+    assert_eq!(groups.len(), 6);
+    let total: f64 = groups.values().map(|g| g.as_f64().unwrap()).sum();
+    let cost = searched["cost"].as_f64().unwrap();
+    // The cost is the groups' sum plus the continuing bias (-0.2) when it did not jump.
+    let bias = if searched["jumped"] == true {
+        0.0
+    } else {
+        -0.2
+    };
+    assert!(
+        (total + bias - cost).abs() < 1e-3 * (1.0 + cost.abs()),
+        "{total} + {bias} vs {cost}"
+    );
+    let summary = &v["summary"];
+    let jumps = frames.iter().filter(|f| f["jumped"] == true).count() as u64;
+    assert_eq!(summary["jumps"].as_u64(), Some(jumps));
+    assert!(
+        (summary["mean_dwell_secs"].as_f64().unwrap() - 8.0 / (jumps as f64 + 1.0)).abs() < 1e-9
+    );
+    let mean: f64 = frames
+        .iter()
+        .map(|f| f["trajectory_error_m"].as_f64().unwrap())
+        .sum::<f64>()
+        / frames.len() as f64;
+    assert!((summary["mean_trajectory_error_m"].as_f64().unwrap() - mean).abs() < 1e-6);
+    // It walked: Walk played most, and it went about 1.27 m/s x 3 s north, then west.
+    let secs = summary["clip_secs"].as_object().unwrap();
+    let walk = secs["Walk"].as_f64().unwrap();
+    assert!(walk > 3.0, "{secs:?}");
+    let last = frames.last().unwrap();
+    assert!(last["world_x_m"].as_f64().unwrap() > 2.0, "{last}");
+    assert!(last["world_z_m"].as_f64().unwrap() > 3.0, "{last}");
+    // The text form prints the same summary.
+    let t = trace(&["--motion-matching", "--scenario", s]);
+    assert!(String::from_utf8_lossy(&t.stdout).contains(&format!("{jumps} jumps")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_motion_matching_scenarios_name_the_problem() {
+    let dir = temp_dir("bad-scenario");
+    let cases = [
+        (
+            "(seconds: 1, events: [(at_secs: 0, action: Set(\"speed\", 1.0))])",
+            "pose-graph action",
+        ),
+        (
+            "(seconds: 1, events: [(at_secs: 0, action: Tags(require: [\"flying\"]))])",
+            "unknown tag 'flying'",
+        ),
+        (
+            "(seconds: 1, events: [(at_secs: 0, action: Move(speed_mps: -1, heading_deg: 0))])",
+            "Move needs a speed",
+        ),
+        (
+            "(seconds: 1, motion_matching: (clips: [\"Walk\", \"Swim\"]))",
+            "no clip named 'Swim'",
+        ),
+        (
+            "(seconds: 1, events: [(at_secs: 0, action: Fly)])",
+            "path.ron:1:",
+        ),
+    ];
+    for (text, expected) in cases {
+        let p = dir.join("path.ron");
+        std::fs::write(&p, text).unwrap();
+        let o = trace(&["--motion-matching", "--scenario", p.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{text}");
+        assert!(err.contains(expected), "{text}: {err}");
+    }
+    // A motion-matching action in a pose-graph scenario is refused with the way out.
+    let p = dir.join("graph.ron");
+    std::fs::write(&p, "(seconds: 1, events: [(at_secs: 0.5, action: Stand)])").unwrap();
+    let o = trace(&["--scenario", p.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--motion-matching"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
