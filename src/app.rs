@@ -58,6 +58,10 @@ pub struct AppOptions {
     pub drive: bool,
     pub movement_speed: Option<f32>,
     pub direction_deg: f32,
+    /// Start in motion-matching mode (the demo's locomotion set without a file).
+    pub motion_matching: bool,
+    /// Movement keys held throughout a scripted run (`--screenshot`, `--export`).
+    pub hold_keys: Option<crate::matching::KeyInput>,
 }
 
 /// Seconds of playback per frame in scripted runs (`--screenshot`, `--export`).
@@ -140,6 +144,13 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         previewer.set_drive(true);
         if let Some(g) = previewer.graph.as_mut() {
             g.playing = options.play;
+        }
+    }
+    if options.motion_matching {
+        if options.file.is_none() {
+            previewer.open_matching_demo();
+        } else {
+            previewer.set_matching_enabled(true);
         }
     }
     let event_loop = EventLoop::<UserEvent>::with_user_event()
@@ -641,6 +652,9 @@ impl Gpu {
                 );
             }
         }
+        if let (Some(m), Some(d)) = (previewer.matching.as_ref(), previewer.matching_draw()) {
+            self.overlay.matching(&d, &m.overlays);
+        }
         let mut characters = Vec::new();
         let mut grid = None;
         if let Some(c) = &mut self.character {
@@ -794,6 +808,13 @@ impl App {
             _ => 0.0,
         };
         self.last_tick = self.previewer.is_animating().then_some(now);
+        if let (true, Some(keys), Some(m)) = (
+            scripted,
+            self.options.hold_keys,
+            self.previewer.matching.as_mut(),
+        ) {
+            m.keys = keys;
+        }
         if dt > 0.0 {
             self.previewer.advance(dt);
         }

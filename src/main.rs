@@ -40,6 +40,8 @@ fn main() -> ExitCode {
             drive: args.drive || args.movement_speed.is_some(),
             movement_speed: args.movement_speed,
             direction_deg: args.direction,
+            motion_matching: args.motion_matching,
+            hold_keys: args.hold_keys,
         }),
     };
     match result {

@@ -591,3 +591,59 @@ fn export_preview_writes_one_cycle_as_the_viewport_shows_it() {
     assert_ne!(frames[0].buffer().as_raw(), frames[10].buffer().as_raw());
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Motion matching in the window: `--motion-matching --hold-keys w` drives the demo's
+/// locomotion set for 150 frames; the viewport shows the cyan desired and orange matched
+/// trajectories, and the timeline track the clips it played.
+#[test]
+fn screenshot_shows_motion_matching_driven_by_held_keys() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("mm_shot");
+    let out = dir.join("mm.png");
+    run_scripted(
+        &x,
+        &dir,
+        &[
+            "--screenshot",
+            out.to_str().unwrap(),
+            "--after-frames",
+            "150",
+            "--size",
+            "1400x900",
+            "--motion-matching",
+            "--hold-keys",
+            "w",
+        ],
+    );
+    let img = RgbaImage::load_png(&out).unwrap();
+    assert_eq!((img.width, img.height), (1400, 900));
+    let count = |x0: u32, y0: u32, x1: u32, y1: u32, color: [u8; 3], tol: u8| {
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let p = img.pixel(x, y);
+                (0..3).all(|c| p[c].abs_diff(color[c]) <= tol)
+            })
+            .count()
+    };
+    // Viewport (x 240..960, y 30..790): the two trajectories and the red drift marker.
+    let cyan = count(240, 30, 960, 790, [70, 220, 240], 30);
+    let orange = count(240, 30, 960, 790, [255, 150, 40], 30);
+    let red = count(240, 30, 960, 790, [240, 70, 70], 25);
+    assert!(
+        cyan > 30 && orange > 30 && red > 10,
+        "cyan {cyan}, orange {orange}, red {red} px"
+    );
+    // The timeline track (y 830..860) is coloured by clip: several palette colours.
+    let idle = count(0, 830, 1400, 860, [86, 180, 233], 10);
+    let walk = count(0, 830, 1400, 860, [230, 159, 0], 10);
+    assert!(idle > 100, "Idle segment: {idle} px");
+    assert!(
+        walk + count(0, 830, 1400, 860, [0, 158, 115], 10)
+            + count(0, 830, 1400, 860, [204, 121, 167], 10)
+            + count(0, 830, 1400, 860, [0, 114, 178], 10)
+            > 300,
+        "segments of the clips walked"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -83,6 +83,32 @@ pub struct Cli {
     /// STRIDESCOPE_REDUCE_KEYS=MM.
     #[arg(long, value_name = "MM", value_parser = asset::parse_tolerance_mm)]
     pub reduce_keys: Option<f32>,
+    /// Start in motion-matching mode: drive the character with WASD / arrows (Shift
+    /// runs, Ctrl strafes). Without FILE: the demo character with its locomotion set.
+    #[arg(long)]
+    pub motion_matching: bool,
+    /// Keys held during a scripted run (--screenshot, --export) in motion-matching mode,
+    /// e.g. `w`, `w+shift`, `a+ctrl`.
+    #[arg(long, value_name = "KEYS", value_parser = parse_keys, requires = "motion_matching")]
+    pub hold_keys: Option<crate::matching::KeyInput>,
+}
+
+fn parse_keys(s: &str) -> Result<crate::matching::KeyInput, String> {
+    let mut k = crate::matching::KeyInput::default();
+    for part in s.split('+') {
+        match part.trim().to_ascii_lowercase().as_str() {
+            "w" | "up" => k.forward = true,
+            "s" | "down" => k.back = true,
+            "a" | "left" => k.left = true,
+            "d" | "right" => k.right = true,
+            "shift" => k.run = true,
+            "ctrl" => k.strafe = true,
+            other => return Err(format!(
+                "'{other}' is not a movement key (w, a, s, d, up, down, left, right, shift, ctrl)"
+            )),
+        }
+    }
+    Ok(k)
 }
 
 fn parse_param(s: &str) -> Result<(String, f32), String> {

@@ -47,6 +47,7 @@ mod error;
 pub mod gpu_types;
 mod headless;
 pub mod locomotion_overlay;
+pub mod matching_overlay;
 mod model;
 pub mod overlay;
 mod renderer;
@@ -59,6 +60,7 @@ pub use context::GpuContext;
 pub use error::RenderError;
 pub use headless::{framed_camera, render_to_image};
 pub use locomotion_overlay::{LocomotionDraw, LocomotionOverlays};
+pub use matching_overlay::{MatchingDraw, MatchingOverlays, PathPoint};
 pub use model::{GpuModel, MorphLayout, PrimitiveDraw};
 pub use overlay::{DepthTest, Grid, OverlayBatch, Rgba8, SkeletonStyle};
 pub use renderer::{

@@ -22,6 +22,7 @@ mod browser;
 mod inspect;
 mod locomotion;
 mod mask;
+mod matching;
 mod morph;
 mod plot;
 mod timeline;
@@ -61,7 +62,9 @@ impl Previewer {
         egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| {
-                if self.graph.is_some() {
+                if self.matching.is_some() {
+                    matching::matching_timeline_ui(self, ui)
+                } else if self.graph.is_some() {
                     blend::graph_timeline_ui(self, ui)
                 } else {
                     timeline::timeline_ui(self, ui)
@@ -89,6 +92,7 @@ impl Previewer {
                 egui::ScrollArea::vertical()
                     .id_salt("right_scroll")
                     .show(ui, |ui| {
+                        matching::matching_panel_ui(self, ui);
                         morph::morphs_ui(self, ui);
                         inspect::seam_table_ui(self, ui);
                         inspect::compare_ui(self, ui);
@@ -105,9 +109,31 @@ impl Previewer {
 
     fn keyboard(&mut self, ui: &egui::Ui) {
         if ui.ctx().egui_wants_keyboard_input() {
+            if let Some(m) = self.matching.as_mut() {
+                m.keys = Default::default();
+            }
             return;
         }
         use egui::Modifiers;
+        if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::M)) {
+            let on = self.matching.is_none();
+            self.set_matching_enabled(on);
+        }
+        if let Some(m) = self.matching.as_mut() {
+            // Motion matching owns the movement keys while it is on: held WASD / arrows
+            // steer; paused, Left/Right step through the recording.
+            matching::read_keys(m, ui);
+            let paused = !m.playing;
+            let step = ui.input_mut(|i| {
+                let back = i.consume_key(Modifiers::NONE, Key::ArrowLeft);
+                let fwd = i.consume_key(Modifiers::NONE, Key::ArrowRight);
+                i.consume_key(Modifiers::NONE, Key::D);
+                fwd as i64 - back as i64
+            });
+            if paused && step != 0 {
+                self.step_matching_view(step);
+            }
+        }
         // Each shortcut is matched with the modifiers held when its key went down (a
         // quick Ctrl+Q can release Ctrl before the frame runs).
         let shortcuts: [(Modifiers, Key); 15] = [
@@ -184,6 +210,17 @@ impl Previewer {
             ui.menu_button("File", |ui| {
                 if ui.button("Open…  (Ctrl+O)").clicked() {
                     self.actions.push(Action::OpenDialog);
+                    ui.close();
+                }
+                if ui
+                    .button("Open the motion-matching demo")
+                    .on_hover_text(
+                        "the demo character with a locomotion set (walk, run, turns, strafes, \
+                         start, stop), driven with WASD",
+                    )
+                    .clicked()
+                {
+                    self.open_matching_demo();
                     ui.close();
                 }
                 if ui

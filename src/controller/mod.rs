@@ -4,9 +4,13 @@
 //! must carry out. No egui here: `src/ui` draws this state and calls its methods; tests
 //! drive it directly.
 
+mod matching;
+
 use std::path::{Path, PathBuf};
 
 use glam::Vec3;
+
+pub use matching::{MatchingMode, MatchingOverlays};
 
 use crate::asset::Model;
 use crate::graph::def::{GraphDef, NodeDef};
@@ -56,6 +60,9 @@ pub struct Previewer {
     pub timeline: Timeline,
     /// The pose graph, when the previewer plays through it instead of one clip.
     pub graph: Option<GraphSession>,
+    /// Motion matching, when it drives the character (replaces the graph and the
+    /// timeline while on).
+    pub matching: Option<MatchingMode>,
     pub pose: Pose,
     pub camera: OrbitCamera,
     pub toggles: ViewToggles,
@@ -120,6 +127,7 @@ impl Previewer {
             model_generation: 0,
             timeline,
             graph: None,
+            matching: None,
             pose,
             camera: OrbitCamera::default(),
             toggles: settings.toggles,
@@ -197,6 +205,9 @@ impl Previewer {
     /// True while something animates, so the window keeps redrawing; when false the
     /// window sleeps until input arrives.
     pub fn is_animating(&self) -> bool {
+        if let Some(m) = &self.matching {
+            return m.playing;
+        }
         if let Some(g) = &self.graph {
             return g.playing && g.graph.rate() != 0.0;
         }
@@ -320,6 +331,7 @@ impl Previewer {
         let driving = self.is_driving();
         self.graph = None;
         self.drive_graph = false;
+        let had_matching = self.matching.take().is_some();
         let mut timeline = Timeline::new(&self.model);
         timeline.set_mode(mode);
         timeline.set_rate(rate);
@@ -348,6 +360,9 @@ impl Previewer {
         if driving {
             self.set_drive(true);
         }
+        if had_matching {
+            self.set_matching_enabled(true);
+        }
         self.evaluate_pose();
     }
 
@@ -355,6 +370,7 @@ impl Previewer {
     pub fn select_clip(&mut self, index: usize) {
         // Picking a clip in the list plays that clip alone (driven, while driving).
         let driving = self.is_driving();
+        self.matching = None;
         self.graph = None;
         self.drive_graph = false;
         self.timeline.select_clip(&self.model, index);
@@ -375,6 +391,9 @@ impl Previewer {
     /// space, the state machine). A rig without legs stays undriven with the reason in
     /// the status bar.
     pub fn set_drive(&mut self, on: bool) {
+        if on {
+            self.matching = None;
+        }
         if !on {
             if let Some(g) = &mut self.graph {
                 let _ = g.set_drive(&self.model, false, self.locomotion_settings, None);
@@ -510,6 +529,11 @@ impl Previewer {
 
     /// Advances playback by `dt_secs` of wall time and re-evaluates the pose.
     pub fn advance(&mut self, dt_secs: f64) {
+        if self.matching.is_some() {
+            self.advance_matching(dt_secs);
+            self.evaluate_pose();
+            return;
+        }
         match &mut self.graph {
             Some(g) => g.tick(&self.model, dt_secs),
             None => {
@@ -523,6 +547,9 @@ impl Previewer {
     /// playback. A graph that cannot be built leaves single-clip playback on, with the
     /// reason in the status bar.
     pub fn set_graph_enabled(&mut self, on: bool) {
+        if on {
+            self.matching = None;
+        }
         let driving = self.is_driving();
         if self.drive_graph {
             // The one-clip drive graph gives way to the file's graph (and back).
@@ -551,6 +578,10 @@ impl Previewer {
 
     /// Play / pause whatever plays (Space).
     pub fn toggle_play(&mut self) {
+        if let Some(m) = &mut self.matching {
+            m.playing = !m.playing;
+            return;
+        }
         match &mut self.graph {
             Some(g) => g.playing = !g.playing,
             None => self.timeline.toggle_play(),
@@ -563,6 +594,9 @@ impl Previewer {
 
     /// Whether the timeline (or the pose graph) is playing.
     pub fn is_playing(&self) -> bool {
+        if let Some(m) = &self.matching {
+            return m.playing;
+        }
         match &self.graph {
             Some(g) => g.playing,
             None => self.timeline.is_playing(),
@@ -614,6 +648,16 @@ impl Previewer {
 
     /// Ground positions of the root trail, oldest first.
     pub fn trail(&self) -> Box<dyn Iterator<Item = glam::DVec2> + '_> {
+        if let Some(m) = &self.matching {
+            let s = &m.session;
+            let end = s.viewed().map(|i| i + 1).unwrap_or(s.frames().len());
+            let start = end.saturating_sub(crate::graph::session::SESSION_HISTORY_LEN);
+            return Box::new(
+                s.frames()[start..end]
+                    .iter()
+                    .map(|f| f.world_from_root.translation),
+            );
+        }
         match &self.graph {
             Some(g) => Box::new(g.trail()),
             None => Box::new(self.timeline.trail()),
@@ -632,8 +676,17 @@ impl Previewer {
         } else {
             self.timeline.pose_request()
         };
-        let result = match &self.graph {
-            Some(g) if !self.toggles.bind_pose => {
+        let result = match (&self.matching, &self.graph) {
+            (Some(m), _) if !self.toggles.bind_pose => {
+                let s = &m.session;
+                let r =
+                    self.pose
+                        .evaluate_local(&self.model, s.pose(), s.world_from_root().to_mat4());
+                self.pose
+                    .set_morph_weights(&self.model.default_morph_weights());
+                r
+            }
+            (_, Some(g)) if !self.toggles.bind_pose => {
                 let r = self
                     .pose
                     .evaluate_local(&self.model, g.local_pose(), g.model_from_root());
@@ -795,9 +848,10 @@ impl Previewer {
 
     /// World position of the displayed root on the ground (y = 0).
     pub fn root_position(&self) -> Vec3 {
-        let p = match &self.graph {
-            Some(g) => g.world_from_root().translation,
-            None => self.timeline.root_world_position(),
+        let p = match (&self.matching, &self.graph) {
+            (Some(m), _) => m.session.world_from_root().translation,
+            (_, Some(g)) => g.world_from_root().translation,
+            (None, None) => self.timeline.root_world_position(),
         };
         Vec3::new(p.x as f32, 0.0, p.y as f32)
     }

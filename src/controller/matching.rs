@@ -1,0 +1,279 @@
+//! The previewer's motion-matching mode: the session, whether it plays, the keys held,
+//! and the debugger's view options. While it is on, the character is driven by the
+//! keyboard (WASD or arrows relative to the camera, Shift runs, Ctrl strafes); pausing
+//! freezes the recording, and the timeline then scrubs it (a seek: the recorded frame is
+//! replayed exactly, nothing new is simulated).
+
+use crate::anim::motion_matching::MatcherInput;
+use crate::asset::Model;
+use crate::matching::{KeyInput, MatchingDef, MatchingSession};
+
+use super::Previewer;
+pub use crate::render::MatchingOverlays;
+use crate::render::{MatchingDraw, PathPoint};
+
+/// Live steps run per drawn frame at most (a stalled window does not fast-forward).
+const MAX_STEPS_PER_FRAME: usize = 8;
+
+/// Motion-matching mode state.
+pub struct MatchingMode {
+    pub session: MatchingSession,
+    pub playing: bool,
+    /// Keys held this frame (set by the UI every frame).
+    pub keys: KeyInput,
+    pub overlays: MatchingOverlays,
+    /// Wall seconds not yet simulated (the simulation steps a fixed 1/60 s).
+    accumulated_secs: f64,
+    /// The last error of a step (shown once in the status bar).
+    pub error: Option<String>,
+}
+
+impl MatchingMode {
+    /// The input the held keys give this frame, relative to the camera's yaw.
+    pub fn input(&self, camera_yaw: f32) -> MatcherInput {
+        let s = &self.session;
+        let yaw = s.matcher().state().sim.yaw;
+        // The orbit camera's yaw is where it sits; it looks the opposite way.
+        let look = camera_yaw + std::f32::consts::PI;
+        self.keys
+            .to_input(look, s.walk_speed_mps, s.run_speed_mps, yaw)
+    }
+}
+
+impl Previewer {
+    /// Turns motion matching on (building or loading the database of the open file) or
+    /// off. On replaces the pose graph; a set that cannot be built leaves it off with
+    /// the reason in the status bar.
+    pub fn set_matching_enabled(&mut self, on: bool) {
+        if !on {
+            self.matching = None;
+            self.evaluate_pose();
+            return;
+        }
+        if self.matching.is_some() {
+            return;
+        }
+        match MatchingSession::new(&self.model, MatchingDef::default(), self.path.as_deref()) {
+            Ok(session) => {
+                if self.is_driving() {
+                    self.set_drive(false);
+                }
+                self.graph = None;
+                self.drive_graph = false;
+                let note = match &session.cache {
+                    crate::matching::cache::CacheOutcome::Loaded(_) => {
+                        "loaded from its cache".to_string()
+                    }
+                    crate::matching::cache::CacheOutcome::Written(_) => {
+                        "built and cached".to_string()
+                    }
+                    crate::matching::cache::CacheOutcome::Skipped(why) => {
+                        format!("built (not cached: {why})")
+                    }
+                };
+                self.set_message(
+                    format!(
+                        "motion matching: {} clips, {} frames, {} in {:.0} ms; WASD/arrows move, Shift runs, Ctrl strafes",
+                        session.db.clips().len(),
+                        session.db.frame_count(),
+                        note,
+                        session.load_secs * 1e3
+                    ),
+                    false,
+                );
+                self.matching = Some(MatchingMode {
+                    session,
+                    playing: true,
+                    keys: KeyInput::default(),
+                    overlays: MatchingOverlays::default(),
+                    accumulated_secs: 0.0,
+                    error: None,
+                });
+                // The first frame decides where to start, without moving.
+                self.step_matching(1);
+                self.frame_pending = true;
+            }
+            Err(e) => self.set_message(e, true),
+        }
+        self.evaluate_pose();
+    }
+
+    /// Opens the demo character with its locomotion set and turns motion matching on.
+    pub fn open_matching_demo(&mut self) {
+        match crate::asset::load_from_slice(
+            &crate::asset::demo::locomotion_set_glb(),
+            std::path::Path::new(crate::asset::demo::LOCOMOTION_SET_NAME),
+        ) {
+            Ok(model) => {
+                self.replace_model(model, None);
+                self.set_matching_enabled(true);
+            }
+            Err(e) => self.set_message(e.to_string(), true),
+        }
+    }
+
+    /// The viewport's motion-matching geometry for the shown frame (`None` when off).
+    pub fn matching_draw(&self) -> Option<MatchingDraw> {
+        use crate::anim::motion_matching::FeatureGroup;
+        use glam::{DVec2, Vec3};
+        let m = self.matching.as_ref()?;
+        let s = &m.session;
+        let f = s.current()?;
+        let ground = |p: glam::Vec2| Vec3::new(p.x, 0.0, p.y);
+        let root = f.world_from_root;
+        let root_pos = Vec3::new(root.translation.x as f32, 0.0, root.translation.y as f32);
+        let sim = ground(f.sim.position);
+        let mut desired = vec![PathPoint {
+            position: sim,
+            yaw: f.sim.yaw,
+        }];
+        desired.extend(s.desired_trajectory().iter().map(|p| PathPoint {
+            position: ground(p.position),
+            yaw: p.yaw,
+        }));
+        let playing = s.db.nearest_frame(f.source, f.clip_time_secs);
+        let mut matched = vec![PathPoint {
+            position: root_pos,
+            yaw: root.yaw_rad as f32,
+        }];
+        matched.extend(
+            s.matcher()
+                .frame_trajectory(&s.db, playing)
+                .iter()
+                .map(|p| PathPoint {
+                    position: ground(p.position),
+                    yaw: p.yaw,
+                }),
+        );
+        // Feet of the last search: the query's and the chosen frame's, placed where the
+        // character was when it searched.
+        let (mut query_feet, mut match_feet) = (Vec::new(), Vec::new());
+        if let Some(search) = s.last_search() {
+            let at = search.world_from_root;
+            let place = |raw: &[f32]| -> Vec<Vec3> {
+                let r = s.db.group_range(FeatureGroup::FootPosition);
+                raw[r]
+                    .chunks_exact(3)
+                    .map(|c| {
+                        let xz = at.transform_point(DVec2::new(c[0] as f64, c[2] as f64));
+                        Vec3::new(xz.x as f32, c[1], xz.y as f32)
+                    })
+                    .collect()
+            };
+            if search.query_raw.len() == s.db.dims() {
+                query_feet = place(&search.query_raw);
+            }
+            let chosen = s.db.nearest_frame(search.source, search.clip_time_secs);
+            match_feet = place(s.db.raw_features(chosen));
+        }
+        Some(MatchingDraw {
+            desired,
+            matched,
+            query_feet,
+            match_feet,
+            sim,
+            root: root_pos,
+            leg_length: s.set.unit_scale * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M,
+        })
+    }
+
+    /// Runs `steps` live frames with the held keys.
+    fn step_matching(&mut self, steps: usize) {
+        let yaw = self.camera.yaw_rad;
+        let Some(m) = self.matching.as_mut() else {
+            return;
+        };
+        for _ in 0..steps {
+            let input = m.input(yaw);
+            if let Err(e) = m.session.step(&self.model, &input) {
+                m.playing = false;
+                m.error = Some(e);
+                break;
+            }
+        }
+        if let Some(e) = m.error.take() {
+            self.set_message(e, true);
+        }
+    }
+
+    /// Motion matching's part of [`Previewer::advance`]: fixed 1/60 s steps for the wall
+    /// time that passed, while playing.
+    pub(super) fn advance_matching(&mut self, dt_secs: f64) {
+        let Some(m) = self.matching.as_mut() else {
+            return;
+        };
+        if !m.playing {
+            return;
+        }
+        m.accumulated_secs += dt_secs.max(0.0);
+        let step = m.session.dt_secs;
+        let mut n = 0;
+        while m.accumulated_secs >= step - 1e-9 && n < MAX_STEPS_PER_FRAME {
+            m.accumulated_secs -= step;
+            n += 1;
+        }
+        if n == MAX_STEPS_PER_FRAME {
+            m.accumulated_secs = 0.0;
+        }
+        self.step_matching(n);
+    }
+
+    /// Shows recorded frame `index` (pauses first): the timeline's scrub.
+    pub fn seek_matching(&mut self, index: usize) {
+        let Some(m) = self.matching.as_mut() else {
+            return;
+        };
+        m.playing = false;
+        if let Err(e) = m.session.seek(&self.model, index) {
+            self.set_message(e, true);
+        }
+        self.evaluate_pose();
+    }
+
+    /// Steps the shown recorded frame by `delta` (←/→ while paused).
+    pub fn step_matching_view(&mut self, delta: i64) {
+        let Some(m) = self.matching.as_ref() else {
+            return;
+        };
+        let n = m.session.frames().len();
+        if n == 0 {
+            return;
+        }
+        let current = m.session.viewed().unwrap_or(n - 1) as i64;
+        let target = (current + delta).clamp(0, n as i64 - 1) as usize;
+        self.seek_matching(target);
+    }
+
+    /// Applies new settings (weights, dwell, biases...): the recording starts over from
+    /// the shown pose.
+    pub fn edit_matching(&mut self, f: impl FnOnce(&mut MatchingDef)) {
+        let Some(m) = self.matching.as_mut() else {
+            return;
+        };
+        let mut def = m.session.def.clone();
+        f(&mut def);
+        if def == m.session.def {
+            return;
+        }
+        if let Err(e) = m.session.apply_def(&self.model, def) {
+            self.set_message(e, true);
+        }
+        self.evaluate_pose();
+    }
+
+    /// Back to standing at the origin with an empty recording.
+    pub fn reset_matching(&mut self) {
+        let model: &Model = &self.model;
+        if let Some(m) = self.matching.as_mut() {
+            if let Err(e) = m.session.reset(model) {
+                self.message = Some(super::Message {
+                    text: e,
+                    is_error: true,
+                });
+            }
+            m.playing = true;
+        }
+        self.step_matching(1);
+        self.evaluate_pose();
+    }
+}

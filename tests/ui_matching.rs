@@ -1,0 +1,172 @@
+//! Motion matching in the previewer UI, headless with egui_kittest: opening the demo
+//! set, driving with held keys, the debugger panel, pausing and stepping through the
+//! recording, scrubbing the track, and an edit restarting the recording.
+
+use egui::Key;
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use stridescope::settings::Settings;
+use stridescope::ui::Previewer;
+
+fn harness() -> Harness<'static, Previewer> {
+    let model = stridescope::cli::load_model(None).unwrap();
+    let previewer = Previewer::new(model, None, Settings::default());
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    h
+}
+
+/// Frames of 1/60 s: the UI reads the keys, then the controller advances.
+fn run_frames(h: &mut Harness<'static, Previewer>, n: usize) {
+    for _ in 0..n {
+        h.run_steps(1);
+        h.state_mut().advance(1.0 / 60.0);
+    }
+    h.run_steps(1);
+}
+
+fn open_demo_set(h: &mut Harness<'static, Previewer>) {
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Open the motion-matching demo").click();
+    h.run_steps(2);
+    let p = h.state();
+    assert!(p.matching.is_some(), "motion matching is on");
+    assert_eq!(p.model().clips.len(), 13);
+}
+
+#[test]
+fn held_keys_walk_away_from_the_camera_and_shift_runs() {
+    let mut h = harness();
+    open_demo_set(&mut h);
+    // The orbit camera looks along -back(): W walks that way on the ground.
+    let yaw = h.state().camera.yaw_rad;
+    let look = glam::DVec2::new(-(yaw as f64).sin(), -(yaw as f64).cos());
+    h.key_down(Key::W);
+    run_frames(&mut h, 180);
+    let at = |h: &Harness<'static, Previewer>| {
+        h.state()
+            .matching
+            .as_ref()
+            .unwrap()
+            .session
+            .world_from_root()
+            .translation
+    };
+    let turned = at(&h);
+    run_frames(&mut h, 60);
+    let p = h.state();
+    // After turning towards it, the last second goes straight that way at walk speed.
+    let moved = at(&h) - turned;
+    assert!(moved.length() > 1.0, "walked {} m in 1 s", moved.length());
+    assert!(
+        moved.normalize().dot(look) > 0.97,
+        "went {moved:?}, camera looks {look:?}"
+    );
+    let walk = p.model().find_clip("Walk").unwrap();
+    let f = p.matching.as_ref().unwrap().session.current().unwrap();
+    assert_eq!(f.clip, walk, "walking on W");
+    // Shift: the run.
+    // Shift held (a modifier state, as the window reports it).
+    h.event(egui::Event::ModifiersChanged(egui::Modifiers::SHIFT));
+    let mut ran = false;
+    for _ in 0..120 {
+        h.run_steps(1);
+        h.state_mut().advance(1.0 / 60.0);
+        let p = h.state();
+        let f = p.matching.as_ref().unwrap().session.current().unwrap();
+        ran |= p.model().clips[f.clip].name().starts_with("Run");
+    }
+    assert!(ran, "Shift+W never ran");
+    h.event(egui::Event::ModifiersChanged(egui::Modifiers::NONE));
+    h.key_up(Key::W);
+    // The debugger lists the search that made it run.
+    h.run_steps(2);
+    let _ = h.get_by_label("Since jump");
+    let _ = h.get_by_label("Trajectory error");
+    assert!(
+        h.query_by_label_contains("Search at").is_some(),
+        "the candidates header is shown"
+    );
+}
+
+#[test]
+fn pausing_steps_and_scrubs_the_recording() {
+    let mut h = harness();
+    open_demo_set(&mut h);
+    h.key_down(Key::D);
+    run_frames(&mut h, 120);
+    h.key_up(Key::D);
+    h.run_steps(1);
+    let recorded = h.state().matching.as_ref().unwrap().session.frames().len();
+    assert!(recorded >= 120);
+    // Space pauses; Left steps back one recorded frame and shows it exactly.
+    h.key_press(Key::Space);
+    h.run_steps(1);
+    assert!(!h.state().is_playing());
+    h.key_press(Key::ArrowLeft);
+    h.run_steps(1);
+    h.key_press(Key::ArrowLeft);
+    h.run_steps(1);
+    let p = h.state();
+    let s = &p.matching.as_ref().unwrap().session;
+    assert_eq!(s.viewed(), Some(recorded - 3));
+    let f = &s.frames()[recorded - 3];
+    assert_eq!(s.world_from_root(), f.world_from_root);
+    let root = p.root_position();
+    assert!((root.x as f64 - f.world_from_root.translation.x).abs() < 1e-5);
+    // Advancing while paused simulates nothing.
+    h.state_mut().advance(0.5);
+    assert_eq!(
+        h.state().matching.as_ref().unwrap().session.frames().len(),
+        recorded
+    );
+    // Home-like scrub: the Back button walks further back; Play continues live.
+    h.get_by_label("Back").click();
+    h.run_steps(1);
+    assert_eq!(
+        h.state().matching.as_ref().unwrap().session.viewed(),
+        Some(recorded - 4)
+    );
+    h.get_by_label("Play").click();
+    h.run_steps(1);
+    h.state_mut().advance(1.0 / 60.0);
+    let s = &h.state().matching.as_ref().unwrap().session;
+    assert_eq!(s.viewed(), None);
+    assert_eq!(s.frames().len(), recorded + 1);
+}
+
+#[test]
+fn m_toggles_motion_matching_on_the_plain_demo_and_edits_restart_the_recording() {
+    let mut h = harness();
+    h.key_press(Key::M);
+    h.run_steps(2);
+    assert!(h.state().matching.is_some());
+    // The plain demo's clips: Idle, Walk, Run and TurnWalk (Wave is additive).
+    let names: Vec<String> = h
+        .state()
+        .matching
+        .as_ref()
+        .unwrap()
+        .session
+        .db
+        .clips()
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert_eq!(names, ["Idle", "Walk", "Run", "TurnWalk"]);
+    h.key_down(Key::W);
+    run_frames(&mut h, 60);
+    h.key_up(Key::W);
+    assert!(h.state().matching.as_ref().unwrap().session.frames().len() > 60);
+    h.state_mut()
+        .edit_matching(|d| d.weights.trajectory_direction = 3.0);
+    let s = &h.state().matching.as_ref().unwrap().session;
+    assert_eq!(s.frames().len(), 0, "an edit starts a new recording");
+    assert_eq!(s.db.weights()[4], 3.0);
+    h.key_press(Key::M);
+    h.run_steps(2);
+    assert!(h.state().matching.is_none());
+}
