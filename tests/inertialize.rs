@@ -137,3 +137,118 @@ fn an_interrupted_decay_carries_over_and_bad_input_is_refused() {
     assert!(i.update(-1.0).is_err());
     assert!(i.apply(&[], &mut out).is_err());
 }
+
+/// Model-space joint positions of a local pose.
+fn model_positions(
+    model: &stridescope::asset::Model,
+    pose: &[stridescope::anim::Transform],
+) -> Vec<glam::Vec3> {
+    let mut m = vec![glam::Mat4::IDENTITY; pose.len()];
+    stridescope::anim::LocalToModelJob {
+        parents: model.skeleton.parents(),
+        local: pose,
+        model_from_root: glam::Mat4::IDENTITY,
+    }
+    .run(&mut m)
+    .unwrap();
+    m.iter().map(|x| x.w_axis.truncate()).collect()
+}
+
+/// The demo's Idle -> Run switch at 1 s (`speed` set to 5): per frame, the largest change
+/// of a joint's model-space velocity, and the output poses.
+fn idle_to_run(transition: &str) -> (Vec<f32>, Vec<Vec<glam::Vec3>>) {
+    use stridescope::graph::PoseGraph;
+    let model = stridescope::cli::load_model(None).unwrap();
+    let text = format!(
+        r#"(
+        params: [Float(name: "speed", default: 0.0, min: 0.0, max: 6.0)],
+        base: StateMachine(machine: (
+            initial: "Idle",
+            states: [(name: "Idle", node: Clip(clip: "Idle")), (name: "Run", node: Clip(clip: "Run"))],
+            transitions: [(from: "Idle", to: "Run", conditions: [Greater(param: "speed", value: 1.0)], {transition})],
+        )),
+    )"#
+    );
+    let def: stridescope::graph::GraphDef =
+        stridescope::graph::def::parse_ron(&text, std::path::Path::new("t.ron")).unwrap();
+    let mut g = PoseGraph::new(&model, &def).unwrap();
+    let dt = 1.0 / 60.0;
+    let mut poses = vec![model_positions(&model, g.local_pose())];
+    let mut steps = Vec::new();
+    for i in 1..=120 {
+        if i == 60 {
+            g.params_mut().set_float("speed", 5.0).unwrap();
+        }
+        g.advance(&model, dt).unwrap();
+        poses.push(model_positions(&model, g.local_pose()));
+        let n = poses.len();
+        if n >= 3 {
+            let worst = (0..poses[n - 1].len())
+                .map(|j| {
+                    let v1 = (poses[n - 2][j] - poses[n - 3][j]) / dt as f32;
+                    let v2 = (poses[n - 1][j] - poses[n - 2][j]) / dt as f32;
+                    (v2 - v1).length()
+                })
+                .fold(0.0f32, f32::max);
+            steps.push(worst);
+        }
+    }
+    (steps, poses)
+}
+
+#[test]
+fn inertialized_state_machine_transitions_switch_without_a_pop() {
+    let (instant, instant_poses) = idle_to_run("duration_secs: 0");
+    let (inert, inert_poses) = idle_to_run("inertialize: 0.05");
+    // Frames 58..=62 hold the switch (steps[i] is the change into frame i + 2).
+    let around = |s: &[f32]| s[56..62].iter().copied().fold(0.0f32, f32::max);
+    let before = inert[..50].iter().copied().fold(0.0f32, f32::max);
+    // The instant switch jumps from the idle pose to the run's: a velocity step of
+    // several m/s in one frame; inertialized, the change stays like the run's own.
+    assert!(
+        around(&instant) > 5.0,
+        "instant switch: {} m/s",
+        around(&instant)
+    );
+    assert!(
+        around(&inert) < 0.35 * around(&instant),
+        "inertialized: {} vs {}",
+        around(&inert),
+        around(&instant)
+    );
+    assert!(before < 0.5, "idle before the switch: {before}");
+    // After 0.5 s (10 half-lives) the inertialized output is the run itself (within a
+    // millimetre); just after the switch it was still close to the idle pose.
+    let last = inert_poses.len() - 1;
+    let gap = |a: &[glam::Vec3], b: &[glam::Vec3]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (*x - *y).length())
+            .fold(0.0f32, f32::max)
+    };
+    assert!(gap(&inert_poses[last], &instant_poses[last]) < 1e-3);
+    assert!(gap(&inert_poses[60], &instant_poses[60]) > 0.05);
+    assert!(
+        gap(&inert_poses[60], &inert_poses[59]) < 0.02,
+        "no pose step at the switch"
+    );
+}
+
+#[test]
+fn a_bad_inertialize_half_life_is_refused() {
+    let model = stridescope::cli::load_model(None).unwrap();
+    let text = r#"(
+        params: [Float(name: "speed", default: 0.0, min: 0.0, max: 6.0)],
+        base: StateMachine(machine: (
+            initial: "Idle",
+            states: [(name: "Idle", node: Clip(clip: "Idle")), (name: "Run", node: Clip(clip: "Run"))],
+            transitions: [(from: "Idle", to: "Run", conditions: [Greater(param: "speed", value: 1.0)], inertialize: 0)],
+        )),
+    )"#;
+    let def: stridescope::graph::GraphDef =
+        stridescope::graph::def::parse_ron(text, std::path::Path::new("t.ron")).unwrap();
+    let e = stridescope::graph::PoseGraph::new(&model, &def)
+        .err()
+        .unwrap();
+    assert!(e.contains("inertialize half-life 0"), "{e}");
+}

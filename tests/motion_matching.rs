@@ -312,6 +312,30 @@ fn accelerated_search_equals_brute_force_on_10000_random_queries() {
         pruned_any |= !a.is_empty();
     }
     assert!(pruned_any);
+    // Exact copies tie: both searches keep the lowest frame indices, in the same order.
+    let copies = db.repeated(3, 0.0);
+    assert_eq!(copies.frame_count(), 3 * db.frame_count());
+    for i in 0..1000 {
+        let base = rng.below(db.frame_count());
+        let q: Vec<f32> = db
+            .frame_features(base)
+            .iter()
+            .map(|v| v + 0.2 * rng.normal())
+            .collect();
+        let p = SearchParams {
+            top_n: 8,
+            ..plain(&q)
+        };
+        let a = search_brute_force(&copies, &p);
+        assert_eq!(a, search_accelerated(&copies, &p), "query {i}");
+        // The best frame's two copies follow it, each a whole database later.
+        let n = db.frame_count();
+        assert_eq!(
+            (a[1].frame, a[2].frame),
+            (a[0].frame + n, a[0].frame + 2 * n)
+        );
+        assert!(a[0].cost == a[1].cost && a[1].cost == a[2].cost);
+    }
 }
 
 fn walk_session(def: MatchingDef) -> (Model, MatchingSession) {

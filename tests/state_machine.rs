@@ -389,7 +389,8 @@ fn fade_weights_follow_the_ease_and_duration_zero_switches_at_once() {
             started: Some(0),
             entered: Some(B),
             snapshot: false,
-            finished: None
+            finished: None,
+            inertialize: None
         }
     );
     // The fade starts at weight 0: the update that starts it does not advance it.
@@ -433,7 +434,8 @@ fn fade_weights_follow_the_ease_and_duration_zero_switches_at_once() {
             started: Some(2),
             entered: Some(D),
             snapshot: false,
-            finished: Some(D)
+            finished: Some(D),
+            inertialize: None
         }
     );
     assert_eq!(m.weights(), &[(Slot::State(D), 1.0)]);
@@ -524,7 +526,8 @@ fn interruption_destination_fades_from_a_snapshot_to_a_full_state() {
             started: Some(1),
             entered: Some(A),
             snapshot: true,
-            finished: None
+            finished: None,
+            inertialize: None
         }
     );
     assert_eq!(m.weights(), &[(Slot::Snapshot, 1.0), (Slot::State(A), 0.0)]);
@@ -891,7 +894,8 @@ fn travel_and_reset() {
             started: None,
             entered: Some(B),
             snapshot: false,
-            finished: Some(B)
+            finished: Some(B),
+            inertialize: None
         }
     );
     assert_eq!(m.weights(), &[(Slot::State(B), 1.0)]);

@@ -156,6 +156,12 @@ pub struct TransitionDef {
     /// Which transitions may interrupt the fade this transition starts.
     #[serde(default)]
     pub interruption: Interruption,
+    /// Inertialize instead of cross-fading: switch to the destination at once and let
+    /// the difference from the pose that was showing (and its velocity) decay with this
+    /// half-life in seconds (> 0; `duration_secs` and `ease` are then unused). One pose
+    /// is evaluated per frame instead of two.
+    #[serde(default)]
+    pub inertialize: Option<f32>,
 }
 
 impl TransitionDef {
@@ -172,6 +178,7 @@ impl TransitionDef {
             ease: Ease::default(),
             priority: 0,
             interruption: Interruption::default(),
+            inertialize: None,
         }
     }
 }
@@ -486,6 +493,9 @@ pub struct StepReport {
     pub snapshot: bool,
     /// State whose fade-in completed (it now plays alone at weight 1).
     pub finished: Option<usize>,
+    /// The transition that started switches at once and asks for inertialization with
+    /// this half-life (seconds).
+    pub inertialize: Option<f32>,
 }
 
 /// `from` of a validated transition.
@@ -514,6 +524,7 @@ struct Transition {
     duration_secs: f32,
     ease: Ease,
     interruption: Interruption,
+    inertialize: Option<f32>,
 }
 
 /// The active fade.
@@ -630,6 +641,13 @@ impl StateMachine {
                 ));
             }
             t.ease.validate().map_err(|e| format!("{label}: {e}"))?;
+            if let Some(h) = t.inertialize {
+                if !(h.is_finite() && h > 0.0) {
+                    return Err(format!(
+                        "{label}: inertialize half-life {h} must be finite and > 0"
+                    ));
+                }
+            }
             let mut checks = Vec::with_capacity(t.conditions.len());
             for (ci, c) in t.conditions.iter().enumerate() {
                 checks.push(
@@ -645,6 +663,7 @@ impl StateMachine {
                 duration_secs: t.duration_secs,
                 ease: t.ease.clone(),
                 interruption: t.interruption,
+                inertialize: t.inertialize,
             });
         }
         let mut order: Vec<usize> = (0..transitions.len()).collect();
@@ -715,6 +734,12 @@ impl StateMachine {
             let tr = &self.transitions[t];
             let (to, duration, interruption) = (tr.to, tr.duration_secs, tr.interruption);
             report.started = Some(t);
+            report.inertialize = tr.inertialize;
+            let duration = if tr.inertialize.is_some() {
+                0.0
+            } else {
+                duration
+            };
             self.begin(to, duration, Some(t), interruption, &mut report);
         } else if let Some(fade) = &mut self.fade {
             let dt = if dt_secs.is_finite() && dt_secs > 0.0 {
@@ -771,6 +796,11 @@ impl StateMachine {
     /// then the destination state at `w`. No allocation.
     pub fn weights(&self) -> &[(Slot, f32)] {
         &self.weights[..self.weight_count]
+    }
+
+    /// Whether any transition inertializes instead of cross-fading.
+    pub fn has_inertialized_transitions(&self) -> bool {
+        self.transitions.iter().any(|t| t.inertialize.is_some())
     }
 
     /// `(from, to, eased weight of to)` of the active fade, for the UI.

@@ -103,9 +103,11 @@ fn parse_keys(s: &str) -> Result<crate::matching::KeyInput, String> {
             "d" | "right" => k.right = true,
             "shift" => k.run = true,
             "ctrl" => k.strafe = true,
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "'{other}' is not a movement key (w, a, s, d, up, down, left, right, shift, ctrl)"
-            )),
+            ))
+            }
         }
     }
     Ok(k)

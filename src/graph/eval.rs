@@ -154,6 +154,11 @@ pub struct PoseGraph {
     phase: Option<PhaseReport>,
     phase_key: Vec<(usize, i32, i32)>,
     last_dt: f64,
+    /// Inertialized transitions: the stage after the blend, and this evaluation's frame
+    /// time and switch (set by `advance` around its `evaluate`).
+    inertia: super::inertial::TransitionInertia,
+    inertia_dt: f32,
+    inertia_jump: Option<f32>,
 }
 
 fn weight_value(w: &Weight, params: &Params) -> f32 {
@@ -637,6 +642,10 @@ impl PoseGraph {
         }
         let players = b.players;
         let n = model.skeleton.joint_count();
+        let inertialized = match &base {
+            Base::Machine(m) => m.sm.has_inertialized_transitions(),
+            Base::Node(_) => false,
+        };
         let mut graph = Self {
             def: def.clone(),
             params,
@@ -667,6 +676,9 @@ impl PoseGraph {
             phase: None,
             phase_key: Vec::new(),
             last_dt: 0.0,
+            inertia: super::inertial::TransitionInertia::new(inertialized),
+            inertia_dt: 0.0,
+            inertia_jump: None,
         };
         graph.seek(model, 0.0).map_err(|e| e.to_string())?;
         Ok(graph)
@@ -731,6 +743,8 @@ impl PoseGraph {
         }
         self.root_delta = GroundTransform::IDENTITY;
         self.events_len = 0;
+        // A seek shows the clips as they are: no offset carries over.
+        self.inertia.reset(&[]);
         self.evaluate(model)
     }
 
@@ -985,13 +999,18 @@ impl PoseGraph {
                 m.sm.update(dt_secs.abs() as f32, &self.params, &normalized, &events);
             // The events borrow the players' marker names.
             drop(events);
+            self.inertia_jump = report.inertialize;
             self.apply_step(report.entered, report.snapshot)?;
         } else {
             for p in &self.players {
                 p.for_each_crossed(|name| push_event(&mut self.events, &mut self.events_len, name));
             }
         }
-        self.evaluate(model)
+        self.inertia_dt = dt_secs.abs() as f32;
+        let result = self.evaluate(model);
+        self.inertia_dt = 0.0;
+        self.inertia_jump = None;
+        result
     }
 
     /// Forces a cross-fade of the state machine to `state` (UI state buttons, scenarios).
@@ -1088,6 +1107,8 @@ impl PoseGraph {
         }
         self.root_delta = GroundTransform::IDENTITY;
         self.events_len = 0;
+        // A seek shows the clips as they are: no offset carries over.
+        self.inertia.reset(&[]);
         self.evaluate(model)
     }
 
@@ -1170,6 +1191,8 @@ impl PoseGraph {
             }
             std::mem::swap(&mut self.local, &mut self.scratch);
         }
+        self.inertia
+            .process(&mut self.local, self.inertia_dt, self.inertia_jump)?;
         self.blend_morph(model);
         self.update_phase_report(model)?;
         Ok(())

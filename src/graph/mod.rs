@@ -6,6 +6,7 @@
 
 pub mod def;
 pub mod eval;
+mod inertial;
 pub mod locomotion;
 pub mod player;
 pub mod scenario;

@@ -648,8 +648,11 @@ impl Database {
     }
 
     /// A copy of the database with its frames repeated `times` (>= 1) over: a bigger
-    /// search problem of the same data, for benchmarks.
-    pub fn repeated(&self, times: usize) -> Database {
+    /// search problem of the same data, for benchmarks. With `jitter > 0` every copy
+    /// after the first has its raw features moved by a deterministic offset of up to
+    /// `jitter` standard deviations of their group (distinct frames, as a real large
+    /// database has; exact copies tie, and ties cannot be pruned).
+    pub fn repeated(&self, times: usize, jitter: f32) -> Database {
         let times = times.max(1);
         let mut clips = Vec::new();
         let mut frames = Vec::new();
@@ -665,7 +668,22 @@ impl Database {
                 source: f.source + offset,
                 ..*f
             }));
-            raw.extend_from_slice(&self.raw);
+            if k == 0 || jitter <= 0.0 {
+                raw.extend_from_slice(&self.raw);
+                continue;
+            }
+            // xorshift64 seeded by the copy: the same bytes on every run.
+            let mut state =
+                0x9e37_79b9_7f4a_7c15u64 ^ (k as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            for (i, &v) in self.raw.iter().enumerate() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let u = (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
+                let d = i % self.dims;
+                let g = self.groups.iter().position(|r| r.contains(&d)).unwrap_or(0);
+                raw.push(v + u * jitter * self.group_std[g]);
+            }
         }
         let mut db = self.clone();
         db.clips = clips;
