@@ -6,7 +6,8 @@
 //!   candidates (what the debugger lists) unless `_top1`. Queries cycle through 256.
 //!   Exact copies tie with each other, which no bound can prune; `_jittered` moves every
 //!   copy by up to 5% of a standard deviation, like the distinct frames of a real
-//!   library.
+//!   library. `runtime_*`: the queries a session really searched with (30 s of walking,
+//!   running, turning and stopping), instead of noisy frames.
 //! - `mm_build/*`: building the database (sampling every clip at 30 Hz, features,
 //!   normalisation, bounds), in parallel on this machine's cores.
 //! - `mm_frame/*`: one whole motion-matching frame (spring controller, clip advance and
@@ -64,9 +65,33 @@ fn queries(db: &Database, n: usize) -> Vec<Vec<f32>> {
         .collect()
 }
 
+/// The raw queries a session actually searched with, walking and running a square
+/// path with turns and stops for 30 s.
+fn runtime_queries(model: &Model) -> Vec<Vec<f32>> {
+    let mut s = MatchingSession::new(model, MatchingDef::default(), None).unwrap();
+    let (walk, run) = (s.walk_speed_mps, s.run_speed_mps);
+    let mut out = Vec::new();
+    for i in 0..1800u64 {
+        let k = i / 150;
+        let h = (k % 4) as f32 * std::f32::consts::FRAC_PI_2;
+        let speed = [walk, run, walk, 0.0][(k % 4) as usize];
+        let input = MatcherInput {
+            desired_velocity: Vec2::new(h.sin(), h.cos()) * speed,
+            desired_yaw: h,
+            ..Default::default()
+        };
+        let f = s.step(model, &input).unwrap();
+        if f.searched {
+            out.push(f.query_raw.clone());
+        }
+    }
+    out
+}
+
 fn search(c: &mut Criterion) {
     let model = set_model();
     let (_, base) = build(&model);
+    let recorded = runtime_queries(&model);
     let mut g = c.benchmark_group("mm_search");
     for (target, jitter) in [
         (1_000usize, 0.0f32),
@@ -76,16 +101,26 @@ fn search(c: &mut Criterion) {
         (100_000, 0.05),
     ] {
         let db = base.repeated(target.div_ceil(base.frame_count()), jitter);
-        let qs = queries(&db, 256);
+        let noisy = queries(&db, 256);
+        let runtime: Vec<Vec<f32>> = recorded
+            .iter()
+            .map(|raw| {
+                let mut q = vec![0.0; db.dims()];
+                db.normalize_into(raw, &mut q);
+                q
+            })
+            .collect();
         let label = format!(
             "{}k_frames{}",
             (db.frame_count() as f64 / 1000.0).round(),
             if jitter > 0.0 { "_jittered" } else { "" }
         );
-        for (name, top_n, fast) in [
-            ("brute_force", 8, false),
-            ("accelerated", 8, true),
-            ("accelerated_top1", 1, true),
+        for (name, top_n, fast, qs) in [
+            ("brute_force", 8, false, &noisy),
+            ("accelerated", 8, true, &noisy),
+            ("accelerated_top1", 1, true, &noisy),
+            ("runtime_brute_force", 8, false, &runtime),
+            ("runtime_accelerated", 8, true, &runtime),
         ] {
             let mut i = 0;
             g.bench_function(BenchmarkId::new(name, &label), |b| {

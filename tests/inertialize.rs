@@ -154,11 +154,10 @@ fn model_positions(
     m.iter().map(|x| x.w_axis.truncate()).collect()
 }
 
-/// The demo's Idle -> Run switch at 1 s (`speed` set to 5): per frame, the largest change
-/// of a joint's model-space velocity, and the output poses.
-fn idle_to_run(transition: &str) -> (Vec<f32>, Vec<Vec<glam::Vec3>>) {
-    use stridescope::graph::PoseGraph;
-    let model = stridescope::cli::load_model(None).unwrap();
+fn idle_run_graph(
+    model: &stridescope::asset::Model,
+    transition: &str,
+) -> stridescope::graph::PoseGraph {
     let text = format!(
         r#"(
         params: [Float(name: "speed", default: 0.0, min: 0.0, max: 6.0)],
@@ -171,7 +170,14 @@ fn idle_to_run(transition: &str) -> (Vec<f32>, Vec<Vec<glam::Vec3>>) {
     );
     let def: stridescope::graph::GraphDef =
         stridescope::graph::def::parse_ron(&text, std::path::Path::new("t.ron")).unwrap();
-    let mut g = PoseGraph::new(&model, &def).unwrap();
+    stridescope::graph::PoseGraph::new(model, &def).unwrap()
+}
+
+/// The demo's Idle -> Run switch at 1 s (`speed` set to 5): per frame, the largest change
+/// of a joint's model-space velocity, and the output poses.
+fn idle_to_run(transition: &str) -> (Vec<f32>, Vec<Vec<glam::Vec3>>) {
+    let model = stridescope::cli::load_model(None).unwrap();
+    let mut g = idle_run_graph(&model, transition);
     let dt = 1.0 / 60.0;
     let mut poses = vec![model_positions(&model, g.local_pose())];
     let mut steps = Vec::new();
@@ -251,4 +257,52 @@ fn a_bad_inertialize_half_life_is_refused() {
         .err()
         .unwrap();
     assert!(e.contains("inertialize half-life 0"), "{e}");
+}
+
+#[test]
+fn a_seek_or_a_paused_edit_right_after_an_inertialized_switch_shows_the_clips() {
+    let model = stridescope::cli::load_model(None).unwrap();
+    let mut inert = idle_run_graph(&model, "inertialize: 0.2");
+    let mut instant = idle_run_graph(&model, "duration_secs: 0");
+    for g in [&mut inert, &mut instant] {
+        for i in 1..=62 {
+            if i == 60 {
+                g.params_mut().set_float("speed", 5.0).unwrap();
+            }
+            g.advance(&model, 1.0 / 60.0).unwrap();
+        }
+    }
+    // Two frames after the switch the offset is still large...
+    let gap = |a: &stridescope::graph::PoseGraph, b: &stridescope::graph::PoseGraph| {
+        let (p, q) = (
+            model_positions(&model, a.local_pose()),
+            model_positions(&model, b.local_pose()),
+        );
+        p.iter()
+            .zip(&q)
+            .map(|(x, y)| (*x - *y).length())
+            .fold(0.0f32, f32::max)
+    };
+    assert!(gap(&inert, &instant) > 0.05);
+    // ...a seek shows the run as it is.
+    inert.seek(&model, 0.3).unwrap();
+    instant.seek(&model, 0.3).unwrap();
+    assert!(gap(&inert, &instant) < 1e-6, "{}", gap(&inert, &instant));
+    // A re-evaluation while paused on the switch frame follows the destination.
+    let mut paused = idle_run_graph(&model, "inertialize: 0.2");
+    for i in 1..=60 {
+        if i == 60 {
+            paused.params_mut().set_float("speed", 5.0).unwrap();
+        }
+        paused.advance(&model, 1.0 / 60.0).unwrap();
+    }
+    let shown = model_positions(&model, paused.local_pose());
+    paused.evaluate(&model).unwrap();
+    let again = model_positions(&model, paused.local_pose());
+    let moved = shown
+        .iter()
+        .zip(&again)
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0f32, f32::max);
+    assert!(moved < 1e-5, "a refresh does not move the pose: {moved}");
 }

@@ -97,6 +97,18 @@ impl Inertializer {
         self.half_life_secs
     }
 
+    /// Changes the half-life (finite, `> 0`); offsets and their velocities carry on.
+    pub fn set_half_life_secs(&mut self, half_life_secs: f32) -> Result<(), AnimError> {
+        if !(half_life_secs.is_finite() && half_life_secs > 0.0) {
+            return Err(AnimError::OutOfRange {
+                what: "inertialization half-life".into(),
+                detail: format!("{half_life_secs} s must be finite and > 0"),
+            });
+        }
+        self.half_life_secs = half_life_secs;
+        Ok(())
+    }
+
     /// A jump from the pose that was showing (`from`, its input before the offset, with
     /// its velocity) to the new motion (`to`, with its velocity): the offsets become
     /// what makes the output continue exactly from where it was. Offsets still decaying

@@ -131,12 +131,12 @@ impl ScenarioInputs {
                     facing_deg,
                 } => {
                     let valid = speed_mps.is_finite()
-                        && (0.0..=100.0).contains(speed_mps)
+                        && (0.0..=10_000.0).contains(speed_mps)
                         && heading_deg.is_finite()
                         && facing_deg.is_none_or(|f| f.is_finite());
                     if !valid {
                         return Err(format!(
-                            "scenario: event {i} (at {at} s): Move needs a speed in [0, 100] m/s and finite angles"
+                            "scenario: event {i} (at {at} s): Move needs a speed in [0, 10000] m/s (glTF units per second) and finite angles"
                         ));
                     }
                 }

@@ -32,7 +32,8 @@ impl MatchingMode {
     /// The input the held keys give this frame, relative to the camera's yaw.
     pub fn input(&self, camera_yaw: f32) -> MatcherInput {
         let s = &self.session;
-        let yaw = s.matcher().state().sim.yaw;
+        // The live state's facing: after a scrub, play continues from the newest frame.
+        let yaw = s.live().state().sim.yaw;
         // The orbit camera's yaw is where it sits; it looks the opposite way.
         let look = camera_yaw + std::f32::consts::PI;
         self.keys

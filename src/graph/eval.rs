@@ -999,8 +999,8 @@ impl PoseGraph {
                 m.sm.update(dt_secs.abs() as f32, &self.params, &normalized, &events);
             // The events borrow the players' marker names.
             drop(events);
-            self.inertia_jump = report.inertialize;
             self.apply_step(report.entered, report.snapshot)?;
+            self.inertia_jump = report.inertialize;
         } else {
             for p in &self.players {
                 p.for_each_crossed(|name| push_event(&mut self.events, &mut self.events_len, name));

@@ -110,7 +110,13 @@ impl TransitionInertia {
                 self.active = Some(inert);
                 self.pending = None;
             } else {
-                pose.copy_from_slice(&p.from);
+                // Re-evaluated before the next frame (a parameter edit while paused):
+                // start decaying now, without the velocity match, so the edit shows.
+                let mut inert = Inertializer::new(n, p.half_life_secs)?;
+                inert.transition(&p.from, &p.from_velocity, &p.to, &p.from_velocity)?;
+                inert.apply(&self.raw, pose)?;
+                self.active = Some(inert);
+                self.pending = None;
             }
         } else if let Some(inert) = self.active.as_mut() {
             if dt_secs > 0.0 {

@@ -1,7 +1,11 @@
 //! The database's disk cache: `FILE.stridescope-mm` next to the glTF file, keyed by a
-//! content hash (FNV-1a, 64 bits) of the file's bytes, the clip set and the database
-//! settings, so re-opening an unchanged file reads the features instead of sampling
-//! every clip again, and any change (the file, a weight, a tag) rebuilds them.
+//! content hash (FNV-1a, 64 bits) of what the features are computed from: the skeleton
+//! (names, parents, rest pose), every key of every clip in the set as decoded (so a
+//! `.gltf` whose external `.bin` changed counts as changed), the clip set and the
+//! database settings. Re-opening an unchanged file reads the features instead of
+//! sampling every clip again; any change (the animation, a weight, a tag) rebuilds them.
+//! The payload carries its own checksum, and what is read must describe the same clips
+//! as the set, else it is rebuilt.
 //!
 //! The cache is an optimisation only: an unreadable, stale or corrupt cache is rebuilt,
 //! and a folder that cannot be written to just means no cache (the reason is reported).
@@ -9,11 +13,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::anim::motion_matching::Database;
+use crate::anim::Track;
+use crate::asset::Model;
 
 use super::ClipSet;
 
 /// Bumped whenever the features or the byte format change.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// FNV-1a, 64 bits: tiny, stable across platforms and Rust versions (unlike
 /// `DefaultHasher`), plenty for telling caches apart.
@@ -45,12 +51,52 @@ pub fn cache_path(file: &Path) -> PathBuf {
     file.with_file_name(name)
 }
 
-/// The content hash of a database built from `file_bytes` with `set`.
-pub fn content_key(file_bytes: &[u8], set: &ClipSet) -> u64 {
+fn hash_track<T: crate::anim::clip::TrackValue>(
+    h: &mut Fnv1a,
+    track: &Option<Track<T>>,
+    floats: impl Fn(T) -> Vec<f32>,
+) {
+    let Some(t) = track else {
+        h.write(&[0]);
+        return;
+    };
+    h.write(&[1, t.interpolation() as u8]);
+    h.write(&(t.times().len() as u64).to_le_bytes());
+    for x in t.times() {
+        h.write(&x.to_bits().to_le_bytes());
+    }
+    for &v in t.values() {
+        for x in floats(v) {
+            h.write(&x.to_bits().to_le_bytes());
+        }
+    }
+}
+
+/// The content hash of the database `set` builds from `model`.
+pub fn content_key(model: &Model, set: &ClipSet) -> u64 {
     let mut h = Fnv1a::default();
     h.write(&FORMAT.to_le_bytes());
-    h.write(&(file_bytes.len() as u64).to_le_bytes());
-    h.write(file_bytes);
+    let sk = &model.skeleton;
+    for (j, name) in sk.names().iter().enumerate() {
+        h.write(name.as_bytes());
+        h.write(&sk.parents()[j].map_or(u64::MAX, |p| p as u64).to_le_bytes());
+        let r = &sk.rest_pose()[j];
+        let rest = [r.translation.to_array(), r.scale.to_array()];
+        for x in rest.iter().flatten().chain(&r.rotation.to_array()) {
+            h.write(&x.to_bits().to_le_bytes());
+        }
+    }
+    for c in &set.clips {
+        let clip = &model.clips[c.model_clip];
+        h.write(clip.name().as_bytes());
+        h.write(&clip.duration_secs().to_bits().to_le_bytes());
+        for t in clip.tracks() {
+            h.write(&(t.joint as u64).to_le_bytes());
+            hash_track(&mut h, &t.translation, |v| v.to_array().to_vec());
+            hash_track(&mut h, &t.rotation, |v| v.to_array().to_vec());
+            hash_track(&mut h, &t.scale, |v| v.to_array().to_vec());
+        }
+    }
     // Debug output of the settings and clip descriptions: every field, floats printed
     // exactly (shortest round-trip), stable for a given build of the program.
     h.write(format!("{:?}", set.settings).as_bytes());
@@ -86,25 +132,17 @@ pub enum CacheOutcome {
 /// `build` and writes the cache.
 pub fn load_or_build(
     file: &Path,
+    model: &Model,
     set: &ClipSet,
     build: impl FnOnce() -> Result<Database, String>,
 ) -> Result<(Database, CacheOutcome), String> {
-    let bytes = match std::fs::read(file) {
-        Ok(b) => b,
-        Err(e) => {
-            let db = build()?;
-            return Ok((
-                db,
-                CacheOutcome::Skipped(format!("{}: {e}", file.display())),
-            ));
-        }
-    };
-    let key = content_key(&bytes, set);
+    let key = content_key(model, set);
     let path = cache_path(file);
     let mut stale = None;
     if let Ok(cached) = std::fs::read(&path) {
         match Database::from_bytes(&cached, key, &set.settings) {
-            Ok(db) => return Ok((db, CacheOutcome::Loaded(path))),
+            Ok(db) if describes(&db, model, set) => return Ok((db, CacheOutcome::Loaded(path))),
+            Ok(_) => stale = Some("it describes other clips".to_string()),
             Err(e) => stale = Some(e.to_string()),
         }
     }
@@ -126,4 +164,18 @@ pub fn load_or_build(
             }
         };
     Ok((db, outcome))
+}
+
+/// Whether a database read from a cache is about the set's clips (a hash collision or
+/// a hand-edited file would otherwise reach the matcher).
+fn describes(db: &Database, model: &Model, set: &ClipSet) -> bool {
+    db.clips().len() == set.clips.len()
+        && db.clips().iter().zip(&set.clips).all(|(d, c)| {
+            d.model_clip == c.model_clip
+                && d.looping == c.looping
+                && model
+                    .clips
+                    .get(c.model_clip)
+                    .is_some_and(|m| m.name() == d.name && m.duration_secs() == d.duration_secs)
+        })
 }

@@ -268,8 +268,14 @@ impl ClipSet {
                 .as_ref()
                 .map(|r| r.motion.cycle_displacement().translation.length() / duration)
                 .unwrap_or(0.0) as f32;
-            // An in-place clip (under 5% of a leg per second) moves at its implied speed.
-            let (root, implied_velocity, speed_mps) = if root_speed < 0.05 * leg_length {
+            let root_turn = root
+                .as_ref()
+                .map(|r| r.motion.cycle_displacement().yaw_rad.abs() / duration)
+                .unwrap_or(0.0);
+            // An in-place clip (under 5% of a leg per second, turning under 5°/s) moves at
+            // its implied speed; a turn on the spot keeps its root motion.
+            let in_place = root_speed < 0.05 * leg_length && root_turn < 5f64.to_radians();
+            let (root, implied_velocity, speed_mps) = if in_place {
                 let implied =
                     implied_speed(sk, clip, &legs, root.as_ref(), &ContactSettings::default())
                         .ok()

@@ -4,7 +4,7 @@
 //! showing a recorded frame restores the snapshot before it and replays the inputs, so
 //! it is exactly what was shown live (the matcher is deterministic). No UI code.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use glam::Vec2;
@@ -85,6 +85,8 @@ pub struct MatchingSession {
     pub dt_secs: f64,
     pub walk_speed_mps: f32,
     pub run_speed_mps: f32,
+    /// The file the cache lives next to (`None`: no cache).
+    file: Option<PathBuf>,
     live: Matcher,
     inputs: Vec<MatcherInput>,
     frames: Vec<MatchFrame>,
@@ -110,7 +112,7 @@ impl MatchingSession {
             .map_err(|e| format!("motion matching database: {e}"))
         };
         let (db, cache) = match file {
-            Some(f) => load_or_build(f, &set, build)?,
+            Some(f) => load_or_build(f, model, &set, build)?,
             None => (
                 build()?,
                 CacheOutcome::Skipped("built-in model: no file to cache next to".into()),
@@ -144,6 +146,7 @@ impl MatchingSession {
             dt_secs: 1.0 / 60.0,
             walk_speed_mps,
             run_speed_mps,
+            file: file.map(Path::to_path_buf),
             snapshots: vec![live.clone()],
             live,
             inputs: Vec::new(),
@@ -255,8 +258,14 @@ impl MatchingSession {
         self.shown().state().world_from_root
     }
 
+    /// The matcher of the shown frame (the replayed one while scrubbing).
     pub fn matcher(&self) -> &Matcher {
         self.shown()
+    }
+
+    /// The live matcher (the newest frame), whatever is shown.
+    pub fn live(&self) -> &Matcher {
+        &self.live
     }
 
     /// The desired trajectory of the shown frame (world space).
@@ -266,18 +275,39 @@ impl MatchingSession {
         self.shown().desired_trajectory(&self.db, &input)
     }
 
-    /// Changes the settings: weights renormalise the database; the recording starts
-    /// over from the current pose (a replay must use the settings it was played with).
+    /// Changes the settings. Weights renormalise the database and runtime settings
+    /// apply at once; either way the recording starts over from the shown pose (a replay
+    /// must use the settings it was played with). A change of what the database holds
+    /// (the clips, tags, sample rate, trajectory times, end margin) rebuilds it and
+    /// stands the character at the origin again. A refused setting changes nothing.
     pub fn apply_def(&mut self, model: &Model, def: MatchingDef) -> Result<(), String> {
+        let settings = def.matcher_settings(self.set.unit_scale);
+        settings
+            .validate()
+            .map_err(|e| format!("motion matching: {e}"))?;
+        let (a, b) = (&def, &self.def);
+        let structural = a.clips != b.clips
+            || a.non_looping != b.non_looping
+            || a.tags != b.tags
+            || a.auto_tags != b.auto_tags
+            || a.sample_rate_hz != b.sample_rate_hz
+            || a.future_secs != b.future_secs
+            || a.past_secs != b.past_secs
+            || a.end_margin_secs != b.end_margin_secs;
+        if structural {
+            let dt = self.dt_secs;
+            *self = MatchingSession::new(model, def, self.file.clone().as_deref())?;
+            self.dt_secs = dt;
+            return Ok(());
+        }
         if def.weights != self.def.weights {
             self.db
                 .set_weights(def.weights.to_array())
                 .map_err(|e| format!("motion matching: {e}"))?;
         }
         let mut live = self.shown().clone();
-        live.set_settings(def.matcher_settings(self.set.unit_scale))
+        live.set_settings(settings)
             .map_err(|e| format!("motion matching: {e}"))?;
-        let _ = model;
         self.def = def;
         self.restart_recording(live);
         Ok(())

@@ -1,12 +1,21 @@
 //! The database as bytes, for the disk cache: little-endian, a magic and a version, the
-//! layout, the clips, the frames and the raw features (the normalisation and bounds are
-//! recomputed on load, so a cache can never disagree with them). Reading checks every
-//! length and value; a bad or truncated file is an error, never a panic.
+//! key, the layout, the clips, the frames, the raw features and an FNV-1a checksum of
+//! everything after the key (the normalisation and bounds are recomputed on load, so a
+//! cache can never disagree with them). Reading checks the checksum, every length, that
+//! each clip's frames are its own, in order and within its duration; a truncated,
+//! damaged or inconsistent file is an error, never a panic.
 
 use super::database::{Database, DatabaseSettings, DbClip, FrameInfo};
 use crate::anim::AnimError;
 
-const MAGIC: &[u8; 8] = b"SSMMDB\0\x01";
+const MAGIC: &[u8; 8] = b"SSMMDB\0\x02";
+
+/// FNV-1a, 64 bits, of `bytes`.
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
 
 fn corrupt(detail: impl Into<String>) -> AnimError {
     AnimError::OutOfRange {
@@ -78,6 +87,8 @@ impl Database {
         for v in &self.raw {
             u(&mut out, v.to_bits());
         }
+        let sum = checksum(&out[16..]);
+        out.extend_from_slice(&sum.to_le_bytes());
         out
     }
 
@@ -101,6 +112,14 @@ impl Database {
             Some(k) if k != key => return Err(corrupt("stale (built from other data)")),
             Some(_) => {}
         }
+        if bytes.len() < 24 {
+            return Err(corrupt("truncated"));
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        if checksum(&body[16..]) != u64::from_le_bytes(sum.try_into().unwrap_or([0; 8])) {
+            return Err(corrupt("checksum mismatch (damaged)"));
+        }
+        let bytes = body;
         let mut r = Reader { bytes, at: 16 };
         let dims = r.len(4096, "dimension")?;
         let mut groups: [std::ops::Range<usize>; 6] = Default::default();
@@ -128,20 +147,27 @@ impl Database {
             return Err(corrupt("feature layout does not fit the settings"));
         }
         let n_clips = r.len(100_000, "clip")?;
+        if n_clips == 0 {
+            return Err(corrupt("no clips"));
+        }
         let mut clips = Vec::with_capacity(n_clips);
         for _ in 0..n_clips {
             let model_clip = r.u32()? as usize;
             let name_len = r.len(1 << 16, "name byte")?;
             let name = String::from_utf8(r.take(name_len)?.to_vec())
                 .map_err(|_| corrupt("a clip name is not UTF-8"))?;
-            clips.push(DbClip {
+            let c = DbClip {
                 model_clip,
                 name,
                 duration_secs: r.f32()?,
                 looping: r.u32()? != 0,
                 first_frame: r.u32()? as usize,
                 frame_count: r.u32()? as usize,
-            });
+            };
+            if !(c.duration_secs.is_finite() && c.duration_secs > 0.0) {
+                return Err(corrupt(format!("clip '{}' has no duration", c.name)));
+            }
+            clips.push(c);
         }
         let n_frames = r.len(4_000_000, "frame")?;
         let mut frames = Vec::with_capacity(n_frames);
@@ -158,9 +184,22 @@ impl Database {
             frames.push(f);
         }
         let mut next = 0;
-        for c in &clips {
-            if c.first_frame != next || c.frame_count == 0 {
+        for (ci, c) in clips.iter().enumerate() {
+            if c.first_frame != next || c.frame_count == 0 || next + c.frame_count > n_frames {
                 return Err(corrupt("clip frame ranges are inconsistent"));
+            }
+            let own = &frames[next..next + c.frame_count];
+            let mut prev = -1.0f32;
+            for f in own {
+                if f.source as usize != ci
+                    || !(f.time_secs > prev && f.time_secs <= c.duration_secs + 1e-4)
+                {
+                    return Err(corrupt(format!(
+                        "the frames of clip '{}' are not its own",
+                        c.name
+                    )));
+                }
+                prev = f.time_secs;
             }
             next += c.frame_count;
         }

@@ -19,9 +19,9 @@
 //!
 //! **Clip ends.** A looping clip's future wraps into its next cycle (wrap-safe root
 //! motion). A non-looping clip's trajectory past its end continues at the clip's final
-//! root velocity and turn rate (measured over its last 1/30 s), and before its start at
-//! its first; its last `end_margin_secs` are kept for the pose lookup but are never a
-//! jump target (playback would run off the end at once).
+//! root velocity and turn rate (the motion of its last stretch, at most 1/30 s long,
+//! repeated), and before its start at its first; its last `end_margin_secs` are kept for
+//! the pose lookup but are never a jump target (playback would run off the end at once).
 //!
 //! **In-place clips** (no root motion) move along their implied ground velocity (the
 //! planted feet's speed, from the locomotion stage) when the caller gives one, else they
@@ -390,10 +390,14 @@ impl Database {
             }
             // A looping clip's end is its start again; a non-looping one keeps its end.
             let count = if s.looping {
-                ((d * rate) - 1e-6).ceil().max(1.0) as usize
+                ((d * rate) - 1e-6).ceil().max(1.0)
             } else {
-                (d * rate + 1e-6).floor() as usize + 1
+                (d * rate + 1e-6).floor() + 1.0
             };
+            if jobs.len() as f64 + count > 4_000_000.0 {
+                return Err(invalid("motion matching database", "over 4,000,000 frames"));
+            }
+            let count = count as usize;
             clips.push(DbClip {
                 model_clip: s.model_clip,
                 name: s.clip.name().to_string(),
@@ -405,9 +409,6 @@ impl Database {
             for i in 0..count {
                 jobs.push((si as u32, (i as f64 / rate).min(d)));
             }
-        }
-        if jobs.len() > 4_000_000 {
-            return Err(invalid("motion matching database", "over 4,000,000 frames"));
         }
         let rows: Vec<Result<(Vec<f32>, FrameInfo), AnimError>> = jobs
             .par_iter()

@@ -83,7 +83,8 @@ impl Default for MatcherSettings {
 }
 
 impl MatcherSettings {
-    fn validate(&self) -> Result<(), AnimError> {
+    /// Checks every field (finite, in range); errors name the field.
+    pub fn validate(&self) -> Result<(), AnimError> {
         let bad = |what: &str, v: f32| AnimError::OutOfRange {
             what: format!("motion matching {what}"),
             detail: format!("{v} is out of range"),
@@ -323,19 +324,10 @@ impl Matcher {
     /// Changes settings (validated); the half-life applies to the next jump.
     pub fn set_settings(&mut self, settings: MatcherSettings) -> Result<(), AnimError> {
         settings.validate()?;
-        if settings.half_life_secs != self.settings.half_life_secs {
-            let n = self.state.output.len();
-            let mut fresh = Inertializer::new(n, settings.half_life_secs)?;
-            // Keep what is decaying: a jump from the shown pose to the input re-creates
-            // the same offsets under the new half-life.
-            fresh.transition(
-                &self.state.output,
-                &self.state.input_velocity,
-                &self.state.input,
-                &self.state.input_velocity,
-            )?;
-            self.state.inertializer = fresh;
-        }
+        // What is decaying carries on, at the new rate.
+        self.state
+            .inertializer
+            .set_half_life_secs(settings.half_life_secs)?;
         self.settings = settings;
         self.state.sim.settings = settings.spring;
         Ok(())

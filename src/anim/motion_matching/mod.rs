@@ -33,6 +33,6 @@ pub use matcher::{
     MatchCandidate, MatchFrame, Matcher, MatcherInput, MatcherSettings, MatcherState,
 };
 pub use search::{
-    frame_cost, group_costs, search_accelerated, search_brute_force, Candidate, Playing,
-    SearchParams,
+    frame_cost, group_costs, search_accelerated, search_accelerated_counted, search_brute_force,
+    Candidate, Playing, SearchParams,
 };

@@ -193,9 +193,16 @@ pub fn search_brute_force(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate>
 /// The same list as [`search_brute_force`], skipping runs of frames whose bounding box
 /// cannot beat the current `N`-th best.
 pub fn search_accelerated(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate> {
+    search_accelerated_counted(db, p).0
+}
+
+/// [`search_accelerated`], also returning how many frames it scored (the rest were
+/// pruned by their boxes).
+pub fn search_accelerated_counted(db: &Database, p: &SearchParams<'_>) -> (Vec<Candidate>, usize) {
     if !check(db, p) {
-        return Vec::new();
+        return (Vec::new(), 0);
     }
+    let mut visited = 0;
     let rules = Rules { db, p };
     let mut top = TopN::new(p.top_n);
     let per_large = super::database::LARGE_BOX / super::database::SMALL_BOX;
@@ -209,12 +216,13 @@ pub fn search_accelerated(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate>
             if box_distance(p.query, small) + rules.min_bias(small) > top.bound() {
                 continue;
             }
+            visited += small.frames.len();
             for f in small.frames.clone() {
                 rules.visit(f, &mut top);
             }
         }
     }
-    top.items
+    (top.items, visited)
 }
 
 /// Per-group costs of a frame for a query (weighted squared distances, in
