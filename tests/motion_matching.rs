@@ -974,3 +974,30 @@ fn bad_motion_matching_scenarios_name_the_problem() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--motion-matching"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_stop_plays_the_stop_clip_and_ends_standing_in_idle() {
+    let (model, mut s) = walk_session(MatchingDef::default());
+    let walk = s.walk_speed_mps;
+    let mut names = Vec::new();
+    for i in 0..=600 {
+        let input = if i < 240 {
+            walk_input(walk, 0.0)
+        } else {
+            MatcherInput::default()
+        };
+        let f = s.step(&model, &input).unwrap();
+        if i >= 240 {
+            names.push(model.clips[f.clip].name().to_string());
+        }
+    }
+    assert!(names.iter().any(|n| n == "WalkStop"), "no stop clip");
+    // It ends in Idle (the stop's tail is not replayed), standing still.
+    assert_eq!(names.last().unwrap(), "Idle");
+    let frames = s.frames();
+    let (a, b) = (&frames[540], &frames[600]);
+    let moved = (a.world_from_root.translation - b.world_from_root.translation).length();
+    assert!(moved < 1e-3, "moved {moved} m in the last second");
+    // And the simulated point settled onto the character.
+    assert!(b.trajectory_error_m < 0.01, "{}", b.trajectory_error_m);
+}

@@ -16,7 +16,7 @@ const GROUP_TITLES: [&str; 6] = [
 
 /// A stable colour per clip for the timeline track.
 pub fn clip_color(clip: usize) -> Color32 {
-    const PALETTE: [[u8; 3]; 8] = [
+    const PALETTE: [[u8; 3]; 14] = [
         [86, 180, 233],
         [230, 159, 0],
         [0, 158, 115],
@@ -25,6 +25,12 @@ pub fn clip_color(clip: usize) -> Color32 {
         [213, 94, 0],
         [0, 114, 178],
         [170, 170, 170],
+        [153, 102, 51],
+        [255, 120, 120],
+        [160, 150, 255],
+        [110, 60, 160],
+        [200, 200, 110],
+        [60, 200, 200],
     ];
     let [r, g, b] = PALETTE[clip % PALETTE.len()];
     Color32::from_rgb(r, g, b)

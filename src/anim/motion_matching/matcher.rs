@@ -17,7 +17,13 @@
 //! the desired trajectory then starts nearer the character), and
 //! `steering_deg_per_sec` turns the character's root towards the simulation's facing
 //! by at most that rate on top of the root motion (closing the few degrees a clip set
-//! without an exact turn leaves; the feet turn about the root by as little).
+//! without an exact turn leaves; the feet turn about the root by as little). While the
+//! input stands still, the simulated point settles onto the character (half-life of the
+//! velocity spring), so a stop ends where the stop clip puts the feet.
+//!
+//! **Clip ends:** when a non-looping clip runs out, the search looks outside that clip
+//! first (a stop's tail is not replayed over and over), then inside it if nothing else
+//! qualifies.
 //!
 //! Deterministic: the same inputs give the same frames, bit for bit, whichever search
 //! is used (they return the same candidates).
@@ -444,6 +450,16 @@ impl Matcher {
         self.state.since_jump_secs += dt;
         self.state.since_search_secs += dt;
         self.state.wall_secs += dt_secs;
+        // Standing still, the simulated point settles onto the character (at the
+        // velocity spring's rate) instead of asking it to shuffle to where it stopped.
+        if input.desired_velocity.length_squared() < 1e-8 {
+            let k = 1.0
+                - (-std::f32::consts::LN_2 * dt / self.settings.spring.velocity_half_life_secs)
+                    .exp();
+            let c = self.state.world_from_root.translation;
+            let c = Vec2::new(c.x as f32, c.y as f32);
+            self.state.sim.position += (c - self.state.sim.position) * k;
+        }
         // 2. Steering, the drift from the simulation, then the optional clamp.
         if let Some(rate) = self.settings.steering_deg_per_sec {
             let w = &mut self.state.world_from_root;
@@ -516,11 +532,25 @@ impl Matcher {
                 exclude_tags: input.exclude_tags,
                 top_n: self.settings.top_n.max(1),
             };
-            let found: Vec<Candidate> = if self.settings.accelerated {
-                search_accelerated(db, &params)
-            } else {
-                search_brute_force(db, &params)
+            let run = |p: &SearchParams<'_>| -> Vec<Candidate> {
+                if self.settings.accelerated {
+                    search_accelerated(db, p)
+                } else {
+                    search_brute_force(db, p)
+                }
             };
+            // A clip that ran out is not jumped back into (its tail would replay over
+            // and over) unless nothing else qualifies.
+            let mut found = Vec::new();
+            if ended {
+                found = run(&SearchParams {
+                    exclude_window_secs: f32::INFINITY,
+                    ..params.clone()
+                });
+            }
+            if found.is_empty() {
+                found = run(&params);
+            }
             let current = db.nearest_frame(self.state.source, self.state.time_secs);
             let continue_cost = (!ended)
                 .then(|| frame_cost(db, &self.query, current, self.settings.continuing_bias));
