@@ -161,6 +161,11 @@ fn m_toggles_motion_matching_on_the_plain_demo_and_edits_restart_the_recording()
     run_frames(&mut h, 60);
     h.key_up(Key::W);
     assert!(h.state().matching.as_ref().unwrap().session.frames().len() > 60);
+    // Onion skin follows the timeline's clip: no ghosts of it over the matched pose.
+    h.state_mut().inspect.onion.enabled = true;
+    h.state_mut().evaluate_pose();
+    assert!(h.state().ghosts.is_empty());
+    h.state_mut().inspect.onion.enabled = false;
     h.state_mut()
         .edit_matching(|d| d.weights.trajectory_direction = 3.0);
     let s = &h.state().matching.as_ref().unwrap().session;

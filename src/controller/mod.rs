@@ -719,7 +719,11 @@ impl Previewer {
     /// to ghost: ghosts show in timeline playback only.
     fn evaluate_ghosts(&mut self) {
         let onion = self.inspect.onion;
-        if !onion.enabled || self.graph.is_some() || self.toggles.bind_pose {
+        if !onion.enabled
+            || self.graph.is_some()
+            || self.matching.is_some()
+            || self.toggles.bind_pose
+        {
             self.ghosts.clear();
             return;
         }
@@ -810,6 +814,12 @@ impl Previewer {
         let Some(c) = self.compare.as_mut() else {
             return;
         };
+        if self.matching.is_some() {
+            c.valid = false;
+            c.note =
+                Some("A/B compare follows the timeline's clip: turn motion matching off".into());
+            return;
+        }
         let (Some(a_clip), None) = (self.timeline.clip(), self.graph.as_ref()) else {
             c.valid = false;
             c.note =
