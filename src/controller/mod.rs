@@ -1,5 +1,6 @@
 //! The previewer's state, owned by a controller the UI only draws: the open character,
-//! single-clip playback (the [`Timeline`]) or the pose graph ([`GraphSession`]), the
+//! single-clip playback (the [`Timeline`]), the pose graph ([`GraphSession`]) or motion
+//! matching ([`MatchingMode`], in `matching.rs`), the
 //! evaluated pose, camera and view settings, the status message and the actions the window
 //! must carry out. No egui here: `src/ui` draws this state and calls its methods; tests
 //! drive it directly.

@@ -15,7 +15,9 @@
 //! ```
 //!
 //! Keyboard: Space play/pause, Left/Right step a frame, Home/End jump, L loop, F frame
-//! the character, 1/2/3 root-motion mode, Ctrl+O open, Ctrl+Q quit.
+//! the character, 1/2/3 root-motion mode, D drive, M motion matching (then WASD / arrows
+//! move, Shift runs, Ctrl strafes; paused, Left/Right step the recording), Ctrl+O open,
+//! Ctrl+Q quit.
 
 mod blend;
 mod browser;
