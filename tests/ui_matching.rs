@@ -175,3 +175,57 @@ fn m_toggles_motion_matching_on_the_plain_demo_and_edits_restart_the_recording()
     h.run_steps(2);
     assert!(h.state().matching.is_none());
 }
+
+/// Frames (of the last `n`) that played a clip whose name contains `word`.
+fn played(h: &Harness<'static, Previewer>, n: usize, word: &str) -> usize {
+    let p = h.state();
+    let frames = p.matching.as_ref().unwrap().session.frames();
+    frames[frames.len().saturating_sub(n)..]
+        .iter()
+        .filter(|f| p.model().clips[f.clip].name().contains(word))
+        .count()
+}
+
+#[test]
+fn jump_target_tags_from_the_panel_constrain_the_search() {
+    // Ctrl+D strafes right: the strafe clips play.
+    let strafe_right = |h: &mut Harness<'static, Previewer>| {
+        h.event(egui::Event::ModifiersChanged(egui::Modifiers::CTRL));
+        h.key_down(Key::D);
+        run_frames(h, 180);
+        h.key_up(Key::D);
+        h.event(egui::Event::ModifiersChanged(egui::Modifiers::NONE));
+        run_frames(h, 1);
+    };
+    let mut h = harness();
+    open_demo_set(&mut h);
+    strafe_right(&mut h);
+    assert!(
+        played(&h, 180, "Strafe") > 30,
+        "strafing plays the strafe clips"
+    );
+    // Jump targets > exclude strafe: the same input never lands on a strafe clip.
+    let mut h = harness();
+    open_demo_set(&mut h);
+    h.get_by_label("Jump targets").click();
+    h.run_steps(2);
+    h.get_by_label("exclude strafe").click();
+    h.run_steps(2);
+    let tags = h
+        .state()
+        .matching
+        .as_ref()
+        .unwrap()
+        .session
+        .db
+        .tag_names()
+        .to_vec();
+    let bit = 1u32 << tags.iter().position(|t| t == "strafe").unwrap();
+    assert_eq!(h.state().matching.as_ref().unwrap().exclude_tags, bit);
+    strafe_right(&mut h);
+    assert_eq!(played(&h, 180, "Strafe"), 0);
+    // The constraint is part of the recorded input, so a replay honours it too.
+    let s = &h.state().matching.as_ref().unwrap().session;
+    let last = s.frames().len() - 1;
+    assert_eq!(s.input_at(last).unwrap().exclude_tags, bit);
+}

@@ -22,6 +22,9 @@ pub struct MatchingMode {
     /// Keys held this frame (set by the UI every frame).
     pub keys: KeyInput,
     pub overlays: MatchingOverlays,
+    /// Jump-target constraints from the panel: bit masks over the database's tags.
+    pub require_tags: u32,
+    pub exclude_tags: u32,
     /// Wall seconds not yet simulated (the simulation steps a fixed 1/60 s).
     accumulated_secs: f64,
     /// The last error of a step (shown once in the status bar).
@@ -36,8 +39,12 @@ impl MatchingMode {
         let yaw = s.live().state().sim.yaw;
         // The orbit camera's yaw is where it sits; it looks the opposite way.
         let look = camera_yaw + std::f32::consts::PI;
-        self.keys
-            .to_input(look, s.walk_speed_mps, s.run_speed_mps, yaw)
+        let mut input = self
+            .keys
+            .to_input(look, s.walk_speed_mps, s.run_speed_mps, yaw);
+        input.require_tags = self.require_tags;
+        input.exclude_tags = self.exclude_tags;
+        input
     }
 }
 
@@ -87,6 +94,8 @@ impl Previewer {
                     playing: true,
                     keys: KeyInput::default(),
                     overlays: MatchingOverlays::default(),
+                    require_tags: 0,
+                    exclude_tags: 0,
                     accumulated_secs: 0.0,
                     error: None,
                 });

@@ -242,6 +242,32 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             ui.checkbox(&mut def.accelerated, "Bounding-box search")
                 .on_hover_text("the same result as brute force, faster on large databases");
         });
+    let tags = m.session.db.tag_names().to_vec();
+    let (mut require, mut exclude) = (m.require_tags, m.exclude_tags);
+    if !tags.is_empty() {
+        egui::CollapsingHeader::new("Jump targets")
+            .default_open(false)
+            .show(ui, |ui| {
+                ui.weak("Tags a jump must land on (require) or avoid (exclude).");
+                egui::Grid::new("mm_tags").num_columns(3).show(ui, |ui| {
+                    for (i, t) in tags.iter().enumerate() {
+                        let bit = 1u32 << i;
+                        ui.label(t);
+                        let mut r = require & bit != 0;
+                        let mut x = exclude & bit != 0;
+                        if ui.checkbox(&mut r, format!("require {t}")).changed() {
+                            require = if r { require | bit } else { require & !bit };
+                            exclude &= !bit;
+                        }
+                        if ui.checkbox(&mut x, format!("exclude {t}")).changed() {
+                            exclude = if x { exclude | bit } else { exclude & !bit };
+                            require &= !bit;
+                        }
+                        ui.end_row();
+                    }
+                });
+            });
+    }
     egui::CollapsingHeader::new("Overlays")
         .default_open(false)
         .show(ui, |ui| {
@@ -252,6 +278,8 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         });
     if let Some(m) = p.matching.as_mut() {
         m.overlays = overlays;
+        m.require_tags = require;
+        m.exclude_tags = exclude;
     }
     ui.horizontal(|ui| {
         if ui
