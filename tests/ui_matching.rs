@@ -18,6 +18,15 @@ fn harness() -> Harness<'static, Previewer> {
     h
 }
 
+/// The motion-matching session (motion matching must be on).
+fn session<'a>(h: &'a Harness<'static, Previewer>) -> &'a stridescope::matching::MatchingSession {
+    &h.state()
+        .matching
+        .as_ref()
+        .expect("motion matching is on")
+        .session
+}
+
 /// Frames of 1/60 s: the UI reads the keys, then the controller advances.
 fn run_frames(h: &mut Harness<'static, Previewer>, n: usize) {
     for _ in 0..n {
@@ -100,7 +109,7 @@ fn pausing_steps_and_scrubs_the_recording() {
     run_frames(&mut h, 120);
     h.key_up(Key::D);
     h.run_steps(1);
-    let recorded = h.state().matching.as_ref().unwrap().session.frames().len();
+    let recorded = session(&h).frames().len();
     assert!(recorded >= 120);
     // Space pauses; Left steps back one recorded frame and shows it exactly.
     h.key_press(Key::Space);
@@ -119,21 +128,15 @@ fn pausing_steps_and_scrubs_the_recording() {
     assert!((root.x as f64 - f.world_from_root.translation.x).abs() < 1e-5);
     // Advancing while paused simulates nothing.
     h.state_mut().advance(0.5);
-    assert_eq!(
-        h.state().matching.as_ref().unwrap().session.frames().len(),
-        recorded
-    );
+    assert_eq!(session(&h).frames().len(), recorded);
     // Home-like scrub: the Back button walks further back; Play continues live.
     h.get_by_label("Back").click();
     h.run_steps(1);
-    assert_eq!(
-        h.state().matching.as_ref().unwrap().session.viewed(),
-        Some(recorded - 4)
-    );
+    assert_eq!(session(&h).viewed(), Some(recorded - 4));
     h.get_by_label("Play").click();
     h.run_steps(1);
     h.state_mut().advance(1.0 / 60.0);
-    let s = &h.state().matching.as_ref().unwrap().session;
+    let s = &session(&h);
     assert_eq!(s.viewed(), None);
     assert_eq!(s.frames().len(), recorded + 1);
 }
@@ -145,12 +148,7 @@ fn m_toggles_motion_matching_on_the_plain_demo_and_edits_restart_the_recording()
     h.run_steps(2);
     assert!(h.state().matching.is_some());
     // The plain demo's clips: Idle, Walk, Run and TurnWalk (Wave is additive).
-    let names: Vec<String> = h
-        .state()
-        .matching
-        .as_ref()
-        .unwrap()
-        .session
+    let names: Vec<String> = session(&h)
         .db
         .clips()
         .iter()
@@ -160,7 +158,7 @@ fn m_toggles_motion_matching_on_the_plain_demo_and_edits_restart_the_recording()
     h.key_down(Key::W);
     run_frames(&mut h, 60);
     h.key_up(Key::W);
-    assert!(h.state().matching.as_ref().unwrap().session.frames().len() > 60);
+    assert!(session(&h).frames().len() > 60);
     // Onion skin follows the timeline's clip: no ghosts of it over the matched pose.
     h.state_mut().inspect.onion.enabled = true;
     h.state_mut().evaluate_pose();
@@ -168,7 +166,7 @@ fn m_toggles_motion_matching_on_the_plain_demo_and_edits_restart_the_recording()
     h.state_mut().inspect.onion.enabled = false;
     h.state_mut()
         .edit_matching(|d| d.weights.trajectory_direction = 3.0);
-    let s = &h.state().matching.as_ref().unwrap().session;
+    let s = &session(&h);
     assert_eq!(s.frames().len(), 0, "an edit starts a new recording");
     assert_eq!(s.db.weights()[4], 3.0);
     h.key_press(Key::M);
@@ -211,21 +209,13 @@ fn jump_target_tags_from_the_panel_constrain_the_search() {
     h.run_steps(2);
     h.get_by_label("exclude strafe").click();
     h.run_steps(2);
-    let tags = h
-        .state()
-        .matching
-        .as_ref()
-        .unwrap()
-        .session
-        .db
-        .tag_names()
-        .to_vec();
+    let tags = session(&h).db.tag_names().to_vec();
     let bit = 1u32 << tags.iter().position(|t| t == "strafe").unwrap();
     assert_eq!(h.state().matching.as_ref().unwrap().exclude_tags, bit);
     strafe_right(&mut h);
     assert_eq!(played(&h, 180, "Strafe"), 0);
     // The constraint is part of the recorded input, so a replay honours it too.
-    let s = &h.state().matching.as_ref().unwrap().session;
+    let s = &session(&h);
     let last = s.frames().len() - 1;
     assert_eq!(s.input_at(last).unwrap().exclude_tags, bit);
 }

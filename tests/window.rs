@@ -155,6 +155,25 @@ fn run_scripted(x: &Xvfb, config: &Path, args: &[&str]) -> std::process::Output 
     o
 }
 
+/// Pixels in the rectangle whose colour is within `tol` of `color`.
+fn count_like(
+    img: &RgbaImage,
+    x0: u32,
+    y0: u32,
+    x1: u32,
+    y1: u32,
+    color: [u8; 3],
+    tol: u8,
+) -> usize {
+    (y0..y1)
+        .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = img.pixel(x, y);
+            (0..3).all(|c| p[c].abs_diff(color[c]) <= tol)
+        })
+        .count()
+}
+
 /// Fraction of pixels in the rectangle whose colour is within `tol` of `color`.
 fn fraction_like(
     img: &RgbaImage,
@@ -165,18 +184,8 @@ fn fraction_like(
     color: [u8; 3],
     tol: u8,
 ) -> f64 {
-    let mut hits = 0;
-    let mut total = 0;
-    for y in y0..y1 {
-        for x in x0..x1 {
-            let p = img.pixel(x, y);
-            total += 1;
-            if (0..3).all(|c| p[c].abs_diff(color[c]) <= tol) {
-                hits += 1;
-            }
-        }
-    }
-    hits as f64 / total as f64
+    let total = (x1.saturating_sub(x0) as u64 * y1.saturating_sub(y0) as u64).max(1);
+    count_like(img, x0, y0, x1, y1, color, tol) as f64 / total as f64
 }
 
 #[test]
@@ -247,13 +256,7 @@ fn screenshot_shows_viewport_timeline_and_panels() {
     // The timeline's red playhead in the bottom band, and the root-motion plot's green
     // line in the right panel (Walk was playing).
     let count = |x0: u32, y0: u32, x1: u32, y1: u32, color: [u8; 3]| {
-        (y0..y1)
-            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
-            .filter(|&(x, y)| {
-                let p = img.pixel(x, y);
-                (0..3).all(|c| p[c].abs_diff(color[c]) <= 30)
-            })
-            .count()
+        count_like(&img, x0, y0, x1, y1, color, 30)
     };
     let playhead = count(0, 480, 960, 580, [240, 70, 70]);
     assert!(playhead > 30, "no playhead in the timeline ({playhead} px)");
@@ -293,13 +296,7 @@ fn screenshot_shows_the_state_machine_view_in_graph_mode() {
     let img = RgbaImage::load_png(&out).unwrap();
     assert_eq!((img.width, img.height), (1280, 860));
     let count = |x0: u32, y0: u32, x1: u32, y1: u32, color: [u8; 3], tol: u8| {
-        (y0..y1)
-            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
-            .filter(|&(x, y)| {
-                let p = img.pixel(x, y);
-                (0..3).all(|c| p[c].abs_diff(color[c]) <= tol)
-            })
-            .count()
+        count_like(&img, x0, y0, x1, y1, color, tol)
     };
     // The active state's box (filled and outlined in blue) in the left panel.
     let active = count(0, 200, 270, 560, [90, 170, 255], 40);
@@ -458,13 +455,7 @@ fn screenshot_shows_the_locomotion_panel_and_overlays() {
     let img = RgbaImage::load_png(&out).unwrap();
     assert_eq!((img.width, img.height), (1400, 900));
     let count = |x0: u32, y0: u32, x1: u32, y1: u32, color: [u8; 3], tol: u8| {
-        (y0..y1)
-            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
-            .filter(|&(x, y)| {
-                let p = img.pixel(x, y);
-                (0..3).all(|c| p[c].abs_diff(color[c]) <= tol)
-            })
-            .count()
+        count_like(&img, x0, y0, x1, y1, color, tol)
     };
     // Viewport (x 240..1100, y 30..670): the overlays' red IK origins, yellow scale
     // origins, green warped targets and the magenta orientation arc.
@@ -618,13 +609,7 @@ fn screenshot_shows_motion_matching_driven_by_held_keys() {
     let img = RgbaImage::load_png(&out).unwrap();
     assert_eq!((img.width, img.height), (1400, 900));
     let count = |x0: u32, y0: u32, x1: u32, y1: u32, color: [u8; 3], tol: u8| {
-        (y0..y1)
-            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
-            .filter(|&(x, y)| {
-                let p = img.pixel(x, y);
-                (0..3).all(|c| p[c].abs_diff(color[c]) <= tol)
-            })
-            .count()
+        count_like(&img, x0, y0, x1, y1, color, tol)
     };
     // Viewport (x 240..960, y 30..790): the two trajectories and the red drift marker.
     let cyan = count(240, 30, 960, 790, [70, 220, 240], 30);

@@ -99,6 +99,10 @@ impl Previewer {
                     accumulated_secs: 0.0,
                     error: None,
                 });
+                // Motion matching plays no morph channels: the meshes' own weights,
+                // set once (a graph or clip shown before may have left others).
+                self.pose
+                    .set_morph_weights(&self.model.default_morph_weights());
                 // The first frame decides where to start, without moving.
                 self.step_matching(1);
                 self.frame_pending = true;

@@ -680,12 +680,8 @@ impl Previewer {
         let result = match (&self.matching, &self.graph) {
             (Some(m), _) if !self.toggles.bind_pose => {
                 let s = &m.session;
-                let r =
-                    self.pose
-                        .evaluate_local(&self.model, s.pose(), s.world_from_root().to_mat4());
                 self.pose
-                    .set_morph_weights(&self.model.default_morph_weights());
-                r
+                    .evaluate_local(&self.model, s.pose(), s.world_from_root().to_mat4())
             }
             (_, Some(g)) if !self.toggles.bind_pose => {
                 let r = self

@@ -365,7 +365,7 @@ impl ClipSet {
                 looping: c.looping,
                 root: c.root.as_ref(),
                 implied_velocity: c.implied_velocity,
-                tags: c.tags.clone(),
+                tags: &c.tags,
             })
             .collect()
     }

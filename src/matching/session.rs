@@ -34,10 +34,6 @@ pub struct KeyInput {
 }
 
 impl KeyInput {
-    pub fn any_direction(&self) -> bool {
-        self.forward || self.back || self.left || self.right
-    }
-
     /// The desired motion: directions relative to `camera_yaw` (the yaw the camera looks
     /// along, world radians; forward = away from the camera), at the walk or run speed.
     /// With no direction held the character stands, keeping `current_yaw`.

@@ -77,19 +77,6 @@ impl FeatureGroup {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Self> {
-        FEATURE_GROUPS.into_iter().find(|g| g.as_str() == name)
-    }
-
-    /// Whether the group describes the pose (taken from the database at run time) rather
-    /// than the trajectory (taken from the controller).
-    pub fn is_pose(self) -> bool {
-        matches!(
-            self,
-            FeatureGroup::FootPosition | FeatureGroup::FootVelocity | FeatureGroup::HipVelocity
-        )
-    }
-
     fn index(self) -> usize {
         FEATURE_GROUPS.iter().position(|g| *g == self).unwrap_or(0)
     }
@@ -125,7 +112,7 @@ pub struct ClipSource<'a> {
     pub root: Option<&'a ClipRootMotion>,
     /// Ground velocity (model x, z; units/s) of an in-place clip, e.g. its implied speed.
     pub implied_velocity: Option<Vec2>,
-    pub tags: Vec<TagRange>,
+    pub tags: &'a [TagRange],
 }
 
 /// How the database is built.
@@ -366,7 +353,7 @@ impl Database {
                     "has zero length",
                 ));
             }
-            for t in &s.tags {
+            for t in s.tags {
                 if t.tag >= settings.tags.len()
                     || t.start_secs
                         .partial_cmp(&t.end_secs)
@@ -423,7 +410,7 @@ impl Database {
                         frame_features(skeleton, joints, s, settings, &groups, t, scratch)?;
                     let d = s.clip.duration_secs() as f64;
                     let mut tags = 0u32;
-                    for r in &s.tags {
+                    for r in s.tags {
                         if (r.start_secs as f64) <= t + 1e-6 && t <= r.end_secs as f64 + 1e-6 {
                             tags |= 1 << r.tag;
                         }
@@ -618,16 +605,6 @@ impl Database {
     pub fn raw_features(&self, f: usize) -> &[f32] {
         &self.raw[f * self.dims..(f + 1) * self.dims]
     }
-    /// The raw feature matrix, frame-major.
-    pub fn raw(&self) -> &[f32] {
-        &self.raw
-    }
-    pub fn mean(&self) -> &[f32] {
-        &self.mean
-    }
-    pub fn group_std(&self) -> [f32; 6] {
-        self.group_std
-    }
 
     /// The frame of database clip `source` nearest to clip time `time_secs` (wrapped
     /// for looping clips, clamped otherwise).
@@ -641,11 +618,6 @@ impl Database {
             i.clamp(0.0, (c.frame_count - 1) as f64) as usize
         };
         c.first_frame + i
-    }
-
-    /// The database clip (source index) a model clip is in.
-    pub fn source_of_model_clip(&self, model_clip: usize) -> Option<usize> {
-        self.clips.iter().position(|c| c.model_clip == model_clip)
     }
 
     /// A copy of the database with its frames repeated `times` (>= 1) over: a bigger

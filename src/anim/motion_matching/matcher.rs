@@ -482,15 +482,19 @@ impl Matcher {
         }
         // The pose this frame would show without a jump, and its velocity.
         sample(skeleton, s, self.state.time_secs, &mut self.scratch)?;
-        let mut velocity = vec![JointVelocity::default(); self.scratch.len()];
+        // Its velocity replaces the last one in place (no allocation per frame).
+        let st = &mut self.state;
         if dt > 0.0 {
-            for ((v, a), b) in velocity
+            for ((v, a), b) in st
+                .input_velocity
                 .iter_mut()
-                .zip(&self.state.input)
+                .zip(&st.input)
                 .zip(&self.scratch)
             {
                 *v = JointVelocity::between(a, b, dt);
             }
+        } else {
+            st.input_velocity.fill(JointVelocity::default());
         }
         self.state.inertializer.update(dt)?;
         // 3. The search.
@@ -597,11 +601,14 @@ impl Matcher {
                         *v = JointVelocity::between(a, b, (t - tb) as f32);
                     }
                 }
-                self.state
-                    .inertializer
-                    .transition(&self.scratch, &velocity, &to, &to_velocity)?;
+                self.state.inertializer.transition(
+                    &self.scratch,
+                    &self.state.input_velocity,
+                    &to,
+                    &to_velocity,
+                )?;
                 self.scratch.copy_from_slice(&to);
-                velocity = to_velocity;
+                self.state.input_velocity.copy_from_slice(&to_velocity);
                 self.state.source = b.source;
                 self.state.time_secs = t;
                 self.state.since_jump_secs = 0.0;
@@ -618,7 +625,6 @@ impl Matcher {
         }
         // 4. The pose: the input with the decaying offsets.
         std::mem::swap(&mut self.state.input, &mut self.scratch);
-        self.state.input_velocity = velocity;
         let (input_pose, output) = (&self.state.input, &mut self.state.output);
         self.state.inertializer.apply(input_pose, output)?;
         frame.offset_remaining = self.state.inertializer.remaining();
