@@ -327,7 +327,8 @@ impl Matcher {
         &self.settings
     }
 
-    /// Changes settings (validated); the half-life applies to the next jump.
+    /// Changes settings (validated); a new half-life also applies to the offsets still
+    /// decaying.
     pub fn set_settings(&mut self, settings: MatcherSettings) -> Result<(), AnimError> {
         settings.validate()?;
         // What is decaying carries on, at the new rate.
