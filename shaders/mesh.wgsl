@@ -18,7 +18,12 @@ struct MaterialUniforms {
     _pad1: u32,
 }
 
-@group(1) @binding(0) var<uniform> material: MaterialUniforms;
+// A read-only storage buffer, not a uniform buffer: Mesa's lavapipe (22.x, what CI and
+// machines without a GPU run) compiles a new fragment shader variant for every draw that
+// binds a uniform buffer whose values steer control flow (`alpha_mode` below) and keeps
+// every variant, about 0.3 MB per draw per frame (issue 17: the window grew by 146 MB/s
+// on the Robot). Storage buffers are never inlined; the data and the results are the same.
+@group(1) @binding(0) var<storage, read> material: MaterialUniforms;
 @group(1) @binding(1) var base_color_texture: texture_2d<f32>;
 @group(1) @binding(2) var base_color_sampler: sampler;
 // White where the material has no emissive texture (the factor alone then).

@@ -1032,6 +1032,10 @@ impl App {
         for id in &textures.0.free {
             gpu.egui_renderer.free_texture(id);
         }
+        // Once a frame, without blocking: finished submissions release their staging
+        // memory and dropped resources, and map callbacks run. (`submit` triages too;
+        // this also covers frames that submit nothing new, e.g. while paused.)
+        let _ = gpu.ctx.device.poll(wgpu::PollType::Poll);
         self.frame_count += 1;
         self.fps.frame_ms = now.elapsed().as_secs_f32() * 1000.0;
 

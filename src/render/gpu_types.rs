@@ -104,7 +104,8 @@ pub struct FrameUniforms {
 }
 const _: () = assert!(std::mem::size_of::<FrameUniforms>() == 176);
 
-/// Material uniforms of the mesh shader (`MaterialUniforms`).
+/// Material parameters of the mesh shader (`MaterialUniforms`, bound as a read-only storage
+/// buffer: see mesh.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct MaterialUniforms {

@@ -347,7 +347,7 @@ impl GpuModel {
                     ctx,
                     "material",
                     bytemuck::bytes_of(&uniforms),
-                    wgpu::BufferUsages::UNIFORM,
+                    wgpu::BufferUsages::STORAGE,
                 );
                 let view = material
                     .base_color_image
