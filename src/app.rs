@@ -482,25 +482,16 @@ impl Gpu {
         let fps = previewer.timeline.frame_rate_hz().clamp(1.0, 30.0);
         let frames = ((duration * fps).round() as u32).clamp(1, 600);
         let [w, h] = previewer.viewport_size_px;
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .unwrap_or_default();
-        let write: fn(&Path, &[crate::render::RgbaImage], f32) -> Result<(), String> =
-            match ext.as_str() {
-                "gif" => crate::cli::export::write_gif,
-                "png" | "apng" => crate::cli::export::write_apng,
-                "mp4" => crate::cli::export::write_mp4,
-                _ => return Err(format!("{}: export as .gif, .png or .mp4", path.display())),
-            };
+        let format = crate::cli::export::ExportFormat::from_path(path)?;
         let (was_playing, time, phase) = (
             previewer.timeline.is_playing(),
             previewer.timeline.time_secs(),
             previewer.timeline.phase_secs(),
         );
         previewer.timeline.set_playing(false);
-        let mut images = Vec::with_capacity(frames as usize);
+        // Written as the frames are drawn: one image in memory at a time.
+        let mut writer =
+            crate::cli::export::FrameWriter::create(path, format, (w, h), frames, fps as f32)?;
         let mut result = Ok(());
         for i in 0..frames {
             previewer
@@ -520,22 +511,22 @@ impl Gpu {
                 self.ctx.queue.submit([encoder.finish()]);
                 pending.finish(&self.ctx)
             })();
-            match frame {
-                Ok(image) => images.push(image),
-                Err(e) => {
-                    result = Err(e.to_string());
-                    break;
-                }
+            if let Err(e) = frame
+                .map_err(|e| e.to_string())
+                .and_then(|image| writer.push(&image))
+            {
+                result = Err(e);
+                break;
             }
         }
         previewer.timeline.seek_secs(time);
         previewer.timeline.set_playing(was_playing);
         previewer.evaluate_pose();
         result?;
-        write(path, &images, fps as f32)?;
+        let written = writer.written();
+        writer.finish()?;
         Ok(format!(
-            "exported {} frames ({w}x{h}, {fps:.0} fps) to {}",
-            images.len(),
+            "exported {written} frames ({w}x{h}, {fps:.0} fps) to {}",
             path.display()
         ))
     }

@@ -7,47 +7,234 @@ use std::process::{Command, Stdio};
 
 use crate::render::RgbaImage;
 
-/// Writes `frames` (all the same size) as a looping GIF at `fps`. GIF stores delays in
-/// hundredths of a second, so 12 fps plays at 1/12 s rounded to 0.08 s.
-pub fn write_gif(path: &Path, frames: &[RgbaImage], fps: f32) -> Result<(), String> {
-    use image::codecs::gif::{GifEncoder, Repeat};
-    let file = create(path)?;
-    // Speed 10 of 1..=30: NeuQuant palette quality close to the best at a fraction of
-    // its time.
-    let mut encoder = GifEncoder::new_with_speed(std::io::BufWriter::new(file), 10);
-    encoder
-        .set_repeat(Repeat::Infinite)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let secs = std::time::Duration::try_from_secs_f32(1.0 / fps)
-        .map_err(|_| format!("{}: {fps} fps has no frame delay", path.display()))?;
-    let delay = image::Delay::from_saturating_duration(secs);
-    for f in frames {
-        let buffer = image::RgbaImage::from_raw(f.width, f.height, f.pixels.clone())
-            .ok_or_else(|| format!("{}: frame buffer has the wrong size", path.display()))?;
-        encoder
-            .encode_frame(image::Frame::from_parts(buffer, 0, 0, delay))
-            .map_err(|e| format!("{}: cannot write GIF frame: {e}", path.display()))?;
-    }
-    Ok(())
+/// The formats a preview export writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// Looping animated GIF (256 colours a frame).
+    Gif,
+    /// Looping animated PNG (lossless, full colour).
+    Apng,
+    /// H.264 MP4 through `ffmpeg`.
+    Mp4,
 }
 
-/// Writes `frames` as a looping animated PNG at `fps` (lossless, full colour).
-pub fn write_apng(path: &Path, frames: &[RgbaImage], fps: f32) -> Result<(), String> {
-    let first = frames.first().ok_or("no frames to write")?;
-    let file = create(path)?;
-    let err = |e: png::EncodingError| format!("{}: cannot write APNG: {e}", path.display());
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), first.width, first.height);
-    encoder.set_color(png::ColorType::Rgba);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_animated(frames.len() as u32, 0).map_err(err)?;
-    // The delay is a u16 fraction: hundredths of a frame keep 29.97 fps exact enough.
-    let den = (fps * 100.0).round().clamp(1.0, f32::from(u16::MAX)) as u16;
-    encoder.set_frame_delay(100, den).map_err(err)?;
-    let mut writer = encoder.write_header().map_err(err)?;
-    for f in frames {
-        writer.write_image_data(&f.pixels).map_err(err)?;
+impl ExportFormat {
+    /// The format a file name asks for: `.gif`, `.png`/`.apng` or `.mp4`.
+    pub fn from_path(path: &Path) -> Result<Self, String> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        match ext.as_str() {
+            "gif" => Ok(Self::Gif),
+            "png" | "apng" => Ok(Self::Apng),
+            "mp4" => Ok(Self::Mp4),
+            _ => Err(format!("{}: export as .gif, .png or .mp4", path.display())),
+        }
     }
-    writer.finish().map_err(err)
+}
+
+type GifSink = image::codecs::gif::GifEncoder<std::io::BufWriter<std::fs::File>>;
+type ApngSink = png::Writer<std::io::BufWriter<std::fs::File>>;
+
+enum Sink {
+    Gif(Box<GifSink>, image::Delay),
+    Apng(ApngSink),
+    Mp4(std::process::Child),
+}
+
+/// Writes a preview frame by frame as it is rendered, so an export of any length holds
+/// one frame in memory at a time (issue 17: a 300-frame export kept every image).
+/// Frames must all be `width` x `height`; [`FrameWriter::finish`] completes the file. A
+/// writer dropped before that (an error part-way) removes its unfinished file.
+pub struct FrameWriter {
+    path: std::path::PathBuf,
+    width: u32,
+    height: u32,
+    frames: u32,
+    written: u32,
+    /// `None` once finished.
+    sink: Option<Sink>,
+}
+
+impl Drop for FrameWriter {
+    fn drop(&mut self) {
+        if let Some(sink) = self.sink.take() {
+            if let Sink::Mp4(mut child) = sink {
+                let _ = child.kill();
+                let _ = child.wait();
+            } else {
+                drop(sink);
+            }
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+impl FrameWriter {
+    /// Starts writing `frames` frames of `width` x `height` at `fps` to `path` as
+    /// `format` (an animated PNG stores the frame count in its header).
+    pub fn create(
+        path: &Path,
+        format: ExportFormat,
+        (width, height): (u32, u32),
+        frames: u32,
+        fps: f32,
+    ) -> Result<Self, String> {
+        if frames == 0 {
+            return Err("no frames to write".into());
+        }
+        let sink = match format {
+            ExportFormat::Gif => {
+                use image::codecs::gif::{GifEncoder, Repeat};
+                let file = create(path)?;
+                // Speed 10 of 1..=30: NeuQuant palette quality close to the best at a
+                // fraction of its time.
+                let mut encoder = GifEncoder::new_with_speed(std::io::BufWriter::new(file), 10);
+                encoder
+                    .set_repeat(Repeat::Infinite)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                // GIF stores delays in hundredths of a second, so 12 fps plays at 1/12 s
+                // rounded to 0.08 s.
+                let secs = std::time::Duration::try_from_secs_f32(1.0 / fps)
+                    .map_err(|_| format!("{}: {fps} fps has no frame delay", path.display()))?;
+                Sink::Gif(
+                    Box::new(encoder),
+                    image::Delay::from_saturating_duration(secs),
+                )
+            }
+            ExportFormat::Apng => {
+                let file = create(path)?;
+                let err =
+                    |e: png::EncodingError| format!("{}: cannot write APNG: {e}", path.display());
+                let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), width, height);
+                encoder.set_color(png::ColorType::Rgba);
+                encoder.set_depth(png::BitDepth::Eight);
+                encoder.set_animated(frames, 0).map_err(err)?;
+                // The delay is a u16 fraction: hundredths of a frame keep 29.97 fps exact
+                // enough.
+                let den = (fps * 100.0).round().clamp(1.0, f32::from(u16::MAX)) as u16;
+                encoder.set_frame_delay(100, den).map_err(err)?;
+                Sink::Apng(encoder.write_header().map_err(err)?)
+            }
+            // Raw RGBA into ffmpeg, H.264 in yuv420p out (what players accept), odd sizes
+            // padded to even ones as that format needs.
+            ExportFormat::Mp4 => Sink::Mp4(
+                Command::new("ffmpeg")
+                    .args(["-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo"])
+                    .args(["-pix_fmt", "rgba", "-s"])
+                    .arg(format!("{width}x{height}"))
+                    .arg("-r")
+                    .arg(format!("{fps}"))
+                    .args(["-i", "-", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"])
+                    .args(["-pix_fmt", "yuv420p", "-movflags", "+faststart"])
+                    .arg(path)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| match e.kind() {
+                        std::io::ErrorKind::NotFound => NO_FFMPEG.to_string(),
+                        _ => format!("cannot run ffmpeg: {e}"),
+                    })?,
+            ),
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            width,
+            height,
+            frames,
+            written: 0,
+            sink: Some(sink),
+        })
+    }
+
+    /// Frames written so far.
+    pub fn written(&self) -> u32 {
+        self.written
+    }
+
+    /// Appends one frame.
+    pub fn push(&mut self, frame: &RgbaImage) -> Result<(), String> {
+        let path = self.path.display();
+        if (frame.width, frame.height) != (self.width, self.height) {
+            return Err(format!(
+                "{path}: frame {} is {}x{}, the export is {}x{}",
+                self.written, frame.width, frame.height, self.width, self.height
+            ));
+        }
+        if self.written >= self.frames {
+            return Err(format!(
+                "{path}: more than the {} frames announced",
+                self.frames
+            ));
+        }
+        let Some(sink) = self.sink.as_mut() else {
+            return Err(format!("{path}: already finished"));
+        };
+        match sink {
+            Sink::Gif(encoder, delay) => {
+                let buffer =
+                    image::RgbaImage::from_raw(frame.width, frame.height, frame.pixels.clone())
+                        .ok_or_else(|| format!("{path}: frame buffer has the wrong size"))?;
+                encoder
+                    .encode_frame(image::Frame::from_parts(buffer, 0, 0, *delay))
+                    .map_err(|e| format!("{path}: cannot write GIF frame: {e}"))?;
+            }
+            Sink::Apng(writer) => writer
+                .write_image_data(&frame.pixels)
+                .map_err(|e| format!("{path}: cannot write APNG: {e}"))?,
+            Sink::Mp4(child) => {
+                // A closed pipe means ffmpeg stopped early; `finish` reports its stderr.
+                if let Some(stdin) = child.stdin.as_mut() {
+                    if stdin.write_all(&frame.pixels).is_err() {
+                        child.stdin = None;
+                    }
+                }
+            }
+        }
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Completes the file (every announced frame must have been pushed).
+    pub fn finish(mut self) -> Result<(), String> {
+        let path = self.path.display().to_string();
+        if self.written != self.frames {
+            // Dropping `self` removes the unfinished file.
+            return Err(format!(
+                "{path}: {} of the {} frames were written",
+                self.written, self.frames
+            ));
+        }
+        let Some(sink) = self.sink.take() else {
+            return Ok(());
+        };
+        match sink {
+            Sink::Gif(encoder, _) => {
+                drop(encoder);
+                Ok(())
+            }
+            Sink::Apng(writer) => writer
+                .finish()
+                .map_err(|e| format!("{path}: cannot write APNG: {e}")),
+            Sink::Mp4(mut child) => {
+                drop(child.stdin.take());
+                let out = child
+                    .wait_with_output()
+                    .map_err(|e| format!("ffmpeg: {e}"))?;
+                if !out.status.success() {
+                    return Err(format!(
+                        "{path}: ffmpeg failed ({}): {}",
+                        out.status,
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// What `render --mp4` says when there is no encoder to run.
@@ -62,49 +249,6 @@ pub fn ffmpeg_available() -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
-}
-
-/// Pipes `frames` into `ffmpeg` as raw RGBA and encodes H.264 in yuv420p (what players
-/// accept), padding odd sizes to even ones as that format needs.
-pub fn write_mp4(path: &Path, frames: &[RgbaImage], fps: f32) -> Result<(), String> {
-    let first = frames.first().ok_or("no frames to write")?;
-    let mut child = Command::new("ffmpeg")
-        .args(["-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo"])
-        .args(["-pix_fmt", "rgba", "-s"])
-        .arg(format!("{}x{}", first.width, first.height))
-        .arg("-r")
-        .arg(format!("{fps}"))
-        .args(["-i", "-", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"])
-        .args(["-pix_fmt", "yuv420p", "-movflags", "+faststart"])
-        .arg(path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => NO_FFMPEG.to_string(),
-            _ => format!("cannot run ffmpeg: {e}"),
-        })?;
-    {
-        let mut stdin = child.stdin.take().ok_or("ffmpeg has no stdin")?;
-        for f in frames {
-            if stdin.write_all(&f.pixels).is_err() {
-                break; // ffmpeg stopped early; its stderr says why.
-            }
-        }
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("ffmpeg: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{}: ffmpeg failed ({}): {}",
-            path.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(())
 }
 
 fn create(path: &Path) -> Result<std::fs::File, String> {

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use super::export::{ExportFormat, FrameWriter};
 use crate::asset::Model;
 use crate::render::{
     self, bounds, Aabb, CharacterDraw, GpuContext, Grid, LocomotionDraw, LocomotionOverlays,
@@ -93,11 +94,8 @@ pub struct RenderArgs {
 /// is already a big GIF).
 const MAX_DEFAULT_FRAMES: u32 = 600;
 
-type Writer = fn(&Path, &[render::RgbaImage], f32) -> Result<(), String>;
-
-/// One rendered frame of a driven run: pose and what the overlays draw.
+/// What the locomotion overlays draw for the current frame of a driven run.
 struct DrivenFrame {
-    pose: crate::scene::Pose,
     warp: crate::anim::locomotion::StrideWarpOutput,
     world_from_model: glam::Mat4,
     body_yaw_rad: f32,
@@ -106,117 +104,180 @@ struct DrivenFrame {
     text: Vec<String>,
 }
 
-/// Plays the clip (or scenario) with the locomotion stage at `fps` and returns the frames
-/// at wall times `times` (ascending).
-fn driven_frames(
-    model: &Model,
-    args: &RenderArgs,
-    clip: Option<usize>,
-    times: &[f32],
-) -> Result<(Vec<DrivenFrame>, f32), String> {
-    use crate::graph::locomotion::{Locomotion, LocomotionSettings};
-    use crate::graph::scenario::ScenarioRun;
-    let last = times.iter().copied().fold(0.0f32, f32::max) as f64;
-    let (mut scenario, text, path) = match &args.scenario {
-        Some(path) => {
-            let (s, t) = super::graph_trace::load_scenario(path)?;
-            (s, t, path.clone())
-        }
-        None => {
-            let clip =
-                clip.ok_or_else(|| format!("{}: has no animations to drive", model.source))?;
-            (
-                super::graph_trace::clip_scenario(model, clip, f64::from(args.fps), last),
-                String::new(),
-                PathBuf::from("--movement-speed"),
-            )
-        }
-    };
-    scenario.seconds = scenario.seconds.max(last);
-    let mut graph = super::graph_trace::build_graph(model, &scenario, &path, &text)?;
-    if !args.direction.is_finite() {
-        return Err(format!(
-            "--direction must be finite, got {}",
-            args.direction
-        ));
-    }
-    let mut loco = Locomotion::new(
-        model,
-        LocomotionSettings {
-            direction_deg: args.direction,
-            speed_matching: !args.no_speed_match,
-            stride_warping: !args.no_warp,
-            ..LocomotionSettings::default()
-        },
-    )?;
-    loco.attach(&graph);
-    let lead = graph.leader().clip;
-    let natural = loco.clip(model, lead)?.speed() as f32;
-    loco.settings.movement_speed = match args.movement_speed {
-        Some(v) if v.is_finite() && v >= 0.0 => v,
-        Some(v) => return Err(format!("--movement-speed must be >= 0, got {v}")),
-        None => natural,
-    };
-    let leg = crate::anim::locomotion::unit_scale(&model.skeleton, loco.legs())
-        * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M;
-    let mut run = ScenarioRun::new(scenario).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut out = Vec::with_capacity(times.len());
-    let mut pose = crate::scene::Pose::new(model);
-    for &t in times {
-        while run.time_of(run.frame()) <= t as f64 + 1e-9 {
-            run.step_with(model, &mut graph, Some(&mut loco))?;
-        }
-        let world = loco.model_from_root();
-        pose.evaluate_local(model, loco.local_pose(), world)
-            .map_err(|e| e.to_string())?;
-        pose.set_morph_weights(graph.morph_weights());
-        let mut text = crate::render::locomotion_overlay::locomotion_text(&loco.warp);
-        text.insert(
-            0,
-            format!(
-                "play rate {:.3} (clip {:.3} m/s{})",
-                graph.rate(),
-                loco.anim_speed,
-                if loco.uses_implied { ", implied" } else { "" }
-            ),
-        );
-        out.push(DrivenFrame {
-            pose: pose.clone(),
-            warp: loco.warp.clone(),
-            world_from_model: world,
-            body_yaw_rad: loco.orientation.body_yaw_rad,
-            movement_yaw_rad: loco.orientation.angle_rad,
-            travel: loco.travel(),
-            text,
-        });
-    }
-    Ok((out, leg))
+/// How a [`FrameSource`] poses the character.
+enum SourceKind {
+    /// A clip (or the rest pose) sampled at each time; times past the end were wrapped.
+    Clip(Option<usize>),
+    /// A scenario through the pose graph, placed by its root motion.
+    Scenario {
+        run: crate::graph::scenario::ScenarioRun,
+        graph: crate::graph::PoseGraph,
+    },
+    /// The clip or scenario played through the locomotion stage.
+    Driven {
+        run: crate::graph::scenario::ScenarioRun,
+        graph: crate::graph::PoseGraph,
+        loco: Box<crate::graph::locomotion::Locomotion>,
+    },
 }
 
-/// Poses of a scenario at wall times `times` (ascending), placed by its root motion.
-fn scenario_poses(
-    model: &Model,
-    path: &Path,
-    times: &[f32],
-) -> Result<Vec<crate::scene::Pose>, String> {
-    use crate::graph::scenario::ScenarioRun;
-    let (mut scenario, text) = super::graph_trace::load_scenario(path)?;
-    let last = times.iter().copied().fold(0.0f32, f32::max) as f64;
-    scenario.seconds = scenario.seconds.max(last);
-    let mut graph = super::graph_trace::build_graph(model, &scenario, path, &text)?;
-    let mut run = ScenarioRun::new(scenario).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut poses = Vec::with_capacity(times.len());
-    let mut pose = crate::scene::Pose::new(model);
-    for &t in times {
-        while run.time_of(run.frame()) <= t as f64 + 1e-9 {
-            run.step(model, &mut graph)?;
+/// The frames of one `render` run, produced one at a time at ascending times into one
+/// reused pose, so that memory does not grow with `--frames` (issue 17: every pose was
+/// kept, about 25 kB a frame on the Robot). `run` makes two: one to frame the camera on
+/// every pose, one to draw; both play the same deterministic steps.
+struct FrameSource {
+    kind: SourceKind,
+    pose: crate::scene::Pose,
+    /// The overlays of the current frame (driven runs only).
+    driven: Option<DrivenFrame>,
+    /// Leg length in model units (1 unless driven).
+    leg_length: f32,
+}
+
+impl FrameSource {
+    /// A source for `times` (ascending; the last one bounds how long a scenario runs).
+    fn new(
+        model: &Model,
+        args: &RenderArgs,
+        clip: Option<usize>,
+        times: &[f32],
+        driving: bool,
+    ) -> Result<Self, String> {
+        use crate::graph::locomotion::{Locomotion, LocomotionSettings};
+        use crate::graph::scenario::ScenarioRun;
+        let pose = crate::scene::Pose::new(model);
+        let last = times.iter().copied().fold(0.0f32, f32::max) as f64;
+        if !driving {
+            let Some(path) = &args.scenario else {
+                return Ok(Self {
+                    kind: SourceKind::Clip(clip),
+                    pose,
+                    driven: None,
+                    leg_length: 1.0,
+                });
+            };
+            let (mut scenario, text) = super::graph_trace::load_scenario(path)?;
+            scenario.seconds = scenario.seconds.max(last);
+            let graph = super::graph_trace::build_graph(model, &scenario, path, &text)?;
+            let run = ScenarioRun::new(scenario).map_err(|e| format!("{}: {e}", path.display()))?;
+            return Ok(Self {
+                kind: SourceKind::Scenario { run, graph },
+                pose,
+                driven: None,
+                leg_length: 1.0,
+            });
         }
-        pose.evaluate_local(model, graph.local_pose(), run.world_from_root.to_mat4())
-            .map_err(|e| e.to_string())?;
-        pose.set_morph_weights(graph.morph_weights());
-        poses.push(pose.clone());
+        let (mut scenario, text, path) = match &args.scenario {
+            Some(path) => {
+                let (s, t) = super::graph_trace::load_scenario(path)?;
+                (s, t, path.clone())
+            }
+            None => {
+                let clip =
+                    clip.ok_or_else(|| format!("{}: has no animations to drive", model.source))?;
+                (
+                    super::graph_trace::clip_scenario(model, clip, f64::from(args.fps), last),
+                    String::new(),
+                    PathBuf::from("--movement-speed"),
+                )
+            }
+        };
+        scenario.seconds = scenario.seconds.max(last);
+        let graph = super::graph_trace::build_graph(model, &scenario, &path, &text)?;
+        if !args.direction.is_finite() {
+            return Err(format!(
+                "--direction must be finite, got {}",
+                args.direction
+            ));
+        }
+        let mut loco = Locomotion::new(
+            model,
+            LocomotionSettings {
+                direction_deg: args.direction,
+                speed_matching: !args.no_speed_match,
+                stride_warping: !args.no_warp,
+                ..LocomotionSettings::default()
+            },
+        )?;
+        loco.attach(&graph);
+        let lead = graph.leader().clip;
+        let natural = loco.clip(model, lead)?.speed() as f32;
+        loco.settings.movement_speed = match args.movement_speed {
+            Some(v) if v.is_finite() && v >= 0.0 => v,
+            Some(v) => return Err(format!("--movement-speed must be >= 0, got {v}")),
+            None => natural,
+        };
+        let leg_length = crate::anim::locomotion::unit_scale(&model.skeleton, loco.legs())
+            * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M;
+        let run = ScenarioRun::new(scenario).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Self {
+            kind: SourceKind::Driven {
+                run,
+                graph,
+                loco: Box::new(loco),
+            },
+            pose,
+            driven: None,
+            leg_length,
+        })
     }
-    Ok(poses)
+
+    /// Poses the character at `t` seconds (not before the previous call's time).
+    fn advance(&mut self, model: &Model, t: f32) -> Result<(), String> {
+        match &mut self.kind {
+            SourceKind::Clip(clip) => {
+                self.pose
+                    .evaluate(
+                        model,
+                        &crate::scene::PoseRequest {
+                            clip: *clip,
+                            time_secs: t,
+                            remove_root_motion: None,
+                            model_from_root: glam::Mat4::IDENTITY,
+                        },
+                    )
+                    .map_err(|e| format!("{}: {e}", model.source))?;
+            }
+            SourceKind::Scenario { run, graph } => {
+                while run.time_of(run.frame()) <= t as f64 + 1e-9 {
+                    run.step(model, graph)?;
+                }
+                self.pose
+                    .evaluate_local(model, graph.local_pose(), run.world_from_root.to_mat4())
+                    .map_err(|e| e.to_string())?;
+                self.pose.set_morph_weights(graph.morph_weights());
+            }
+            SourceKind::Driven { run, graph, loco } => {
+                while run.time_of(run.frame()) <= t as f64 + 1e-9 {
+                    run.step_with(model, graph, Some(loco))?;
+                }
+                let world = loco.model_from_root();
+                self.pose
+                    .evaluate_local(model, loco.local_pose(), world)
+                    .map_err(|e| e.to_string())?;
+                self.pose.set_morph_weights(graph.morph_weights());
+                let mut text = crate::render::locomotion_overlay::locomotion_text(&loco.warp);
+                text.insert(
+                    0,
+                    format!(
+                        "play rate {:.3} (clip {:.3} m/s{})",
+                        graph.rate(),
+                        loco.anim_speed,
+                        if loco.uses_implied { ", implied" } else { "" }
+                    ),
+                );
+                self.driven = Some(DrivenFrame {
+                    warp: loco.warp.clone(),
+                    world_from_model: world,
+                    body_yaw_rad: loco.orientation.body_yaw_rad,
+                    movement_yaw_rad: loco.orientation.angle_rad,
+                    travel: loco.travel(),
+                    text,
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -310,24 +371,16 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
             .collect(),
     };
     let (width, height) = args.size;
-    let (driven, leg_length) = if driving {
-        driven_frames(&model, args, clip, &times)?
-    } else {
-        (Vec::new(), 1.0)
-    };
-    let poses = match &args.scenario {
-        _ if driving => driven.iter().map(|f| f.pose.clone()).collect(),
-        Some(path) => scenario_poses(&model, path, &times)?,
-        None => times
-            .iter()
-            .map(|&t| crate::scene::pose_at(&model, clip, t))
-            .collect::<Result<Vec<_>, _>>()?,
-    };
-    // One camera for the whole sequence: framed to fit every frame.
+    // One camera for the whole sequence: framed to fit every frame (a first pass that
+    // keeps only the bounds).
     let mut all = Aabb::EMPTY;
-    for pose in &poses {
-        all = all.union(&bounds::pose_bounds(&model, pose).map_err(|e| e.to_string())?);
+    let mut source = FrameSource::new(&model, args, clip, &times, driving)?;
+    for &t in &times {
+        source.advance(&model, t)?;
+        all = all.union(&bounds::pose_bounds(&model, &source.pose).map_err(|e| e.to_string())?);
     }
+    let mut source = FrameSource::new(&model, args, clip, &times, driving)?;
+    let leg_length = source.leg_length;
     let mut camera = render::OrbitCamera::default();
     let side = args.overlays.is_some();
     for (v, what) in [
@@ -370,14 +423,34 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         .create_instances(&ctx, &gpu_model, 1)
         .map_err(|e| e.to_string())?;
 
-    let mut outputs = Vec::with_capacity(times.len());
+    // Written PNGs: how many, the first and the last (for the summary).
+    let mut outputs: (usize, Option<PathBuf>, Option<PathBuf>) = (0, None, None);
     if let Some(dir) = &args.out_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
     }
+    // Exports are written as frames are drawn: one image in memory at a time.
+    let frame_count = times.len() as u32;
+    let mut writers = Vec::new();
+    for (path, format) in [
+        (&args.gif, ExportFormat::Gif),
+        (&args.apng, ExportFormat::Apng),
+        (&args.mp4, ExportFormat::Mp4),
+    ] {
+        if let Some(path) = path {
+            writers.push(FrameWriter::create(
+                path,
+                format,
+                (width, height),
+                frame_count,
+                args.fps,
+            )?);
+        }
+    }
     let mut overlay = OverlayBatch::new();
-    let mut images = Vec::new();
-    for (i, pose) in poses.iter().enumerate() {
+    for (i, &t) in times.iter().enumerate() {
+        source.advance(&model, t)?;
+        let pose = &source.pose;
         instances
             .write_poses(&ctx.queue, &gpu_model, &[pose])
             .map_err(|e| e.to_string())?;
@@ -385,7 +458,7 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         if args.skeleton {
             overlay.skeleton(&model, pose, &SkeletonStyle::default());
         }
-        if let (Some(flags), Some(f)) = (&args.overlays, driven.get(i)) {
+        if let (Some(flags), Some(f)) = (&args.overlays, &source.driven) {
             overlay.locomotion(
                 &LocomotionDraw {
                     warp: &f.warp,
@@ -418,22 +491,23 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         };
         if let Some(path) = path {
             image.save_png(&path)?;
-            outputs.push(path);
+            outputs.0 += 1;
+            if outputs.1.is_none() {
+                outputs.1 = Some(path.clone());
+            }
+            outputs.2 = Some(path);
         }
-        if exporting {
-            images.push(image);
+        for w in &mut writers {
+            w.push(&image)?;
         }
     }
     let mut exported = Vec::new();
-    for (path, write) in [
-        (&args.gif, super::export::write_gif as Writer),
-        (&args.apng, super::export::write_apng),
-        (&args.mp4, super::export::write_mp4),
-    ] {
-        if let Some(path) = path {
-            write(path, &images, args.fps)?;
-            exported.push(path.clone());
-        }
+    for (w, path) in writers
+        .into_iter()
+        .zip([&args.gif, &args.apng, &args.mp4].into_iter().flatten())
+    {
+        w.finish()?;
+        exported.push(path.clone());
     }
     let mut text = summary(&model, clip, &times, &outputs, (width, height), &ctx);
     for path in exported {
@@ -441,12 +515,12 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
             text,
             "wrote {} ({} frames at {} fps, {width}x{height})",
             path.display(),
-            images.len(),
+            frame_count,
             args.fps
         );
     }
     if args.overlays.is_some_and(|o| o.text) {
-        if let Some(f) = driven.last() {
+        if let Some(f) = &source.driven {
             for line in &f.text {
                 let _ = writeln!(text, "  {line}");
             }
@@ -459,7 +533,7 @@ fn summary(
     model: &Model,
     clip: Option<usize>,
     times: &[f32],
-    outputs: &[PathBuf],
+    (written, first, last): &(usize, Option<PathBuf>, Option<PathBuf>),
     (width, height): (u32, u32),
     ctx: &GpuContext,
 ) -> String {
@@ -468,11 +542,8 @@ fn summary(
         None => "rest pose".to_string(),
     };
     let mut out = String::new();
-    let first = outputs
-        .first()
-        .map(PathBuf::as_path)
-        .unwrap_or(Path::new(""));
-    if outputs.is_empty() {
+    let first = first.as_deref().unwrap_or(Path::new(""));
+    if *written == 0 {
         let _ = writeln!(
             out,
             "rendered {} frames ({width}x{height}, {} {clip_text}, {:.4} s .. {:.4} s) on {}",
@@ -482,7 +553,7 @@ fn summary(
             times.last().copied().unwrap_or(0.0),
             ctx.adapter_label()
         );
-    } else if outputs.len() == 1 {
+    } else if *written == 1 {
         let _ = writeln!(
             out,
             "wrote {} ({width}x{height}, {} {clip_text} at {:.4} s) on {}",
@@ -496,9 +567,9 @@ fn summary(
             writeln!(
             out,
             "wrote {} frames {} .. {} ({width}x{height}, {} {clip_text}, {:.4} s .. {:.4} s) on {}",
-            outputs.len(),
+            written,
             first.display(),
-            outputs.last().map(|p| p.display().to_string()).unwrap_or_default(),
+            last.as_deref().map(|p| p.display().to_string()).unwrap_or_default(),
             model.source,
             times[0],
             times.last().copied().unwrap_or(0.0),
