@@ -1001,3 +1001,67 @@ fn a_stop_plays_the_stop_clip_and_ends_standing_in_idle() {
     // And the simulated point settled onto the character.
     assert!(b.trajectory_error_m < 0.01, "{}", b.trajectory_error_m);
 }
+
+/// The recording is capped in bytes (issue 17), not frames: past the cap the oldest half
+/// goes, at a snapshot boundary, the newest frame stays, and the kept frames still replay.
+#[test]
+fn the_recording_stays_under_its_byte_cap() {
+    use stridescope::matching::session::{MAX_RECORDING_BYTES, SNAPSHOT_EVERY};
+    let (model, mut s) = walk_session(MatchingDef::default());
+    let walk = s.walk_speed_mps;
+    // Default cap: what 600 frames cost says how many fit in 32 MiB.
+    for _ in 0..600 {
+        s.step(&model, &walk_input(walk, 0.0)).unwrap();
+    }
+    let per_frame = s.recorded_bytes() as f64 / 600.0;
+    eprintln!("{per_frame:.0} bytes a recorded frame");
+    assert!(
+        (200.0..2000.0).contains(&per_frame),
+        "{per_frame} bytes a frame"
+    );
+    assert!(MAX_RECORDING_BYTES as f64 / per_frame > 60.0 * 60.0 * 5.0);
+    // A 256 KiB cap: 3,000 frames do not fit.
+    let cap = 256 << 10;
+    s.set_recording_cap_bytes(cap);
+    let mut peak = 0;
+    let mut shown = std::collections::HashMap::new();
+    for i in 0..3000 {
+        // Turning now and then, so frames differ.
+        let f = s
+            .step(&model, &walk_input(walk, ((i / 200) % 3) as f32 * 45.0))
+            .unwrap()
+            .clone();
+        peak = peak.max(s.recorded_bytes());
+        shown.insert(f.frame, (f, s.pose().to_vec()));
+    }
+    let frames = s.frames();
+    assert!(
+        frames.len() < 3000 && frames.len() > SNAPSHOT_EVERY,
+        "{}",
+        frames.len()
+    );
+    assert_eq!(
+        frames.last().unwrap().frame,
+        3599,
+        "the newest frame is kept"
+    );
+    assert_eq!(
+        frames[0].frame as usize % SNAPSHOT_EVERY,
+        0,
+        "dropped at a snapshot"
+    );
+    // Over the cap by at most one frame and one snapshot.
+    assert!(
+        peak <= cap + (16 << 10),
+        "peak {peak} bytes for a {cap}-byte cap"
+    );
+    // The oldest kept frames replay from their snapshot exactly as they were shown.
+    let kept = frames.len();
+    for idx in [0, 1, SNAPSHOT_EVERY + 7, kept - 2] {
+        s.seek(&model, idx).unwrap();
+        let f = s.current().unwrap().clone();
+        let (live, pose) = &shown[&f.frame];
+        assert_eq!(&f, live, "frame {}", f.frame);
+        assert_eq!(s.pose(), &pose[..], "pose of frame {}", f.frame);
+    }
+}

@@ -79,6 +79,11 @@ fn check_len(what: &'static str, expected: usize, actual: usize) -> Result<(), A
 }
 
 impl Inertializer {
+    /// Heap bytes of the per-joint offsets (their capacity).
+    pub fn retained_bytes(&self) -> usize {
+        self.offsets.capacity() * std::mem::size_of::<Offset>()
+    }
+
     /// No offset yet, for `joint_count` joints; `half_life_secs` finite and `> 0`.
     pub fn new(joint_count: usize, half_life_secs: f32) -> Result<Self, AnimError> {
         if !(half_life_secs.is_finite() && half_life_secs > 0.0) {

@@ -18,8 +18,13 @@ use super::{ClipSet, MatchingDef};
 
 /// Frames between replay snapshots.
 pub const SNAPSHOT_EVERY: usize = 60;
-/// Frames kept in the recording (10 minutes at 60 fps); older ones are dropped.
-pub const MAX_RECORDED: usize = 36_000;
+/// Bytes the recording may hold (frames, inputs and replay snapshots, by their own
+/// accounting, [`MatchFrame::retained_bytes`] and [`Matcher::retained_bytes`]): 32 MiB.
+/// On the demo's set a frame costs about 0.42 kB with its share of a snapshot (measured in
+/// tests/motion_matching.rs), so this is about 22 minutes at 60 fps; a bigger library (longer queries, more joints) keeps fewer
+/// frames in the same memory. Past it, the oldest half is dropped at a snapshot boundary,
+/// so memory stays flat however long a session plays (issue 17).
+pub const MAX_RECORDING_BYTES: usize = 32 << 20;
 
 /// Movement keys held this frame (WASD or arrows; Shift runs; strafing keeps facing the
 /// camera's direction instead of turning towards the movement).
@@ -90,6 +95,11 @@ pub struct MatchingSession {
     snapshots: Vec<Matcher>,
     /// A recorded frame being shown (its index in `frames`) and the matcher after it.
     view: Option<(usize, Matcher)>,
+    /// What `frames`, `inputs` and `snapshots` hold, in bytes (see
+    /// [`MAX_RECORDING_BYTES`]).
+    recorded_bytes: usize,
+    /// The cap on `recorded_bytes` ([`MAX_RECORDING_BYTES`] unless a test lowers it).
+    recording_cap_bytes: usize,
 }
 
 impl MatchingSession {
@@ -143,6 +153,8 @@ impl MatchingSession {
             walk_speed_mps,
             run_speed_mps,
             file: file.map(Path::to_path_buf),
+            recorded_bytes: live.retained_bytes(),
+            recording_cap_bytes: MAX_RECORDING_BYTES,
             snapshots: vec![live.clone()],
             live,
             inputs: Vec::new(),
@@ -155,17 +167,24 @@ impl MatchingSession {
     /// frame.
     pub fn step(&mut self, model: &Model, input: &MatcherInput) -> Result<&MatchFrame, String> {
         self.view = None;
-        if self.frames.len() >= MAX_RECORDED {
+        if self.recorded_bytes >= self.recording_cap_bytes && self.snapshots.len() >= 2 {
             // Drop the oldest half, at a snapshot boundary.
             let blocks = self.snapshots.len() / 2;
-            let n = blocks * SNAPSHOT_EVERY;
+            let n = (blocks * SNAPSHOT_EVERY).min(self.frames.len());
             self.frames.drain(..n);
             self.inputs.drain(..n);
             self.snapshots.drain(..blocks);
+            self.recorded_bytes = self.frames.iter().map(frame_bytes).sum::<usize>()
+                + self
+                    .snapshots
+                    .iter()
+                    .map(Matcher::retained_bytes)
+                    .sum::<usize>();
         }
         if self.frames.len().is_multiple_of(SNAPSHOT_EVERY)
             && self.frames.len() / SNAPSHOT_EVERY == self.snapshots.len()
         {
+            self.recorded_bytes += self.live.retained_bytes();
             self.snapshots.push(self.live.clone());
         }
         let dt = if self.live.state().frame == 0 {
@@ -183,9 +202,21 @@ impl MatchingSession {
                 dt,
             )
             .map_err(|e| format!("motion matching: frame {}: {e}", self.live.state().frame))?;
+        self.recorded_bytes += frame_bytes(&frame);
         self.inputs.push(*input);
         self.frames.push(frame);
         Ok(self.frames.last().expect("just pushed"))
+    }
+
+    /// Bytes the recording holds now (at most about [`MAX_RECORDING_BYTES`]).
+    pub fn recorded_bytes(&self) -> usize {
+        self.recorded_bytes
+    }
+
+    /// Lowers (or raises) the recording's byte cap, for tests and tools; at least one
+    /// snapshot block is always kept.
+    pub fn set_recording_cap_bytes(&mut self, bytes: usize) {
+        self.recording_cap_bytes = bytes;
     }
 
     /// Shows recorded frame `index` (0 = the oldest kept), replayed from its snapshot.
@@ -326,10 +357,16 @@ impl MatchingSession {
     }
 
     fn restart_recording(&mut self, live: Matcher) {
+        self.recorded_bytes = live.retained_bytes();
         self.snapshots = vec![live.clone()];
         self.live = live;
         self.inputs.clear();
         self.frames.clear();
         self.view = None;
     }
+}
+
+/// What one recorded frame costs: the frame and its input.
+fn frame_bytes(frame: &MatchFrame) -> usize {
+    frame.retained_bytes() + std::mem::size_of::<MatcherInput>()
 }

@@ -277,7 +277,30 @@ fn root_delta(s: &ClipSource<'_>, t0: f64, t1: f64) -> Result<GroundTransform, A
     }
 }
 
+impl MatchFrame {
+    /// Bytes this frame holds (itself and its vectors' capacity): what a recording of it
+    /// costs.
+    pub fn retained_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.candidates.capacity() * std::mem::size_of::<MatchCandidate>()
+            + self.query_raw.capacity() * std::mem::size_of::<f32>()
+    }
+}
+
 impl Matcher {
+    /// Bytes this matcher holds (itself and its vectors' capacity): what a replay
+    /// snapshot of it costs.
+    pub fn retained_bytes(&self) -> usize {
+        let st = &self.state;
+        std::mem::size_of::<Self>()
+            + (self.scratch.capacity() + st.input.capacity() + st.output.capacity())
+                * std::mem::size_of::<Transform>()
+            + st.input_velocity.capacity() * std::mem::size_of::<JointVelocity>()
+            + (self.query_raw.capacity() + self.query.capacity()) * std::mem::size_of::<f32>()
+            + st.history.capacity() * std::mem::size_of::<(f64, DVec2)>()
+            + st.inertializer.retained_bytes()
+    }
+
     /// A character standing at the world origin facing +Z, playing database clip
     /// `source` from `time_secs`.
     pub fn new(
