@@ -18,11 +18,11 @@ struct MaterialUniforms {
     _pad1: u32,
 }
 
-// A read-only storage buffer, not a uniform buffer: Mesa's lavapipe (22.x, what CI and
-// machines without a GPU run) compiles a new fragment shader variant for every draw that
-// binds a uniform buffer whose values steer control flow (`alpha_mode` below) and keeps
-// every variant, about 0.3 MB per draw per frame (issue 17: the window grew by 146 MB/s
-// on the Robot). Storage buffers are never inlined; the data and the results are the same.
+// A read-only storage buffer, not a uniform buffer: with Mesa's lavapipe (22.3, what CI
+// and machines without a GPU run) every draw that bound this as a uniform buffer, whose
+// `alpha_mode` steers a branch below, left about 0.3 MB in the driver for good (issue 17:
+// the window grew by 146 MB/s on the Robot), most likely a shader variant from its
+// uniform inlining, which storage buffers never get. Same data, same images.
 @group(1) @binding(0) var<storage, read> material: MaterialUniforms;
 @group(1) @binding(1) var base_color_texture: texture_2d<f32>;
 @group(1) @binding(2) var base_color_sampler: sampler;

@@ -1009,7 +1009,7 @@ fn the_recording_stays_under_its_byte_cap() {
     use stridescope::matching::session::{MAX_RECORDING_BYTES, SNAPSHOT_EVERY};
     let (model, mut s) = walk_session(MatchingDef::default());
     let walk = s.walk_speed_mps;
-    // Default cap: what 600 frames cost says how many fit in 32 MiB.
+    // Default cap: what 600 frames cost says how many fit in 8 MiB (over 3 minutes).
     for _ in 0..600 {
         s.step(&model, &walk_input(walk, 0.0)).unwrap();
     }
@@ -1019,7 +1019,7 @@ fn the_recording_stays_under_its_byte_cap() {
         (200.0..2000.0).contains(&per_frame),
         "{per_frame} bytes a frame"
     );
-    assert!(MAX_RECORDING_BYTES as f64 / per_frame > 60.0 * 60.0 * 5.0);
+    assert!(MAX_RECORDING_BYTES as f64 / per_frame > 60.0 * 60.0 * 3.0);
     // A 256 KiB cap: 3,000 frames do not fit.
     let cap = 256 << 10;
     s.set_recording_cap_bytes(cap);

@@ -205,14 +205,21 @@ fn window_playing_the_robot_keeps_flat_memory() {
 
 #[test]
 fn window_pose_graph_keeps_flat_memory() {
-    soak_window("graph", &["--graph", "--param", "speed=2.0"]);
+    soak_window("graph", &["--graph", "--param", "speed=2.0", "--play"]);
 }
 
 #[test]
 fn window_drive_with_overlays_keeps_flat_memory() {
     soak_window(
         "drive",
-        &["--clip", "Walk", "--drive", "--movement-speed", "1.8"],
+        &[
+            "--clip",
+            "Walk",
+            "--drive",
+            "--movement-speed",
+            "1.8",
+            "--play",
+        ],
     );
 }
 

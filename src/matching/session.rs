@@ -19,12 +19,12 @@ use super::{ClipSet, MatchingDef};
 /// Frames between replay snapshots.
 pub const SNAPSHOT_EVERY: usize = 60;
 /// Bytes the recording may hold (frames, inputs and replay snapshots, by their own
-/// accounting, [`MatchFrame::retained_bytes`] and [`Matcher::retained_bytes`]): 32 MiB.
+/// accounting, [`MatchFrame::retained_bytes`] and [`Matcher::retained_bytes`]): 8 MiB.
 /// On the demo's set a frame costs about 0.42 kB with its share of a snapshot (measured in
-/// tests/motion_matching.rs), so this is about 22 minutes at 60 fps; a bigger library (longer queries, more joints) keeps fewer
+/// tests/motion_matching.rs), so this is about 5.5 minutes at 60 fps; a bigger library (longer queries, more joints) keeps fewer
 /// frames in the same memory. Past it, the oldest half is dropped at a snapshot boundary,
 /// so memory stays flat however long a session plays (issue 17).
-pub const MAX_RECORDING_BYTES: usize = 32 << 20;
+pub const MAX_RECORDING_BYTES: usize = 8 << 20;
 
 /// Movement keys held this frame (WASD or arrows; Shift runs; strafing keeps facing the
 /// camera's direction instead of turning towards the movement).
