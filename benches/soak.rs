@@ -8,46 +8,13 @@
 //! `cargo bench --bench soak`, or `STRIDESCOPE_SOAK_SECS=120 STRIDESCOPE_SOAK_MODES=clip,graph
 //! cargo bench --bench soak`. Needs Xvfb and xdotool (`.ci/setup` installs both).
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const MODES: [(&str, &[&str]); 7] = [
-    (
-        "clip",
-        &[
-            "../shared/assets/Robot/robot.glb",
-            "--clip",
-            "Robot_Running",
-            "--play",
-        ],
-    ),
-    ("graph", &["--graph", "--param", "speed=2.0", "--play"]),
-    (
-        "drive",
-        &[
-            "--clip",
-            "Walk",
-            "--drive",
-            "--movement-speed",
-            "1.8",
-            "--play",
-        ],
-    ),
-    ("matching", &["--motion-matching"]),
-    ("onion", &["--clip", "Walk", "--play", "--onion", "3"]),
-    (
-        "compare",
-        &[
-            "--clip",
-            "Walk",
-            "--compare",
-            "Run",
-            "--side-by-side",
-            "--play",
-        ],
-    ),
-    ("trail", &["--clip", "Walk", "--play"]),
-];
+#[path = "../tests/common/soak_modes.rs"]
+mod soak_modes;
+#[path = "../tests/common/xvfb.rs"]
+mod xvfb;
 
 /// CPU seconds the process has used (user + system), from `/proc/PID/stat`: shows that
 /// the window really drew all along.
@@ -70,54 +37,16 @@ fn rss_kb(pid: u32) -> Option<u64> {
         .ok()
 }
 
-struct Display {
-    xvfb: Child,
-    name: String,
-}
-
-impl Drop for Display {
-    fn drop(&mut self) {
-        let _ = self.xvfb.kill();
-        let _ = self.xvfb.wait();
-    }
-}
-
-/// One X server per window, so held keys reach only the window that wants them.
-fn display() -> Display {
-    use std::io::{BufRead, BufReader};
-    let mut xvfb = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "800x600x24",
-            "-nolisten",
-            "tcp",
-            "-noreset",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("Xvfb (apt install xvfb)");
-    let mut line = String::new();
-    BufReader::new(xvfb.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    Display {
-        xvfb,
-        name: format!(":{}", line.trim()),
-    }
-}
-
 fn main() {
     let secs: u64 = std::env::var("STRIDESCOPE_SOAK_SECS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(600);
     let wanted = std::env::var("STRIDESCOPE_SOAK_MODES").ok();
-    let modes: Vec<_> = MODES
+    // Every mode but the export, which ends the run.
+    let modes: Vec<_> = soak_modes::WINDOW_MODES
         .iter()
+        .filter(|(name, _)| *name != "export")
         .filter(|(name, _)| {
             wanted
                 .as_deref()
@@ -134,14 +63,15 @@ fn main() {
     let manifest = env!("CARGO_MANIFEST_DIR");
     let mut runs = Vec::new();
     for (name, args) in &modes {
-        let d = display();
+        // One X server per window, so held keys reach only the window that wants them.
+        let d = xvfb::Xvfb::start().expect("Xvfb (apt install xvfb)");
         let config = work.join(name);
         std::fs::create_dir_all(&config).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_stridescope"))
             .current_dir(manifest)
             .args(*args)
             .args(["--size", "640x400"])
-            .env("DISPLAY", &d.name)
+            .env("DISPLAY", &d.display)
             .env_remove("WAYLAND_DISPLAY")
             .env("XDG_RUNTIME_DIR", &runtime)
             .env("STRIDESCOPE_CONFIG_DIR", &config)
@@ -158,7 +88,7 @@ fn main() {
             for args in [&["mousemove", "320", "200"][..], &["keydown", "shift+w"]] {
                 let _ = Command::new("xdotool")
                     .args(args)
-                    .env("DISPLAY", &d.name)
+                    .env("DISPLAY", &d.display)
                     .status();
             }
         }

@@ -7,6 +7,8 @@
 //!
 //! Small sizes (320x240 images, a 640x400 window) keep them under a couple of minutes.
 
+#[path = "common/soak_modes.rs"]
+mod soak_modes;
 #[path = "common/xvfb.rs"]
 mod xvfb;
 
@@ -165,9 +167,9 @@ fn render_scenario_through_the_pose_graph_keeps_flat_memory() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// The window in one mode: a scripted run of 30 or 300 frames that ends in a screenshot
-/// (`name` "export": in File > Export preview as a GIF).
-fn soak_window(name: &str, args: &[&str]) {
+/// The window in mode `name` ([`soak_modes::WINDOW_MODES`]): a scripted run of 30 or
+/// 300 frames that ends in a screenshot ("export": in File > Export preview as a GIF).
+fn soak_window(name: &str) {
     let Some(x) = xvfb::Xvfb::start() else { return };
     let dir = temp_dir(name);
     let runtime = dir.join("xdg");
@@ -180,12 +182,15 @@ fn soak_window(name: &str, args: &[&str]) {
     let mut peaks = [0u64; 2];
     for (k, frames) in [30u32, 300].into_iter().enumerate() {
         let mut cmd = bin();
-        cmd.args(args)
+        cmd.args(soak_modes::window_mode(name))
             .args(["--size", "640x400", "--after-frames", &frames.to_string()])
             .env("DISPLAY", &x.display)
             .env_remove("WAYLAND_DISPLAY")
             .env("XDG_RUNTIME_DIR", &runtime)
             .env("STRIDESCOPE_CONFIG_DIR", &dir);
+        if name == "matching" {
+            cmd.args(["--hold-keys", "w+shift"]);
+        }
         if exporting {
             cmd.arg("--export").arg(dir.join(format!("f{frames}.gif")));
         } else {
@@ -200,56 +205,40 @@ fn soak_window(name: &str, args: &[&str]) {
 
 #[test]
 fn window_playing_the_robot_keeps_flat_memory() {
-    soak_window("clip", &[ROBOT, "--clip", "Robot_Running", "--play"]);
+    soak_window("clip");
 }
 
 #[test]
 fn window_pose_graph_keeps_flat_memory() {
-    soak_window("graph", &["--graph", "--param", "speed=2.0", "--play"]);
+    soak_window("graph");
 }
 
 #[test]
 fn window_drive_with_overlays_keeps_flat_memory() {
-    soak_window(
-        "drive",
-        &[
-            "--clip",
-            "Walk",
-            "--drive",
-            "--movement-speed",
-            "1.8",
-            "--play",
-        ],
-    );
+    soak_window("drive");
 }
 
 #[test]
 fn window_motion_matching_keeps_flat_memory() {
-    soak_window("matching", &["--motion-matching", "--hold-keys", "w+shift"]);
+    soak_window("matching");
 }
 
 #[test]
 fn window_onion_skin_keeps_flat_memory() {
-    soak_window("onion", &["--clip", "Walk", "--play", "--onion", "3"]);
+    soak_window("onion");
 }
 
 #[test]
 fn window_ab_compare_keeps_flat_memory() {
-    soak_window(
-        "compare",
-        &[
-            "--clip",
-            "Walk",
-            "--compare",
-            "Run",
-            "--side-by-side",
-            "--play",
-        ],
-    );
+    soak_window("compare");
+}
+
+#[test]
+fn window_trail_and_plot_keep_flat_memory() {
+    soak_window("trail");
 }
 
 #[test]
 fn window_gif_export_after_playing_keeps_flat_memory() {
-    // Plays for 30 or 300 frames, then File > Export preview of one Run cycle as a GIF.
-    soak_window("export", &["--clip", "Run", "--play"]);
+    soak_window("export");
 }
