@@ -685,3 +685,51 @@ fn channels_without_a_target_node_are_skipped_and_errors_keep_file_numbering() {
         .iter()
         .any(|w| w.starts_with("animation 0 channel 0: has no target node")));
 }
+
+/// A file named `.glb` that is something else says what it more likely is (issue 19,
+/// item 14: a text file was reported as bytes `[31, 32, 37, 2e]`).
+#[test]
+fn a_glb_that_is_something_else_says_what_it_looks_like() {
+    let dir = std::env::temp_dir().join(format!("stridescope-not-glb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: [(&[u8], &str); 8] = [
+        (b"127.0.0.1 localhost and more text", "it looks like text"),
+        (
+            b"  {\"asset\": {\"version\": \"2.0\"}}",
+            "Rename it to .gltf",
+        ),
+        (
+            b"Kaydara FBX Binary  \x00\x1a\x00\xe8\x1c\x00\x00",
+            "an FBX file",
+        ),
+        (b"; FBX 7.4.0 project file\n", "an FBX file"),
+        (b"HIERARCHY\nROOT Hips\n{\n", "BVH motion capture"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "an image"),
+        (b"<!DOCTYPE html><html><body>", "HTML or XML"),
+        (
+            b"PK\x03\x04\x14\x00\x00\x00\x08\x00\x21\x00\x5a",
+            "a zip archive",
+        ),
+    ];
+    for (k, (bytes, expected)) in cases.iter().enumerate() {
+        let path = dir.join(format!("case{k}.glb"));
+        std::fs::write(&path, bytes).unwrap();
+        let e = load_guarded(&path).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains(expected), "case {k}: {text}");
+        assert!(
+            text.contains("instead of the magic 'glTF'"),
+            "case {k}: {text}"
+        );
+        assert!(
+            text.contains(&format!("case{k}.glb")),
+            "names the file: {text}"
+        );
+    }
+    // Binary bytes that suggest nothing keep the byte dump.
+    let path = dir.join("noise.glb");
+    std::fs::write(&path, [0x01u8, 0x9c, 0xff, 0x00, 7, 7, 7, 7, 0, 0, 0, 0, 1]).unwrap();
+    let text = load_guarded(&path).unwrap_err().to_string();
+    assert!(text.contains("[01, 9c, ff, 00]"), "{text}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -32,14 +32,52 @@ pub(super) fn split_container<'b>(
                     byte_count(bytes.len())
                 )));
             }
+            let start = match guess_content(bytes) {
+                Some(guess) => format!("{guess}, and starts with {:?}", text_start(bytes)),
+                None => format!("it starts with {:02x?}", &bytes[..4]),
+            };
             return Err(err(format!(
-                "not a binary glTF file: it starts with {:02x?} instead of the magic 'glTF'",
-                &bytes[..4]
+                "not a binary glTF file: {start} instead of the magic 'glTF'"
             )));
         }
         return Ok((bytes, None));
     }
     split_glb(bytes, path, warnings)
+}
+
+/// What a file named `.glb` that does not start with the GLB magic more likely is, in
+/// words a user can act on; `None` for bytes that suggest nothing.
+fn guess_content(bytes: &[u8]) -> Option<&'static str> {
+    let trimmed = bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(bytes)
+        .trim_ascii_start();
+    let starts = |m: &[u8]| bytes.starts_with(m);
+    Some(if trimmed.starts_with(b"{") {
+        "it holds JSON text: a .gltf file named .glb? Rename it to .gltf (its .bin and images beside it)"
+    } else if starts(b"Kaydara FBX Binary") || trimmed.starts_with(b"; FBX") {
+        "it is an FBX file, which stridescope does not read yet: convert it to glTF (e.g. with FBX2glTF or Blender)"
+    } else if trimmed.starts_with(b"HIERARCHY") {
+        "it is BVH motion capture, which stridescope does not read yet"
+    } else if starts(b"\x89PNG") || starts(b"\xFF\xD8\xFF") {
+        "it is an image (PNG or JPEG), not a model"
+    } else if starts(b"PK\x03\x04") {
+        "it is a zip archive: unpack it and open the .glb or .gltf inside"
+    } else if trimmed.starts_with(b"<") {
+        "it holds HTML or XML text: a web page saved in place of the download?"
+    } else if std::str::from_utf8(&bytes[..bytes.len().min(64)]).is_ok_and(|t| {
+        t.chars()
+            .all(|c| !c.is_control() || c.is_ascii_whitespace())
+    }) {
+        "it looks like text, not a binary file"
+    } else {
+        return None;
+    })
+}
+
+/// The file's first characters (at most 24, control characters escaped), for messages.
+fn text_start(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(&bytes[..bytes.len().min(24)]).into_owned()
 }
 
 pub(super) fn split_glb<'b>(
