@@ -107,10 +107,22 @@ impl Settings {
         std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
     }
 
-    /// Moves `path` to the front of the recent files.
+    /// Moves `path` to the front of the recent files, as an absolute path (resolved when
+    /// the file exists), so that one file opened as `robot.glb` and as
+    /// `/home/me/robot.glb` is one entry (entries from older settings are compared the
+    /// same way).
     pub fn push_recent(&mut self, path: &Path) {
-        self.recent_files.retain(|p| p != path);
-        self.recent_files.insert(0, path.to_path_buf());
+        let path = normalized(path);
+        self.recent_files.retain(|p| normalized(p) != path);
+        self.recent_files.insert(0, path);
         self.recent_files.truncate(MAX_RECENT);
     }
+}
+
+/// `path` made absolute against the working folder, with symbolic links and `..`
+/// resolved when it exists.
+fn normalized(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
 }

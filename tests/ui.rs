@@ -225,7 +225,11 @@ fn a_malformed_file_dropped_on_the_window_shows_the_error_and_keeps_the_characte
     drop_file(&mut h, &fox);
     assert_eq!(h.state().model().clips.len(), 3);
     assert_eq!(h.state().model_generation(), generation + 1);
-    assert_eq!(h.state().settings.recent_files.first(), Some(&fox));
+    // Remembered as its resolved absolute path.
+    assert_eq!(
+        h.state().settings.recent_files.first(),
+        Some(&fox.canonicalize().unwrap())
+    );
     h.get_by_label_contains("Survey  (");
 }
 
@@ -247,6 +251,17 @@ fn settings_round_trip() {
             Path::new("/a.glb").to_path_buf(),
             Path::new("/b.glb").to_path_buf()
         ]
+    );
+    // One file by a relative and by an absolute path (issue 19, item 5) is one entry.
+    let mut r = Settings::default();
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    r.push_recent(&here.join("Cargo.toml"));
+    std::env::set_current_dir(here).unwrap();
+    r.push_recent(Path::new("Cargo.toml"));
+    r.push_recent(&here.join("src/../Cargo.toml"));
+    assert_eq!(
+        r.recent_files,
+        vec![here.join("Cargo.toml").canonicalize().unwrap()]
     );
     s.save(&path).unwrap();
     let (loaded, note) = Settings::load(&path);
