@@ -94,16 +94,6 @@ pub struct RenderArgs {
 /// is already a big GIF).
 const MAX_DEFAULT_FRAMES: u32 = 600;
 
-/// What the locomotion overlays draw for the current frame of a driven run.
-struct DrivenFrame {
-    warp: crate::anim::locomotion::StrideWarpOutput,
-    world_from_model: glam::Mat4,
-    body_yaw_rad: f32,
-    movement_yaw_rad: f32,
-    travel: glam::Vec3,
-    text: Vec<String>,
-}
-
 /// How a [`FrameSource`] poses the character.
 enum SourceKind {
     /// A clip (or the rest pose) sampled at each time; times past the end were wrapped.
@@ -128,8 +118,6 @@ enum SourceKind {
 struct FrameSource {
     kind: SourceKind,
     pose: crate::scene::Pose,
-    /// The overlays of the current frame (driven runs only).
-    driven: Option<DrivenFrame>,
     /// Leg length in model units (1 unless driven).
     leg_length: f32,
 }
@@ -152,7 +140,6 @@ impl FrameSource {
                 return Ok(Self {
                     kind: SourceKind::Clip(clip),
                     pose,
-                    driven: None,
                     leg_length: 1.0,
                 });
             };
@@ -163,7 +150,6 @@ impl FrameSource {
             return Ok(Self {
                 kind: SourceKind::Scenario { run, graph },
                 pose,
-                driven: None,
                 leg_length: 1.0,
             });
         }
@@ -217,7 +203,6 @@ impl FrameSource {
                 loco: Box::new(loco),
             },
             pose,
-            driven: None,
             leg_length,
         })
     }
@@ -256,27 +241,43 @@ impl FrameSource {
                     .evaluate_local(model, loco.local_pose(), world)
                     .map_err(|e| e.to_string())?;
                 self.pose.set_morph_weights(graph.morph_weights());
-                let mut text = crate::render::locomotion_overlay::locomotion_text(&loco.warp);
-                text.insert(
-                    0,
-                    format!(
-                        "play rate {:.3} (clip {:.3} m/s{})",
-                        graph.rate(),
-                        loco.anim_speed,
-                        if loco.uses_implied { ", implied" } else { "" }
-                    ),
-                );
-                self.driven = Some(DrivenFrame {
-                    warp: loco.warp.clone(),
-                    world_from_model: world,
-                    body_yaw_rad: loco.orientation.body_yaw_rad,
-                    movement_yaw_rad: loco.orientation.angle_rad,
-                    travel: loco.travel(),
-                    text,
-                });
             }
         }
         Ok(())
+    }
+
+    /// What the locomotion overlays draw for the current frame (driven runs only),
+    /// borrowed from the locomotion stage.
+    fn locomotion_draw(&self) -> Option<LocomotionDraw<'_>> {
+        let SourceKind::Driven { loco, .. } = &self.kind else {
+            return None;
+        };
+        Some(LocomotionDraw {
+            warp: &loco.warp,
+            world_from_model: loco.model_from_root(),
+            leg_length: self.leg_length,
+            body_yaw_rad: loco.orientation.body_yaw_rad,
+            movement_yaw_rad: loco.orientation.angle_rad,
+            travel: loco.travel(),
+        })
+    }
+
+    /// The overlay text of the current frame (driven runs only), for the summary.
+    fn locomotion_text(&self) -> Option<Vec<String>> {
+        let SourceKind::Driven { graph, loco, .. } = &self.kind else {
+            return None;
+        };
+        let mut text = crate::render::locomotion_overlay::locomotion_text(&loco.warp);
+        text.insert(
+            0,
+            format!(
+                "play rate {:.3} (clip {:.3} m/s{})",
+                graph.rate(),
+                loco.anim_speed,
+                if loco.uses_implied { ", implied" } else { "" }
+            ),
+        );
+        Some(text)
     }
 }
 
@@ -380,7 +381,6 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         all = all.union(&bounds::pose_bounds(&model, &source.pose).map_err(|e| e.to_string())?);
     }
     let mut source = FrameSource::new(&model, args, clip, &times, driving)?;
-    let leg_length = source.leg_length;
     let mut camera = render::OrbitCamera::default();
     let side = args.overlays.is_some();
     for (v, what) in [
@@ -458,18 +458,8 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         if args.skeleton {
             overlay.skeleton(&model, pose, &SkeletonStyle::default());
         }
-        if let (Some(flags), Some(f)) = (&args.overlays, &source.driven) {
-            overlay.locomotion(
-                &LocomotionDraw {
-                    warp: &f.warp,
-                    world_from_model: f.world_from_model,
-                    leg_length,
-                    body_yaw_rad: f.body_yaw_rad,
-                    movement_yaw_rad: f.movement_yaw_rad,
-                    travel: f.travel,
-                },
-                flags,
-            );
+        if let (Some(flags), Some(draw)) = (&args.overlays, source.locomotion_draw()) {
+            overlay.locomotion(&draw, flags);
         }
         let characters = [CharacterDraw {
             model: &gpu_model,
@@ -520,8 +510,8 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         );
     }
     if args.overlays.is_some_and(|o| o.text) {
-        if let Some(f) = &source.driven {
-            for line in &f.text {
+        if let Some(lines) = source.locomotion_text() {
+            for line in &lines {
                 let _ = writeln!(text, "  {line}");
             }
         }
