@@ -6,6 +6,7 @@
 //! evaluates (morph weights today, more later) reaches single-clip playback too. Then
 //! local-to-model and the skinning palettes.
 
+use crate::anim::locomotion::InPlaceOverride;
 use glam::Mat4;
 
 use crate::anim::{
@@ -29,7 +30,9 @@ pub struct Pose {
     /// The one-clip graph of the clip evaluated last, with that clip's identity
     /// ([`crate::anim::Clip::uid`]); it keeps the key cursors, so playback and scrubbing
     /// step from the previous keys instead of searching every frame.
-    preview: Option<(u64, PoseGraph)>,
+    /// The preview graph and what it was built for: the clip's identity and the user's
+    /// in-place choice (which decides the player's root motion).
+    preview: Option<((u64, InPlaceOverride), PoseGraph)>,
 }
 
 /// What to evaluate.
@@ -85,16 +88,14 @@ impl Pose {
                         what: "clip index".into(),
                         detail: format!("{index} (the model has {} clips)", model.clips.len()),
                     })?;
-                if self.preview.as_ref().map(|(uid, _)| *uid) != Some(clip.uid()) {
+                let key = (clip.uid(), model.in_place_override(index));
+                if self.preview.as_ref().map(|(k, _)| *k) != Some(key) {
                     // A clip whose root motion cannot be extracted (a degenerate root
                     // track) has no graph player; it is still shown, sampled directly,
                     // as the timeline shows it with root motion unavailable.
-                    self.preview = PoseGraph::clip_preview(model, index)
-                        .ok()
-                        .map(|g| (clip.uid(), g));
+                    self.preview = PoseGraph::clip_preview(model, index).ok().map(|g| (key, g));
                 }
-                let Some((_, graph)) = self.preview.as_mut().filter(|(u, _)| *u == clip.uid())
-                else {
+                let Some((_, graph)) = self.preview.as_mut().filter(|(k, _)| *k == key) else {
                     SamplingJob {
                         clip,
                         time_secs: request.time_secs,

@@ -158,7 +158,14 @@ impl Timeline {
         // Keep what is displayed: the placement P = R0·W·R0⁻¹ of the old clip becomes
         // W' = R0'⁻¹·P·R0' for the new one (R0 = identity without root motion).
         let placement = self.placement();
-        let (root, note) = match ClipRootMotion::for_clip(&model.skeleton, clip, None) {
+        // The clip's analysis decides its root motion: none for an in-place clip, whose
+        // root's seam drift would otherwise turn and move the character every cycle.
+        let analysed = model.clip_analysis(index);
+        let root = match &analysed {
+            Ok(a) => Ok(a.root_motion().cloned()),
+            Err(_) => ClipRootMotion::for_clip(&model.skeleton, clip, None),
+        };
+        let (root, note) = match root {
             Ok(root) => (root, None),
             Err(e) => (
                 None,
@@ -182,7 +189,10 @@ impl Timeline {
             .set_world_from_root(anchor.inverse().compose(&placement).compose(&anchor));
         self.anchor = anchor;
         self.root = root;
-        self.detected_markers = detect_markers(model, clip);
+        self.detected_markers = match &analysed {
+            Ok(a) if a.markers_detected => a.markers.clone(),
+            _ => Vec::new(),
+        };
         self.clip = Some(index);
         self.frame_rate_hz = key_rate_hz(clip);
         self.trail.clear();
@@ -575,20 +585,6 @@ impl Timeline {
             _ => Mat4::IDENTITY,
         }
     }
-}
-
-/// Foot-contact markers of a clip without file markers (see `anim::contacts`).
-fn detect_markers(model: &Model, clip: &Clip) -> Vec<crate::anim::SyncMarker> {
-    use crate::anim::contacts;
-    if !clip.markers().is_empty() || clip.duration_secs() <= 0.0 {
-        return Vec::new();
-    }
-    let Ok(legs) = contacts::detect_legs(&model.skeleton) else {
-        return Vec::new();
-    };
-    contacts::detect_contacts(&model.skeleton, clip, &legs, &Default::default())
-        .map(|c| contacts::contacts_to_markers(&c))
-        .unwrap_or_default()
 }
 
 /// The clip's key rate in Hz when its keys are regular (the most common key interval,

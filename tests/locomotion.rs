@@ -662,8 +662,9 @@ fn implied_speed_of_real_in_place_clips() {
     );
     assert!(est.direction.z > 0.99);
 
-    // The Fox (a 0.2-scale hierarchy in centimetre units): its paws barely plant, so the
-    // estimate moves with the contact threshold; the spread says so.
+    // The Fox (a 0.2-scale hierarchy in centimetre units): its paws barely plant. With
+    // toe and ankle both measured and the contacts' hysteresis, the estimate moves by
+    // about 4% with the contact threshold (it moved by more than 5% with the ankle alone).
     let fox = load("Fox/Fox.glb");
     let legs = detect_legs(&fox.skeleton).unwrap();
     let walk = &fox.clips[fox.find_clip("Walk").unwrap()];
@@ -676,7 +677,7 @@ fn implied_speed_of_real_in_place_clips() {
         "{} units/s = {per_leg} legs/s",
         est.speed
     );
-    assert!(est.spread > 0.05 && est.spread < 0.5, "{}", est.spread);
+    assert!(est.spread > 0.01 && est.spread < 0.1, "{}", est.spread);
 }
 
 // ---------------------------------------------------------------- foot slide

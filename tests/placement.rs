@@ -91,6 +91,7 @@ fn rig() -> Model {
         images: vec![],
         clips: vec![walk, stand],
         warnings: vec![],
+        analysis: Default::default(),
     }
 }
 

@@ -566,10 +566,17 @@ pub struct ContactSettings {
     pub height_fraction: f32,
     /// ... and while its vertical speed is below this many leg lengths per second.
     pub vertical_speed_fraction: f32,
+    /// Hysteresis: a foot comes down when both measures are under their thresholds, and
+    /// lifts only when one of them passes `release_ratio` times its threshold (>= 1; 1 is
+    /// no hysteresis). Keeps a planted foot that rolls or jitters near a threshold from
+    /// flickering up and down.
+    pub release_ratio: f32,
     /// Samples per clip second (at least 8 samples per cycle are taken).
     pub samples_per_sec: f32,
-    /// Contacts shorter than this are dropped (a swing foot grazing the ground), and
-    /// gaps shorter than this between two contacts are closed (a flicker in stance).
+    /// Contacts shorter than this are dropped first (a swing foot grazing the ground),
+    /// then gaps shorter than this between the contacts left are closed (a flicker in
+    /// stance). Dropping first keeps two grazes close together from merging into one
+    /// contact long enough to survive.
     pub min_contact_secs: f32,
 }
 
@@ -579,6 +586,8 @@ impl Default for ContactSettings {
     /// foot clears the ground by 5 cm or more within ~0.1 s of lift-off.
     /// `vertical_speed_fraction` 0.25: 0.22 m/s on a 0.9 m leg; a swing foot rises and
     /// drops at 0.5-2 m/s, a planted one rolls at a few cm/s.
+    /// `release_ratio` 1.25: a planted foot lifts when it is 5.6 cm up or rising at
+    /// 0.28 m/s on a 0.9 m leg; a lifting foot passes both within a sample or two.
     /// `samples_per_sec` 120: 4 samples per 30 Hz key; crossings are interpolated between
     /// samples, so this is ample. `min_contact_secs` 0.05: a stance lasts 0.15 s (sprint)
     /// to 0.7 s (walk); anything shorter is a graze.
@@ -586,6 +595,7 @@ impl Default for ContactSettings {
         Self {
             height_fraction: 0.05,
             vertical_speed_fraction: 0.25,
+            release_ratio: 1.25,
             samples_per_sec: 120.0,
             min_contact_secs: 0.05,
         }
@@ -594,26 +604,36 @@ impl Default for ContactSettings {
 
 impl ContactSettings {
     fn validate(&self) -> Result<(), AnimError> {
-        for (what, v, ok) in [
+        for (what, v, ok, need) in [
             (
                 "height_fraction",
                 self.height_fraction,
                 self.height_fraction > 0.0,
+                "must be positive",
             ),
             (
                 "vertical_speed_fraction",
                 self.vertical_speed_fraction,
                 self.vertical_speed_fraction > 0.0,
+                "must be positive",
+            ),
+            (
+                "release_ratio",
+                self.release_ratio,
+                self.release_ratio >= 1.0,
+                "must be at least 1",
             ),
             (
                 "samples_per_sec",
                 self.samples_per_sec,
                 self.samples_per_sec > 0.0,
+                "must be positive",
             ),
             (
                 "min_contact_secs",
                 self.min_contact_secs,
                 self.min_contact_secs >= 0.0,
+                "must not be negative",
             ),
         ] {
             if !v.is_finite() {
@@ -624,7 +644,7 @@ impl ContactSettings {
             if !ok {
                 return Err(AnimError::OutOfRange {
                     what: format!("contact settings: {what}"),
-                    detail: format!("{v} must be positive"),
+                    detail: format!("{v} {need}"),
                 });
             }
         }
@@ -642,6 +662,11 @@ pub struct FootContacts {
     /// never lifts has the single interval `(0.0, 0.0)` (the whole cycle); one that never
     /// touches down has none.
     pub intervals: Vec<(f32, f32)>,
+    /// How sure the detection is, in `[0, 1]`: the share of the cycle where the foot is
+    /// clearly down or clearly up (its threshold ratio under 0.7 or over 1.4). A clean
+    /// walk scores about 0.9; feet that hover near the thresholds (a shuffle, a foot
+    /// barely lifted, noisy capture) score lower, and their contacts deserve a look.
+    pub certainty: f32,
 }
 
 impl FootContacts {
@@ -787,25 +812,63 @@ pub fn detect_contacts(
         }
         out.push(FootContacts {
             leg: leg.name.clone(),
-            intervals: intervals(&margin, dt, duration, settings.min_contact_secs),
+            intervals: intervals(
+                &margin,
+                dt,
+                duration,
+                settings.min_contact_secs,
+                settings.release_ratio,
+            ),
+            certainty: certainty(&margin),
         });
     }
     Ok(out)
 }
 
-/// Contact intervals of a cyclic margin series (down while `margin <= 1`), with
-/// crossings interpolated linearly between samples `dt` apart.
-fn intervals(margin: &[f32], dt: f32, duration: f32, min_secs: f32) -> Vec<(f32, f32)> {
+/// Threshold ratios outside `[CERTAIN_DOWN, CERTAIN_UP]` count as a clear answer for
+/// [`FootContacts::certainty`].
+const CERTAIN_DOWN: f32 = 0.7;
+const CERTAIN_UP: f32 = 1.4;
+
+/// Share of samples whose threshold ratio is clearly down or clearly up.
+fn certainty(margin: &[f32]) -> f32 {
+    if margin.is_empty() {
+        return 0.0;
+    }
+    let clear = margin
+        .iter()
+        .filter(|&&m| !(CERTAIN_DOWN..=CERTAIN_UP).contains(&m))
+        .count();
+    clear as f32 / margin.len() as f32
+}
+
+/// Contact intervals of a cyclic margin series, with crossings interpolated linearly
+/// between samples `dt` apart. A foot comes down where `margin` falls to 1 and lifts where
+/// it passes `release` (hysteresis, `release >= 1`). Runs shorter than `min_secs` are
+/// dropped before gaps shorter than `min_secs` are closed, so grazes never merge into a
+/// contact.
+fn intervals(
+    margin: &[f32],
+    dt: f32,
+    duration: f32,
+    min_secs: f32,
+    release: f32,
+) -> Vec<(f32, f32)> {
     let n = margin.len();
-    let down = |i: usize| margin[i % n] <= 1.0;
-    let Some(start) = (0..n).find(|&i| !down(i)) else {
-        return vec![(0.0, 0.0)];
+    let at = |i: usize| margin[i % n];
+    // Start the scan where the foot is surely up, so the hysteresis state is known.
+    let Some(start) = (0..n).find(|&i| at(i) > release) else {
+        return if margin.iter().any(|&m| m <= 1.0) {
+            vec![(0.0, 0.0)]
+        } else {
+            Vec::new()
+        };
     };
-    // Where margin crosses 1 between samples a and a + 1 (fraction of dt past a).
-    let cross = |a: usize| {
-        let (m0, m1) = (margin[a % n], margin[(a + 1) % n]);
+    // Where margin crosses `level` between samples a and a + 1 (time past sample 0).
+    let cross = |a: usize, level: f32| {
+        let (m0, m1) = (at(a), at(a + 1));
         let f = if m0.is_finite() && m1.is_finite() && m0 != m1 {
-            (m0 - 1.0) / (m0 - m1)
+            (m0 - level) / (m0 - m1)
         } else {
             0.5
         };
@@ -815,30 +878,24 @@ fn intervals(margin: &[f32], dt: f32, duration: f32, min_secs: f32) -> Vec<(f32,
     let mut runs: Vec<(f32, f32)> = Vec::new();
     let mut open: Option<f32> = None;
     for a in start..start + n {
-        match (down(a), down(a + 1), open) {
-            (false, true, _) => open = Some(cross(a)),
-            (true, false, Some(t0)) => {
-                runs.push((t0, cross(a)));
+        let next = at(a + 1);
+        match open {
+            None if next <= 1.0 => open = Some(cross(a, 1.0)),
+            Some(t0) if next > release => {
+                runs.push((t0, cross(a, release)));
                 open = None;
             }
             _ => {}
         }
     }
-    // Close short gaps (cyclically: the last run may join the first one).
-    let mut merged: Vec<(f32, f32)> = Vec::new();
-    for run in runs {
-        match merged.last_mut() {
-            Some(last) if run.0 - last.1 < min_secs => last.1 = run.1,
-            _ => merged.push(run),
-        }
-    }
-    if merged.len() > 1 {
-        let (first, last) = (merged[0], merged[merged.len() - 1]);
-        if first.0 + duration - last.1 < min_secs {
-            merged[0].0 = last.0 - duration;
-            merged.pop();
-        }
-    }
+    // `start` is up, so every run closed within the cycle. First a flicker within a stance
+    // (a gap of a sample or two) is closed; then a gap shorter than `min_secs` is closed
+    // only next to a real contact (a toe rolling off after the ankle lifted); then the
+    // runs still shorter than `min_secs` are dropped as grazes. Two grazes a few
+    // hundredths of a second apart stay two grazes and go.
+    let runs = close_gaps(runs, FLICKER_SHARE * min_secs, duration, 0.0);
+    let mut merged = close_gaps(runs, min_secs, duration, min_secs);
+    merged.retain(|(d, u)| u - d >= min_secs);
     if let [only] = merged.as_slice() {
         // A gap shorter than min_secs around the loop: down all cycle.
         if only.0 + duration - only.1 < min_secs {
@@ -855,11 +912,62 @@ fn intervals(margin: &[f32], dt: f32, duration: f32, min_secs: f32) -> Vec<(f32,
     };
     let mut out: Vec<(f32, f32)> = merged
         .into_iter()
-        .filter(|(d, u)| u - d >= min_secs && u > d)
+        .filter(|(d, u)| u > d)
         .map(|(d, u)| (wrap(d), wrap(u)))
         .collect();
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
     out
+}
+
+/// Gaps shorter than this share of `min_contact_secs` are a flicker within one stance
+/// (a sample or two at 120 samples/s), closed before grazes are dropped.
+const FLICKER_SHARE: f32 = 0.25;
+
+/// Joins runs (unwrapped times, sorted, within one cycle) separated by less than `gap`
+/// seconds, cyclically (the last run may join the first one), when one of the two is at
+/// least `anchor` seconds long (0: always).
+fn close_gaps(runs: Vec<(f32, f32)>, gap: f32, duration: f32, anchor: f32) -> Vec<(f32, f32)> {
+    let joins = |a: (f32, f32), b: (f32, f32), between: f32| {
+        between < gap && (a.1 - a.0 >= anchor || b.1 - b.0 >= anchor)
+    };
+    let mut merged: Vec<(f32, f32)> = Vec::new();
+    for run in runs {
+        match merged.last_mut() {
+            Some(last) if joins(*last, run, run.0 - last.1) => last.1 = run.1,
+            _ => merged.push(run),
+        }
+    }
+    if merged.len() > 1 {
+        let (first, last) = (merged[0], merged[merged.len() - 1]);
+        if joins(last, first, first.0 + duration - last.1) {
+            merged[0].0 = last.0 - duration;
+            merged.pop();
+        }
+    }
+    merged
+}
+
+/// Keeps each foot's longest contact only (ties: the earliest). For a looping locomotion
+/// clip a foot plants once per cycle; a second, shorter contact is a stumble or a graze
+/// that the thresholds let through, and as a sync marker it would make the foot appear
+/// twice per cycle.
+pub fn keep_longest_contact(contacts: &mut [FootContacts], duration_secs: f32) {
+    if duration_secs.is_nan() || duration_secs <= 0.0 {
+        return;
+    }
+    for c in contacts.iter_mut() {
+        if c.intervals.len() < 2 {
+            continue;
+        }
+        let len = |&(d, u): &(f32, f32)| (u - d).rem_euclid(duration_secs);
+        let mut best = c.intervals[0];
+        for iv in &c.intervals[1..] {
+            if len(iv) > len(&best) {
+                best = *iv;
+            }
+        }
+        c.intervals = vec![best];
+    }
 }
 
 /// Sync markers for the contacts, named like the file markers: `left_foot_down` /

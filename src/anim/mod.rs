@@ -12,6 +12,7 @@
 //!
 //! Nothing in here may import wgpu, winit or egui; `tests/architecture.rs` guards that.
 
+pub mod analysis;
 pub mod blend;
 pub mod clip;
 pub mod clock;

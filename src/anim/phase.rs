@@ -52,8 +52,11 @@ pub struct PhaseReport {
 /// Measures how much of the leg swing survives blending `inputs` with their phase offsets.
 ///
 /// `legs` are `(hip or thigh joint, foot joint)` pairs. A leg's swing angle is the angle of
-/// the hip-to-foot vector in the model's sagittal plane, forward (model +Z) against down
-/// (model -Y): `atan2(z, -y)` of `foot - hip`, in model space. Its range is taken over
+/// the hip-to-foot vector in the character's sagittal plane, forward against down (model
+/// -Y): `atan2(v . forward, -v.y)` of `v = foot - hip`, in model space. `forward` is the
+/// horizontal axis the feet swing along, found from the heaviest input ([`swing_axis`]),
+/// so a rig facing +X (or any way) is measured in its own plane; the sign of `forward`
+/// does not change a range. Its range is taken over
 /// `samples` evenly spaced shared phases `u = k / samples`; input `i` is sampled at clip
 /// time `(u + phase_offset_i).rem_euclid(1) * duration_i`.
 ///
@@ -125,9 +128,17 @@ pub fn measure_phase_cancellation(
     // Per input and for the blend (last), per leg: (min, max) swing angle.
     let mut ranges = vec![vec![(f64::INFINITY, f64::NEG_INFINITY); legs.len()]; inputs.len() + 1];
 
+    let heaviest = inputs
+        .iter()
+        .max_by(|a, b| a.weight.total_cmp(&b.weight))
+        .map_or(inputs[0].clip, |i| i.clip);
+    let forward = swing_axis(skeleton, legs, heaviest)?;
     let record = |model: &[Mat4], range: &mut [(f64, f64)]| {
         for (r, &(hip, foot)) in range.iter_mut().zip(legs) {
-            let angle = swing_deg(model[foot].w_axis.truncate() - model[hip].w_axis.truncate());
+            let angle = swing_deg(
+                model[foot].w_axis.truncate() - model[hip].w_axis.truncate(),
+                forward,
+            );
             r.0 = r.0.min(angle);
             r.1 = r.1.max(angle);
         }
@@ -207,7 +218,70 @@ fn recycle<'b>(mut v: Vec<BlendLayer<'_>>) -> Vec<BlendLayer<'b>> {
 }
 
 /// Swing angle in degrees of a hip-to-foot vector (model space): 0 straight down, positive
-/// with the foot forward (+Z).
-fn swing_deg(v: Vec3) -> f64 {
-    f64::from(v.z).atan2(-f64::from(v.y)).to_degrees()
+/// with the foot toward `forward` (a horizontal unit vector).
+fn swing_deg(v: Vec3, forward: Vec3) -> f64 {
+    f64::from(v.dot(forward))
+        .atan2(-f64::from(v.y))
+        .to_degrees()
+}
+
+/// Phases [`swing_axis`] samples.
+const AXIS_SAMPLES: usize = 32;
+
+/// The horizontal axis (model space, unit) the feet swing along in `clip`: the principal
+/// axis of the horizontal hip-to-foot vectors over one cycle, all legs together. A gait
+/// swings its feet far more along its facing than sideways, whatever axes the rig was
+/// exported with. +Z when the feet do not move (or the clip has no length).
+pub fn swing_axis(
+    skeleton: &Skeleton,
+    legs: &[(usize, usize)],
+    clip: &Clip,
+) -> Result<Vec3, AnimError> {
+    let n = skeleton.joint_count();
+    let rest = skeleton.rest_pose();
+    let mut local = rest.to_vec();
+    let mut model = vec![Mat4::IDENTITY; n];
+    let mut cache = SamplingCache::new();
+    let mut points: Vec<(f64, f64)> = Vec::with_capacity(AXIS_SAMPLES * legs.len());
+    for k in 0..AXIS_SAMPLES {
+        let t = clip.duration_secs() * k as f32 / AXIS_SAMPLES as f32;
+        SamplingJob {
+            clip,
+            time_secs: t,
+            rest_pose: rest,
+        }
+        .run_with_cache(&mut cache, &mut local)?;
+        LocalToModelJob {
+            parents: skeleton.parents(),
+            local: &local,
+            model_from_root: Mat4::IDENTITY,
+        }
+        .run(&mut model)?;
+        for &(hip, foot) in legs {
+            let v = model[foot].w_axis.truncate() - model[hip].w_axis.truncate();
+            points.push((f64::from(v.x), f64::from(v.z)));
+        }
+    }
+    // Covariance per leg about that leg's own mean (legs sit side by side: their offset
+    // is sideways and not swing), summed.
+    let (mut xx, mut xz, mut zz) = (0.0f64, 0.0f64, 0.0f64);
+    for leg in 0..legs.len() {
+        let pts = points.iter().skip(leg).step_by(legs.len().max(1));
+        let count = AXIS_SAMPLES as f64;
+        let (mx, mz) = pts
+            .clone()
+            .fold((0.0, 0.0), |(a, b), &(x, z)| (a + x / count, b + z / count));
+        for &(x, z) in pts {
+            let (dx, dz) = (x - mx, z - mz);
+            xx += dx * dx;
+            xz += dx * dz;
+            zz += dz * dz;
+        }
+    }
+    if (xx + zz).is_nan() || xx + zz <= 1e-18 || !(xx + zz).is_finite() {
+        return Ok(Vec3::Z);
+    }
+    // Principal eigenvector of [[xx, xz], [xz, zz]].
+    let angle = 0.5 * (2.0 * xz).atan2(xx - zz);
+    Ok(Vec3::new(angle.cos() as f32, 0.0, angle.sin() as f32))
 }

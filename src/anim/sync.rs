@@ -135,28 +135,162 @@ pub fn phase_step(from: f64, to: f64) -> f64 {
     }
 }
 
+/// Most shared markers [`marker_sync_time`] pairs up per clip; past this it falls back to
+/// the first shared marker and a uniform rate (no clip has that many per cycle).
+pub const MAX_SYNC_MARKERS: usize = 32;
+
+/// How [`marker_sync_time`] aligns a follower with its leader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MarkerAlignment {
+    /// Every shared marker, paired in cyclic order (the two clips list the shared names
+    /// in the same cyclic sequence).
+    AllMarkers,
+    /// Only the shared `*down` markers (e.g. `left_foot_down`): with the `*up` markers
+    /// too the sequences differ (walk and run order their lift-offs differently).
+    DownMarkers,
+    /// The sequences differ (a marker appears a different number of times in the two
+    /// clips, or in another order): the first shared marker (named) is aligned and the
+    /// follower moves at the uniform rate `follower / leader duration`.
+    FirstMarker(String),
+    /// No shared marker, or invalid durations: the caller uses [`normalized_phase`].
+    None,
+}
+
+impl MarkerAlignment {
+    /// A line for the phase report; `None` when all markers pair up.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            MarkerAlignment::AllMarkers => None,
+            MarkerAlignment::DownMarkers => Some(
+                "sync: the clips order their markers differently; aligned on the *down markers only"
+                    .into(),
+            ),
+            MarkerAlignment::FirstMarker(name) => Some(format!(
+                "sync: the shared markers appear a different number of times or in another order in the two clips; aligned on '{name}' at a uniform rate"
+            )),
+            MarkerAlignment::None => Some(
+                "sync: no shared markers; aligned by normalised phase".into(),
+            ),
+        }
+    }
+}
+
+/// Shared markers of one clip, sorted by wrapped time, on the stack.
+struct Shared<'a> {
+    names: [&'a str; MAX_SYNC_MARKERS],
+    times: [f64; MAX_SYNC_MARKERS],
+    len: usize,
+    overflow: bool,
+}
+
+impl<'a> Shared<'a> {
+    fn new(
+        own: &'a [SyncMarker],
+        other: &[SyncMarker],
+        duration: f64,
+        keep: impl Fn(&str) -> bool,
+    ) -> Self {
+        let mut s = Shared {
+            names: [""; MAX_SYNC_MARKERS],
+            times: [0.0; MAX_SYNC_MARKERS],
+            len: 0,
+            overflow: false,
+        };
+        for m in own
+            .iter()
+            .filter(|m| keep(&m.name) && other.iter().any(|o| o.name == m.name))
+        {
+            if s.len == MAX_SYNC_MARKERS {
+                s.overflow = true;
+                break;
+            }
+            // Insertion sort by time (stable: equal times keep the input order).
+            let t = wrap_secs(m.time_secs as f64, duration);
+            let mut i = s.len;
+            while i > 0 && s.times[i - 1] > t {
+                s.names[i] = s.names[i - 1];
+                s.times[i] = s.times[i - 1];
+                i -= 1;
+            }
+            s.names[i] = &m.name;
+            s.times[i] = t;
+            s.len += 1;
+        }
+        s
+    }
+
+    /// The first rotation `r` with `self[i]` named like `other[(i + r) % len]` for every
+    /// `i`, when the follower's times are not all one instant.
+    fn rotation(&self, follower: &Shared) -> Option<usize> {
+        let m = self.len;
+        if m == 0 || follower.len != m || self.overflow || follower.overflow {
+            return None;
+        }
+        if m > 1 && follower.times[..m].iter().all(|&t| t == follower.times[0]) {
+            return None;
+        }
+        (0..m).find(|&r| (0..m).all(|i| self.names[i] == follower.names[(i + r) % m]))
+    }
+}
+
+fn is_down(name: &str) -> bool {
+    name.to_ascii_lowercase().ends_with("down")
+}
+
+/// Which alignment [`marker_sync_time`] uses for these markers (see there).
+pub fn marker_alignment(
+    leader: &[SyncMarker],
+    leader_duration_secs: f64,
+    follower: &[SyncMarker],
+    follower_duration_secs: f64,
+) -> MarkerAlignment {
+    let (ld, fd) = (leader_duration_secs, follower_duration_secs);
+    if !(ld.is_finite() && ld > 0.0 && fd.is_finite() && fd > 0.0) {
+        return MarkerAlignment::None;
+    }
+    let l = Shared::new(leader, follower, ld, |_| true);
+    if l.len == 0 {
+        return MarkerAlignment::None;
+    }
+    let f = Shared::new(follower, leader, fd, |_| true);
+    if l.rotation(&f).is_some() {
+        return MarkerAlignment::AllMarkers;
+    }
+    let (ld_, fd_) = (
+        Shared::new(leader, follower, ld, is_down),
+        Shared::new(follower, leader, fd, is_down),
+    );
+    if ld_.rotation(&fd_).is_some() {
+        return MarkerAlignment::DownMarkers;
+    }
+    MarkerAlignment::FirstMarker(l.names[0].to_string())
+}
+
 /// Marker sync (Unreal sync groups): the follower's phase time in `[0, follower_duration)`
 /// seconds for the leader at `leader_time_secs` (wrapped into `[0, leader_duration)`).
 ///
 /// Markers: `(name, time_secs)` with times in `[0, duration]` (a marker at `duration` is
 /// the same instant as one at 0), in any order. Only names both clips have are used.
-/// * At least two shared markers in the leader: take the leader's previous shared marker
-///   (at or before the time) and next one (strictly after), cyclically; `alpha` = the
-///   relative position between them, in `[0, 1)`. In the follower, take its (first)
-///   occurrence of the previous name and the next occurrence of the next name after it,
-///   cyclically (a full cycle when that is the same marker), and place the follower at
-///   `alpha` between them. On a leader marker the follower is exactly on its match.
-/// * Exactly one shared marker occurrence in the leader: align on it and move at the
-///   duration ratio (`follower = marker_f + (leader - marker_l) * dur_f / dur_l`).
+/// * The shared markers of both clips, each sorted by time, form the same cyclic
+///   sequence of names (same counts, same order): leader marker `i` is paired with
+///   follower marker `i + r` (the first rotation `r` that matches); between two leader
+///   markers the follower moves linearly between their partners. On a leader marker the
+///   follower is exactly on its partner.
+/// * Otherwise the same with only the `*down` markers (walk and run order their
+///   `*_foot_up` markers differently: Walk L-down, R-up, R-down, L-up; Run L-down, L-up,
+///   R-down, R-up).
+/// * Otherwise (a marker appears a different number of times in the two clips: a second
+///   `left_foot_down` from a stumble; or the order differs), and with one shared marker:
+///   the leader's first shared marker is aligned with the follower's first occurrence of
+///   that name, and the follower moves at the duration ratio
+///   (`follower = marker_f + (leader - marker_l) * dur_f / dur_l`).
 /// * No shared name, or invalid durations / time: `None` (use [`normalized_phase`]).
 ///
-/// Caveat: the markers used should come in the same cyclic order in both clips. Walk and
-/// Run with different duty factors order their `*_foot_up` markers differently (Walk:
-/// L-down, R-up, R-down, L-up; Run: L-down, L-up, R-down, R-up); with all four markers
-/// the follower then runs through extra cycles between markers. Pass only the
-/// `*_foot_down` markers for such pairs.
+/// Whatever the markers, the follower advances exactly one cycle per leader cycle, never
+/// backwards. [`marker_alignment`] says which case applied.
 ///
-/// Does not allocate; O(leader markers * follower markers).
+/// Does not allocate (at most [`MAX_SYNC_MARKERS`] shared markers per clip are paired;
+/// more fall back to the first marker); O(markers²).
 pub fn marker_sync_time(
     leader: &[SyncMarker],
     leader_duration_secs: f64,
@@ -170,63 +304,47 @@ pub fn marker_sync_time(
         return None;
     }
     let t = wrap_secs(leader_time_secs, ld);
-    let shared = |m: &&SyncMarker| follower.iter().any(|f| f.name == m.name);
-
-    // Previous (largest wrapped time <= t, else the latest one a cycle earlier) and next
-    // (smallest time > t, else the earliest one a cycle later) shared leader markers, as
-    // (marker, time shifted onto the cycle around t).
-    let mut prev: Option<(&SyncMarker, f64)> = None;
-    let mut latest: Option<(&SyncMarker, f64)> = None;
-    let mut next: Option<(&SyncMarker, f64)> = None;
-    let mut earliest: Option<(&SyncMarker, f64)> = None;
-    let mut count = 0usize;
-    for m in leader.iter().filter(shared) {
-        count += 1;
-        // A marker at the very end is the same instant as one at 0.
-        let mt = wrap_secs(m.time_secs as f64, ld);
-        if mt <= t && prev.is_none_or(|(_, p)| mt >= p) {
-            prev = Some((m, mt));
-        }
-        if mt > t && next.is_none_or(|(_, n)| mt < n) {
-            next = Some((m, mt));
-        }
-        if latest.is_none_or(|(_, p)| mt >= p) {
-            latest = Some((m, mt));
-        }
-        if earliest.is_none_or(|(_, n)| mt < n) {
-            earliest = Some((m, mt));
+    let all = |_: &str| true;
+    let mut l = Shared::new(leader, follower, ld, all);
+    if l.len == 0 {
+        return None;
+    }
+    let mut f = Shared::new(follower, leader, fd, all);
+    let mut rotation = l.rotation(&f);
+    if rotation.is_none() {
+        let (ld_, fd_) = (
+            Shared::new(leader, follower, ld, is_down),
+            Shared::new(follower, leader, fd, is_down),
+        );
+        if let Some(r) = ld_.rotation(&fd_) {
+            (l, f, rotation) = (ld_, fd_, Some(r));
         }
     }
-    let (prev, prev_t) = prev.or_else(|| latest.map(|(m, mt)| (m, mt - ld)))?;
-    let (next, next_t) = next.or_else(|| earliest.map(|(m, mt)| (m, mt + ld)))?;
-
-    // The follower's occurrence of the previous marker name.
-    let (fi, f_prev) = follower
-        .iter()
-        .enumerate()
-        .find(|(_, f)| f.name == prev.name)?;
-    let f_prev_t = wrap_secs(f_prev.time_secs as f64, fd);
-
-    if count == 1 {
-        let dt = t - prev_t; // in [0, ld)
-        return Some(wrap_secs(f_prev_t + dt * (fd / ld), fd));
-    }
-
-    // Next occurrence of the next name after f_prev, cyclically, as a forward gap.
-    let gap = follower
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.name == next.name)
-        .map(|(j, f)| {
-            if j == fi {
-                fd
-            } else {
-                (wrap_secs(f.time_secs as f64, fd) - f_prev_t).rem_euclid(fd)
-            }
-        })
-        .min_by(f64::total_cmp)?;
+    let Some(r) = rotation else {
+        // Uniform rate from the leader's first shared marker.
+        let name = l.names[0];
+        let f_t = (0..f.len)
+            .find(|&j| f.names[j] == name)
+            .map(|j| f.times[j])?;
+        let dt = (t - l.times[0]).rem_euclid(ld);
+        return Some(wrap_secs(f_t + dt * (fd / ld), fd));
+    };
+    let m = l.len;
+    // Previous leader marker (at or before t, else the last one a cycle earlier) and the
+    // next one (strictly after).
+    let (i, prev_t, next_t) = match (0..m).rev().find(|&i| l.times[i] <= t) {
+        Some(i) if i + 1 < m => (i, l.times[i], l.times[i + 1]),
+        Some(i) => (i, l.times[i], l.times[0] + ld),
+        None => (m - 1, l.times[m - 1] - ld, l.times[0]),
+    };
+    let f_prev = f.times[(i + r) % m];
+    let gap = if m == 1 {
+        fd
+    } else {
+        (f.times[(i + 1 + r) % m] - f_prev).rem_euclid(fd)
+    };
     let alpha = (t - prev_t) / (next_t - prev_t);
-    Some(wrap_secs(f_prev_t + alpha * gap, fd))
+    Some(wrap_secs(f_prev + alpha * gap, fd))
 }
 
 /// Wraps `x` into `[0, 1)`; rem_euclid can round up to exactly 1 for tiny negative inputs.

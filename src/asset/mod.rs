@@ -1,6 +1,7 @@
 //! Asset import: glTF 2.0 files into the animation core's types, with typed errors that
 //! name the file and the offending element; and the built-in demo character.
 
+pub mod analysis;
 pub mod demo;
 mod error;
 pub mod glb_writer;
@@ -73,6 +74,9 @@ pub struct Model {
     pub clips: Vec<Clip>,
     /// Non-fatal findings (unsupported extensions, morph targets, renormalised data...).
     pub warnings: Vec<String>,
+    /// Per-clip analyses, computed on first use ([`Model::clip_analysis`]), and the
+    /// user's overrides they depend on.
+    pub analysis: analysis::ClipAnalyses,
 }
 
 impl Model {

@@ -76,7 +76,10 @@ pub struct LocomotionSummary {
     pub clip_speed_mps: f64,
     /// The leader is in place and its implied speed is used.
     pub in_place: bool,
-    /// Implied speed of the leading clip (when in place; `null` otherwise).
+    /// Why the leader counts as in place or not (the one rule, or the user's override).
+    pub in_place_reason: String,
+    /// Implied speed of the leading clip from its planted feet, in place or not (`null`
+    /// when no foot plants).
     pub implied_speed_mps: Option<f64>,
     /// `(max - min) / median` of the implied speed over contact thresholds x0.5/x1/x2.
     pub implied_spread: Option<f64>,
@@ -297,16 +300,9 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
         stride_scale,
         clip_speed_mps: loco.anim_speed,
         in_place,
-        implied_speed_mps: lead
-            .implied
-            .as_ref()
-            .filter(|_| in_place)
-            .map(|i| f64::from(i.speed)),
-        implied_spread: lead
-            .implied
-            .as_ref()
-            .filter(|_| in_place)
-            .map(|i| f64::from(i.spread)),
+        in_place_reason: lead.in_place.reason.clone(),
+        implied_speed_mps: lead.implied.as_ref().map(|i| f64::from(i.speed)),
+        implied_spread: lead.implied.as_ref().map(|i| f64::from(i.spread)),
         slide_m_per_cycle: loco.slide.slide_per_cycle(loco.cycles_played),
         skating_ratio: loco.slide.skating_ratio(),
         cycles_played: loco.cycles_played,
@@ -373,14 +369,25 @@ pub fn text(report: &LocomotionTraceReport) -> String {
         s.play_rate,
         s.stride_scale,
         s.clip_speed_mps,
-        match s.implied_speed_mps {
-            Some(v) => format!(" (implied from the feet: {v:.4} m/s)"),
-            None => String::new(),
+        match (s.implied_speed_mps, s.in_place) {
+            (Some(v), true) => format!(" (in place, implied from the feet: {v:.4} m/s)"),
+            (Some(v), false) => format!(" (root motion; the feet imply {v:.4} m/s)"),
+            (None, _) => String::new(),
         },
         s.slide_m_per_cycle * 100.0,
         s.skating_ratio * 100.0,
         s.cycles_played,
         s.distance_m
+    );
+    let _ = writeln!(
+        out,
+        "{}: {}",
+        if s.in_place {
+            "in place"
+        } else {
+            "root motion"
+        },
+        s.in_place_reason
     );
     for w in &s.warnings {
         let _ = writeln!(out, "warning: {w}");

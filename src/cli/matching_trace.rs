@@ -211,7 +211,8 @@ impl ScenarioInputs {
 
 /// Runs the trace.
 pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
-    let model = load(args.file.as_deref())?;
+    let mut model = load(args.file.as_deref())?;
+    args.in_place.apply(&mut model);
     let scenario = match &args.scenario {
         Some(p) => Some(super::graph_trace::load_scenario(p)?.0),
         None => None,

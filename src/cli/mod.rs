@@ -143,6 +143,35 @@ pub enum Command {
     Render(render::RenderArgs),
 }
 
+/// The user's in-place choice on the command line (every clip of the file).
+#[derive(Debug, Args, Clone, Copy, Default)]
+pub struct InPlaceArgs {
+    /// Treat every clip as in place: the root's travel is ignored and the planted feet
+    /// give the speed (overrides the rule that compares the root's travel per cycle with
+    /// the leg and the feet).
+    #[arg(long, conflicts_with = "root_motion")]
+    pub in_place: bool,
+    /// Treat every clip as carrying root motion, however little its root travels.
+    #[arg(long)]
+    pub root_motion: bool,
+}
+
+impl InPlaceArgs {
+    pub fn choice(&self) -> crate::anim::locomotion::InPlaceOverride {
+        use crate::anim::locomotion::InPlaceOverride;
+        match (self.in_place, self.root_motion) {
+            (true, _) => InPlaceOverride::InPlace,
+            (_, true) => InPlaceOverride::RootMotion,
+            _ => InPlaceOverride::Auto,
+        }
+    }
+
+    /// Sets the choice on every clip of `model`.
+    pub fn apply(&self, model: &mut Model) {
+        model.set_in_place_override_all(self.choice());
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct InspectArgs {
     /// glTF/GLB file (the built-in demo character when omitted).
@@ -157,6 +186,8 @@ pub struct InspectArgs {
     /// and report, per clip, the channels and keys kept and the measured error.
     #[arg(long, value_name = "MM", value_parser = asset::parse_tolerance_mm)]
     pub reduce_keys: Option<f32>,
+    #[command(flatten)]
+    pub in_place: InPlaceArgs,
 }
 
 #[derive(Debug, Args)]
@@ -272,6 +303,8 @@ pub struct TraceArgs {
     /// With --motion-matching: neither read nor write the database cache next to FILE.
     #[arg(long, requires = "motion_matching")]
     pub no_cache: bool,
+    #[command(flatten)]
+    pub in_place: InPlaceArgs,
 }
 
 fn parse_sync(s: &str) -> Result<crate::graph::SyncMode, String> {
@@ -384,8 +417,11 @@ pub struct LegReport {
 pub struct ClipLocomotionReport {
     /// Foot joint names of the legs used (the model's `legs`).
     pub legs: Vec<String>,
-    /// No root motion to speak of: speed matching uses the implied speed.
+    /// In place (the feet, not the root, carry the motion): speed matching uses the
+    /// implied speed. Decided by one rule for every feature (or the user's override).
     pub in_place: bool,
+    /// Why: the root's travel per cycle against the leg and the feet, or the override.
+    pub in_place_reason: String,
     /// Ground speed implied by the planted feet (units/s; `null` when no foot plants).
     pub implied_speed_mps: Option<f64>,
     /// Travel direction implied by the feet (model X, Z).
@@ -396,6 +432,10 @@ pub struct ClipLocomotionReport {
     pub implied_touch_and_go: bool,
     /// Share of the cycle each leg is planted (0..1).
     pub contact_fraction: Vec<f32>,
+    /// Per leg, how sure the contact detection is (0..1; 1 for the file's markers).
+    pub contact_certainty: Vec<f32>,
+    /// The clip's pose at its end returns to its start (root motion removed).
+    pub loops: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -490,7 +530,7 @@ pub struct MarkerReport {
 pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<InspectReport, String> {
     let skeleton = &model.skeleton;
     let override_joint = joint_by_name(skeleton, root_joint)?;
-    let (legs, legs_error) = match crate::anim::contacts::detect_legs(skeleton) {
+    let (legs, legs_error) = match model.legs() {
         Ok(l) => (l, None),
         Err(e) => (Vec::new(), Some(e)),
     };
@@ -612,18 +652,14 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
             locomotion: if legs.is_empty() || clip.duration_secs() <= 0.0 {
                 None
             } else {
-                match crate::graph::locomotion::clip_locomotion(
-                    model,
-                    clip_index,
-                    &legs,
-                    &crate::anim::contacts::ContactSettings::default(),
-                ) {
+                match model.clip_analysis(clip_index) {
                     Ok(c) => Some(ClipLocomotionReport {
                         legs: legs
                             .iter()
                             .map(|l| skeleton.names()[l.foot].clone())
                             .collect(),
-                        in_place: c.in_place(),
+                        in_place: c.in_place.in_place,
+                        in_place_reason: c.in_place.reason.clone(),
                         implied_speed_mps: c.implied.as_ref().map(|i| f64::from(i.speed)),
                         implied_direction: c
                             .implied
@@ -637,6 +673,8 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
                             // `+ 0.0` turns a -0 into 0 for printing.
                             .map(|f| f.contact_fraction(clip.duration_secs()) + 0.0)
                             .collect(),
+                        contact_certainty: c.contacts.iter().map(|f| f.certainty).collect(),
+                        loops: c.loops,
                     }),
                     Err(e) => {
                         warnings.push(format!("locomotion: {e}"));
@@ -702,6 +740,7 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
 
 fn inspect(args: &InspectArgs) -> Result<String, String> {
     let mut model = load_model(args.file.as_deref())?;
+    args.in_place.apply(&mut model);
     let reduction = match args.reduce_keys {
         Some(tolerance_m) => Some(model.reduce_keys(tolerance_m)?),
         None => None,
@@ -847,8 +886,10 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
             let contacts: Vec<String> = report
                 .legs
                 .iter()
-                .zip(&l.contact_fraction)
-                .map(|(leg, f)| format!("{} {:.0}%", leg.name, f * 100.0))
+                .zip(l.contact_fraction.iter().zip(&l.contact_certainty))
+                .map(|(leg, (f, c))| {
+                    format!("{} {:.0}% (sure {:.0}%)", leg.name, f * 100.0, c * 100.0)
+                })
                 .collect();
             let implied = match (l.implied_speed_mps, l.implied_direction, l.implied_spread) {
                 (Some(v), Some(d), Some(sp)) => format!(
@@ -865,12 +906,13 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
             };
             let _ = writeln!(
                 w,
-                "    locomotion: {}, {implied}; planted {}",
+                "    locomotion: {} ({}), {implied}; planted {}",
                 if l.in_place {
                     "in place"
                 } else {
                     "root motion"
                 },
+                l.in_place_reason,
                 contacts.join(", ")
             );
         }
@@ -1053,7 +1095,8 @@ fn trace(args: &TraceArgs) -> Result<String, String> {
         }
         return Ok(matching_trace::text(&report));
     }
-    let model = load_model(args.file.as_deref())?;
+    let mut model = load_model(args.file.as_deref())?;
+    args.in_place.apply(&mut model);
     if args.movement_speed.is_some() {
         let report = locomotion_trace::report(&model, args)?;
         if args.json {

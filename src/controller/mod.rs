@@ -381,6 +381,42 @@ impl Previewer {
         self.evaluate_pose();
     }
 
+    /// Sets the user's in-place choice for the timeline's clip (Locomotion panel,
+    /// `--in-place` / `--root-motion`) and replays the clip with it: an in-place clip's
+    /// root stays in the pose (it neither moves nor turns the character) and its feet give
+    /// the speed. The pose graph and motion matching take it when next started.
+    pub fn set_in_place_override(&mut self, choice: crate::anim::locomotion::InPlaceOverride) {
+        let Some(clip) = self.timeline.clip() else {
+            return;
+        };
+        if self.model.in_place_override(clip) == choice {
+            return;
+        }
+        self.model.set_in_place_override(clip, choice);
+        let name = self.model.clips[clip].name().to_string();
+        let graph_mode = (self.graph.is_some() && !self.drive_graph) || self.matching.is_some();
+        if graph_mode {
+            self.set_message(
+                format!(
+                    "'{name}': {} (applies when the graph or motion matching restarts)",
+                    choice.as_str()
+                ),
+                false,
+            );
+            return;
+        }
+        let time = self.timeline.clock().time().phase_secs;
+        self.select_clip(clip);
+        self.timeline.seek_secs(time);
+        self.evaluate_pose();
+        let reason = self
+            .model
+            .clip_analysis(clip)
+            .map(|a| a.in_place.reason.clone())
+            .unwrap_or_else(|e| e);
+        self.set_message(format!("'{name}': {reason}"), false);
+    }
+
     /// True while the locomotion stage drives the character (movement speed and
     /// direction, speed matching, stride warping, foot IK).
     pub fn is_driving(&self) -> bool {

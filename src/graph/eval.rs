@@ -29,11 +29,11 @@ use crate::anim::blend::additive::AdditiveJob;
 use crate::anim::blend::blending::{BlendLayer, BlendingJob};
 use crate::anim::blend::mask::JointMask;
 use crate::anim::blend::space::{BlendSpace1D, BlendSpace2D, BlendSpace2DQuery};
-use crate::anim::contacts::{self, ContactSettings, LegChain};
+use crate::anim::contacts::{self, LegChain};
 use crate::anim::phase::{self, PhaseInput, PhaseReport};
 use crate::anim::state_machine::{Ease, FiredEvent, Params, Slot, StateMachine};
 use crate::anim::sync;
-use crate::anim::{AnimError, Clip, GroundTransform, SamplingJob, Skeleton, SyncMarker, Transform};
+use crate::anim::{AnimError, GroundTransform, SamplingJob, Transform};
 use crate::asset::Model;
 
 use super::def::{GraphDef, LayerMode, NodeDef, ParamDef, ReferenceDef, SyncMode, Weight};
@@ -168,27 +168,11 @@ fn weight_value(w: &Weight, params: &Params) -> f32 {
     }
 }
 
-/// File markers of a clip, else ones detected from its feet.
-fn clip_markers(skeleton: &Skeleton, clip: &Clip, legs: &[LegChain]) -> (Vec<SyncMarker>, bool) {
-    if !clip.markers().is_empty() || legs.is_empty() || clip.duration_secs() <= 0.0 {
-        return (clip.markers().to_vec(), false);
-    }
-    match contacts::detect_contacts(skeleton, clip, legs, &ContactSettings::default()) {
-        Ok(c) => {
-            let m = contacts::contacts_to_markers(&c);
-            let detected = !m.is_empty();
-            (m, detected)
-        }
-        Err(_) => (Vec::new(), false),
-    }
-}
-
 struct Builder<'a> {
     model: &'a Model,
     players: Vec<ClipPlayer>,
     legs: &'a [LegChain],
     params: &'a Params,
-    markers: Vec<Option<(Vec<SyncMarker>, bool)>>,
 }
 
 impl Builder<'_> {
@@ -204,15 +188,27 @@ impl Builder<'_> {
 
     fn player(&mut self, name: &str, context: &str) -> Result<usize, String> {
         let clip = self.clip(name, context)?;
-        if self.markers[clip].is_none() {
-            self.markers[clip] = Some(clip_markers(
-                &self.model.skeleton,
-                &self.model.clips[clip],
-                self.legs,
-            ));
-        }
-        let markers = self.markers[clip].clone().unwrap_or_default();
-        let p = ClipPlayer::new(&self.model.skeleton, &self.model.clips, clip, markers)
+        let c = &self.model.clips[clip];
+        // The clip's analysis decides its root motion (none when in place) and, for a
+        // synced graph, its markers (the file's, else detected from the feet).
+        let (root, markers) = match self.model.clip_analysis(clip) {
+            Ok(a) => {
+                let markers = if self.legs.is_empty() {
+                    (c.markers().to_vec(), false)
+                } else {
+                    (a.markers.clone(), a.markers_detected)
+                };
+                (a.root_motion().cloned(), markers)
+            }
+            // Analysis failed (e.g. a pose that is not finite at some time): the root
+            // motion as extracted, or the error that says why it cannot be.
+            Err(_) => (
+                crate::anim::ClipRootMotion::for_clip(&self.model.skeleton, c, None)
+                    .map_err(|e| format!("{context}: clip '{}': root motion: {e}", c.name()))?,
+                (c.markers().to_vec(), false),
+            ),
+        };
+        let p = ClipPlayer::new(&self.model.skeleton, &self.model.clips, clip, root, markers)
             .map_err(|e| format!("{context}: {e}"))?;
         self.players.push(p);
         Ok(self.players.len() - 1)
@@ -243,30 +239,18 @@ impl Builder<'_> {
     /// in-place clips (Mixamo, the shared characters) need no hand-written positions.
     fn velocity(&self, player: usize) -> DVec2 {
         let p = &self.players[player];
-        let root = match &p.root {
-            Some(r) if p.duration_secs() > 0.0 => {
-                r.motion.cycle_displacement().translation / p.duration_secs()
-            }
-            _ => DVec2::ZERO,
-        };
-        if root.length() >= crate::anim::locomotion::speed_match::MIN_ANIM_SPEED
-            || self.legs.is_empty()
-            || p.duration_secs() <= 0.0
-        {
-            return root;
+        if p.duration_secs() <= 0.0 {
+            return DVec2::ZERO;
         }
-        match crate::anim::locomotion::implied_speed(
-            &self.model.skeleton,
-            &self.model.clips[p.clip],
-            self.legs,
-            None,
-            &ContactSettings::default(),
-        ) {
-            Ok(Some(i)) => {
-                let v = i.direction * i.speed;
+        match self.model.clip_analysis(p.clip) {
+            Ok(a) => {
+                let v = a.direction() * a.speed() as f32;
                 DVec2::new(f64::from(v.x), f64::from(v.z))
             }
-            _ => root,
+            Err(_) => match &p.root {
+                Some(r) => r.motion.cycle_displacement().translation / p.duration_secs(),
+                None => DVec2::ZERO,
+            },
         }
     }
 
@@ -585,7 +569,6 @@ impl PoseGraph {
             players: Vec::new(),
             legs: &legs,
             params: &params,
-            markers: vec![None; model.clips.len()],
         };
         let base = match &def.base {
             NodeDef::StateMachine { machine, sync } => {
@@ -692,7 +675,8 @@ impl PoseGraph {
     /// The one-clip graph the timeline shows its clip through ([`scene::Pose`] evaluates
     /// every clip request with one): [`PoseGraph::show_clip_time`] puts it at the
     /// timeline's time. Cheap to build: without sync there are no legs to find and no
-    /// markers to detect.
+    /// markers to detect (the clip's analysis, which decides its root motion, is the
+    /// model's, computed once per clip).
     ///
     /// [`scene::Pose`]: crate::scene::Pose
     pub fn clip_preview(model: &Model, clip: usize) -> Result<Self, String> {

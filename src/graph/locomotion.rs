@@ -19,15 +19,17 @@
 
 use glam::{DVec2, Mat4, Quat, Vec3};
 
-use crate::anim::contacts::{self, ContactSettings, FootContacts, LegChain};
+use crate::anim::analysis::{analyse_clip, ClipAnalysis};
+use crate::anim::contacts::{ContactSettings, FootContacts, LegChain};
+use crate::anim::locomotion::in_place::InPlaceDecision;
 use crate::anim::locomotion::speed_match::MIN_ANIM_SPEED;
 use crate::anim::locomotion::{
-    self, clip_root_speed, counter_rotate_spine, implied_speed, orientation_warp, pelvis_of,
-    speed_match, spine_chain, FootSlideMeter, ImpliedSpeed, LegIkJob, OrientationWarp,
-    OrientationWarpSettings, OrientationWarpState, SlideSettings, SpeedMatch, SpeedMatchSettings,
-    StrideMode, StrideWarpJob, StrideWarpOutput, StrideWarpSettings, StrideWarpState,
+    self, counter_rotate_spine, orientation_warp, pelvis_of, speed_match, spine_chain,
+    FootSlideMeter, ImpliedSpeed, LegIkJob, OrientationWarp, OrientationWarpSettings,
+    OrientationWarpState, SlideSettings, SpeedMatch, SpeedMatchSettings, StrideMode, StrideWarpJob,
+    StrideWarpOutput, StrideWarpSettings, StrideWarpState,
 };
-use crate::anim::{AnimError, GroundTransform, LocalToModelJob, Transform};
+use crate::anim::{GroundTransform, LocalToModelJob, Transform};
 use crate::asset::Model;
 
 use super::eval::PoseGraph;
@@ -78,10 +80,12 @@ impl Default for LocomotionSettings {
     }
 }
 
-/// What locomotion knows about one clip (computed once, on first use).
+/// What locomotion knows about one clip (computed once, on first use): the clip's
+/// [`ClipAnalysis`] with the legs and contact settings the stage uses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClipLocomotion {
-    /// Horizontal root-motion speed over the cycle (units/s; 0 in place).
+    /// Horizontal root-motion speed over the cycle as extracted (units/s), whether or not
+    /// the clip counts as in place.
     pub root_speed: f64,
     /// Travel direction (model space, unit): the root motion's, else the implied one.
     pub direction: Vec3,
@@ -90,12 +94,25 @@ pub struct ClipLocomotion {
     /// Contact intervals per leg.
     pub contacts: Vec<FootContacts>,
     pub duration_secs: f32,
+    /// In place or root motion, and why (the one rule, [`crate::anim::locomotion::decide_in_place`]).
+    pub in_place: InPlaceDecision,
 }
 
 impl ClipLocomotion {
-    /// True when the clip has no root motion to speak of.
+    fn from_analysis(a: &ClipAnalysis) -> Self {
+        Self {
+            root_speed: a.root_speed,
+            direction: a.direction(),
+            implied: a.implied.clone(),
+            contacts: a.contacts.clone(),
+            duration_secs: a.duration_secs,
+            in_place: a.in_place.clone(),
+        }
+    }
+
+    /// True when the clip counts as in place (see [`crate::anim::locomotion::decide_in_place`]).
     pub fn in_place(&self) -> bool {
-        self.root_speed < MIN_ANIM_SPEED
+        self.in_place.in_place
     }
     /// The speed speed matching and stride warping use: root motion, or the implied
     /// speed of an in-place clip (0 when neither).
@@ -123,35 +140,6 @@ impl ClipLocomotion {
             }
         }) && d > 0.0
     }
-}
-
-/// Contact intervals of leg `leg` from the clip's `<leg>_foot_down` / `<leg>_foot_up`
-/// markers: each down paired with the next up (cyclically). `None` without both kinds.
-fn marker_intervals(clip: &crate::anim::Clip, leg: &str) -> Option<Vec<(f32, f32)>> {
-    let (down_name, up_name) = (format!("{leg}_foot_down"), format!("{leg}_foot_up"));
-    let mut downs: Vec<f32> = Vec::new();
-    let mut ups: Vec<f32> = Vec::new();
-    for m in clip.markers() {
-        if m.name == down_name {
-            downs.push(m.time_secs);
-        } else if m.name == up_name {
-            ups.push(m.time_secs);
-        }
-    }
-    if downs.is_empty() || ups.is_empty() {
-        return None;
-    }
-    ups.sort_by(f32::total_cmp);
-    let d = clip.duration_secs();
-    let mut out: Vec<(f32, f32)> = downs
-        .iter()
-        .map(|&down| {
-            let up = ups.iter().copied().find(|&u| u > down).unwrap_or(ups[0]);
-            (down.rem_euclid(d), up.rem_euclid(d))
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.total_cmp(&b.0));
-    Some(out)
 }
 
 /// Dedicated IK-foot bones of a rig, per leg: Unreal's `ik_foot_l` / `ik_foot_r`, and
@@ -183,56 +171,34 @@ pub fn ik_foot_bones(skeleton: &crate::anim::Skeleton, legs: &[LegChain]) -> Vec
         .collect()
 }
 
-/// Computes [`ClipLocomotion`] for a clip.
+/// Computes [`ClipLocomotion`] for a clip: the model's cached analysis when `legs` and
+/// `settings` are the model's own (detected legs, default contacts), else a fresh one
+/// with the user's in-place choice for the clip.
 pub fn clip_locomotion(
     model: &Model,
     clip: usize,
     legs: &[LegChain],
     settings: &ContactSettings,
-) -> Result<ClipLocomotion, AnimError> {
-    let c = &model.clips[clip];
-    if !(c.duration_secs() > 0.0 && c.duration_secs().is_finite()) {
-        // A pose (one key): no speed, no contacts; speed matching warns and leaves the
-        // rate alone.
-        return Ok(ClipLocomotion {
-            root_speed: 0.0,
-            direction: Vec3::Z,
-            implied: None,
-            contacts: legs
-                .iter()
-                .map(|l| FootContacts {
-                    leg: l.name.clone(),
-                    intervals: Vec::new(),
-                })
-                .collect(),
-            duration_secs: 0.0,
-        });
+) -> Result<ClipLocomotion, String> {
+    let c = model
+        .clips
+        .get(clip)
+        .ok_or_else(|| format!("clip {clip} out of range"))?;
+    let own_legs = model.legs().ok();
+    if *settings == ContactSettings::default() && own_legs.as_deref() == Some(legs) {
+        return model
+            .clip_analysis(clip)
+            .map(|a| ClipLocomotion::from_analysis(&a));
     }
-    let root = crate::anim::ClipRootMotion::for_clip(&model.skeleton, c, None)?;
-    let root_speed = root.as_ref().map_or(0.0, |r| clip_root_speed(&r.motion));
-    let mut contacts = contacts::detect_contacts(&model.skeleton, c, legs, settings)?;
-    // The file's foot markers win over detection where a leg has both its down and up
-    // markers (`left_foot_down` / `left_foot_up`, the names contacts_to_markers writes).
-    for fc in &mut contacts {
-        if let Some(iv) = marker_intervals(c, &fc.leg) {
-            fc.intervals = iv;
-        }
-    }
-    let implied = implied_speed(&model.skeleton, c, legs, root.as_ref(), settings)?;
-    let direction = match &root {
-        Some(r) if root_speed >= MIN_ANIM_SPEED => {
-            let t = r.motion.cycle_displacement().translation;
-            Vec3::new(t.x as f32, 0.0, t.y as f32).normalize_or(Vec3::Z)
-        }
-        _ => implied.as_ref().map_or(Vec3::Z, |i| i.direction),
-    };
-    Ok(ClipLocomotion {
-        root_speed,
-        direction,
-        implied,
-        contacts,
-        duration_secs: c.duration_secs(),
-    })
+    analyse_clip(
+        &model.skeleton,
+        c,
+        legs,
+        settings,
+        model.in_place_override(clip),
+    )
+    .map(|a| ClipLocomotion::from_analysis(&a))
+    .map_err(|e| format!("clip '{}': {e}", c.name()))
 }
 
 /// The locomotion stage (see the module docs).
@@ -312,7 +278,7 @@ impl Locomotion {
     /// Sets up locomotion for a model: legs (detected), pelvis, spine, unit scale. Errors
     /// with a clear message when the rig has no legs.
     pub fn new(model: &Model, settings: LocomotionSettings) -> Result<Self, String> {
-        let legs = contacts::detect_legs(&model.skeleton)?;
+        let legs = model.legs()?;
         Self::with_legs(model, settings, legs)
     }
 
@@ -413,8 +379,7 @@ impl Locomotion {
             return Err(format!("clip {clip} out of range"));
         }
         if self.clips[clip].is_none() {
-            let r = clip_locomotion(model, clip, &self.legs, &self.settings.contacts)
-                .map_err(|e| format!("clip '{}': {e}", model.clips[clip].name()));
+            let r = clip_locomotion(model, clip, &self.legs, &self.settings.contacts);
             self.clips[clip] = Some(r);
         }
         match self.clips[clip].as_ref() {

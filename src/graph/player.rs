@@ -40,18 +40,20 @@ pub struct ClipPlayer {
 }
 
 impl ClipPlayer {
+    /// A player of `clips[clip]` with the root motion it plays (`None` for an in-place
+    /// clip: see [`crate::anim::analysis::ClipAnalysis::root_motion`]) and its markers
+    /// (and whether they were detected).
     pub fn new(
         skeleton: &Skeleton,
         clips: &[Clip],
         clip: usize,
+        root: Option<ClipRootMotion>,
         markers: (Vec<SyncMarker>, bool),
     ) -> Result<Self, String> {
         let c = &clips[clip];
         let duration = c.duration_secs() as f64;
         let clock =
             PlaybackClock::new(duration).map_err(|e| format!("clip '{}': {e}", c.name()))?;
-        let root = ClipRootMotion::for_clip(skeleton, c, None)
-            .map_err(|e| format!("clip '{}': root motion: {e}", c.name()))?;
         Ok(Self {
             clip,
             clock,

@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 use glam::{Mat4, Vec3};
 
 use super::{FileReport, Finding, LintSettings, Severity};
-use crate::anim::contacts::{
-    contacts_to_markers, detect_contacts, detect_legs, ContactSettings, LegChain,
-};
+use crate::anim::contacts::{contacts_to_markers, detect_contacts, ContactSettings, LegChain};
 use crate::anim::locomotion::{unit_scale, FootSlideMeter, SlideSettings};
 use crate::anim::root_motion::GroundTransform;
 use crate::anim::seam::{ChannelSeam, LoopSeamJob, SeamChannel};
@@ -80,7 +78,7 @@ pub(crate) fn lint_model(model: &Model, settings: &LintSettings) -> (Vec<Finding
         })
         .collect();
     let sk = &model.skeleton;
-    let legs = detect_legs(sk).unwrap_or_default();
+    let legs = model.legs().unwrap_or_default();
     let scale = unit_scale(sk, &legs);
     let key = skeleton_key(model);
     let mut gaits = Vec::new();
@@ -133,7 +131,12 @@ pub(crate) fn lint_model(model: &Model, settings: &LintSettings) -> (Vec<Finding
             additive(model, clip, root.as_ref(), scale, &mut out);
             continue;
         }
-        if let Some(rm) = &root {
+        // An in-place clip has no direction of travel to move against (its root's seam
+        // drift is not travel).
+        let in_place = model
+            .clip_analysis(index)
+            .is_ok_and(|a| a.in_place.in_place);
+        if let (Some(rm), false) = (&root, in_place) {
             reversal(clip, rm, &mut out);
         }
         seams(model, clip, root.as_ref(), settings, scale, &mut out);

@@ -7,15 +7,14 @@
 pub mod cache;
 pub mod session;
 
-use glam::{Mat4, Vec2};
+use glam::Vec2;
 use serde::{Deserialize, Serialize};
 
-use crate::anim::contacts::{detect_legs, ContactSettings, LegChain};
-use crate::anim::locomotion::implied_speed;
+use crate::anim::contacts::LegChain;
 use crate::anim::motion_matching::{
     ClipSource, DatabaseSettings, FeatureJoints, MatcherSettings, SpringSettings, TagRange,
 };
-use crate::anim::{ClipRootMotion, LocalToModelJob, SamplingJob, Transform};
+use crate::anim::ClipRootMotion;
 use crate::asset::Model;
 
 pub use session::{KeyInput, MatchingSession};
@@ -210,11 +209,9 @@ impl ClipSet {
     /// Gathers the set `def` asks for from `model`. Errors name the clip or tag.
     pub fn new(model: &Model, def: &MatchingDef) -> Result<ClipSet, String> {
         let sk = &model.skeleton;
-        let legs = detect_legs(sk).map_err(|e| format!("motion matching: {e}"))?;
+        let legs = model.legs().map_err(|e| format!("motion matching: {e}"))?;
         let feet: Vec<usize> = legs.iter().take(2).map(|l| l.foot).collect();
         let hips = sk.parents()[legs[0].thigh].unwrap_or(legs[0].thigh);
-        let leg_length = crate::anim::locomotion::unit_scale(sk, &legs)
-            * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M;
         let chosen: Vec<usize> = if def.clips.is_empty() {
             let usable: Vec<usize> = (0..model.clips.len())
                 .filter(|&i| !model.clips[i].is_additive() && model.clips[i].duration_secs() > 0.0)
@@ -260,37 +257,30 @@ impl ClipSet {
         let mut clips = Vec::with_capacity(chosen.len());
         for &ci in &chosen {
             let clip = &model.clips[ci];
-            let root = ClipRootMotion::for_clip(sk, clip, None).map_err(|e| {
-                format!("motion matching: clip '{}': root motion: {e}", clip.name())
-            })?;
-            let duration = clip.duration_secs() as f64;
-            let root_speed = root
-                .as_ref()
-                .map(|r| r.motion.cycle_displacement().translation.length() / duration)
-                .unwrap_or(0.0) as f32;
-            let root_turn = root
-                .as_ref()
-                .map(|r| r.motion.cycle_displacement().yaw_rad.abs() / duration)
-                .unwrap_or(0.0);
-            // An in-place clip (under 5% of a leg per second, turning under 5°/s) moves at
-            // its implied speed; a turn on the spot keeps its root motion.
-            let in_place = root_speed < 0.05 * leg_length && root_turn < 5f64.to_radians();
-            let (root, implied_velocity, speed_mps) = if in_place {
-                let implied =
-                    implied_speed(sk, clip, &legs, root.as_ref(), &ContactSettings::default())
-                        .ok()
-                        .flatten()
-                        .map(|s| (Vec2::new(s.direction.x, s.direction.z) * s.speed, s.speed));
-                match implied {
-                    Some((v, s)) if v.is_finite() => (None, Some(v), s),
+            // The clip's analysis: the one in-place rule (root travel against the leg and
+            // the feet), its root motion (none when in place) and whether it loops.
+            let analysis = model
+                .clip_analysis(ci)
+                .map_err(|e| format!("motion matching: {e}"))?;
+            let (root, implied_velocity, speed_mps) = if analysis.in_place.in_place {
+                match &analysis.implied {
+                    Some(s) if s.speed.is_finite() => (
+                        None,
+                        Some(Vec2::new(s.direction.x, s.direction.z) * s.speed),
+                        s.speed,
+                    ),
                     _ => (None, None, 0.0),
                 }
             } else {
-                (root, None, root_speed)
+                (
+                    analysis.root_motion().cloned(),
+                    None,
+                    analysis.root_speed as f32,
+                )
             };
             let looping = match &def.non_looping {
                 Some(list) => !list.iter().any(|n| n == clip.name()),
-                None => loops(model, ci, root.as_ref(), &legs, leg_length),
+                None => analysis.loops,
             };
             let mut tags = Vec::new();
             if def.auto_tags {
@@ -379,46 +369,4 @@ impl ClipSet {
                 .contains(word)
         })
     }
-}
-
-/// Whether a clip's last pose is its first again (root motion removed): every joint
-/// within 2% of the leg length in model space.
-fn loops(
-    model: &Model,
-    clip: usize,
-    root: Option<&ClipRootMotion>,
-    legs: &[LegChain],
-    leg_length: f32,
-) -> bool {
-    let _ = legs;
-    let sk = &model.skeleton;
-    let c = &model.clips[clip];
-    let pose_at = |t: f32| -> Option<Vec<Mat4>> {
-        let mut local = vec![Transform::IDENTITY; sk.joint_count()];
-        SamplingJob {
-            clip: c,
-            time_secs: t,
-            rest_pose: sk.rest_pose(),
-        }
-        .run(&mut local)
-        .ok()?;
-        if let Some(r) = root {
-            r.source.remove(&r.motion, t as f64, &mut local).ok()?;
-        }
-        let mut model_space = vec![Mat4::IDENTITY; sk.joint_count()];
-        LocalToModelJob {
-            parents: sk.parents(),
-            local: &local,
-            model_from_root: Mat4::IDENTITY,
-        }
-        .run(&mut model_space)
-        .ok()?;
-        Some(model_space)
-    };
-    let (Some(a), Some(b)) = (pose_at(0.0), pose_at(c.duration_secs())) else {
-        return false;
-    };
-    a.iter()
-        .zip(&b)
-        .all(|(x, y)| (x.w_axis - y.w_axis).truncate().length() <= 0.02 * leg_length)
 }

@@ -5,10 +5,13 @@
 //! the character would travel on the ground. [`implied_speed`] measures that:
 //!
 //! 1. contacts per leg from [`detect_contacts`] (foot low and vertically still);
-//! 2. each foot's horizontal velocity in root space (root motion removed when the clip
-//!    has some) by central differences over the cycle at the contact settings' sample
-//!    rate, keeping only samples inside a contact with the first and last
-//!    [`CONTACT_TRIM`] of it cut off (heel strike and toe-off roll the ankle);
+//! 2. the horizontal velocity of every foot joint (ankle and toe) in root space (root
+//!    motion removed when the caller passes it: a clip with real root motion; an in-place
+//!    clip is measured as it is, so the hips' in-cycle sway, which the feet's motion
+//!    relative to the hips includes, is not subtracted and cannot bias the speed) by
+//!    central differences over the cycle at the contact settings' sample rate, keeping
+//!    only samples inside a contact with the first and last [`CONTACT_TRIM`] of it cut
+//!    off (heel strike and toe-off roll the foot);
 //! 3. the travel direction is minus the mean of those velocities; the speed is the
 //!    median of the velocities projected on it, over all legs' samples;
 //! 4. the same is repeated with the contact height threshold halved and doubled; the
@@ -74,7 +77,9 @@ fn in_contact(c: &FootContacts, t: f32, duration: f32) -> bool {
     })
 }
 
-/// Foot positions (model space, root motion removed) over one cycle, `[sample][leg]`.
+/// Positions of every foot joint (ankle, then toe where the leg has one; model space,
+/// root motion removed when `root` is given) over one cycle, `[sample][joint]`, and the
+/// leg of each joint.
 fn foot_tracks(
     skeleton: &Skeleton,
     clip: &Clip,
@@ -106,16 +111,24 @@ fn foot_tracks(
         }
         .run(&mut model)?;
         out.push(
-            legs.iter()
-                .map(|l| model[l.foot].w_axis.truncate())
+            foot_joints(legs)
+                .map(|(_, j)| model[j].w_axis.truncate())
                 .collect(),
         );
     }
     Ok(out)
 }
 
+/// `(leg, joint)` for every planted-foot joint: each leg's ankle, then its toe.
+fn foot_joints(legs: &[LegChain]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    legs.iter()
+        .enumerate()
+        .flat_map(|(i, l)| std::iter::once((i, l.foot)).chain(l.toe.map(|t| (i, t))))
+}
+
 fn estimate(
     tracks: &[Vec<Vec3>],
+    joints: &[(usize, usize)],
     contacts: &[FootContacts],
     duration: f32,
 ) -> Option<(f32, Vec3, Vec<Option<f32>>, usize)> {
@@ -125,9 +138,12 @@ fn estimate(
     let mut velocities: Vec<Vec<Vec3>> = vec![Vec::new(); legs];
     for i in 0..n {
         let t = duration * i as f32 / n as f32;
-        for (leg, c) in contacts.iter().enumerate() {
-            if in_contact(c, t, duration) {
-                let (a, b) = (tracks[(i + n - 1) % n][leg], tracks[(i + 1) % n][leg]);
+        for (k, &(leg, _)) in joints.iter().enumerate() {
+            if contacts
+                .get(leg)
+                .is_some_and(|c| in_contact(c, t, duration))
+            {
+                let (a, b) = (tracks[(i + n - 1) % n][k], tracks[(i + 1) % n][k]);
                 let v = (b - a) / (2.0 * dt);
                 velocities[leg].push(Vec3::new(v.x, 0.0, v.z));
             }
@@ -173,9 +189,22 @@ pub fn implied_speed(
     let duration = clip.duration_secs();
     let samples = ((duration * settings.samples_per_sec).ceil() as usize).max(8);
     let tracks = foot_tracks(skeleton, clip, legs, root, samples)?;
-    let Some((speed, direction, per_leg, count)) = estimate(&tracks, &base, duration) else {
+    let joints: Vec<(usize, usize)> = foot_joints(legs).collect();
+    let Some((speed, direction, per_leg, count)) = estimate(&tracks, &joints, &base, duration)
+    else {
         if base.iter().all(|c| c.intervals.is_empty()) {
-            return Ok(touch_and_go(&tracks, duration, skeleton, legs));
+            let ankles: Vec<Vec<Vec3>> = tracks
+                .iter()
+                .map(|row| {
+                    joints
+                        .iter()
+                        .zip(row)
+                        .filter(|((leg, j), _)| legs[*leg].foot == *j)
+                        .map(|(_, p)| *p)
+                        .collect()
+                })
+                .collect();
+            return Ok(touch_and_go(&ankles, duration, skeleton, legs));
         }
         return Ok(None);
     };
@@ -190,7 +219,7 @@ pub fn implied_speed(
             ..*settings
         };
         let c = detect_contacts(skeleton, clip, legs, &s)?;
-        if let Some((v, ..)) = estimate(&tracks, &c, duration) {
+        if let Some((v, ..)) = estimate(&tracks, &joints, &c, duration) {
             speeds.push(v);
         }
     }

@@ -14,12 +14,14 @@
 //! is for a human rig and is multiplied by [`unit_scale`].
 
 pub mod implied;
+pub mod in_place;
 pub mod orientation;
 pub mod slide;
 pub mod speed_match;
 pub mod stride_warp;
 
 pub use implied::{implied_speed, ImpliedSpeed};
+pub use in_place::{decide_in_place, InPlaceDecision, InPlaceInputs, InPlaceOverride};
 pub use orientation::{
     counter_rotate_spine, orientation_warp, spine_chain, OrientationWarp, OrientationWarpSettings,
     OrientationWarpState,

@@ -211,6 +211,7 @@ fn import(bytes: &[u8], path: &Path, scene: Option<usize>) -> Result<Model, Impo
         images,
         clips,
         warnings,
+        analysis: Default::default(),
     })
 }
 
