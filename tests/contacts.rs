@@ -641,3 +641,35 @@ fn contacts_do_not_depend_on_scale() {
 /// late), TurnWalk 0.052 s, Run 0.015 s. Bounds: a little over those.
 const MARKER_BOUND_WALK: f32 = 0.06;
 const MARKER_BOUND_RUN: f32 = 0.02;
+
+/// A swing foot grazing the ground twice in mid-swing (3.5% of a leg above its lowest
+/// point for 0.025 s each, 0.03 s apart) is no contact: the grazes are dropped before gaps
+/// are closed. Closing gaps first merged them into one 0.08 s contact, a second
+/// `left_foot_down` per cycle that made marker sync run away.
+#[test]
+fn two_grazes_in_mid_swing_are_not_a_contact() {
+    let sk = one_leg(1.0);
+    let legs = detect_legs(&sk).unwrap();
+    let clip = hips_clip(&[
+        (0.0, 1.0),
+        (0.4, 1.0),
+        (0.5, 1.3),
+        (0.56, 1.035),
+        (0.585, 1.035),
+        (0.6, 1.3),
+        (0.615, 1.035),
+        (0.64, 1.035),
+        (0.66, 1.3),
+        (0.9, 1.0),
+        (1.0, 1.0),
+    ]);
+    let c = detect_contacts(&sk, &clip, &legs, &ContactSettings::default()).unwrap();
+    assert_eq!(c[0].intervals.len(), 1, "{c:?}");
+    let (down, up) = c[0].intervals[0];
+    assert!(down > 0.85 && up > 0.35 && up < 0.45, "{down} {up}");
+    let downs = contacts_to_markers(&c)
+        .iter()
+        .filter(|m| m.name == "left_foot_down")
+        .count();
+    assert_eq!(downs, 1);
+}

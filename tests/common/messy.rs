@@ -34,11 +34,11 @@ pub fn read_glb(path: &Path) -> Glb {
 
 pub fn write_glb(glb: &Glb, path: &Path) {
     let mut text = serde_json::to_vec(&glb.json).unwrap();
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
     let mut bin = glb.bin.clone();
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let mut out = Vec::new();
@@ -105,7 +105,7 @@ pub fn add_drift(glb: &mut Glb, animation: &str, node: usize, per_cycle: [f32; 3
             values.extend_from_slice(&v.to_le_bytes());
         }
     }
-    while glb.bin.len() % 4 != 0 {
+    while !glb.bin.len().is_multiple_of(4) {
         glb.bin.push(0);
     }
     let offset = glb.bin.len();
@@ -126,7 +126,9 @@ pub fn add_drift(glb: &mut Glb, animation: &str, node: usize, per_cycle: [f32; 3
     let accessor = accessors.len() - 1;
     let s = channel["sampler"].as_u64().unwrap() as usize;
     // A fresh sampler, so that channels sharing the old one keep their keys.
-    let samplers = glb.json["animations"][ai]["samplers"].as_array_mut().unwrap();
+    let samplers = glb.json["animations"][ai]["samplers"]
+        .as_array_mut()
+        .unwrap();
     let mut fresh = samplers[s].clone();
     fresh["output"] = json!(accessor);
     samplers.push(fresh);

@@ -84,3 +84,6 @@ pub fn click_at<S>(h: &mut egui_kittest::Harness<'_, S>, at: egui::Pos2) {
     }
     h.run_steps(1);
 }
+
+/// Test material made from the shared samples (drift, rescale).
+pub mod messy;
