@@ -6,9 +6,9 @@
 //! evaluates (morph weights today, more later) reaches single-clip playback too. Then
 //! local-to-model and the skinning palettes.
 
-use crate::anim::locomotion::InPlaceOverride;
 use glam::Mat4;
 
+use crate::anim::locomotion::InPlaceOverride;
 use crate::anim::{
     skinning_palette, AnimError, ClipRootMotion, LocalToModelJob, SamplingJob, Transform,
 };
@@ -27,11 +27,10 @@ pub struct Pose {
     /// Morph weights per mesh (index = mesh index), one per morph target: the clip's
     /// morph-weight tracks, or the graph's blend of them, else the mesh defaults.
     pub morph_weights: Vec<Vec<f32>>,
-    /// The one-clip graph of the clip evaluated last, with that clip's identity
-    /// ([`crate::anim::Clip::uid`]); it keeps the key cursors, so playback and scrubbing
-    /// step from the previous keys instead of searching every frame.
-    /// The preview graph and what it was built for: the clip's identity and the user's
-    /// in-place choice (which decides the player's root motion).
+    /// The one-clip graph of the clip evaluated last, with what it was built for: that
+    /// clip's identity ([`crate::anim::Clip::uid`]) and the user's in-place choice (which
+    /// decides the player's root motion). It keeps the key cursors, so playback and
+    /// scrubbing step from the previous keys instead of searching every frame.
     preview: Option<((u64, InPlaceOverride), PoseGraph)>,
 }
 

@@ -471,3 +471,59 @@ fn single_clip_requests_go_through_a_one_clip_graph_and_show_the_clip_exactly() 
     }
     assert_ne!(first.local, pose.local);
 }
+
+/// A follower whose `left_foot_down` appears twice per cycle (a stumble marked by hand)
+/// against a leader with one: marker sync falls back to the first shared marker at a
+/// uniform rate, says so in the phase report's notes, and the follower plays exactly one
+/// cycle per leader cycle.
+#[test]
+fn a_marker_that_appears_twice_is_noted_and_keeps_one_cycle_per_cycle() {
+    let mut model = demo();
+    let run = model.find_clip("Run").unwrap();
+    let c = &model.clips[run];
+    let mut markers = c.markers().to_vec();
+    markers.push(SyncMarker {
+        name: "left_foot_down".into(),
+        time_secs: 0.1,
+    });
+    model.clips[run] = stridescope::anim::Clip::new(
+        "Run".into(),
+        c.tracks().to_vec(),
+        markers,
+        model.skeleton.joint_count(),
+    )
+    .unwrap();
+    let mut g = PoseGraph::new(
+        &model,
+        &with_a(fade_graph("Walk", "Run", SyncMode::Markers)),
+    )
+    .unwrap();
+    g.params_mut().set_float("w", 0.4).unwrap();
+    g.params_mut().set_float("a", 0.6).unwrap();
+    for _ in 0..600 {
+        g.advance(&model, 1.0 / 60.0).unwrap();
+    }
+    let notes = g.sync_notes();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("'Run' on 'Walk'") && notes[0].contains("different number of times"),
+        "{notes:?}"
+    );
+    let (walk, run) = (g.players()[0].cycles(), g.players()[1].cycles());
+    assert!(
+        (run - walk).abs() < 0.05,
+        "Run {run} cycles in Walk's {walk}"
+    );
+    // The demo's own clips pair every marker: no note.
+    let plain = demo();
+    let mut g = PoseGraph::new(
+        &plain,
+        &with_a(fade_graph("Walk", "Run", SyncMode::Markers)),
+    )
+    .unwrap();
+    g.params_mut().set_float("w", 0.4).unwrap();
+    g.params_mut().set_float("a", 0.6).unwrap();
+    g.advance(&plain, 1.0 / 60.0).unwrap();
+    assert!(g.phase_report().is_some());
+    assert!(g.sync_notes().is_empty(), "{:?}", g.sync_notes());
+}

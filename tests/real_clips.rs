@@ -92,6 +92,26 @@ fn clip_report<'a>(inspect: &'a Value, clip: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no clip {clip}"))
 }
 
+/// `trace --json` of the walk driven at `speed` for 4 s at 30 fps, with `extra` flags.
+fn drive(path: &Path, speed: f64, extra: &[&str]) -> Value {
+    let speed = format!("{speed}");
+    let mut args = vec![
+        "trace",
+        path.to_str().unwrap(),
+        "--clip",
+        CLIP,
+        "--movement-speed",
+        &speed,
+        "--seconds",
+        "4",
+        "--fps",
+        "30",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    json(&args)
+}
+
 /// Drives the clip at 1.1 times its implied speed for 4 s and checks the run against the
 /// same drive on the shared Robot (whose root returns exactly): the drift changes nothing
 /// that matters. (The Robot's own walk slides: its planted IK feet move at uneven speed,
@@ -104,21 +124,7 @@ fn drives_like_an_in_place_clip(path: &Path) {
     assert!(reason.contains("of a leg"), "{reason}");
     let implied = loco["implied_speed_mps"].as_f64().unwrap();
     let v = 1.1 * implied;
-    let speed = format!("{v}");
-    let run = json(&[
-        "trace",
-        path.to_str().unwrap(),
-        "--clip",
-        CLIP,
-        "--movement-speed",
-        &speed,
-        "--seconds",
-        "4",
-        "--fps",
-        "30",
-        "--json",
-    ]);
-    let s = &run["summary"];
+    let s = &drive(path, v, &[])["summary"];
     assert_eq!(s["in_place"], true, "{s}");
     let covered = s["distance_m"].as_f64().unwrap();
     let expected = v * 4.0;
@@ -127,19 +133,7 @@ fn drives_like_an_in_place_clip(path: &Path) {
         "covered {covered} of {expected}"
     );
     let skating = s["skating_ratio"].as_f64().unwrap();
-    let reference = json(&[
-        "trace",
-        robot().to_str().unwrap(),
-        "--clip",
-        CLIP,
-        "--movement-speed",
-        &format!("{}", 1.1 * f64::from(reference_implied())),
-        "--seconds",
-        "4",
-        "--fps",
-        "30",
-        "--json",
-    ]);
+    let reference = drive(&robot(), 1.1 * f64::from(reference_implied()), &[]);
     let reference = reference["summary"]["skating_ratio"].as_f64().unwrap();
     assert!(
         (skating - reference).abs() < 0.03,
@@ -147,35 +141,8 @@ fn drives_like_an_in_place_clip(path: &Path) {
     );
 
     // Without warping the feet slide by the mismatch; warping slides less.
-    let unwarped = json(&[
-        "trace",
-        path.to_str().unwrap(),
-        "--clip",
-        CLIP,
-        "--movement-speed",
-        &format!("{}", 1.6 * implied),
-        "--no-speed-match",
-        "--no-warp",
-        "--seconds",
-        "4",
-        "--fps",
-        "30",
-        "--json",
-    ]);
-    let warped = json(&[
-        "trace",
-        path.to_str().unwrap(),
-        "--clip",
-        CLIP,
-        "--movement-speed",
-        &format!("{}", 1.6 * implied),
-        "--no-speed-match",
-        "--seconds",
-        "4",
-        "--fps",
-        "30",
-        "--json",
-    ]);
+    let unwarped = drive(path, 1.6 * implied, &["--no-speed-match", "--no-warp"]);
+    let warped = drive(path, 1.6 * implied, &["--no-speed-match"]);
     let slide = |r: &Value| r["summary"]["slide_m_per_cycle"].as_f64().unwrap();
     assert!(
         slide(&warped) < slide(&unwarped),

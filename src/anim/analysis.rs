@@ -8,11 +8,14 @@
 use glam::{Mat4, Vec3};
 
 use super::contacts::{
-    contacts_to_markers, detect_contacts, keep_longest_contact, leg_length, ContactSettings,
-    FootContacts, LegChain,
+    contacts_to_markers, detect_contacts, keep_longest_contact, ContactSettings, FootContacts,
+    LegChain,
 };
 use super::locomotion::in_place::{decide_in_place, InPlaceDecision, InPlaceInputs};
-use super::locomotion::{clip_root_speed, implied_speed, ImpliedSpeed, InPlaceOverride};
+use super::locomotion::{
+    clip_root_speed, implied::implied_speed_with_contacts, unit_scale, ImpliedSpeed,
+    InPlaceOverride, REFERENCE_LEG_LENGTH_M,
+};
 use super::{
     AnimError, Clip, ClipRootMotion, LocalToModelJob, SamplingJob, Skeleton, SyncMarker, Transform,
 };
@@ -35,8 +38,6 @@ pub struct ClipAnalysis {
     /// Contact intervals per leg: the file's `<leg>_foot_down/up` markers where a leg has
     /// both, else detected; a looping locomotion clip keeps one contact per foot.
     pub contacts: Vec<FootContacts>,
-    /// Per leg, whether its contacts come from the file's markers.
-    pub contacts_from_markers: Vec<bool>,
     /// The clip's sync markers: the file's, else ones made from `contacts`.
     pub markers: Vec<SyncMarker>,
     /// `markers` were made from detected contacts (the file has none).
@@ -44,8 +45,6 @@ pub struct ClipAnalysis {
     pub in_place: InPlaceDecision,
     /// The pose at the end returns to the pose at the start (see [`LOOP_LEG_FRACTION`]).
     pub loops: bool,
-    /// Mean rest-pose leg length (units), `None` without legs.
-    pub leg_length: Option<f32>,
 }
 
 impl ClipAnalysis {
@@ -80,16 +79,11 @@ impl ClipAnalysis {
             _ => self.implied.as_ref().map_or(Vec3::Z, |i| i.direction),
         }
     }
-
-    /// A locomotion clip: it travels (root motion or implied speed).
-    pub fn travels(&self) -> bool {
-        self.speed() > 0.0
-    }
 }
 
 /// Contact intervals of leg `leg` from the clip's `<leg>_foot_down` / `<leg>_foot_up`
 /// markers: each down paired with the next up (cyclically). `None` without both kinds.
-pub fn marker_intervals(clip: &Clip, leg: &str) -> Option<Vec<(f32, f32)>> {
+fn marker_intervals(clip: &Clip, leg: &str) -> Option<Vec<(f32, f32)>> {
     let (down_name, up_name) = (format!("{leg}_foot_down"), format!("{leg}_foot_up"));
     let mut downs: Vec<f32> = Vec::new();
     let mut ups: Vec<f32> = Vec::new();
@@ -118,7 +112,7 @@ pub fn marker_intervals(clip: &Clip, leg: &str) -> Option<Vec<(f32, f32)>> {
 
 /// Whether the pose at the clip's end matches its start (root motion removed) within
 /// [`LOOP_LEG_FRACTION`] of `leg_length` for every joint.
-pub fn clip_loops(
+fn clip_loops(
     skeleton: &Skeleton,
     clip: &Clip,
     root: Option<&ClipRootMotion>,
@@ -173,12 +167,8 @@ pub fn analyse_clip(
     let root_speed = extracted_root
         .as_ref()
         .map_or(0.0, |r| clip_root_speed(&r.motion));
-    let lengths: Vec<f32> = legs
-        .iter()
-        .map(|l| leg_length(skeleton, l))
-        .filter(|l| *l > 0.0 && l.is_finite())
-        .collect();
-    let leg = (!lengths.is_empty()).then(|| lengths.iter().sum::<f32>() / lengths.len() as f32);
+    // Mean rest-pose leg length (`unit_scale` is 1 for a rig without legs: no length).
+    let leg = (!legs.is_empty()).then(|| unit_scale(skeleton, legs) * REFERENCE_LEG_LENGTH_M);
     let cycle = duration > 0.0 && duration.is_finite();
     let travel = extracted_root
         .as_ref()
@@ -202,13 +192,17 @@ pub fn analyse_clip(
         // root motion; an in-place clip keeps its hips' sway (removing it biases the
         // implied speed). Whether it is in place may need the implied speed itself: the
         // first measure removes the root, and is redone without when the rule says so.
+        let contacts = detect_contacts(skeleton, clip, legs, settings)?;
+        let measure = |root: Option<&ClipRootMotion>| {
+            implied_speed_with_contacts(skeleton, clip, legs, root, settings, &contacts)
+        };
         let surely_in_place = decide(None).in_place;
         let root = extracted_root.as_ref().filter(|_| !surely_in_place);
-        let mut implied = implied_speed(skeleton, clip, legs, root, settings)?;
+        let mut implied = measure(root)?;
         if root.is_some() && decide(implied.as_ref()).in_place {
-            implied = implied_speed(skeleton, clip, legs, None, settings)?;
+            implied = measure(None)?;
         }
-        (detect_contacts(skeleton, clip, legs, settings)?, implied)
+        (contacts, implied)
     } else {
         (
             legs.iter()
@@ -239,12 +233,10 @@ pub fn analyse_clip(
     if loops && travels {
         keep_longest_contact(&mut contacts, duration);
     }
-    let mut contacts_from_markers = vec![false; contacts.len()];
-    for (fc, from) in contacts.iter_mut().zip(&mut contacts_from_markers) {
+    for fc in contacts.iter_mut() {
         if let Some(iv) = marker_intervals(clip, &fc.leg) {
             fc.intervals = iv;
             fc.certainty = 1.0;
-            *from = true;
         }
     }
     let (markers, markers_detected) = if clip.markers().is_empty() && cycle {
@@ -260,11 +252,9 @@ pub fn analyse_clip(
         root_speed,
         implied,
         contacts,
-        contacts_from_markers,
         markers,
         markers_detected,
         in_place,
         loops,
-        leg_length: leg,
     })
 }

@@ -573,10 +573,11 @@ pub struct ContactSettings {
     pub release_ratio: f32,
     /// Samples per clip second (at least 8 samples per cycle are taken).
     pub samples_per_sec: f32,
-    /// Contacts shorter than this are dropped first (a swing foot grazing the ground),
-    /// then gaps shorter than this between the contacts left are closed (a flicker in
-    /// stance). Dropping first keeps two grazes close together from merging into one
-    /// contact long enough to survive.
+    /// Contacts shorter than this are grazes (a swing foot touching the ground) and are
+    /// dropped; a gap shorter than this is closed only next to a contact at least this
+    /// long (a toe rolling off after the ankle lifted), so two grazes close together
+    /// never merge into one contact long enough to survive. Gaps under a quarter of it
+    /// (a flicker within a stance) are always closed.
     pub min_contact_secs: f32,
 }
 
@@ -699,8 +700,10 @@ const MIN_SAMPLES: usize = 8;
 /// differences, cyclic: the clip is taken as a loop). A joint is planted while both are
 /// under the [`ContactSettings`] thresholds (times the leg's rest length); the foot is
 /// down while its ankle *or* its toe is planted (heel strike lowers the ankle first,
-/// toe-off lifts the toe last). Down/up times are interpolated between samples where the
-/// larger of the two threshold ratios crosses 1.
+/// toe-off lifts the toe last). Down times are interpolated between samples where the
+/// larger of the two threshold ratios falls to 1, up times where it passes
+/// [`ContactSettings::release_ratio`] (hysteresis). Each leg also gets a
+/// [`FootContacts::certainty`].
 ///
 /// Errors: a leg joint out of range, a clip of zero (or non-finite) length, a leg of zero
 /// rest length, settings that are not positive and finite, a pose that is not finite.
@@ -844,9 +847,8 @@ fn certainty(margin: &[f32]) -> f32 {
 
 /// Contact intervals of a cyclic margin series, with crossings interpolated linearly
 /// between samples `dt` apart. A foot comes down where `margin` falls to 1 and lifts where
-/// it passes `release` (hysteresis, `release >= 1`). Runs shorter than `min_secs` are
-/// dropped before gaps shorter than `min_secs` are closed, so grazes never merge into a
-/// contact.
+/// it passes `release` (hysteresis, `release >= 1`). Gaps and grazes as
+/// [`ContactSettings::min_contact_secs`] says.
 fn intervals(
     margin: &[f32],
     dt: f32,

@@ -233,8 +233,37 @@ impl<'a> Shared<'a> {
     }
 }
 
+/// A `*down` marker name (any case), without allocating: sync runs every frame.
 fn is_down(name: &str) -> bool {
-    name.to_ascii_lowercase().ends_with("down")
+    let b = name.as_bytes();
+    b.len() >= 4 && b[b.len() - 4..].eq_ignore_ascii_case(b"down")
+}
+
+/// The shared markers of both clips that sync pairs, and the rotation that pairs them
+/// (`None`: the sequences differ even with the `*down` markers alone; the leader's set is
+/// then all its shared markers). `None` without a shared marker. Durations must be > 0.
+fn pairing<'a>(
+    leader: &'a [SyncMarker],
+    ld: f64,
+    follower: &'a [SyncMarker],
+    fd: f64,
+) -> Option<(Shared<'a>, Shared<'a>, Option<usize>, bool)> {
+    let l = Shared::new(leader, follower, ld, |_| true);
+    if l.len == 0 {
+        return None;
+    }
+    let f = Shared::new(follower, leader, fd, |_| true);
+    if let Some(r) = l.rotation(&f) {
+        return Some((l, f, Some(r), false));
+    }
+    let (l_down, f_down) = (
+        Shared::new(leader, follower, ld, is_down),
+        Shared::new(follower, leader, fd, is_down),
+    );
+    match l_down.rotation(&f_down) {
+        Some(r) => Some((l_down, f_down, Some(r), true)),
+        None => Some((l, f, None, false)),
+    }
 }
 
 /// Which alignment [`marker_sync_time`] uses for these markers (see there).
@@ -248,22 +277,12 @@ pub fn marker_alignment(
     if !(ld.is_finite() && ld > 0.0 && fd.is_finite() && fd > 0.0) {
         return MarkerAlignment::None;
     }
-    let l = Shared::new(leader, follower, ld, |_| true);
-    if l.len == 0 {
-        return MarkerAlignment::None;
+    match pairing(leader, ld, follower, fd) {
+        None => MarkerAlignment::None,
+        Some((_, _, Some(_), false)) => MarkerAlignment::AllMarkers,
+        Some((_, _, Some(_), true)) => MarkerAlignment::DownMarkers,
+        Some((l, _, None, _)) => MarkerAlignment::FirstMarker(l.names[0].to_string()),
     }
-    let f = Shared::new(follower, leader, fd, |_| true);
-    if l.rotation(&f).is_some() {
-        return MarkerAlignment::AllMarkers;
-    }
-    let (ld_, fd_) = (
-        Shared::new(leader, follower, ld, is_down),
-        Shared::new(follower, leader, fd, is_down),
-    );
-    if ld_.rotation(&fd_).is_some() {
-        return MarkerAlignment::DownMarkers;
-    }
-    MarkerAlignment::FirstMarker(l.names[0].to_string())
 }
 
 /// Marker sync (Unreal sync groups): the follower's phase time in `[0, follower_duration)`
@@ -304,22 +323,7 @@ pub fn marker_sync_time(
         return None;
     }
     let t = wrap_secs(leader_time_secs, ld);
-    let all = |_: &str| true;
-    let mut l = Shared::new(leader, follower, ld, all);
-    if l.len == 0 {
-        return None;
-    }
-    let mut f = Shared::new(follower, leader, fd, all);
-    let mut rotation = l.rotation(&f);
-    if rotation.is_none() {
-        let (ld_, fd_) = (
-            Shared::new(leader, follower, ld, is_down),
-            Shared::new(follower, leader, fd, is_down),
-        );
-        if let Some(r) = ld_.rotation(&fd_) {
-            (l, f, rotation) = (ld_, fd_, Some(r));
-        }
-    }
+    let (l, f, rotation, _) = pairing(leader, ld, follower, fd)?;
     let Some(r) = rotation else {
         // Uniform rate from the leader's first shared marker.
         let name = l.names[0];

@@ -6,7 +6,7 @@
 //! a reload of the same file.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::anim::analysis::{analyse_clip, ClipAnalysis};
 use crate::anim::contacts::{detect_legs, ContactSettings, LegChain};
@@ -14,8 +14,6 @@ use crate::anim::locomotion::InPlaceOverride;
 
 use super::Model;
 
-/// The detected legs, or why there are none.
-type LegsResult = Arc<Result<Vec<LegChain>, String>>;
 /// One analysis per clip identity and in-place choice.
 type AnalysisMap = HashMap<(u64, InPlaceOverride), Result<Arc<ClipAnalysis>, String>>;
 
@@ -23,7 +21,8 @@ type AnalysisMap = HashMap<(u64, InPlaceOverride), Result<Arc<ClipAnalysis>, Str
 #[derive(Default)]
 pub struct ClipAnalyses {
     in_place: HashMap<String, InPlaceOverride>,
-    legs: Mutex<Option<LegsResult>>,
+    /// The detected legs, or why there are none.
+    legs: OnceLock<Result<Vec<LegChain>, String>>,
     clips: Mutex<AnalysisMap>,
 }
 
@@ -31,7 +30,7 @@ impl Clone for ClipAnalyses {
     fn clone(&self) -> Self {
         Self {
             in_place: self.in_place.clone(),
-            legs: Mutex::new(self.legs.lock().map(|g| g.clone()).unwrap_or(None)),
+            legs: self.legs.clone(),
             clips: Mutex::new(self.clips.lock().map(|g| g.clone()).unwrap_or_default()),
         }
     }
@@ -48,14 +47,10 @@ impl std::fmt::Debug for ClipAnalyses {
 impl Model {
     /// The legs detected in the skeleton (cached); the error says what was looked for.
     pub fn legs(&self) -> Result<Vec<LegChain>, String> {
-        let mut guard = match self.analysis.legs.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        let legs = guard
-            .get_or_insert_with(|| Arc::new(detect_legs(&self.skeleton)))
-            .clone();
-        (*legs).clone()
+        self.analysis
+            .legs
+            .get_or_init(|| detect_legs(&self.skeleton))
+            .clone()
     }
 
     /// The user's in-place choice for clip `clip` (`Auto` when none was made).

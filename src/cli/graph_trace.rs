@@ -70,6 +70,9 @@ pub struct GraphSummary {
     pub amplitude_drop: f64,
     pub input_amplitude_deg: Option<f64>,
     pub blend_amplitude_deg: Option<f64>,
+    /// How marker sync aligned followers that could not pair every shared marker with
+    /// their leader (each distinct line once, in order of appearance).
+    pub sync_notes: Vec<String>,
     pub final_state: Option<String>,
     pub distance_m: f64,
     /// Every input at the last frame (clip time and weight), layers included.
@@ -240,6 +243,7 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, Strin
     let mut max_drop: f64 = 0.0;
     let mut warning = false;
     let mut amplitudes = None;
+    let mut sync_notes: Vec<String> = Vec::new();
     let dt = run.dt_secs();
     for _ in 0..=run.frame_count() {
         let frame = run.frame();
@@ -250,6 +254,11 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, Strin
             amplitudes = Some((r.input_amplitude_deg, r.blend_amplitude_deg));
             r.amplitude_drop
         });
+        for note in graph.sync_notes() {
+            if !sync_notes.contains(note) {
+                sync_notes.push(note.clone());
+            }
+        }
         let delta = if kind == crate::graph::scenario::FrameKind::Play {
             graph.root_delta()
         } else {
@@ -310,6 +319,7 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, Strin
         amplitude_drop: max_drop,
         input_amplitude_deg: amplitudes.map(|a| a.0),
         blend_amplitude_deg: amplitudes.map(|a| a.1),
+        sync_notes,
         final_state: sm.map(|m| m.state_name(m.current()).to_string()),
         distance_m,
         layers: graph
@@ -376,6 +386,9 @@ pub fn text(report: &GraphTraceReport) -> String {
             "warning: the blended inputs are out of phase: the leg swing drops by {:.0}% (turn sync on or fix the phase offset)",
             s.amplitude_drop * 100.0
         );
+    }
+    for note in &s.sync_notes {
+        let _ = writeln!(out, "note: {note}");
     }
     out
 }

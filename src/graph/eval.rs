@@ -153,6 +153,9 @@ pub struct PoseGraph {
     events_len: usize,
     phase: Option<PhaseReport>,
     phase_key: Vec<(usize, i32, i32)>,
+    /// How marker sync aligns each active follower with the leader, where it cannot pair
+    /// every shared marker (measured with the phase report).
+    sync_notes: Vec<String>,
     last_dt: f64,
     /// Inertialized transitions: the stage after the blend, and this evaluation's frame
     /// time and switch (set by `advance` around its `evaluate`).
@@ -658,6 +661,7 @@ impl PoseGraph {
             events_len: 0,
             phase: None,
             phase_key: Vec::new(),
+            sync_notes: Vec::new(),
             last_dt: 0.0,
             inertia: super::inertial::TransitionInertia::new(inertialized),
             inertia_dt: 0.0,
@@ -781,6 +785,25 @@ impl PoseGraph {
 
     pub fn phase_report(&self) -> Option<&PhaseReport> {
         self.phase.as_ref()
+    }
+
+    /// Lines for the phase report on how marker sync aligns the active inputs with their
+    /// leader, when it cannot pair every shared marker (e.g. `'Run' on 'Walk': sync: the
+    /// shared markers appear a different number of times ...`); empty when every pair
+    /// lines up, or the graph does not sync by markers. Updated with the phase report.
+    pub fn sync_notes(&self) -> &[String] {
+        &self.sync_notes
+    }
+
+    /// Whether any node (or the state machine's cross-fades) syncs by markers.
+    fn uses_marker_sync(&self) -> bool {
+        match &self.base {
+            Base::Node(n) => n.sync() == SyncMode::Markers,
+            Base::Machine(m) => {
+                m.sync == SyncMode::Markers
+                    || m.states.iter().any(|n| n.sync() == SyncMode::Markers)
+            }
+        }
     }
 
     pub fn players(&self) -> &[ClipPlayer] {
@@ -1276,6 +1299,7 @@ impl PoseGraph {
         if active.len() < 2 || self.legs.is_empty() {
             self.phase = None;
             self.phase_key.clear();
+            self.sync_notes.clear();
             return Ok(());
         }
         let lead = self.leader_index();
@@ -1314,6 +1338,27 @@ impl PoseGraph {
             PHASE_SAMPLES,
         )?);
         self.phase_key = key.to_vec();
+        self.sync_notes.clear();
+        if self.uses_marker_sync() {
+            let l = &self.players[lead];
+            for &i in active.iter().filter(|&&i| i != lead) {
+                let f = &self.players[i];
+                let note = sync::marker_alignment(
+                    &l.sync_markers,
+                    l.duration_secs(),
+                    &f.sync_markers,
+                    f.duration_secs(),
+                )
+                .note();
+                if let Some(note) = note {
+                    self.sync_notes.push(format!(
+                        "'{}' on '{}': {note}",
+                        model.clips[f.clip].name(),
+                        model.clips[l.clip].name()
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 

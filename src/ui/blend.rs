@@ -106,6 +106,9 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             ui.weak("Phase: one input (nothing to cancel).");
         }
     }
+    for note in session.graph.sync_notes() {
+        ui.weak(note);
+    }
     // Blend-space samples with their positions (default: each clip's root speed).
     let samples = session.graph.blend_space_samples(model);
     if !samples.is_empty() {

@@ -110,48 +110,47 @@ fn setting_row(
     changed
 }
 
-/// The clip's motion: in place or root motion, why, and the user's override.
+/// The clip's motion: in place or root motion (why: on hover), and the user's override.
+/// One combo, on the Drive row, so the panel grows by nothing.
 fn clip_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     use crate::anim::locomotion::InPlaceOverride;
     let Some(clip) = p.timeline.clip() else {
         return;
     };
     let current = p.model.in_place_override(clip);
-    let (in_place, reason) = match p.model.clip_analysis(clip) {
-        Ok(a) => (a.in_place.in_place, a.in_place.reason.clone()),
-        Err(e) => (false, e),
+    // The timeline computed the analysis when it selected the clip: this is a lookup.
+    let analysis = p.model.clip_analysis(clip);
+    let (in_place, reason) = match &analysis {
+        Ok(a) => (a.in_place.in_place, a.in_place.reason.as_str()),
+        Err(e) => (false, e.as_str()),
     };
     let mut choice = current;
-    ui.horizontal(|ui| {
-        ui.label("clip motion");
-        egui::ComboBox::from_id_salt("in_place_override")
-            .selected_text(match current {
-                InPlaceOverride::Auto if in_place => "auto: in place",
-                InPlaceOverride::Auto => "auto: root motion",
-                InPlaceOverride::InPlace => "in place",
-                InPlaceOverride::RootMotion => "root motion",
-            })
-            .show_ui(ui, |ui| {
-                ui.selectable_value(
-                    &mut choice,
-                    InPlaceOverride::Auto,
-                    "auto (decided from the root and the feet)",
-                );
-                ui.selectable_value(
-                    &mut choice,
-                    InPlaceOverride::InPlace,
-                    "in place (the feet give the speed)",
-                );
-                ui.selectable_value(
-                    &mut choice,
-                    InPlaceOverride::RootMotion,
-                    "root motion (the root's travel)",
-                );
-            })
-            .response
-            .on_hover_text(reason.as_str());
-    });
-    ui.weak(reason);
+    egui::ComboBox::from_id_salt("in_place_override")
+        .selected_text(match current {
+            InPlaceOverride::Auto if in_place => "auto: in place",
+            InPlaceOverride::Auto => "auto: root motion",
+            InPlaceOverride::InPlace => "in place",
+            InPlaceOverride::RootMotion => "root motion",
+        })
+        .show_ui(ui, |ui| {
+            ui.selectable_value(
+                &mut choice,
+                InPlaceOverride::Auto,
+                "auto (decided from the root and the feet)",
+            );
+            ui.selectable_value(
+                &mut choice,
+                InPlaceOverride::InPlace,
+                "in place (the feet give the speed)",
+            );
+            ui.selectable_value(
+                &mut choice,
+                InPlaceOverride::RootMotion,
+                "root motion (the root's travel)",
+            );
+        })
+        .response
+        .on_hover_text(reason);
     if choice != current {
         p.set_in_place_override(choice);
     }
@@ -159,13 +158,18 @@ fn clip_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 
 pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.heading("Locomotion");
-    clip_motion_ui(p, ui);
     let mut driving = p.is_driving();
-    if ui
-        .checkbox(&mut driving, "Drive (D)")
-        .on_hover_text("Move the character at a speed and direction: speed matching sets the play rate within its clamp, stride warping and foot IK cover the rest")
-        .changed()
-    {
+    let toggled = ui
+        .horizontal(|ui| {
+            let toggled = ui
+                .checkbox(&mut driving, "Drive (D)")
+                .on_hover_text("Move the character at a speed and direction: speed matching sets the play rate within its clamp, stride warping and foot IK cover the rest")
+                .changed();
+            clip_motion_ui(p, ui);
+            toggled
+        })
+        .inner;
+    if toggled {
         p.set_drive(driving);
     }
     if !p.is_driving() {

@@ -94,10 +94,9 @@ pub fn add_drift(glb: &mut Glb, animation: &str, node: usize, per_cycle: [f32; 3
     let (v_at, v_count) = float_accessor(glb, sampler["output"].as_u64().unwrap() as usize, 3);
     assert_eq!(count, v_count);
     let times: Vec<f32> = (0..count).map(|i| f32_at(&glb.bin, t_at + 4 * i)).collect();
-    let duration = anims
-        .get(ai)
-        .map(|_| times.iter().copied().fold(0.0f32, f32::max))
-        .unwrap();
+    // The channel's last key: the loop point when (as in the shared files) every
+    // channel of the clip ends together.
+    let duration = times.iter().copied().fold(0.0f32, f32::max);
     let mut values: Vec<u8> = Vec::with_capacity(12 * count);
     for (i, &t) in times.iter().enumerate() {
         for (c, d) in per_cycle.iter().enumerate() {

@@ -186,25 +186,36 @@ pub fn implied_speed(
     settings: &ContactSettings,
 ) -> Result<Option<ImpliedSpeed>, AnimError> {
     let base = detect_contacts(skeleton, clip, legs, settings)?;
+    implied_speed_with_contacts(skeleton, clip, legs, root, settings, &base)
+}
+
+/// [`implied_speed`] for a caller that already has the clip's contacts with `settings`
+/// (`base`, one entry per leg, from [`detect_contacts`]), so they are not detected twice.
+///
+/// Errors: those of [`implied_speed`], and `base` of another length than `legs`.
+pub fn implied_speed_with_contacts(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    legs: &[LegChain],
+    root: Option<&ClipRootMotion>,
+    settings: &ContactSettings,
+    base: &[FootContacts],
+) -> Result<Option<ImpliedSpeed>, AnimError> {
+    if base.len() != legs.len() {
+        return Err(AnimError::LengthMismatch {
+            what: "implied speed contacts",
+            expected: legs.len(),
+            actual: base.len(),
+        });
+    }
     let duration = clip.duration_secs();
     let samples = ((duration * settings.samples_per_sec).ceil() as usize).max(8);
     let tracks = foot_tracks(skeleton, clip, legs, root, samples)?;
     let joints: Vec<(usize, usize)> = foot_joints(legs).collect();
-    let Some((speed, direction, per_leg, count)) = estimate(&tracks, &joints, &base, duration)
+    let Some((speed, direction, per_leg, count)) = estimate(&tracks, &joints, base, duration)
     else {
         if base.iter().all(|c| c.intervals.is_empty()) {
-            let ankles: Vec<Vec<Vec3>> = tracks
-                .iter()
-                .map(|row| {
-                    joints
-                        .iter()
-                        .zip(row)
-                        .filter(|((leg, j), _)| legs[*leg].foot == *j)
-                        .map(|(_, p)| *p)
-                        .collect()
-                })
-                .collect();
-            return Ok(touch_and_go(&ankles, duration, skeleton, legs));
+            return Ok(touch_and_go(&tracks, &joints, duration, skeleton, legs));
         }
         return Ok(None);
     };
@@ -240,10 +251,12 @@ pub fn implied_speed(
     }))
 }
 
-/// Fallback of [`implied_speed`] for feet that never rest: each foot's horizontal velocity
-/// at its lowest sample (central difference), the median over the feet.
+/// Fallback of [`implied_speed`] for feet that never rest: each ankle's horizontal velocity
+/// at its lowest sample (central difference), the median over the feet. `tracks` are
+/// [`foot_tracks`]' columns, `joints` their `(leg, joint)`.
 fn touch_and_go(
     tracks: &[Vec<Vec3>],
+    joints: &[(usize, usize)],
     duration: f32,
     skeleton: &Skeleton,
     legs: &[LegChain],
@@ -255,10 +268,12 @@ fn touch_and_go(
     let dt = duration / n as f32;
     let velocities: Vec<Vec3> = (0..legs.len())
         .map(|leg| {
+            // The ankle's column: `foot_joints` lists each leg's ankle first.
+            let k = joints.iter().position(|&(l, _)| l == leg).unwrap_or(0);
             let low = (0..n)
-                .min_by(|&a, &b| tracks[a][leg].y.total_cmp(&tracks[b][leg].y))
+                .min_by(|&a, &b| tracks[a][k].y.total_cmp(&tracks[b][k].y))
                 .unwrap_or(0);
-            let v = (tracks[(low + 1) % n][leg] - tracks[(low + n - 1) % n][leg]) / (2.0 * dt);
+            let v = (tracks[(low + 1) % n][k] - tracks[(low + n - 1) % n][k]) / (2.0 * dt);
             Vec3::new(v.x, 0.0, v.z)
         })
         .collect();
