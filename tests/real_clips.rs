@@ -168,12 +168,14 @@ fn the_fixture_drifts_half_a_percent_of_a_leg() {
     // The shared Robot itself returns its root exactly.
     let (own, _) = drift_in_legs(&robot());
     assert!(own < 1e-6, "{own}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_drifting_in_place_walk_drives_at_its_implied_speed() {
     let dir = temp_dir("drive");
     drives_like_an_in_place_clip(&drifting_robot(&dir, 0.005, None));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -184,6 +186,7 @@ fn the_same_walk_exported_at_a_scale_of_0_0012_drives_the_same() {
     assert!((legs - 0.005).abs() < 5e-4, "{legs} legs per cycle");
     assert!(leg < 0.01, "scaled leg {leg}");
     drives_like_an_in_place_clip(&path);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -205,6 +208,7 @@ fn the_override_flags_win_and_say_so() {
         clip_report(&inspect, "Walk")["locomotion"]["in_place"],
         false
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -224,6 +228,7 @@ fn accumulate_does_not_move_or_turn_a_drifting_in_place_walk() {
     let m = t.model_from_root();
     assert!(m.w_axis.truncate().length() < 1e-6, "moved {:?}", m.w_axis);
     assert!((m.z_axis.z - 1.0).abs() < 1e-6, "turned {:?}", m.z_axis);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn slide_findings(path: &Path) -> Vec<(String, f64)> {
@@ -262,6 +267,7 @@ fn lint_measures_the_drifting_walk_like_the_shared_one() {
             "{c1}: {v1} vs {v2}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn report_findings(v: &Value) -> Vec<&Value> {
