@@ -58,6 +58,9 @@ pub struct AppOptions {
     pub drive: bool,
     pub movement_speed: Option<f32>,
     pub direction_deg: f32,
+    /// In place / root motion for every clip of the file (`--in-place`,
+    /// `--root-motion`); `Auto` lets the rule decide.
+    pub in_place: crate::anim::locomotion::InPlaceOverride,
     /// Start in motion-matching mode (the demo's locomotion set without a file).
     pub motion_matching: bool,
     /// Movement keys held throughout a scripted run (`--screenshot`, `--export`).
@@ -81,6 +84,9 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     };
     let (model, path, load_error) = initial_model(options.file.as_deref())?;
     let mut previewer = Previewer::new(model, path, settings);
+    if options.in_place != crate::anim::locomotion::InPlaceOverride::Auto {
+        previewer.set_in_place_override_all(options.in_place);
+    }
     if let Some(e) = load_error.or(settings_note) {
         previewer.set_message(e, true);
     }

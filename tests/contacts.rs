@@ -181,6 +181,49 @@ fn named_legs_need_the_hierarchy() {
     assert_eq!(legs[0].calf, 2, "the calf below thigh_l, not the root at 9");
 }
 
+/// A mesh node named like a bone and parented under the calf (below it in the
+/// hierarchy, so names and hierarchy alone accept it) is no leg joint once a skin says
+/// which joints are bones.
+#[test]
+fn named_legs_are_bones_a_skin_binds() {
+    let sk = biped(
+        ["pelvis", "thigh_{s}", "calf_{s}", "foot_{s}", "ball_{s}"],
+        ("l", "r"),
+    );
+    let mut names = sk.names().to_vec();
+    let mut parents = sk.parents().to_vec();
+    let mut rest = sk.rest_pose().to_vec();
+    let calf_l = sk.find("calf_l").unwrap();
+    let foot_l = sk.find("foot_l").unwrap();
+    // An IK rig: the foot bone hangs from the pelvis, at the ankle (0.1, 0, 0)...
+    parents[foot_l] = Some(0);
+    rest[foot_l].translation = Vec3::new(0.1, -1.0, 0.0);
+    // ...and the mesh piece named after it hangs from the calf, at the ankle too.
+    names.push("foot_l".into());
+    parents.push(Some(calf_l));
+    rest.push(Transform {
+        translation: Vec3::new(0.0, -0.5, 0.0),
+        ..Transform::default()
+    });
+    let mesh = names.len() - 1;
+    let mut sk = Skeleton::new(names, parents, rest).unwrap();
+    // Without a skin every joint is a bone: the `foot_l` below the calf (the mesh) wins.
+    assert!(sk.is_bound(mesh));
+    assert_eq!(detect_legs(&sk).unwrap()[0].foot, mesh);
+    let bones: Vec<usize> = (0..mesh).collect();
+    let skin = stridescope::anim::Skin::new(
+        "body".into(),
+        bones.clone(),
+        vec![glam::Mat4::IDENTITY; bones.len()],
+        &sk,
+    )
+    .unwrap();
+    sk.mark_bound_by(&[skin]);
+    assert!(!sk.is_bound(mesh) && sk.is_bound(calf_l) && !sk.is_bound(mesh + 1));
+    let legs = detect_legs(&sk).unwrap();
+    assert_eq!(legs[0].foot, foot_l, "the bone");
+}
+
 #[test]
 fn override_by_joint_names() {
     let sk = biped(["pelvis", "a_{s}", "b_{s}", "c_{s}", "d_{s}"], ("1", "2"));
@@ -672,4 +715,36 @@ fn two_grazes_in_mid_swing_are_not_a_contact() {
         .filter(|m| m.name == "left_foot_down")
         .count();
     assert_eq!(downs, 1);
+}
+
+/// What the scrub bar draws and says: a contact over the loop point is drawn at both
+/// ends of the bar, a foot that never lifts over all of it, and the tooltip line names
+/// the leg, its intervals and the certainty.
+#[test]
+fn contact_spans_and_description_for_the_timeline() {
+    let c = FootContacts {
+        leg: "left".into(),
+        intervals: vec![(0.9, 0.2), (0.4, 0.55)],
+        certainty: 0.923,
+    };
+    assert_eq!(c.spans(1.0), vec![(0.0, 0.2), (0.4, 0.55), (0.9, 1.0)]);
+    assert_eq!(
+        c.describe(),
+        "left: down 0.90-0.20 s over the loop, 0.40-0.55 s (sure 92%)"
+    );
+    let always = FootContacts {
+        leg: "right".into(),
+        intervals: vec![(0.0, 0.0)],
+        certainty: 1.0,
+    };
+    assert_eq!(always.spans(2.0), vec![(0.0, 2.0)]);
+    assert_eq!(always.describe(), "right: down the whole cycle (sure 100%)");
+    let never = FootContacts {
+        leg: "leg 3".into(),
+        intervals: vec![],
+        certainty: 0.5,
+    };
+    assert!(never.spans(1.0).is_empty());
+    assert_eq!(never.describe(), "leg 3: never down (sure 50%)");
+    assert!(c.spans(0.0).is_empty());
 }

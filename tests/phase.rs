@@ -6,7 +6,10 @@ use std::f64::consts::PI;
 use std::path::Path;
 
 use glam::{DQuat, Quat, Vec3};
-use stridescope::anim::phase::{measure_phase_cancellation, PhaseInput, PHASE_WARNING_DROP};
+use stridescope::anim::phase::{
+    measure_phase_cancellation, measure_phase_cancellation_with_curves, PhaseInput, SwingCurves,
+    PHASE_WARNING_DROP,
+};
 use stridescope::anim::{Clip, Interpolation, JointTracks, Skeleton, Track, Transform};
 
 fn demo() -> stridescope::asset::Model {
@@ -170,4 +173,71 @@ fn invalid_inputs_are_rejected() {
     bad[0].weight = 0.0;
     bad[1].weight = 0.0;
     assert!(measure_phase_cancellation(&skeleton, &[(0, 1)], &bad, 64).is_err());
+}
+
+/// The swing curves the Blend panel plots: the sine leg's own curve is `30 sin(2 pi u)`
+/// degrees, and two copies a quarter cycle apart blend (rotations about one axis average
+/// their angles) to `15 sqrt(2) sin(2 pi u + pi / 4)`. A rig that faces +X (the hip
+/// swings about Z) gives the same curves in its own plane. The sign of the swing axis is
+/// free (it is a principal axis), so the curves are compared up to one common sign.
+#[test]
+fn swing_curves_are_the_measured_angles_in_the_facing_plane() {
+    let (skeleton, clip) = sine_leg();
+    // The same leg turned to face +X: rotate every key by 90 degrees about Y.
+    let turn = DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2);
+    let turned = {
+        let t = clip.tracks()[0].rotation.as_ref().unwrap();
+        let values: Vec<Quat> = (0..t.times().len())
+            .map(|i| (turn * t.key_value(i).as_dquat() * turn.inverse()).as_quat())
+            .collect();
+        let mut tracks = JointTracks::new(0);
+        tracks.rotation =
+            Some(Track::new(Interpolation::Linear, t.times().to_vec(), values, "hip").unwrap());
+        Clip::new("sine +X".into(), vec![tracks], vec![], 2).unwrap()
+    };
+    let n = 360;
+    for (c, axis) in [(&clip, Vec3::Z), (&turned, Vec3::X)] {
+        let mut curves = SwingCurves::default();
+        let r = measure_phase_cancellation_with_curves(
+            &skeleton,
+            &[(0, 1)],
+            &pair(c, c, 90.0),
+            n,
+            &mut curves,
+        )
+        .unwrap();
+        assert!(
+            curves.forward.dot(axis).abs() > 0.999,
+            "{:?}",
+            curves.forward
+        );
+        assert_eq!(curves.inputs.len(), 2);
+        assert!(curves.inputs.iter().all(|i| i.len() == n) && curves.blend.len() == n);
+        let sign = if curves.inputs[0][n / 4] > 0.0 {
+            1.0
+        } else {
+            -1.0
+        };
+        for k in 0..n {
+            let u = 2.0 * PI * k as f64 / n as f64;
+            let own = sign * 30.0 * u.sin();
+            let quarter = sign * 30.0 * (u + PI / 2.0).sin();
+            let blend = sign * 15.0 * 2f64.sqrt() * (u + PI / 4.0).sin();
+            for (got, want, what) in [
+                (curves.inputs[0][k], own, "input 0"),
+                (curves.inputs[1][k], quarter, "input 1"),
+                (curves.blend[k], blend, "blend"),
+            ] {
+                assert!(
+                    (f64::from(got) - want).abs() < 0.01,
+                    "{axis}: {what} at {k}: {got} vs {want}"
+                );
+            }
+        }
+        // The report is the curves' peak to peak.
+        assert!(
+            (r.blend_amplitude_deg - 30.0 * 2f64.sqrt()).abs() < 0.01,
+            "{r:?}"
+        );
+    }
 }

@@ -177,3 +177,82 @@ fn removing_root_motion_keeps_the_character_on_the_spot() {
         }
     }
 }
+
+/// A Blender rig whose foot IK targets hang from the armature (one level), while the
+/// translated hips sit under an unanimated root bone (two levels): the shallowest
+/// translated joint is the IK target, but only a joint that carries the legs can be the
+/// root-motion joint.
+#[test]
+fn an_ik_target_shallower_than_the_hips_is_not_the_root() {
+    let t = |x: f32, y: f32, z: f32| Transform {
+        translation: Vec3::new(x, y, z),
+        ..Transform::IDENTITY
+    };
+    let names = [
+        "Armature",
+        "root",
+        "hips",
+        "thigh_l",
+        "calf_l",
+        "foot_l",
+        "thigh_r",
+        "calf_r",
+        "foot_r",
+        "ik_target_l",
+    ];
+    let s = Skeleton::new(
+        names.iter().map(|n| n.to_string()).collect(),
+        vec![
+            None,
+            Some(0),
+            Some(1),
+            Some(2),
+            Some(3),
+            Some(4),
+            Some(2),
+            Some(6),
+            Some(7),
+            Some(0),
+        ],
+        vec![
+            Transform::IDENTITY,
+            Transform::IDENTITY,
+            t(0.0, 1.0, 0.0),
+            t(0.1, 0.0, 0.0),
+            t(0.0, -0.45, 0.0),
+            t(0.0, -0.45, 0.0),
+            t(-0.1, 0.0, 0.0),
+            t(0.0, -0.45, 0.0),
+            t(0.0, -0.45, 0.0),
+            t(0.1, 0.1, 0.0),
+        ],
+    )
+    .unwrap();
+    let track = |joint: usize, from: Vec3, to: Vec3| {
+        let mut j = JointTracks::new(joint);
+        j.translation =
+            Some(Track::new(Interpolation::Linear, vec![0.0, 1.0], vec![from, to], "t").unwrap());
+        j
+    };
+    // The hips move 1 m forward, the IK target 1.2 m (a foot reaching ahead).
+    let c = Clip::new(
+        "walk".into(),
+        vec![
+            track(2, Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 1.0, 1.0)),
+            track(9, Vec3::new(0.1, 0.1, 0.0), Vec3::new(0.1, 0.1, 1.2)),
+        ],
+        vec![],
+        names.len(),
+    )
+    .unwrap();
+    assert_eq!(RootMotionSource::detect(&s, &c), Some(2), "the hips");
+    // Without legs to carry (no hips track), the old rule still finds a root.
+    let only_ik = Clip::new(
+        "ik".into(),
+        vec![track(9, Vec3::ZERO, Vec3::Z)],
+        vec![],
+        names.len(),
+    )
+    .unwrap();
+    assert_eq!(RootMotionSource::detect(&s, &only_ik), Some(9));
+}

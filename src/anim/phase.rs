@@ -49,6 +49,19 @@ pub struct PhaseReport {
     pub warning: bool,
 }
 
+/// The swing angle of the first leg over one cycle, per input and for the blend, as
+/// [`measure_phase_cancellation_with_curves`] sampled it: what the Blend panel plots.
+/// Degrees, in the plane of `forward` (model space) and down; sample `k` is shared phase
+/// `k / samples`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SwingCurves {
+    /// The horizontal axis the feet swing along (model space, unit).
+    pub forward: Vec3,
+    /// Per input, in the order given.
+    pub inputs: Vec<Vec<f32>>,
+    pub blend: Vec<f32>,
+}
+
 /// Measures how much of the leg swing survives blending `inputs` with their phase offsets.
 ///
 /// `legs` are `(hip or thigh joint, foot joint)` pairs. A leg's swing angle is the angle of
@@ -66,6 +79,28 @@ pub fn measure_phase_cancellation(
     legs: &[(usize, usize)],
     inputs: &[PhaseInput],
     samples: usize,
+) -> Result<PhaseReport, AnimError> {
+    measure(skeleton, legs, inputs, samples, None)
+}
+
+/// [`measure_phase_cancellation`], also writing the first leg's swing curves into
+/// `curves` (its vectors are cleared and refilled, keeping their allocations).
+pub fn measure_phase_cancellation_with_curves(
+    skeleton: &Skeleton,
+    legs: &[(usize, usize)],
+    inputs: &[PhaseInput],
+    samples: usize,
+    curves: &mut SwingCurves,
+) -> Result<PhaseReport, AnimError> {
+    measure(skeleton, legs, inputs, samples, Some(curves))
+}
+
+fn measure(
+    skeleton: &Skeleton,
+    legs: &[(usize, usize)],
+    inputs: &[PhaseInput],
+    samples: usize,
+    mut curves: Option<&mut SwingCurves>,
 ) -> Result<PhaseReport, AnimError> {
     let n = skeleton.joint_count();
     if samples < 2 {
@@ -133,7 +168,16 @@ pub fn measure_phase_cancellation(
         .max_by(|a, b| a.weight.total_cmp(&b.weight))
         .map_or(inputs[0].clip, |i| i.clip);
     let forward = swing_axis(skeleton, legs, heaviest)?;
-    let record = |model: &[Mat4], range: &mut [(f64, f64)]| {
+    if let Some(c) = curves.as_deref_mut() {
+        c.forward = forward;
+        c.inputs.resize_with(inputs.len(), Vec::new);
+        for curve in c.inputs.iter_mut().chain(std::iter::once(&mut c.blend)) {
+            curve.clear();
+            curve.reserve(samples);
+        }
+    }
+    // Records every leg's angle into `range`, and the first leg's into `curve`.
+    let record = |model: &[Mat4], range: &mut [(f64, f64)], curve: Option<&mut Vec<f32>>| {
         for (r, &(hip, foot)) in range.iter_mut().zip(legs) {
             let angle = swing_deg(
                 model[foot].w_axis.truncate() - model[hip].w_axis.truncate(),
@@ -141,6 +185,13 @@ pub fn measure_phase_cancellation(
             );
             r.0 = r.0.min(angle);
             r.1 = r.1.max(angle);
+        }
+        if let Some(curve) = curve {
+            let (hip, foot) = legs[0]; // legs is not empty (checked above)
+            curve.push(swing_deg(
+                model[foot].w_axis.truncate() - model[hip].w_axis.truncate(),
+                forward,
+            ) as f32);
         }
     };
     for k in 0..samples {
@@ -160,7 +211,11 @@ pub fn measure_phase_cancellation(
                 model_from_root: Mat4::IDENTITY,
             }
             .run(&mut model)?;
-            record(&model, &mut ranges[i]);
+            record(
+                &model,
+                &mut ranges[i],
+                curves.as_deref_mut().map(|c| &mut c.inputs[i]),
+            );
         }
         let mut layers = recycle(std::mem::take(&mut spare_layers));
         layers.extend(inputs.iter().zip(&poses).map(|(input, pose)| BlendLayer {
@@ -181,7 +236,11 @@ pub fn measure_phase_cancellation(
             model_from_root: Mat4::IDENTITY,
         }
         .run(&mut model)?;
-        record(&model, &mut ranges[inputs.len()]);
+        record(
+            &model,
+            &mut ranges[inputs.len()],
+            curves.as_deref_mut().map(|c| &mut c.blend),
+        );
     }
 
     let mean_range = |range: &[(f64, f64)]| -> f64 {

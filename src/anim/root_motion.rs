@@ -367,12 +367,30 @@ impl RootMotionSource {
     /// has a translation track; among equally shallow ones, the one whose horizontal
     /// model-space travel between first and last key is largest (first in joint order on
     /// a tie). Returns `None` when no joint's translation is animated.
+    ///
+    /// When the skeleton has legs ([`detect_legs`](super::contacts::detect_legs)), only
+    /// joints that carry every leg (ancestors of all thighs: the hips and above) are
+    /// candidates, so that an IK foot target or a pole target parented to the armature,
+    /// shallower than the hips, is never taken for the root; without such a candidate
+    /// the rule above applies to every translated joint.
     pub fn detect(skeleton: &Skeleton, clip: &Clip) -> Option<usize> {
+        let thighs: Vec<usize> = super::contacts::detect_legs(skeleton)
+            .map(|legs| legs.iter().map(|l| l.thigh).collect())
+            .unwrap_or_default();
+        let carries_legs = |j: usize| thighs.iter().all(|&t| skeleton.is_ancestor_or_self(j, t));
+        let any_carrier = clip.tracks().iter().any(|t| {
+            t.translation.is_some() && t.joint < skeleton.joint_count() && carries_legs(t.joint)
+        });
         let mut best: Option<(usize, f64, usize)> = None; // (depth, -travel, joint)
         for tracks in clip.tracks() {
             let Some(translation) = &tracks.translation else {
                 continue;
             };
+            if tracks.joint >= skeleton.joint_count()
+                || (any_carrier && !carries_legs(tracks.joint))
+            {
+                continue;
+            }
             let depth = skeleton.depth(tracks.joint);
             let first = translation.key_value(0);
             let last = translation.key_value(translation.times().len() - 1);

@@ -15,6 +15,9 @@ pub struct Skeleton {
     names: Vec<String>,
     parents: Vec<Option<usize>>,
     rest_pose: Vec<Transform>,
+    /// Joints a skin binds; empty when no skin binds any (every joint then counts as a
+    /// bone: a BVH or a skinless FBX take).
+    bound: Vec<bool>,
 }
 
 impl Skeleton {
@@ -56,7 +59,32 @@ impl Skeleton {
             names,
             parents,
             rest_pose,
+            bound: Vec::new(),
         })
+    }
+
+    /// Marks the joints the skins bind. Legs and the root-motion joint are looked for
+    /// among them, so that a mesh node that shares a bone's name (Quaternius exports
+    /// name the mesh pieces after the bones they follow) is never taken for a bone.
+    /// Out-of-range skin joints are ignored (a [`Skin`] is checked when it is built).
+    pub fn mark_bound_by(&mut self, skins: &[Skin]) {
+        let mut bound = vec![false; self.joint_count()];
+        for j in skins.iter().flat_map(|s| &s.joints) {
+            if let Some(b) = bound.get_mut(*j) {
+                *b = true;
+            }
+        }
+        self.bound = if bound.contains(&true) {
+            bound
+        } else {
+            Vec::new()
+        };
+    }
+
+    /// True when a skin binds `joint`, or when no skin binds any joint (then every joint
+    /// is a bone). False for an out-of-range index.
+    pub fn is_bound(&self, joint: usize) -> bool {
+        joint < self.joint_count() && (self.bound.is_empty() || self.bound[joint])
     }
 
     pub fn joint_count(&self) -> usize {

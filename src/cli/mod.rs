@@ -91,6 +91,8 @@ pub struct Cli {
     /// e.g. `w`, `w+shift`, `a+ctrl`.
     #[arg(long, value_name = "KEYS", value_parser = parse_keys, requires = "motion_matching")]
     pub hold_keys: Option<crate::matching::KeyInput>,
+    #[command(flatten)]
+    pub in_place: InPlaceArgs,
 }
 
 fn parse_keys(s: &str) -> Result<crate::matching::KeyInput, String> {

@@ -267,16 +267,7 @@ impl FrameSource {
         let SourceKind::Driven { graph, loco, .. } = &self.kind else {
             return None;
         };
-        let mut text = crate::render::locomotion_overlay::locomotion_text(&loco.warp);
-        text.insert(
-            0,
-            format!(
-                "play rate {:.3} (clip {:.3} m/s{})",
-                graph.rate(),
-                loco.anim_speed,
-                if loco.uses_implied { ", implied" } else { "" }
-            ),
-        );
+        let text = loco.readout(graph.rate());
         Some(text)
     }
 }

@@ -385,6 +385,16 @@ impl Previewer {
     /// `--in-place` / `--root-motion`) and replays the clip with it: an in-place clip's
     /// root stays in the pose (it neither moves nor turns the character) and its feet give
     /// the speed. The pose graph and motion matching take it when next started.
+    /// The same in-place choice for every clip of the model (the window's `--in-place` /
+    /// `--root-motion`); the selected clip restarts with it.
+    pub fn set_in_place_override_all(&mut self, choice: crate::anim::locomotion::InPlaceOverride) {
+        self.model.set_in_place_override_all(choice);
+        if let Some(clip) = self.timeline.clip() {
+            self.select_clip(clip);
+            self.evaluate_pose();
+        }
+    }
+
     pub fn set_in_place_override(&mut self, choice: crate::anim::locomotion::InPlaceOverride) {
         let Some(clip) = self.timeline.clip() else {
             return;

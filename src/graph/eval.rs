@@ -30,7 +30,7 @@ use crate::anim::blend::blending::{BlendLayer, BlendingJob};
 use crate::anim::blend::mask::JointMask;
 use crate::anim::blend::space::{BlendSpace1D, BlendSpace2D, BlendSpace2DQuery};
 use crate::anim::contacts::{self, LegChain};
-use crate::anim::phase::{self, PhaseInput, PhaseReport};
+use crate::anim::phase::{self, PhaseInput, PhaseReport, SwingCurves};
 use crate::anim::state_machine::{Ease, FiredEvent, Params, Slot, StateMachine};
 use crate::anim::sync;
 use crate::anim::{AnimError, GroundTransform, SamplingJob, Transform};
@@ -153,6 +153,10 @@ pub struct PoseGraph {
     events_len: usize,
     phase: Option<PhaseReport>,
     phase_key: Vec<(usize, i32, i32)>,
+    /// The first leg's swing over a cycle as the phase report measured it, and the clip
+    /// of each curve input.
+    swing: SwingCurves,
+    swing_clips: Vec<usize>,
     /// How marker sync aligns each active follower with the leader, where it cannot pair
     /// every shared marker (measured with the phase report).
     sync_notes: Vec<String>,
@@ -660,6 +664,8 @@ impl PoseGraph {
             events: Vec::new(),
             events_len: 0,
             phase: None,
+            swing: SwingCurves::default(),
+            swing_clips: Vec::new(),
             phase_key: Vec::new(),
             sync_notes: Vec::new(),
             last_dt: 0.0,
@@ -785,6 +791,14 @@ impl PoseGraph {
 
     pub fn phase_report(&self) -> Option<&PhaseReport> {
         self.phase.as_ref()
+    }
+
+    /// The swing curves behind [`Self::phase_report`] (first leg, degrees, in the plane
+    /// the feet swing in) and the clip index of each input curve; `None` without a report.
+    pub fn swing_curves(&self) -> Option<(&SwingCurves, &[usize])> {
+        self.phase
+            .as_ref()
+            .map(|_| (&self.swing, &self.swing_clips[..]))
     }
 
     /// Lines for the phase report on how marker sync aligns the active inputs with their
@@ -1331,12 +1345,16 @@ impl PoseGraph {
                 }
             })
             .collect();
-        self.phase = Some(phase::measure_phase_cancellation(
+        self.phase = Some(phase::measure_phase_cancellation_with_curves(
             &model.skeleton,
             &legs,
             &inputs,
             PHASE_SAMPLES,
+            &mut self.swing,
         )?);
+        self.swing_clips.clear();
+        self.swing_clips
+            .extend(active.iter().map(|&i| self.players[i].clip));
         self.phase_key = key.to_vec();
         self.sync_notes.clear();
         if self.uses_marker_sync() {

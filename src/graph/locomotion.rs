@@ -365,6 +365,49 @@ impl Locomotion {
     pub fn unit_scale(&self) -> f32 {
         self.unit_scale
     }
+
+    /// Where the clip speed comes from, for readouts: "implied by the feet" for an
+    /// in-place clip, "root motion" otherwise.
+    pub fn speed_source(&self) -> &'static str {
+        if self.uses_implied {
+            "implied by the feet"
+        } else {
+            "root motion"
+        }
+    }
+
+    /// The drive's readout, one item per line: play rate, clip speed and where it comes
+    /// from, movement speed, the speed the clip plays at (units/s), stride scale and
+    /// direction, pelvis offset (cm) and orientation warp (degrees). The viewport's text
+    /// overlay and `render`'s text both print these lines, so the window, the panel (which
+    /// names the same clip speed and source) and the CLI cannot disagree.
+    pub fn readout(&self, play_rate: f64) -> Vec<String> {
+        let w = &self.warp;
+        vec![
+            format!("play rate {play_rate:.3}"),
+            format!(
+                "clip speed {:.3} m/s ({})",
+                self.anim_speed,
+                self.speed_source()
+            ),
+            format!("movement speed {:.3} m/s", w.locomotion_speed),
+            format!(
+                "played speed {:.3} m/s (stride held at 1 under {:.3})",
+                w.root_speed, w.min_root_speed
+            ),
+            format!("stride scale {:.3} (target {:.3})", w.scale, w.target_scale),
+            format!(
+                "stride direction ({:.2}, {:.2}, {:.2})",
+                w.direction.x, w.direction.y, w.direction.z
+            ),
+            format!("pelvis offset {:.1} cm", w.pelvis_offset.length() * 100.0),
+            format!(
+                "orientation warp {:.1}° (body {:.1}°)",
+                self.orientation.angle_rad.to_degrees(),
+                self.orientation.body_yaw_rad.to_degrees()
+            ),
+        ]
+    }
     /// The warped local pose of the last frame.
     pub fn local_pose(&self) -> &[Transform] {
         &self.local

@@ -201,27 +201,3 @@ impl OverlayBatch {
         }
     }
 }
-
-/// The text block: stride scale, stride direction, locomotion speed, root-motion speed
-/// and its threshold (units/s), one item per line.
-pub fn locomotion_text(warp: &StrideWarpOutput) -> Vec<String> {
-    vec![
-        format!(
-            "stride scale {:.3} (target {:.3})",
-            warp.scale, warp.target_scale
-        ),
-        format!(
-            "stride direction ({:.2}, {:.2}, {:.2})",
-            warp.direction.x, warp.direction.y, warp.direction.z
-        ),
-        format!("locomotion speed {:.3} m/s", warp.locomotion_speed),
-        format!(
-            "root-motion speed {:.3} m/s (threshold {:.3})",
-            warp.root_speed, warp.min_root_speed
-        ),
-        format!(
-            "pelvis offset {:.1} cm",
-            warp.pelvis_offset.length() * 100.0
-        ),
-    ]
-}

@@ -109,6 +109,7 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     for note in session.graph.sync_notes() {
         ui.weak(note);
     }
+    swing_plot_ui(session, model, ui);
     // Blend-space samples with their positions (default: each clip's root speed).
     let samples = session.graph.blend_space_samples(model);
     if !samples.is_empty() {
@@ -728,4 +729,53 @@ fn reference_ui(
             .on_hover_text("clip time of the reference frame");
         }
     });
+}
+
+/// The first leg's swing over one cycle, per active input and for their blend: the
+/// curves the phase report measures, in the plane the feet swing in (whatever way the
+/// rig faces). Out-of-phase inputs show as curves that peak at different phases and a
+/// flat blend.
+fn swing_plot_ui(session: &GraphSession, model: &crate::asset::Model, ui: &mut egui::Ui) {
+    use egui_plot::{Legend, Line, Plot, PlotPoints};
+    let Some((curves, clips)) = session.graph.swing_curves() else {
+        return;
+    };
+    let leg = session
+        .graph
+        .legs()
+        .first()
+        .map_or("first leg", |l| l.name.as_str());
+    ui.label(format!(
+        "Swing of the {leg} leg over a cycle (deg, forward +)"
+    ))
+    .on_hover_text(format!(
+        "hip-to-foot angle from straight down, toward the swing axis ({:.2}, {:.2}) of model space",
+        curves.forward.x, curves.forward.z
+    ));
+    let points = |c: &[f32]| -> PlotPoints {
+        let n = c.len().max(1) as f64;
+        c.iter()
+            .enumerate()
+            .map(|(k, &a)| [k as f64 / n, f64::from(a)])
+            .collect()
+    };
+    Plot::new("swing_curves")
+        .height(110.0)
+        .allow_scroll(false)
+        .legend(Legend::default())
+        .x_axis_label("cycle")
+        .show(ui, |plot| {
+            for (i, (curve, &clip)) in curves.inputs.iter().zip(clips).enumerate() {
+                let name = model.clips.get(clip).map_or("input", |c| c.name());
+                plot.line(
+                    Line::new(format!("{i}: {name}"), points(curve))
+                        .color(super::locomotion::FOOT[i % super::locomotion::FOOT.len()]),
+                );
+            }
+            plot.line(
+                Line::new("blend", points(&curves.blend))
+                    .color(Color32::WHITE)
+                    .width(2.0),
+            );
+        });
 }

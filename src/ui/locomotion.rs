@@ -10,12 +10,12 @@ use egui_plot::{HLine, Legend, Line, Plot, PlotPoints, Points};
 use super::Previewer;
 use crate::anim::locomotion::{SpeedSource, REFERENCE_LEG_LENGTH_M};
 use crate::graph::locomotion::LocomotionSettings;
-use crate::render::locomotion_overlay::locomotion_text;
 
 const RATE: Color32 = Color32::from_rgb(120, 180, 255);
 const STRIDE: Color32 = Color32::from_rgb(255, 150, 40);
 const WARN: Color32 = Color32::from_rgb(255, 170, 80);
-const FOOT: [Color32; 4] = [
+/// One colour per leg (foot-slide plot, swing plot, the scrub bar's contact lanes).
+pub(super) const FOOT: [Color32; 4] = [
     Color32::from_rgb(240, 110, 110),
     Color32::from_rgb(110, 200, 240),
     Color32::from_rgb(200, 200, 90),
@@ -179,10 +179,10 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let mut s: LocomotionSettings = p.locomotion_settings;
     let before = s;
     // Clip speed of what plays (root motion or implied).
-    let (clip_speed, implied, unit_scale) =
+    let (clip_speed, source, unit_scale) =
         match p.graph.as_ref().and_then(|g| g.locomotion.as_ref()) {
-            Some(l) => (Some(l.anim_speed as f32), l.uses_implied, l.unit_scale()),
-            None => (None, false, 1.0),
+            Some(l) => (Some(l.anim_speed as f32), l.speed_source(), l.unit_scale()),
+            None => (None, "", 1.0),
         };
     egui::Grid::new("loco_speed").num_columns(2).show(ui, |ui| {
         ui.label("movement speed");
@@ -216,14 +216,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         );
         ui.vertical(|ui| {
             if let Some(v) = clip_speed {
-                ui.label(format!(
-                    "clip speed {v:.3} m/s{}",
-                    if implied {
-                        " (implied from the feet)"
-                    } else {
-                        ""
-                    }
-                ));
+                ui.label(format!("clip speed {v:.3} m/s\n({source})"));
                 for (label, k) in [("×1 (natural)", 1.0), ("×1.5", 1.5), ("×0.6", 0.6)] {
                     if ui.small_button(label).clicked() {
                         s.movement_speed = v * k;
@@ -576,13 +569,7 @@ pub(super) fn overlay_text_ui(p: &Previewer, ui: &egui::Ui, rect: egui::Rect) {
     }
     let Some(g) = &p.graph else { return };
     let Some(l) = &g.locomotion else { return };
-    let mut lines = vec![format!("play rate {:.3}", g.graph.rate())];
-    lines.extend(locomotion_text(&l.warp));
-    lines.push(format!(
-        "orientation warp {:.1}° (body {:.1}°)",
-        l.orientation.angle_rad.to_degrees(),
-        l.orientation.body_yaw_rad.to_degrees()
-    ));
+    let lines = l.readout(g.graph.rate());
     let text = lines.join("\n");
     let painter = ui.painter_at(rect);
     let font = egui::FontId::monospace(12.0);

@@ -48,7 +48,23 @@ pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 });
         }
         None => {
-            ui.weak("This clip has no root motion (no joint translation is animated).");
+            // Say why from the clip's analysis: an in-place clip's root may well be
+            // animated (its seam drift is not root motion).
+            let analysis = p.timeline.clip().map(|i| p.model().clip_analysis(i));
+            match analysis {
+                Some(Ok(a)) if a.extracted_root.is_some() => {
+                    ui.weak(format!(
+                        "Played in place, without root motion: {}. Override it with the clip-motion choice beside Drive.",
+                        a.in_place.reason
+                    ));
+                }
+                Some(Err(e)) => {
+                    ui.weak(format!("No root motion: {e}"));
+                }
+                _ => {
+                    ui.weak("This clip has no root motion (no joint translation is animated).");
+                }
+            }
         }
     }
     ui.separator();

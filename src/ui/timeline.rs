@@ -228,14 +228,50 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             Stroke::new(1.0, tick),
         );
     }
-    // Sync markers / foot contacts: a triangle on the bar plus the name.
-    // File markers, else the ones detected from the feet (labelled as detected).
+    // Detected foot contacts: one lane per leg between the markers and the ticks, a bar
+    // where the foot is down (an interval over the loop point is drawn at both ends).
+    let analysis = clip_index.and_then(|i| p.model().clip_analysis(i).ok());
+    let mut hover = vec!["Drag to scrub: a seek moves the playhead, not the character".to_string()];
+    if let Some(a) = analysis.as_ref().filter(|a| !a.contacts.is_empty()) {
+        let lanes = a.contacts.len().min(4);
+        let (top, bottom) = (rect.top() + 19.0, rect.bottom() - 11.0);
+        let lane_h = ((bottom - top - (lanes as f32 - 1.0)) / lanes as f32).max(1.0);
+        hover.push("Foot contacts (detected from the feet):".to_string());
+        for (i, c) in a.contacts.iter().take(lanes).enumerate() {
+            let y0 = top + i as f32 * (lane_h + 1.0);
+            let color = super::locomotion::FOOT[i % super::locomotion::FOOT.len()];
+            for (t0, t1) in c.spans(a.duration_secs) {
+                painter.rect_filled(
+                    Rect::from_min_max(
+                        Pos2::new(x_of(f64::from(t0)), y0),
+                        Pos2::new(x_of(f64::from(t1)), y0 + lane_h),
+                    ),
+                    1.0,
+                    color.gamma_multiply(0.8),
+                );
+            }
+            hover.push(format!("  {}", c.describe()));
+        }
+    }
+    // Sync markers: a triangle on the bar, and the name where it fits (all of them in the
+    // hover text). File markers, else the ones detected from the feet.
     let detected = clip.markers().is_empty();
     let markers = if detected {
         p.timeline.detected_markers()
     } else {
         clip.markers()
     };
+    if !markers.is_empty() {
+        hover.push(format!(
+            "Markers{}:",
+            if detected {
+                " (detected)"
+            } else {
+                " (from the file)"
+            }
+        ));
+    }
+    let mut label_end = f32::NEG_INFINITY;
     for m in markers {
         let x = x_of(m.time_secs as f64);
         let color = marker_color(&m.name);
@@ -254,18 +290,14 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         } else {
             painter.add(egui::Shape::convex_polygon(tri, color, Stroke::NONE));
         }
-        let label = if detected {
-            format!("{} (detected)", m.name)
-        } else {
-            m.name.clone()
-        };
-        painter.text(
-            Pos2::new(x + 6.0, rect.top() + 1.0),
-            Align2::LEFT_TOP,
-            label,
-            FontId::proportional(10.0),
-            color,
-        );
+        hover.push(format!("  {} at {:.3} s", m.name, m.time_secs));
+        let galley = painter.layout_no_wrap(m.name.clone(), FontId::proportional(10.0), color);
+        let at = x + 6.0;
+        // Only where it neither overlaps the previous label nor runs off the bar.
+        if at >= label_end + 4.0 && at + galley.size().x <= rect.right() {
+            label_end = at + galley.size().x;
+            painter.galley(Pos2::new(at, rect.top() + 1.0), galley, color);
+        }
     }
     // A loop that pops: both ends of the bar marked, the joint named at the right end.
     if let Some(text) = &seam {
@@ -315,5 +347,5 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         }
     }
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, "Playhead"));
-    response.on_hover_text("Drag to scrub: a seek moves the playhead, not the character");
+    response.on_hover_text(hover.join("\n"));
 }

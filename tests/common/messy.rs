@@ -6,7 +6,9 @@
 //!   cycle (a Mixamo "in place" download's hips drift about 1 mm a cycle: a loop-seam
 //!   mismatch, not root motion);
 //! * [`wrap_scale`]: the whole scene under one node scaled by `k` (an export at another
-//!   unit scale, e.g. 0.0012).
+//!   unit scale, e.g. 0.0012);
+//! * [`pin_in_place`], [`strip_markers`]: a clip exported in place, without markers;
+//! * [`reparent`]: a mesh piece parented to the bone it follows.
 
 #![allow(dead_code)] // Each test file uses the part it needs.
 
@@ -76,6 +78,41 @@ fn f32_at(bin: &[u8], o: usize) -> f32 {
 /// `per_cycle` from where the cycle started. The keys get their own copy of the data
 /// (other channels may share the accessor).
 pub fn add_drift(glb: &mut Glb, animation: &str, node: usize, per_cycle: [f32; 3]) {
+    edit_translation(glb, animation, node, |t, duration, _, v| {
+        let mut out = v;
+        for c in 0..3 {
+            out[c] += per_cycle[c] * t / duration;
+        }
+        out
+    });
+}
+
+/// Pins the node's horizontal (X, Z of its parent space) translation to its first key:
+/// a clip exported "in place", as Mixamo does on request.
+pub fn pin_in_place(glb: &mut Glb, animation: &str, node: usize) {
+    edit_translation(glb, animation, node, |_, _, first, v| {
+        [first[0], v[1], first[2]]
+    });
+}
+
+/// Removes every animation's `extras` (where the sync markers live): clips whose
+/// markers must be detected from the feet.
+pub fn strip_markers(glb: &mut Glb) {
+    for a in glb.json["animations"].as_array_mut().unwrap() {
+        if let Some(o) = a.as_object_mut() {
+            o.remove("extras");
+        }
+    }
+}
+
+/// Rewrites the translation keys of `node` in `animation` with
+/// `f(time, duration, first key, key)`, into a fresh accessor and sampler.
+fn edit_translation(
+    glb: &mut Glb,
+    animation: &str,
+    node: usize,
+    f: impl Fn(f32, f32, [f32; 3], [f32; 3]) -> [f32; 3],
+) {
     let anims = glb.json["animations"].as_array().unwrap().clone();
     let (ai, anim) = anims
         .iter()
@@ -97,10 +134,11 @@ pub fn add_drift(glb: &mut Glb, animation: &str, node: usize, per_cycle: [f32; 3
     // The channel's last key: the loop point when (as in the shared files) every
     // channel of the clip ends together.
     let duration = times.iter().copied().fold(0.0f32, f32::max);
+    let key = |i: usize| -> [f32; 3] { [0, 1, 2].map(|c| f32_at(&glb.bin, v_at + 12 * i + 4 * c)) };
+    let first = key(0);
     let mut values: Vec<u8> = Vec::with_capacity(12 * count);
     for (i, &t) in times.iter().enumerate() {
-        for (c, d) in per_cycle.iter().enumerate() {
-            let v = f32_at(&glb.bin, v_at + 12 * i + 4 * c) + d * t / duration;
+        for v in f(t, duration, first, key(i)) {
             values.extend_from_slice(&v.to_le_bytes());
         }
     }
@@ -160,4 +198,33 @@ pub fn temp_dir(test: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// Index of the node named `name` that has (`with_mesh`) or lacks a mesh.
+pub fn node_named(glb: &Glb, name: &str, with_mesh: bool) -> usize {
+    glb.json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n["name"] == name && n.get("mesh").is_some() == with_mesh)
+        .unwrap_or_else(|| panic!("no node '{name}' (mesh: {with_mesh})"))
+}
+
+/// Moves `node` from its parent's children to `new_parent`'s, keeping its local
+/// transform (a mesh piece exported as a child of the bone it follows).
+pub fn reparent(glb: &mut Glb, node: usize, new_parent: usize) {
+    for n in glb.json["nodes"].as_array_mut().unwrap() {
+        if let Some(children) = n.get_mut("children").and_then(Value::as_array_mut) {
+            children.retain(|c| c.as_u64() != Some(node as u64));
+        }
+    }
+    let scene = glb.json["scene"].as_u64().unwrap_or(0) as usize;
+    if let Some(roots) = glb.json["scenes"][scene]["nodes"].as_array_mut() {
+        roots.retain(|c| c.as_u64() != Some(node as u64));
+    }
+    let parent = &mut glb.json["nodes"][new_parent];
+    match parent.get_mut("children").and_then(Value::as_array_mut) {
+        Some(children) => children.push(json!(node)),
+        None => parent["children"] = json!([node]),
+    }
 }

@@ -181,8 +181,9 @@ fn import(bytes: &[u8], path: &Path, scene: Option<usize>) -> Result<Model, Impo
     imp.load_buffers(bin, is_glb);
     imp.decode_meshopt_views();
     let hierarchy = imp.hierarchy()?;
-    let skeleton = imp.skeleton(&hierarchy)?;
+    let mut skeleton = imp.skeleton(&hierarchy)?;
     let skins = imp.skins(&hierarchy, &skeleton)?;
+    skeleton.mark_bound_by(&skins.skins);
     let (materials, images) = imp.materials();
     let meshes = imp.meshes(&hierarchy, &skins)?;
     let clips = imp.clips(&hierarchy, skeleton.joint_count())?;
