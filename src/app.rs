@@ -101,7 +101,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     }
     if let Some(name) = &options.select {
         match previewer.model().skeleton.find(name) {
-            Some(j) => previewer.inspect.select(Some(j)),
+            Some(j) => previewer.select_joint(Some(j)),
             None => previewer.set_message(format!("no joint named '{name}'"), true),
         }
     }

@@ -7,6 +7,7 @@ use glam::{Mat4, Vec2, Vec3};
 
 use crate::anim::curves::{EulerOrder, JointCurves};
 use crate::anim::seam::{ChannelSeam, LoopSeamJob};
+use crate::anim::Skeleton;
 use crate::asset::Model;
 use crate::render::camera::world_to_pixel;
 use crate::render::OrbitCamera;
@@ -103,7 +104,13 @@ pub struct Inspection {
     pop_m: Option<f32>,
     /// Sampled curves of `(clip, joint, order)`, kept while the joint stays in the view.
     curves: Vec<((usize, usize, EulerOrder), JointCurves)>,
+    /// Outliner rows the user opened or closed against the default (rows above
+    /// [`OUTLINER_OPEN_DEPTH`] start open).
+    outliner_toggled: Vec<usize>,
 }
+
+/// Outliner rows shallower than this start expanded.
+pub const OUTLINER_OPEN_DEPTH: usize = 4;
 
 impl Inspection {
     pub fn new() -> Self {
@@ -128,10 +135,50 @@ impl Inspection {
         }
     }
 
+    /// Whether the outliner shows `joint`'s children.
+    pub fn outliner_open(&self, skeleton: &Skeleton, joint: usize) -> bool {
+        (skeleton.depth(joint) < OUTLINER_OPEN_DEPTH) != self.outliner_toggled.contains(&joint)
+    }
+
+    /// Opens or closes `joint`'s row in the outliner.
+    pub fn toggle_outliner(&mut self, joint: usize) {
+        match self.outliner_toggled.iter().position(|&j| j == joint) {
+            Some(i) => {
+                self.outliner_toggled.remove(i);
+            }
+            None => self.outliner_toggled.push(joint),
+        }
+    }
+
+    /// Whether `joint`'s row shows in the outliner's tree (every ancestor open).
+    pub fn outliner_shows(&self, skeleton: &Skeleton, joint: usize) -> bool {
+        let mut parent = skeleton.parents().get(joint).copied().flatten();
+        while let Some(q) = parent {
+            if !self.outliner_open(skeleton, q) {
+                return false;
+            }
+            parent = skeleton.parents()[q];
+        }
+        true
+    }
+
+    /// Opens every ancestor of `joint`, so a joint picked in the viewport or the seam
+    /// table shows in the outliner.
+    pub fn reveal_in_outliner(&mut self, skeleton: &Skeleton, joint: usize) {
+        let mut parent = skeleton.parents().get(joint).copied().flatten();
+        while let Some(q) = parent {
+            if !self.outliner_open(skeleton, q) {
+                self.toggle_outliner(q);
+            }
+            parent = skeleton.parents()[q];
+        }
+    }
+
     /// A new model: joint indices mean other joints now.
     pub fn reset_for_model(&mut self) {
         self.selected = None;
         self.pinned.clear();
+        self.outliner_toggled.clear();
         self.forget_measurements();
     }
 

@@ -232,3 +232,56 @@ fn a_reload_keeps_the_selection_by_name() {
     p.replace_model(demo, Some(std::path::PathBuf::from("/tmp/other.glb")));
     assert_eq!(p.inspect.selected, None);
 }
+
+/// The outliner's "+" shows the children it promises (issue 19, item 3: on the Fox it
+/// flipped to "-" and nothing appeared), "-" hides them again, and a joint picked outside
+/// the outliner opens the rows above it.
+#[test]
+fn the_outliner_opens_and_closes_rows() {
+    let fox = stridescope::asset::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Fox/Fox.glb"),
+    )
+    .unwrap();
+    let sk = fox.skeleton.clone();
+    // The first joint that starts closed (depth 4) and has children.
+    let closed = (0..sk.joint_count())
+        .find(|&j| sk.depth(j) == 4 && sk.parents().contains(&Some(j)))
+        .expect("a closed row with children");
+    let child = sk
+        .parents()
+        .iter()
+        .position(|&p| p == Some(closed))
+        .unwrap();
+    let (closed_name, child_name) = (sk.names()[closed].clone(), sk.names()[child].clone());
+    let mut h = harness(fox);
+    h.get_by_label("Joints").click();
+    h.run_steps(2);
+    let row = h.get_by_label(&closed_name).rect();
+    assert!(
+        h.query_by_label(&child_name).is_none(),
+        "{child_name} hidden"
+    );
+    // The toggle on the row's line.
+    let toggle = |h: &Harness<'static, Previewer>, text: &str| {
+        h.query_all_by_label(text)
+            .map(|n| n.rect())
+            .find(|r| (r.center().y - row.center().y).abs() < 4.0 && r.max.x <= row.min.x)
+    };
+    let plus = toggle(&h, "+").expect("a + beside the closed row");
+    common::click_at(&mut h, plus.center());
+    h.run_steps(2);
+    h.get_by_label(&child_name);
+    let minus = toggle(&h, "-").expect("a - once open");
+    common::click_at(&mut h, minus.center());
+    h.run_steps(2);
+    assert!(
+        h.query_by_label(&child_name).is_none(),
+        "{child_name} hidden again"
+    );
+    // A pick elsewhere (viewport, seam table) reveals the row.
+    let deep = (0..sk.joint_count()).max_by_key(|&j| sk.depth(j)).unwrap();
+    h.state_mut().select_joint(Some(deep));
+    h.run_steps(2);
+    // Its row and the details' title.
+    assert_eq!(h.query_all_by_label(&sk.names()[deep]).count(), 2);
+}

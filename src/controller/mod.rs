@@ -896,7 +896,16 @@ impl Previewer {
             click_px,
             12.0,
         );
-        self.inspect.select(picked);
+        self.select_joint(picked);
+    }
+
+    /// Selects `joint` (or clears the selection) and opens its ancestors in the outliner,
+    /// so a joint picked in the viewport or the seam table shows there too.
+    pub fn select_joint(&mut self, joint: Option<usize>) {
+        self.inspect.select(joint);
+        if let Some(j) = joint {
+            self.inspect.reveal_in_outliner(&self.model.skeleton, j);
+        }
     }
 
     /// World position of the displayed root on the ground (y = 0).

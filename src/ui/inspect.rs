@@ -41,7 +41,7 @@ pub(super) fn outliner_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 }
             });
             ui.weak("nodes that no skin binds are marked (node)");
-            let mut picked = None;
+            let (mut picked, mut toggled) = (None, None);
             let sk = &p.model.skeleton;
             let needle = p.inspect.filter.to_lowercase();
             egui::ScrollArea::vertical()
@@ -51,8 +51,8 @@ pub(super) fn outliner_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     for j in 0..sk.joint_count() {
                         let name = &sk.names()[j];
                         if needle.is_empty() {
-                            // The tree: rows indented by depth, children under parents.
-                            if !ancestors_open(ui, sk, j) {
+                            // The tree: rows indented by depth, children under open parents.
+                            if !p.inspect.outliner_shows(sk, j) {
                                 continue;
                             }
                         } else if !name.to_lowercase().contains(&needle) {
@@ -63,11 +63,17 @@ pub(super) fn outliner_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                             ui.add_space(12.0 * depth as f32);
                             let has_children = sk.parents().contains(&Some(j));
                             if needle.is_empty() && has_children {
-                                let id = ui.make_persistent_id(("outliner_open", j));
-                                let mut open = ui.data_mut(|d| *d.get_temp_mut_or(id, depth < 4));
-                                if ui.small_button(if open { "-" } else { "+" }).clicked() {
-                                    open = !open;
-                                    ui.data_mut(|d| d.insert_temp(id, open));
+                                let open = p.inspect.outliner_open(sk, j);
+                                if ui
+                                    .small_button(if open { "-" } else { "+" })
+                                    .on_hover_text(if open {
+                                        "hide the children"
+                                    } else {
+                                        "show the children"
+                                    })
+                                    .clicked()
+                                {
+                                    toggled = Some(j);
                                 }
                             } else {
                                 ui.add_space(18.0);
@@ -84,27 +90,14 @@ pub(super) fn outliner_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                         });
                     }
                 });
+            if let Some(j) = toggled {
+                p.inspect.toggle_outliner(j);
+            }
             if let Some(j) = picked {
                 p.inspect.select(Some(j));
             }
             joint_details_ui(p, ui);
         });
-}
-
-/// Whether every ancestor of `j` is expanded in the outliner.
-fn ancestors_open(ui: &egui::Ui, sk: &crate::anim::Skeleton, j: usize) -> bool {
-    let mut parent = sk.parents()[j];
-    while let Some(q) = parent {
-        let id = ui.make_persistent_id(("outliner_open", q));
-        let open = ui
-            .data(|d| d.get_temp::<bool>(id))
-            .unwrap_or(sk.depth(q) < 4);
-        if !open {
-            return false;
-        }
-        parent = sk.parents()[q];
-    }
-    true
 }
 
 /// The selected joint's local and model transforms, with units.
@@ -387,7 +380,7 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             });
     });
     if let Some(j) = picked {
-        p.inspect.select(Some(j));
+        p.select_joint(Some(j));
     }
 }
 
