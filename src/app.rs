@@ -65,6 +65,22 @@ pub struct AppOptions {
     pub motion_matching: bool,
     /// Movement keys held throughout a scripted run (`--screenshot`, `--export`).
     pub hold_keys: Option<crate::matching::KeyInput>,
+    /// A file dropped on the window halfway through a scripted run (`--drop`).
+    pub drop: Option<PathBuf>,
+}
+
+/// A file `--drop` hands to egui as a drag and drop would.
+#[derive(Debug)]
+struct ScriptedDrop(PathBuf);
+
+impl egui::DroppedFile for ScriptedDrop {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| format!("{}: {e}", self.0.display()))
+    }
 }
 
 /// Seconds of playback per frame in scripted runs (`--screenshot`, `--export`).
@@ -175,6 +191,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         watcher: None,
         last_tick: None,
         frame_count: 0,
+        messages_printed: 0,
         fps: FpsCounter::default(),
         fatal: None,
         portal_answers: true,
@@ -222,6 +239,8 @@ struct App {
     /// When the clock last advanced; `None` while paused, so resuming never jumps.
     last_tick: Option<Instant>,
     frame_count: u32,
+    /// Status messages already printed to stderr (scripted runs).
+    messages_printed: u64,
     fps: FpsCounter,
     fatal: Option<String>,
     /// False once the system file dialog failed to appear (no XDG desktop portal):
@@ -654,7 +673,15 @@ impl Gpu {
         }
         let mut characters = Vec::new();
         let mut grid = None;
-        if let Some(c) = &mut self.character {
+        // The GPU character drawn is the one made for the previewer's model: a pose of
+        // another model (a file opened earlier in this frame, not yet uploaded) is never
+        // paired with it. The window syncs right before drawing, so this only skips.
+        let generation = previewer.model_generation();
+        let character = self
+            .character
+            .as_mut()
+            .filter(|c| c.generation == generation);
+        if let Some(c) = character {
             if toggles.mesh {
                 c.instances
                     .write_poses(&self.ctx.queue, &c.model, &[&previewer.pose])?;
@@ -671,10 +698,14 @@ impl Gpu {
                 grid = Some(g);
             }
         }
+        let character = self
+            .character
+            .as_ref()
+            .filter(|c| c.generation == generation);
         if let (Some(g), Some(cmp), Some(a), true) = (
             &mut self.compare,
             &previewer.compare,
-            &self.character,
+            character,
             toggles.mesh,
         ) {
             g.instances.write_poses(
@@ -683,7 +714,7 @@ impl Gpu {
                 &[&cmp.b_pose],
             )?;
         }
-        if let (Some(c), true) = (&self.character, toggles.mesh) {
+        if let (Some(c), true) = (character, toggles.mesh) {
             characters.push(CharacterDraw {
                 model: &c.model,
                 instances: &c.instances,
@@ -834,7 +865,15 @@ impl App {
         let Some(egui_state) = self.egui_state.as_mut() else {
             return;
         };
-        let raw_input = egui_state.take_egui_input(&window);
+        let mut raw_input = egui_state.take_egui_input(&window);
+        if let Some(path) = &self.options.drop {
+            // Halfway through a scripted run, as a file manager's drag and drop does.
+            if scripted && self.frame_count == self.options.after_frames / 2 {
+                raw_input
+                    .dropped_files
+                    .push(std::sync::Arc::new(ScriptedDrop(path.clone())));
+            }
+        }
         let previewer = &mut self.previewer;
         let mut full_output = self
             .egui_ctx
@@ -907,6 +946,10 @@ impl App {
         let Some(gpu) = self.gpu.as_mut() else {
             return;
         };
+        // The UI may have opened another file (browser, recent files, drop) or another
+        // B: upload it before drawing, so this frame's pose meets its own model.
+        gpu.sync_character(&mut self.previewer);
+        gpu.sync_compare(&mut self.previewer);
         // 3D first, into the viewport texture, then egui on top of the window.
         let mut encoder = gpu
             .ctx
@@ -1035,6 +1078,15 @@ impl App {
         let _ = gpu.ctx.device.poll(wgpu::PollType::Poll);
         self.frame_count += 1;
         self.fps.frame_ms = now.elapsed().as_secs_f32() * 1000.0;
+        if scripted {
+            // Scripts and tests read what the status bar said, in order.
+            let (new, seen) = self.previewer.messages_since(self.messages_printed);
+            for m in new {
+                let kind = if m.is_error { "error" } else { "status" };
+                eprintln!("stridescope: {kind}: {}", m.text);
+            }
+            self.messages_printed = seen;
+        }
 
         if let Some(path) = self.options.export.clone() {
             if self.frame_count >= self.options.after_frames.max(1) {

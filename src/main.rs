@@ -42,6 +42,7 @@ fn main() -> ExitCode {
             direction_deg: args.direction,
             motion_matching: args.motion_matching,
             hold_keys: args.hold_keys,
+            drop: args.drop,
             in_place: args.in_place.choice(),
         }),
     };

@@ -550,3 +550,46 @@ fn screenshot_shows_motion_matching_driven_by_held_keys() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Opening a second file while the window runs (issue 19, item 2): dropping the Robot on
+/// the Fox used to draw the Robot's pose with the Fox's GPU skin for one frame, and a red
+/// "render: ... pose skin palette longer than the model's skin" replaced "opened ...".
+/// Now the status says the file opened and no error is logged.
+#[test]
+fn opening_another_file_reports_no_false_error() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("drop");
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets");
+    let (fox, robot) = (shared.join("Fox/Fox.glb"), shared.join("Robot/robot.glb"));
+    let out = dir.join("after-drop.png");
+    for (first, second) in [(&fox, &robot), (&robot, &fox)] {
+        let o = run_scripted(
+            &x,
+            &dir,
+            &[
+                first.to_str().unwrap(),
+                "--drop",
+                second.to_str().unwrap(),
+                "--screenshot",
+                out.to_str().unwrap(),
+                "--after-frames",
+                "8",
+                "--size",
+                "1024x640",
+                "--play",
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let log: Vec<&str> = stderr
+            .lines()
+            .filter(|l| {
+                l.starts_with("stridescope: status:") || l.starts_with("stridescope: error:")
+            })
+            .collect();
+        assert_eq!(
+            log,
+            vec![format!("stridescope: status: opened {}", second.display()).as_str()],
+            "{stderr}"
+        );
+    }
+}

@@ -91,6 +91,10 @@ pub struct Cli {
     /// e.g. `w`, `w+shift`, `a+ctrl`.
     #[arg(long, value_name = "KEYS", value_parser = parse_keys, requires = "motion_matching")]
     pub hold_keys: Option<crate::matching::KeyInput>,
+    /// Drop this file on the window halfway through a scripted run (--screenshot,
+    /// --export), as dragging it from a file manager does; status messages go to stderr.
+    #[arg(long, value_name = "FILE")]
+    pub drop: Option<PathBuf>,
     #[command(flatten)]
     pub in_place: InPlaceArgs,
 }

@@ -35,6 +35,9 @@ pub enum Action {
     Quit,
 }
 
+/// Status messages the previewer keeps for its log.
+pub const MESSAGE_LOG_LEN: usize = 200;
+
 /// A status-bar message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {
@@ -70,6 +73,10 @@ pub struct Previewer {
     pub settings: Settings,
     pub stats: Stats,
     pub(crate) message: Option<Message>,
+    /// Every status message so far, oldest first, the last [`MESSAGE_LOG_LEN`] kept, and
+    /// how many were ever logged (the window prints new ones in scripted runs).
+    pub(crate) message_log: std::collections::VecDeque<Message>,
+    pub(crate) messages_logged: u64,
     pub(crate) actions: Vec<Action>,
     /// Viewport size in physical pixels, as laid out last frame.
     pub(crate) viewport_size_px: [u32; 2],
@@ -135,6 +142,8 @@ impl Previewer {
             settings,
             stats: Stats::default(),
             message: None,
+            message_log: std::collections::VecDeque::new(),
+            messages_logged: 0,
             actions: Vec::new(),
             viewport_size_px: [1, 1],
             frame_pending: true,
@@ -187,10 +196,24 @@ impl Previewer {
     }
 
     pub fn set_message(&mut self, text: impl Into<String>, is_error: bool) {
-        self.message = Some(Message {
+        let m = Message {
             text: text.into(),
             is_error,
-        });
+        };
+        if self.message_log.len() == MESSAGE_LOG_LEN {
+            self.message_log.pop_front();
+        }
+        self.message_log.push_back(m.clone());
+        self.messages_logged += 1;
+        self.message = Some(m);
+    }
+
+    /// The status messages logged since `seen` of them were read (oldest first; those
+    /// that fell out of the log are skipped), and the new total to pass next time.
+    pub fn messages_since(&self, seen: u64) -> (impl Iterator<Item = &Message>, u64) {
+        let new = self.messages_logged.saturating_sub(seen) as usize;
+        let skip = self.message_log.len().saturating_sub(new);
+        (self.message_log.iter().skip(skip), self.messages_logged)
     }
 
     /// Actions for the window, oldest first.
