@@ -16,6 +16,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
 use crate::asset::Model;
+use crate::file_browser::Purpose;
 use crate::render::{
     CharacterDraw, DepthTest, GpuContext, GpuModel, Grid, LocomotionDraw, OffscreenTarget,
     OverlayBatch, RenderError, Renderer, Rgba8, RgbaImage, SceneView, SkeletonStyle,
@@ -787,6 +788,39 @@ impl App {
     }
 
     /// Reloads the open file when the watcher saw it change (also while paused: the
+    /// Asks the system file dialog (`dialog`) for a file, or opens the in-app browser
+    /// for `purpose` where no XDG desktop portal answers: without a session bus there is
+    /// none; with one but no portal, rfd returns at once (nobody cancels a dialog in
+    /// 150 ms), and the in-app browser is used from then on. `None`: cancelled, or the
+    /// browser took over (it acts on the file itself).
+    fn pick_file(
+        &mut self,
+        purpose: Purpose,
+        dialog: impl FnOnce() -> Option<PathBuf>,
+    ) -> Option<PathBuf> {
+        if !self.portal_answers || std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
+            self.previewer.open_file_browser_for(purpose);
+            return None;
+        }
+        let asked = std::time::Instant::now();
+        let picked = dialog();
+        if picked.is_none() && asked.elapsed() < std::time::Duration::from_millis(150) {
+            self.portal_answers = false;
+            self.previewer.open_file_browser_for(purpose);
+        }
+        picked
+    }
+
+    /// File > Export preview to `path`, with the outcome in the status bar.
+    fn export_preview_to(&mut self, path: &Path) {
+        if let Some(gpu) = self.gpu.as_mut() {
+            match gpu.export_preview(&mut self.previewer, path) {
+                Ok(text) => self.previewer.set_message(text, false),
+                Err(e) => self.previewer.set_message(format!("export: {e}"), true),
+            }
+        }
+    }
+
     /// watcher wakes the event loop). A failed reload keeps the current character.
     fn reload_if_changed(&mut self) {
         let Some(watcher) = &self.watcher else {
@@ -887,54 +921,40 @@ impl App {
         for action in self.previewer.take_actions() {
             match action {
                 Action::OpenDialog => {
-                    // The system dialog needs an XDG desktop portal. Without a session bus
-                    // there is none; with one but no portal, rfd returns at once (nobody
-                    // cancels a dialog in 150 ms): the in-app browser opens then, and
-                    // from there on.
-                    if !self.portal_answers
-                        || std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none()
-                    {
-                        self.previewer.open_file_browser();
-                    } else {
-                        let asked = std::time::Instant::now();
-                        let picked = rfd::FileDialog::new()
+                    let picked = self.pick_file(Purpose::Open, || {
+                        rfd::FileDialog::new()
                             .add_filter("glTF 2.0", &["gltf", "glb"])
-                            .set_title("Open a glTF character")
-                            .pick_file();
-                        match picked {
-                            Some(path) => {
-                                let _ = self.previewer.open_path(&path);
-                            }
-                            None if asked.elapsed() < std::time::Duration::from_millis(150) => {
-                                self.portal_answers = false;
-                                self.previewer.open_file_browser();
-                            }
-                            None => {}
-                        }
+                            .set_title(Purpose::Open.title())
+                            .pick_file()
+                    });
+                    if let Some(path) = picked {
+                        let _ = self.previewer.open_path(&path);
                     }
                 }
                 Action::ExportPreview => {
-                    let picked = rfd::FileDialog::new()
-                        .add_filter("GIF", &["gif"])
-                        .add_filter("Animated PNG", &["png"])
-                        .add_filter("MP4 (ffmpeg)", &["mp4"])
-                        .set_file_name("preview.gif")
-                        .set_title("Export a preview of the clip")
-                        .save_file();
-                    if let (Some(path), Some(gpu)) = (picked, self.gpu.as_mut()) {
-                        match gpu.export_preview(&mut self.previewer, &path) {
-                            Ok(text) => self.previewer.set_message(text, false),
-                            Err(e) => self.previewer.set_message(format!("export: {e}"), true),
-                        }
+                    let picked = self.pick_file(Purpose::Export, || {
+                        rfd::FileDialog::new()
+                            .add_filter("GIF", &["gif"])
+                            .add_filter("Animated PNG", &["png"])
+                            .add_filter("MP4 (ffmpeg)", &["mp4"])
+                            .set_file_name("preview.gif")
+                            .set_title(Purpose::Export.title())
+                            .save_file()
+                    });
+                    if let Some(path) = picked {
+                        self.export_preview_to(&path);
                     }
                 }
+                Action::ExportPreviewTo(path) => self.export_preview_to(&path),
                 Action::OpenCompareDialog => {
-                    let picked = rfd::FileDialog::new()
-                        .add_filter("glTF 2.0", &["gltf", "glb"])
-                        .set_title("Compare with a clip of another file")
-                        .pick_file();
+                    let picked = self.pick_file(Purpose::CompareB, || {
+                        rfd::FileDialog::new()
+                            .add_filter("glTF 2.0", &["gltf", "glb"])
+                            .set_title(Purpose::CompareB.title())
+                            .pick_file()
+                    });
                     if let Some(path) = picked {
-                        self.previewer.compare_with_file(&path);
+                        let _ = self.previewer.compare_with_file(&path);
                     }
                 }
                 Action::Quit => {

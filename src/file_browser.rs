@@ -1,11 +1,53 @@
 //! The in-app file browser's state (no UI code; `ui::browser` draws it): one folder's
-//! subfolders and .gltf / .glb files, navigation, and the file picked. File > Open uses
-//! it where no XDG desktop portal answers (bare X11, many tiling window managers), and
-//! File > Open with the built-in browser everywhere.
+//! subfolders and the files its purpose takes, navigation, and the file picked. File >
+//! Open, A/B compare's *B from file* and File > Export preview use it where no XDG desktop
+//! portal answers (bare X11, many tiling window managers), and File > Open with the
+//! built-in browser everywhere. Export picks a folder, a file name and a format.
 
 use std::path::{Path, PathBuf};
 
 use crate::asset::is_gltf_path;
+use crate::cli::export::ExportFormat;
+
+/// What the picked file is for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Purpose {
+    /// Open a character (glTF files listed).
+    #[default]
+    Open,
+    /// Take A/B compare's clip B from a file (glTF files listed).
+    CompareB,
+    /// Save a preview of the clip (previews listed; a name field and a format choice).
+    Export,
+}
+
+impl Purpose {
+    /// The browser window's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Open => "Open a glTF character",
+            Self::CompareB => "Compare with a clip of another file",
+            Self::Export => "Export a preview of the clip",
+        }
+    }
+
+    /// Whether a file shows in the listing.
+    fn lists(self, path: &Path) -> bool {
+        match self {
+            Self::Open | Self::CompareB => is_gltf_path(path),
+            Self::Export => ExportFormat::from_path(path).is_ok(),
+        }
+    }
+}
+
+/// The name and extension a format is saved with.
+pub fn export_extension(format: ExportFormat) -> &'static str {
+    match format {
+        ExportFormat::Gif => "gif",
+        ExportFormat::Apng => "png",
+        ExportFormat::Mp4 => "mp4",
+    }
+}
 
 /// One row of the listing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,11 +72,21 @@ pub struct FileBrowser {
     /// Index into `entries` of the highlighted row.
     pub selected: Option<usize>,
     pub show_hidden: bool,
+    pub purpose: Purpose,
+    /// Export: the file name to save in `dir`.
+    pub file_name: String,
+    /// Export: the format; its extension is kept on `file_name`.
+    pub format: ExportFormat,
 }
 
 impl FileBrowser {
-    /// Lists `dir` (made absolute when it can be).
+    /// Lists `dir` (made absolute when it can be) to open a character.
     pub fn new(dir: &Path) -> Self {
+        Self::for_purpose(dir, Purpose::Open)
+    }
+
+    /// Lists `dir` for `purpose`; an export starts as `preview.gif`.
+    pub fn for_purpose(dir: &Path, purpose: Purpose) -> Self {
         let mut b = Self {
             dir: PathBuf::new(),
             entries: Vec::new(),
@@ -42,9 +94,48 @@ impl FileBrowser {
             typed: String::new(),
             selected: None,
             show_hidden: false,
+            purpose,
+            file_name: "preview.gif".into(),
+            format: ExportFormat::Gif,
         };
         b.go_to(dir);
         b
+    }
+
+    /// Export: switches the format and the file name's extension with it.
+    pub fn set_format(&mut self, format: ExportFormat) {
+        self.format = format;
+        let stem = Path::new(self.file_name.trim())
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "preview".into());
+        self.file_name = format!("{stem}.{}", export_extension(format));
+    }
+
+    /// Export: where to save, `dir` joined with the file name (the format's extension
+    /// added when the name has none of the export formats'); an error for an empty name,
+    /// a name with a folder in it, or a folder that is not there.
+    pub fn save_path(&self) -> Result<PathBuf, String> {
+        let name = self.file_name.trim();
+        if name.is_empty() {
+            return Err("type a file name".into());
+        }
+        if name.contains('/') || name.contains(std::path::MAIN_SEPARATOR) {
+            return Err(format!(
+                "'{name}' is a path: pick the folder in the list, type the name only"
+            ));
+        }
+        if !self.dir.is_dir() {
+            return Err(format!("{}: no such folder", self.dir.display()));
+        }
+        let path = self.dir.join(name);
+        Ok(match ExportFormat::from_path(&path) {
+            Ok(_) => path,
+            Err(_) => self
+                .dir
+                .join(format!("{name}.{}", export_extension(self.format))),
+        })
     }
 
     /// Lists another folder.
@@ -81,7 +172,7 @@ impl FileBrowser {
             }
             // Follows symlinks: a linked folder browses like a folder.
             let is_dir = path.is_dir();
-            if is_dir || is_gltf_path(&path) {
+            if is_dir || self.purpose.lists(&path) {
                 self.entries.push(Entry { name, path, is_dir });
             }
         }
@@ -93,7 +184,7 @@ impl FileBrowser {
     }
 
     /// Acts on row `index` (a double-click, or Open on the selection): a folder is
-    /// entered (`None`), a file is returned to open.
+    /// entered (`None`), a file is returned to open (export: to overwrite).
     pub fn activate(&mut self, index: usize) -> Option<PathBuf> {
         let entry = self.entries.get(index)?.clone();
         if entry.is_dir {
@@ -101,6 +192,19 @@ impl FileBrowser {
             None
         } else {
             Some(entry.path)
+        }
+    }
+
+    /// Highlights row `index`; for an export a file's name becomes the name to save.
+    pub fn select(&mut self, index: usize) {
+        self.selected = Some(index);
+        if let (Purpose::Export, Some(e)) = (self.purpose, self.entries.get(index)) {
+            if !e.is_dir {
+                self.file_name = e.name.clone();
+                if let Ok(f) = ExportFormat::from_path(&e.path) {
+                    self.format = f;
+                }
+            }
         }
     }
 
@@ -148,6 +252,38 @@ mod tests {
         b.show_hidden = true;
         b.refresh();
         assert_eq!(b.entries[0].name, ".hidden");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn export_lists_previews_and_builds_the_save_path() {
+        let dir = std::env::temp_dir().join(format!("ss-fb-export-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("shots")).unwrap();
+        for f in ["walk.gif", "run.MP4", "a.glb", "notes.txt"] {
+            std::fs::write(dir.join(f), b"x").unwrap();
+        }
+        let mut b = FileBrowser::for_purpose(&dir, Purpose::Export);
+        let names: Vec<&str> = b.entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["shots", "run.MP4", "walk.gif"]);
+        assert_eq!(b.save_path().unwrap(), b.dir.join("preview.gif"));
+        b.set_format(ExportFormat::Mp4);
+        assert_eq!(b.file_name, "preview.mp4");
+        b.file_name = "turn".into();
+        assert_eq!(b.save_path().unwrap(), b.dir.join("turn.mp4"));
+        // Picking a listed file takes its name and format (to overwrite it).
+        b.select(2);
+        assert_eq!(
+            (b.file_name.as_str(), b.format),
+            ("walk.gif", ExportFormat::Gif)
+        );
+        b.file_name = "shots/x.gif".into();
+        assert!(b.save_path().unwrap_err().contains("type the name only"));
+        b.file_name = " ".into();
+        assert!(b.save_path().is_err());
+        b.go_to(&dir.join("shots"));
+        b.file_name = "x.png".into();
+        assert_eq!(b.save_path().unwrap(), b.dir.join("x.png"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

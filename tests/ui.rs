@@ -320,3 +320,85 @@ fn the_built_in_browser_lists_gltf_files_and_opens_one() {
     assert_eq!(h.state().path(), Some(dir.join("walker.glb").as_path()));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Export preview and A/B compare's B from file fall back to the built-in browser where
+/// no desktop portal answers (issue 19, item 1): the export browser takes a folder, a
+/// file name and a format and hands the window the path to write; the compare browser
+/// lists glTF files and takes B from one. A file that fails to open keeps the browser on
+/// the folder being browsed, with the reason (item 5), and the next browser starts there.
+#[test]
+fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
+    use stridescope::file_browser::Purpose;
+    use stridescope::ui::Action;
+    let dir = std::env::temp_dir().join(format!("stridescope-browse-save-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("bad")).unwrap();
+    std::fs::write(dir.join("walker.glb"), stridescope::asset::demo::demo_glb()).unwrap();
+    std::fs::write(dir.join("old.gif"), b"GIF89a").unwrap();
+    std::fs::write(dir.join("bad/broken.glb"), b"glTF nonsense").unwrap();
+    let dir = std::fs::canonicalize(&dir).unwrap();
+    let mut h = harness();
+    // Export: the window asks; the browser answers with a path and a format.
+    h.state_mut().open_file_browser_for(Purpose::Export);
+    h.state_mut().file_browser.as_mut().unwrap().go_to(&dir);
+    h.run_steps(2);
+    h.get_by_label("Export a preview of the clip");
+    h.get_by_label("old.gif");
+    assert!(
+        h.query_by_label("walker.glb").is_none(),
+        "only previews listed"
+    );
+    h.get_by_label("format").click();
+    h.run_steps(2);
+    h.get_by_label("animated PNG").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state().file_browser.as_ref().unwrap().file_name,
+        "preview.png"
+    );
+    h.get_by_label("Save").click();
+    h.run_steps(2);
+    assert!(h.state().file_browser.is_none());
+    let actions = h.state_mut().take_actions();
+    assert_eq!(
+        actions,
+        vec![Action::ExportPreviewTo(dir.join("preview.png"))]
+    );
+    // Compare: B from a glTF file.
+    h.state_mut().open_file_browser_for(Purpose::CompareB);
+    h.run_steps(2);
+    h.get_by_label("Compare with a clip of another file");
+    h.get_by_label("walker.glb").click();
+    h.run_steps(1);
+    h.get_by_label("Open").click();
+    h.run_steps(3);
+    assert!(h.state().file_browser.is_none());
+    assert!(h.state().compare.is_some(), "B taken from walker.glb");
+    // A file that fails to open: the browser stays on its folder with the reason.
+    h.state_mut().open_file_browser();
+    h.state_mut()
+        .file_browser
+        .as_mut()
+        .unwrap()
+        .go_to(&dir.join("bad"));
+    h.run_steps(2);
+    h.get_by_label("broken.glb").click();
+    h.run_steps(1);
+    h.get_by_label("Open").click();
+    h.run_steps(3);
+    let b = h.state().file_browser.as_ref().expect("still open");
+    assert_eq!(b.dir, dir.join("bad"));
+    assert!(
+        b.error.as_deref().unwrap().contains("broken.glb"),
+        "{:?}",
+        b.error
+    );
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    h.state_mut().open_file_browser();
+    assert_eq!(
+        h.state().file_browser.as_ref().unwrap().dir,
+        dir.join("bad")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -148,17 +148,19 @@ fn ab_compare_panel() {
     assert!(h.state().compare.is_none());
 
     // B from another file: the Fox is not this skeleton, a copy of the demo is.
-    h.state_mut()
+    let refused = h
+        .state_mut()
         .compare_with_file(std::path::Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../shared/assets/Fox/Fox.glb"
         )));
+    assert!(refused.unwrap_err().contains("not the same skeleton"));
     assert!(h.state().compare.is_none());
     let text = h.state().message().unwrap().text.clone();
     assert!(text.contains("not the same skeleton"), "{text}");
     let copy = std::env::temp_dir().join(format!("stridescope-ab-{}.glb", std::process::id()));
     stridescope::asset::demo::write_demo(&copy).unwrap();
-    h.state_mut().compare_with_file(&copy);
+    h.state_mut().compare_with_file(&copy).unwrap();
     h.run_steps(2);
     let c = h.state().compare.as_ref().expect("the copy matches");
     assert!(c.b_model.is_some());

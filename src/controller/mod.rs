@@ -32,6 +32,8 @@ pub enum Action {
     OpenCompareDialog,
     /// Ask where to save a preview (GIF / APNG / MP4) of the clip as the viewport shows it.
     ExportPreview,
+    /// Save that preview to this file (picked in the in-app browser).
+    ExportPreviewTo(PathBuf),
     Quit,
 }
 
@@ -109,6 +111,9 @@ pub struct Previewer {
     /// The in-app file browser while it is open (File > Open where no desktop portal
     /// answers, or File > Open with the built-in browser).
     pub file_browser: Option<crate::file_browser::FileBrowser>,
+    /// The folder the file browser showed last, where it opens next time (also after an
+    /// open that failed there).
+    pub(crate) browsed_dir: Option<PathBuf>,
 }
 
 impl Previewer {
@@ -159,6 +164,7 @@ impl Previewer {
             compare_files_opened: 0,
             morph_overrides: Vec::new(),
             file_browser: None,
+            browsed_dir: None,
         };
         p.evaluate_pose();
         if let Some(w) = p.import_warning_summary() {
@@ -250,18 +256,30 @@ impl Previewer {
         self.load_path(path, scene)
     }
 
-    /// Opens the in-app file browser in the open file's folder (else the most recent
-    /// file's, else the working directory), showing folders and .gltf / .glb files.
+    /// Opens the in-app file browser to open a character.
     pub fn open_file_browser(&mut self) {
+        self.open_file_browser_for(crate::file_browser::Purpose::Open);
+    }
+
+    /// Opens the in-app file browser for `purpose` in the folder last browsed (else the
+    /// open file's, else the most recent file's, else the working directory).
+    pub fn open_file_browser_for(&mut self, purpose: crate::file_browser::Purpose) {
         let start = self
-            .path
-            .as_deref()
-            .and_then(Path::parent)
-            .map(Path::to_path_buf)
+            .browsed_dir
+            .clone()
+            .filter(|d| d.is_dir())
+            .or_else(|| {
+                self.path
+                    .as_deref()
+                    .and_then(Path::parent)
+                    .map(Path::to_path_buf)
+            })
             .or_else(|| self.recent_folders().into_iter().next())
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("."));
-        self.file_browser = Some(crate::file_browser::FileBrowser::new(&start));
+        self.file_browser = Some(crate::file_browser::FileBrowser::for_purpose(
+            &start, purpose,
+        ));
     }
 
     /// Folders of the recent files that still exist, most recent first, each once.
@@ -847,12 +865,13 @@ impl Previewer {
     /// Starts comparing with the first clip of another file on the same skeleton (two
     /// versions of one walk). A file that does not load or does not match is reported and
     /// changes nothing.
-    pub fn compare_with_file(&mut self, path: &Path) {
+    pub fn compare_with_file(&mut self, path: &Path) -> Result<(), String> {
         let b = match crate::asset::load(path) {
             Ok(b) => b,
             Err(e) => {
-                self.set_message(format!("compare: {e}"), true);
-                return;
+                let text = format!("compare: {e}");
+                self.set_message(text.clone(), true);
+                return Err(text);
             }
         };
         self.compare_files_opened += 1;
@@ -866,8 +885,13 @@ impl Previewer {
                 self.compare = Some(c);
                 self.set_message(format!("comparing with {}", path.display()), false);
                 self.evaluate_pose();
+                Ok(())
             }
-            Err(e) => self.set_message(format!("compare: {e}"), true),
+            Err(e) => {
+                let text = format!("compare: {e}");
+                self.set_message(text.clone(), true);
+                Err(text)
+            }
         }
     }
 

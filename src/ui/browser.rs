@@ -1,9 +1,14 @@
 //! The in-app file browser window ([`crate::file_browser::FileBrowser`] on the
-//! previewer): recent folders on the left, the folder's subfolders and glTF files on the
-//! right, a path field (Enter goes there or opens the file), Up, Open and Cancel.
-//! Double-click enters a folder or opens a file; Escape closes.
+//! previewer): recent folders on the left, the folder's subfolders and files on the
+//! right, a path field (Enter goes there or opens the file), Up, Open (or Save, with a
+//! file name and a format, for an export) and Cancel. Double-click enters a folder or
+//! picks a file; Escape closes. A file that fails to open leaves the browser open on its
+//! folder with the error.
 
 use super::Previewer;
+use crate::cli::export::ExportFormat;
+use crate::controller::Action;
+use crate::file_browser::Purpose;
 
 pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
     if p.file_browser.is_none() {
@@ -11,11 +16,13 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
     }
     let recent = p.recent_folders();
     let mut open_file = None;
+    let mut save = false;
     let mut close = ctx.input(|i| i.key_pressed(egui::Key::Escape));
     let Some(b) = p.file_browser.as_mut() else {
         return;
     };
-    egui::Window::new("Open a glTF character")
+    let purpose = b.purpose;
+    egui::Window::new(purpose.title())
         .collapsible(false)
         .default_size([620.0, 420.0])
         .show(ctx, |ui| {
@@ -58,13 +65,16 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                     ui.separator();
                 }
                 ui.vertical(|ui| {
-                    let mut activated = None;
+                    let (mut activated, mut clicked) = (None, None);
                     egui::ScrollArea::vertical()
                         .id_salt("browser_list")
                         .max_height(300.0)
                         .show(ui, |ui| {
                             if b.entries.is_empty() && b.error.is_none() {
-                                ui.weak("No folders or .gltf / .glb files here.");
+                                ui.weak(match purpose {
+                                    Purpose::Export => "No folders or previews here.",
+                                    _ => "No folders or .gltf / .glb files here.",
+                                });
                             }
                             for (i, e) in b.entries.iter().enumerate() {
                                 let text = if e.is_dir {
@@ -76,21 +86,54 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                                 if row.double_clicked() {
                                     activated = Some(i);
                                 } else if row.clicked() {
-                                    b.selected = Some(i);
+                                    clicked = Some(i);
                                 }
                             }
                         });
+                    if let Some(i) = clicked {
+                        b.select(i);
+                    }
                     if let Some(i) = activated {
                         open_file = b.activate(i);
                     }
+                    if purpose == Purpose::Export {
+                        ui.horizontal(|ui| {
+                            ui.label("file name");
+                            let field = ui.add(
+                                egui::TextEdit::singleline(&mut b.file_name).desired_width(200.0),
+                            );
+                            let mut format = b.format;
+                            egui::ComboBox::new("export_format", "format")
+                                .selected_text(format_label(format))
+                                .show_ui(ui, |ui| {
+                                    for f in
+                                        [ExportFormat::Gif, ExportFormat::Apng, ExportFormat::Mp4]
+                                    {
+                                        ui.selectable_value(&mut format, f, format_label(f));
+                                    }
+                                });
+                            if format != b.format {
+                                b.set_format(format);
+                            }
+                            if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                                save = true;
+                            }
+                        });
+                    }
                     ui.horizontal(|ui| {
-                        let can_open = b.selected.is_some();
-                        if ui
-                            .add_enabled(can_open, egui::Button::new("Open"))
-                            .clicked()
-                        {
-                            if let Some(i) = b.selected {
-                                open_file = b.activate(i);
+                        if purpose == Purpose::Export {
+                            if ui.button("Save").clicked() {
+                                save = true;
+                            }
+                        } else {
+                            let can_open = b.selected.is_some();
+                            if ui
+                                .add_enabled(can_open, egui::Button::new("Open"))
+                                .clicked()
+                            {
+                                if let Some(i) = b.selected {
+                                    open_file = b.activate(i);
+                                }
                             }
                         }
                         if ui.button("Cancel").clicked() {
@@ -103,10 +146,38 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                 });
             });
         });
+    if save {
+        match b.save_path() {
+            Ok(path) => open_file = Some(path),
+            Err(e) => b.error = Some(e),
+        }
+    }
+    let dir = b.dir.clone();
+    p.browsed_dir = Some(dir);
     if let Some(path) = open_file {
-        p.file_browser = None;
-        let _ = p.open_path(&path);
+        let done = match purpose {
+            Purpose::Open => p.open_path(&path),
+            Purpose::CompareB => p.compare_with_file(&path),
+            Purpose::Export => {
+                p.actions.push(Action::ExportPreviewTo(path));
+                Ok(())
+            }
+        };
+        match (done, p.file_browser.as_mut()) {
+            (Ok(()), _) => p.file_browser = None,
+            // Stay on the folder being browsed, with the reason.
+            (Err(e), Some(b)) => b.error = Some(e),
+            (Err(_), None) => {}
+        }
     } else if close {
         p.file_browser = None;
+    }
+}
+
+fn format_label(f: ExportFormat) -> &'static str {
+    match f {
+        ExportFormat::Gif => "GIF",
+        ExportFormat::Apng => "animated PNG",
+        ExportFormat::Mp4 => "MP4 (ffmpeg)",
     }
 }
