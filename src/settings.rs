@@ -1,5 +1,8 @@
 //! Settings that persist between runs: window size, last file, recent files, view toggles
-//! and playback preferences. Stored as JSON in the user's config folder.
+//! and the root-motion mode (global preferences), and per file what the user set while it
+//! was open (clip, play rate, looping, the outliner's search), remembered by path so one
+//! file's quarter speed never opens the next one slowly. Stored as JSON in the user's
+//! config folder.
 
 use std::path::{Path, PathBuf};
 
@@ -7,6 +10,36 @@ use serde::{Deserialize, Serialize};
 
 /// Most recent files remembered.
 pub const MAX_RECENT: usize = 10;
+
+/// Files whose playback state is remembered (most recently used first).
+pub const MAX_FILE_STATES: usize = 64;
+
+/// What the window remembers of one file while another is open.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FileState {
+    /// The file (absolute, resolved); `None` for the built-in demo character.
+    pub path: Option<PathBuf>,
+    /// The clip shown last, by name.
+    pub clip: Option<String>,
+    /// Play rate (1 = real time, negative = reverse).
+    pub play_rate: f64,
+    pub looping: bool,
+    /// The joint outliner's search text.
+    pub joint_filter: String,
+}
+
+impl Default for FileState {
+    fn default() -> Self {
+        Self {
+            path: None,
+            clip: None,
+            play_rate: 1.0,
+            looping: true,
+            joint_filter: String::new(),
+        }
+    }
+}
 
 /// What the viewport draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,8 +81,8 @@ pub struct Settings {
     pub toggles: ViewToggles,
     /// Root-motion mode label (see `RootMotionMode::label`).
     pub root_motion_mode: String,
-    pub play_rate: f64,
-    pub looping: bool,
+    /// Per file, most recently used first.
+    pub files: Vec<FileState>,
 }
 
 impl Default for Settings {
@@ -60,8 +93,7 @@ impl Default for Settings {
             recent_files: Vec::new(),
             toggles: ViewToggles::default(),
             root_motion_mode: String::new(),
-            play_rate: 1.0,
-            looping: true,
+            files: Vec::new(),
         }
     }
 }
@@ -116,6 +148,31 @@ impl Settings {
         self.recent_files.retain(|p| normalized(p) != path);
         self.recent_files.insert(0, path);
         self.recent_files.truncate(MAX_RECENT);
+    }
+}
+
+impl Settings {
+    /// What was remembered of the file at `path` (`None`: the demo), else the defaults
+    /// for a file opened the first time.
+    pub fn file_state(&self, path: Option<&Path>) -> FileState {
+        let key = path.map(normalized);
+        self.files
+            .iter()
+            .find(|f| f.path.as_deref().map(normalized) == key)
+            .cloned()
+            .unwrap_or_else(|| FileState {
+                path: key,
+                ..FileState::default()
+            })
+    }
+
+    /// Remembers `state` for its file, first in the list.
+    pub fn remember_file(&mut self, mut state: FileState) {
+        state.path = state.path.as_deref().map(normalized);
+        self.files
+            .retain(|f| f.path.as_deref().map(normalized) != state.path);
+        self.files.insert(0, state);
+        self.files.truncate(MAX_FILE_STATES);
     }
 }
 

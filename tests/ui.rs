@@ -402,3 +402,65 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Settings that belong to a file stay with it (issue 19, item 4): quarter speed, loop
+/// off, a clip and an outliner search set on one file do not reach the next one, and come
+/// back when the first file opens again (also after a restart, through the settings).
+#[test]
+fn playback_state_stays_with_its_file() {
+    let dir = std::env::temp_dir().join(format!("stridescope-per-file-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let demo = dir.join("walker.glb");
+    std::fs::write(&demo, stridescope::asset::demo::demo_glb()).unwrap();
+    let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Fox/Fox.glb");
+    let mut h = harness();
+    h.state_mut().open_path(&demo).unwrap();
+    h.run_steps(2);
+    select_clip(&mut h, "Run");
+    {
+        let p = h.state_mut();
+        p.timeline.set_rate(0.25);
+        p.timeline.set_looping(false);
+        p.inspect.filter = "toe".into();
+    }
+    h.run_steps(2);
+    let clip_name = |h: &Harness<'static, Previewer>| {
+        let p = h.state();
+        p.model().clips[p.timeline.clip().unwrap()]
+            .name()
+            .to_string()
+    };
+    // The Fox opens with its own defaults.
+    h.state_mut().open_path(&fox).unwrap();
+    h.run_steps(2);
+    {
+        let p = h.state();
+        assert_eq!(p.timeline.clock().rate(), 1.0);
+        assert!(p.timeline.clock().looping());
+        assert_eq!(p.inspect.filter, "");
+    }
+    assert_eq!(clip_name(&h), "Survey");
+    select_clip(&mut h, "Walk");
+    h.state_mut().timeline.set_rate(2.0);
+    // Back to the first file: its state returns.
+    h.state_mut().open_path(&demo).unwrap();
+    h.run_steps(2);
+    {
+        let p = h.state();
+        assert_eq!(p.timeline.clock().rate(), 0.25);
+        assert!(!p.timeline.clock().looping());
+        assert_eq!(p.inspect.filter, "toe");
+    }
+    assert_eq!(clip_name(&h), "Run");
+    // And the Fox's, through saved settings in a new window.
+    h.state_mut().store_settings();
+    let path = dir.join("settings.json");
+    h.state().settings.save(&path).unwrap();
+    let (settings, _) = Settings::load(&path);
+    let model = stridescope::asset::load(&fox).unwrap();
+    let p = Previewer::new(model, Some(fox.clone()), settings);
+    assert_eq!(p.timeline.clock().rate(), 2.0);
+    assert_eq!(p.model().clips[p.timeline.clip().unwrap()].name(), "Walk");
+    let _ = std::fs::remove_dir_all(&dir);
+}

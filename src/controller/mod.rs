@@ -126,14 +126,15 @@ impl Previewer {
         {
             timeline.set_mode(mode);
         }
-        timeline.set_rate(settings.play_rate);
-        timeline.set_looping(settings.looping);
+        let file = settings.file_state(path.as_deref());
+        Self::apply_file_state(&mut timeline, &model, &file);
         let pose = Pose::new(&model);
         let mut settings = settings;
         if let Some(path) = &path {
             settings.push_recent(path);
             settings.last_file = Some(path.clone());
         }
+        let joint_filter = file.joint_filter;
         let mut p = Self {
             model,
             path,
@@ -166,6 +167,7 @@ impl Previewer {
             file_browser: None,
             browsed_dir: None,
         };
+        p.inspect.filter = joint_filter;
         p.evaluate_pose();
         if let Some(w) = p.import_warning_summary() {
             p.set_message(w, false);
@@ -337,6 +339,10 @@ impl Previewer {
             self.timeline.clock().looping(),
             self.timeline.is_playing(),
         );
+        if !reload {
+            // The file being left keeps its own rate, loop, clip and search for later.
+            self.remember_file_state();
+        }
         let time = self.timeline.clock().time();
         let world = self.timeline.world_from_root();
         let old_names = self.model.skeleton.names().to_vec();
@@ -376,8 +382,15 @@ impl Previewer {
         let had_matching = self.matching.take().is_some();
         let mut timeline = Timeline::new(&self.model);
         timeline.set_mode(mode);
-        timeline.set_rate(rate);
-        timeline.set_looping(looping);
+        if reload {
+            timeline.set_rate(rate);
+            timeline.set_looping(looping);
+        } else {
+            // Another file: its own remembered state, or the defaults the first time.
+            let file = self.settings.file_state(path.as_deref());
+            Self::apply_file_state(&mut timeline, &self.model, &file);
+            self.inspect.filter = file.joint_filter;
+        }
         if reload {
             // A reload (file changed on disk): same clip, same cycle and phase, same
             // accumulated placement.
@@ -998,7 +1011,32 @@ impl Previewer {
     pub fn store_settings(&mut self) {
         self.settings.toggles = self.toggles;
         self.settings.root_motion_mode = self.timeline.mode().label().to_string();
-        self.settings.play_rate = self.timeline.clock().rate();
-        self.settings.looping = self.timeline.clock().looping();
+        self.remember_file_state();
+    }
+
+    /// Remembers the open file's playback state (clip, rate, looping, outliner search)
+    /// by its path, for when it is opened again.
+    pub fn remember_file_state(&mut self) {
+        let state = crate::settings::FileState {
+            path: self.path.clone(),
+            clip: self
+                .timeline
+                .clip()
+                .and_then(|i| self.model.clips.get(i))
+                .map(|c| c.name().to_string()),
+            play_rate: self.timeline.clock().rate(),
+            looping: self.timeline.clock().looping(),
+            joint_filter: self.inspect.filter.clone(),
+        };
+        self.settings.remember_file(state);
+    }
+
+    /// A file's remembered playback state on a fresh timeline of `model`.
+    fn apply_file_state(timeline: &mut Timeline, model: &Model, file: &crate::settings::FileState) {
+        if let Some(i) = file.clip.as_deref().and_then(|n| model.find_clip(n)) {
+            timeline.select_clip(model, i);
+        }
+        timeline.set_rate(file.play_rate);
+        timeline.set_looping(file.looping);
     }
 }
