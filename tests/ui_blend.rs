@@ -194,3 +194,47 @@ fn mask_picker_and_reference_frame_edit_the_layer() {
         }
     );
 }
+
+/// The clip list shows what plays (issue 19, item 5): in pose-graph mode every input
+/// with its weight (the highlight used to vanish), in motion matching the clip the
+/// matcher plays (it stayed on Idle).
+#[test]
+fn the_clip_list_highlights_what_plays() {
+    let mut h = harness();
+    h.get_by_label("Play through the pose graph").click();
+    h.run_steps(2);
+    let model = h.state().model().clone();
+    let g = h.state_mut().graph.as_mut().unwrap();
+    g.playing = true;
+    // Between the walk's and the run's speeds: both blend in Move.
+    g.set_float(&model, "speed", 2.4);
+    for _ in 0..90 {
+        h.state_mut().advance(1.0 / 60.0);
+    }
+    h.run_steps(2);
+    let w = h.state().clip_weights();
+    let at = |name: &str| w[model.find_clip(name).unwrap()];
+    assert!(at("Walk") > 0.05 && at("Run") > 0.05, "{w:?}");
+    assert!((at("Walk") + at("Run") - 1.0).abs() < 1e-3, "{w:?}");
+    assert_eq!(at("Idle"), 0.0);
+    // Each row shows its weight beside the highlighted name.
+    h.get_by_label(&format!("{:.0}%", at("Walk") * 100.0));
+    h.get_by_label(&format!("{:.0}%", at("Run") * 100.0));
+    // Motion matching: the clip being played, not Idle.
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Open the motion-matching demo").click();
+    h.run_steps(2);
+    h.key_down(egui::Key::W);
+    for _ in 0..120 {
+        h.run_steps(1);
+        h.state_mut().advance(1.0 / 60.0);
+    }
+    h.run_steps(1);
+    let p = h.state();
+    let playing = p.matching.as_ref().unwrap().session.current().unwrap().clip;
+    let w = p.clip_weights();
+    assert_eq!(w.iter().filter(|&&x| x > 0.0).count(), 1, "{w:?}");
+    assert_eq!(w[playing], 1.0);
+    assert_ne!(p.model().clips[playing].name(), "Idle");
+}

@@ -421,6 +421,29 @@ impl Previewer {
         self.evaluate_pose();
     }
 
+    /// How much each clip of the model shows now (0..1, one entry per clip), for the
+    /// clip list: the timeline's clip; in pose-graph mode every input by its weight (a
+    /// layer at its weight too); in motion matching the clip the matcher plays.
+    pub fn clip_weights(&self) -> Vec<f32> {
+        let mut w = vec![0.0f32; self.model.clips.len()];
+        if let Some(m) = &self.matching {
+            if let Some(f) = m.session.current() {
+                if let Some(x) = w.get_mut(f.clip) {
+                    *x = 1.0;
+                }
+            }
+        } else if let Some(g) = &self.graph {
+            for p in g.graph.players() {
+                if let Some(x) = w.get_mut(p.clip) {
+                    *x = (*x + p.weight.max(0.0)).min(1.0);
+                }
+            }
+        } else if let Some(x) = self.timeline.clip().and_then(|i| w.get_mut(i)) {
+            *x = 1.0;
+        }
+        w
+    }
+
     /// Switches to clip `index` (a seek: the character does not move).
     pub fn select_clip(&mut self, index: usize) {
         // Picking a clip in the list plays that clip alone (driven, while driving).

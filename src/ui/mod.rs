@@ -330,13 +330,26 @@ impl Previewer {
             return;
         }
         let mut picked = None;
+        // Highlighted: what shows now (the timeline's clip, the graph's inputs with their
+        // weights, the clip motion matching plays).
+        let weights = self.clip_weights();
+        let blending = self.graph.is_some() && self.matching.is_none();
         egui::ScrollArea::vertical().show(ui, |ui| {
             for (i, clip) in self.model.clips.iter().enumerate() {
-                let selected = self.graph.is_none() && self.timeline.clip() == Some(i);
+                let w = weights.get(i).copied().unwrap_or(0.0);
                 let text = format!("{}  ({:.3} s)", clip.name(), clip.duration_secs());
-                if ui.selectable_label(selected, text).clicked() {
-                    picked = Some(i);
-                }
+                ui.horizontal(|ui| {
+                    if ui
+                        .selectable_label(w > 0.0, text)
+                        .on_hover_text("play this clip alone")
+                        .clicked()
+                    {
+                        picked = Some(i);
+                    }
+                    if blending && w > 0.0 {
+                        ui.weak(format!("{:.0}%", w * 100.0));
+                    }
+                });
             }
         });
         if let Some(i) = picked {
