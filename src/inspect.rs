@@ -100,7 +100,7 @@ pub struct Inspection {
     /// Loop seams of `seams_for` (clip index), most visible first.
     seams: Vec<ChannelSeam>,
     seams_for: Option<usize>,
-    /// The lint's pop threshold scaled to this rig (metres), once per model.
+    /// [`Self::unit_scale`], once per model.
     pop_m: Option<f32>,
     /// Sampled curves of `(clip, joint, order)`, kept while the joint stays in the view.
     curves: Vec<((usize, usize, EulerOrder), JointCurves)>,
@@ -228,10 +228,16 @@ impl Inspection {
     /// A seam that moves the end of its chain farther than this (metres) is a pop: the
     /// lint's threshold, scaled by the rig's leg length like every metre threshold.
     pub fn seam_pop_m(&mut self, model: &Model) -> f32 {
+        crate::lint::LintSettings::default().seam_m * self.unit_scale(model)
+    }
+
+    /// Rig units per metre of a human-sized character (the legs against a 0.9 m leg; 1
+    /// without legs), once per model: seam readouts divide by it, so a rig modelled in
+    /// centimetres or at 1/100 reads like one in metres.
+    pub fn unit_scale(&mut self, model: &Model) -> f32 {
         *self.pop_m.get_or_insert_with(|| {
-            let legs = crate::anim::contacts::detect_legs(&model.skeleton).unwrap_or_default();
-            crate::lint::LintSettings::default().seam_m
-                * crate::anim::locomotion::unit_scale(&model.skeleton, &legs)
+            let legs = model.legs().unwrap_or_default();
+            crate::anim::locomotion::unit_scale(&model.skeleton, &legs)
         })
     }
 

@@ -287,3 +287,35 @@ fn the_outliner_opens_and_closes_rows() {
     // Its row and the details' title.
     assert_eq!(h.query_all_by_label(&sk.names()[deep]).count(), 2);
 }
+
+/// One unit system in the seam table (issue 19, item 10): on the Fox (a rig in
+/// centimetre-sized units) the threshold, the jumps and the velocity jumps are all read
+/// as on a human-sized character, and the table says how rig units were converted.
+/// Before, the threshold read "44.0 cm" (0.01 m times the rig's scale, labelled cm) beside
+/// a velocity jump of 455.70 "m/s" in raw rig units per second.
+#[test]
+fn the_seam_table_reads_in_one_unit_system() {
+    let fox = stridescope::asset::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Fox/Fox.glb"),
+    )
+    .unwrap();
+    let mut h = harness(fox);
+    h.get_by_label_contains("Loop seam").click();
+    h.run_steps(2);
+    // The lint's 1 cm pop threshold, as 1 cm.
+    h.get_by_label_contains("pop over 1.0 cm");
+    h.get_by_label_contains("Lengths read as on a human-sized character: 1 m here is");
+    // Every velocity jump is a plausible speed for a body part (the largest raw one is
+    // hundreds of rig units per second).
+    let speeds: Vec<f32> = h
+        .query_all_by_label_contains(" m/s")
+        .filter_map(|n| {
+            use egui_kittest::kittest::NodeT;
+            // Labels carry their text as the node's value.
+            let label = n.accesskit_node().label().or_else(|| n.value())?;
+            label.strip_suffix(" m/s")?.trim().parse::<f32>().ok()
+        })
+        .collect();
+    assert!(!speeds.is_empty());
+    assert!(speeds.iter().all(|&v| v < 30.0), "{speeds:?}");
+}

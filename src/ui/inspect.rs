@@ -314,6 +314,10 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let Some(clip) = clip else {
         return;
     };
+    // Every length in the table is in metres of a human-sized character (rig units
+    // divided by the unit scale), so the threshold, the jumps and the velocities are one
+    // unit system whatever the rig's units.
+    let k = p.inspect.unit_scale(&p.model);
     let pop_m = p.inspect.seam_pop_m(&p.model);
     p.inspect.update_seams(&p.model, Some(clip));
     let seams = p.inspect.seams();
@@ -322,7 +326,7 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         Some(s) => format!(
             "Loop seam: {} pops {:.1} cm",
             p.model.skeleton.names()[s.joint],
-            s.visible_m * 100.0
+            s.visible_m / k * 100.0
         ),
         None => "Loop seam".to_string(),
     };
@@ -341,8 +345,15 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.weak(format!(
             "End against start per channel, ranked by how far the end of the chain moves \
              (pop over {:.1} cm in orange).",
-            pop_m * 100.0
+            pop_m / k * 100.0
         ));
+        if (k - 1.0).abs() > 0.02 {
+            ui.weak(format!(
+                "Lengths read as on a human-sized character: 1 m here is {k:.3} rig units \
+                 (its legs against a {:.1} m leg).",
+                crate::anim::locomotion::REFERENCE_LEG_LENGTH_M
+            ));
+        }
         egui::Grid::new("seams")
             .num_columns(4)
             .striped(true)
@@ -366,21 +377,25 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     {
                         picked = Some(s.joint);
                     }
-                    ui.monospace(match s.channel {
-                        SeamChannel::Rotation => {
-                            format!("{:.2} deg", s.position_jump.to_degrees())
-                        }
-                        SeamChannel::Translation => format!("{:.2} cm", s.position_jump * 100.0),
-                        SeamChannel::Scale => format!("{:.4}", s.position_jump),
-                    });
-                    ui.monospace(format!("{:.2} cm", s.visible_m * 100.0));
-                    ui.monospace(format!("{:.2} m/s", s.visible_velocity_mps));
+                    ui.monospace(seam_jump_text(s, k));
+                    ui.monospace(format!("{:.2} cm", s.visible_m / k * 100.0));
+                    ui.monospace(format!("{:.2} m/s", s.visible_velocity_mps / k));
                     ui.end_row();
                 }
             });
     });
     if let Some(j) = picked {
         p.select_joint(Some(j));
+    }
+}
+
+/// A seam's own jump: degrees for a rotation, character-scaled centimetres for a
+/// translation (`k` = [`crate::inspect::Inspection::unit_scale`]), a factor for a scale.
+pub(crate) fn seam_jump_text(s: &crate::anim::seam::ChannelSeam, k: f32) -> String {
+    match s.channel {
+        SeamChannel::Rotation => format!("{:.2} deg", s.position_jump.to_degrees()),
+        SeamChannel::Translation => format!("{:.2} cm", s.position_jump / k * 100.0),
+        SeamChannel::Scale => format!("{:.4}", s.position_jump),
     }
 }
 

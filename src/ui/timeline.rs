@@ -173,6 +173,7 @@ fn nice_step(min: f64) -> f64 {
 fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // The loop-seam check's worst channel, when it pops (see the seam table).
     let pop_m = p.inspect.seam_pop_m(&p.model);
+    let k = p.inspect.unit_scale(&p.model);
     let clip_index = p.timeline.clip();
     p.inspect.update_seams(&p.model, clip_index);
     let seam = p
@@ -184,7 +185,7 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             format!(
                 "seam: {} {:.1} cm",
                 p.model.skeleton.names()[s.joint],
-                s.visible_m * 100.0
+                s.visible_m / k * 100.0
             )
         });
     let width = ui.available_width();
