@@ -495,10 +495,8 @@ impl Gpu {
     /// GIF, an animated PNG (`.png`/`.apng`) or an MP4 (through ffmpeg). The playhead and
     /// play state are put back afterwards.
     fn export_preview(&mut self, previewer: &mut Previewer, path: &Path) -> Result<String, String> {
-        if previewer.graph.is_some() {
-            return Err(
-                "export follows the timeline's clip: turn the pose graph and Drive off".into(),
-            );
+        if let Some(step) = previewer.timeline_hidden_by() {
+            return Err(format!("export follows the timeline's clip: {step}"));
         }
         let clip = previewer
             .timeline

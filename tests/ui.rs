@@ -70,8 +70,17 @@ fn frame_steps_with_buttons_and_arrows() {
     assert_eq!(h.state().timeline.frame_index(), 0.0);
     h.key_press(Key::End);
     h.run_steps(1);
-    // End = the last whole frame before the wrap (Walk: 33 frames -> frame 32).
+    // End = the last whole frame before the wrap (Walk: 33 frames -> frame 32), and the
+    // readout says it is the last (issue 19, item 13: it read "frame 32/33").
     assert_eq!(h.state().timeline.frame_index(), 32.0);
+    h.get_by_label_contains("frame 32 of 0-32 @ 30 fps");
+    // Without looping the clip ends on the frame at its duration.
+    h.key_press(Key::L);
+    h.run_steps(1);
+    h.key_press(Key::End);
+    h.run_steps(1);
+    h.get_by_label_contains("frame 33 of 0-33 @ 30 fps");
+    h.key_press(Key::L);
     h.key_press(Key::Home);
     h.run_steps(1);
     assert_eq!(h.state().timeline.phase_secs(), 0.0);

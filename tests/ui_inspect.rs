@@ -319,3 +319,26 @@ fn the_seam_table_reads_in_one_unit_system() {
     assert!(!speeds.is_empty());
     assert!(speeds.iter().all(|&v| v < 30.0), "{speeds:?}");
 }
+
+/// Status texts describe the state they are in (issue 19, item 13): in Drive mode the
+/// curve view and the onion skin ask to turn Drive off, not the pose graph (which the
+/// user never turned on); with the pose graph on they ask for that.
+#[test]
+fn views_that_follow_the_timeline_name_what_hides_it() {
+    let mut h = harness(stridescope::asset::load_or_demo(None).unwrap());
+    let spine = h.state().model().skeleton.find("spine_02").unwrap();
+    h.state_mut().select_joint(Some(spine));
+    h.run_steps(2);
+    h.key_press(egui::Key::D);
+    h.run_steps(2);
+    assert!(h.state().is_driving());
+    h.get_by_label("The curve view shows the timeline's clip: turn Drive off (D).");
+    assert!(h
+        .query_by_label_contains("turn the pose graph off")
+        .is_none());
+    h.key_press(egui::Key::D);
+    h.run_steps(2);
+    h.get_by_label("Play through the pose graph").click();
+    h.run_steps(2);
+    h.get_by_label("The curve view shows the timeline's clip: turn the pose graph off.");
+}

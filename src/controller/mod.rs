@@ -421,6 +421,23 @@ impl Previewer {
         self.evaluate_pose();
     }
 
+    /// What hides the timeline's clip from the views that follow it (curve view, onion
+    /// skin, A/B compare), as the step that brings it back: motion matching, Drive, or
+    /// the pose graph the user turned on; `None` while the timeline's clip plays.
+    pub fn timeline_hidden_by(&self) -> Option<&'static str> {
+        if self.matching.is_some() {
+            Some("turn motion matching off (M)")
+        } else if self.is_driving() && self.drive_graph {
+            Some("turn Drive off (D)")
+        } else if self.is_driving() {
+            Some("turn Drive (D) and the pose graph off")
+        } else if self.graph.is_some() {
+            Some("turn the pose graph off")
+        } else {
+            None
+        }
+    }
+
     /// How much each clip of the model shows now (0..1, one entry per clip), for the
     /// clip list: the timeline's clip; in pose-graph mode every input by its weight (a
     /// layer at its weight too); in motion matching the clip the matcher plays.
@@ -937,6 +954,7 @@ impl Previewer {
 
     /// B at A's phase, beside A for the side-by-side view (1.5 times A's width away).
     fn evaluate_compare(&mut self) {
+        let hidden = self.timeline_hidden_by();
         let Some(c) = self.compare.as_mut() else {
             return;
         };
@@ -948,8 +966,10 @@ impl Previewer {
         }
         let (Some(a_clip), None) = (self.timeline.clip(), self.graph.as_ref()) else {
             c.valid = false;
-            c.note =
-                Some("A/B compare follows the timeline's clip: turn the pose graph off".into());
+            c.note = Some(format!(
+                "A/B compare follows the timeline's clip: {}",
+                hidden.unwrap_or("pick a clip")
+            ));
             return;
         };
         let bounds = crate::render::bounds::joint_bounds(&self.pose);

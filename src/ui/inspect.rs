@@ -174,8 +174,8 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 }
             });
     });
-    if p.graph.is_some() {
-        ui.weak("The curve view shows the timeline's clip: turn the pose graph off.");
+    if let Some(step) = p.timeline_hidden_by() {
+        ui.weak(format!("The curve view shows the timeline's clip: {step}."));
         return;
     }
     let Some(clip_index) = p.timeline.clip() else {
@@ -428,8 +428,8 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             ui.add(egui::Slider::new(&mut o.opacity, 0.05..=1.0).text("opacity"));
         });
         ui.checkbox(&mut o.at_markers, "at the sync markers instead");
-        if p.graph.is_some() {
-            ui.weak("Ghosts show the timeline's clip: turn the pose graph off.");
+        if let Some(step) = p.timeline_hidden_by() {
+            ui.weak(format!("Ghosts show the timeline's clip: {step}."));
         }
     }
     if p.inspect.onion != before {

@@ -128,19 +128,27 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.monospace(time_readout(p));
 }
 
-/// "0.533 s / 1.100 s  frame 16/33 @ 30 fps  cycle 2".
+/// "0.533 s / 1.100 s  frame 16 of 0-32 @ 30 fps  cycle 2": the frame and the range
+/// Home and End reach (a looping clip's last frame is the one before the wrap, since the
+/// frame at the clip's duration is frame 0 again; a clip that does not loop ends on it).
 pub fn time_readout(p: &Previewer) -> String {
     let Some(clip) = p.timeline.clip().and_then(|i| p.model().clips.get(i)) else {
         return "no clip".to_string();
     };
     let fps = p.timeline.frame_rate_hz();
     let duration = clip.duration_secs() as f64;
+    let frames = (duration * fps).round();
+    let last = if p.timeline.clock().looping() {
+        (frames - 1.0).max(0.0)
+    } else {
+        frames
+    };
     format!(
-        "{:.3} s / {:.3} s  frame {:.0}/{:.0} @ {} fps  cycle {}",
+        "{:.3} s / {:.3} s  frame {:.0} of 0-{:.0} @ {} fps  cycle {}",
         p.timeline.phase_secs(),
         duration,
         p.timeline.frame_index().floor(),
-        (duration * fps).round(),
+        last,
         fps,
         p.timeline.clock().time().cycle
     )
