@@ -193,6 +193,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         last_tick: None,
         frame_count: 0,
         messages_printed: 0,
+        ctrl_held: false,
         fps: FpsCounter::default(),
         fatal: None,
         portal_answers: true,
@@ -242,6 +243,8 @@ struct App {
     frame_count: u32,
     /// Status messages already printed to stderr (scripted runs).
     messages_printed: u64,
+    /// Ctrl is down (for the numpad camera views, which bypass egui).
+    ctrl_held: bool,
     fps: FpsCounter,
     fatal: Option<String>,
     /// False once the system file dialog failed to appear (no XDG desktop portal):
@@ -1276,6 +1279,31 @@ impl ApplicationHandler<UserEvent> for App {
         let Some(window) = self.window().cloned() else {
             return;
         };
+        if let WindowEvent::ModifiersChanged(m) = &event {
+            self.ctrl_held = m.state().control_key();
+        }
+        // Numpad 1/3/7/9 are camera views as in Blender. egui reads numpad digits as the
+        // digit keys (which pick the root-motion mode), so they are taken here, before
+        // egui sees them, unless a text field has the keyboard.
+        if let WindowEvent::KeyboardInput { event: key, .. } = &event {
+            use winit::keyboard::{KeyCode, PhysicalKey};
+            let digit = match key.physical_key {
+                PhysicalKey::Code(KeyCode::Numpad1) => Some(1),
+                PhysicalKey::Code(KeyCode::Numpad3) => Some(3),
+                PhysicalKey::Code(KeyCode::Numpad7) => Some(7),
+                PhysicalKey::Code(KeyCode::Numpad9) => Some(9),
+                _ => None,
+            };
+            let preset =
+                digit.and_then(|d| crate::controller::CameraPreset::for_digit(d, self.ctrl_held));
+            if let (Some(preset), false) = (preset, self.egui_ctx.egui_wants_keyboard_input()) {
+                if key.state.is_pressed() {
+                    self.previewer.camera_preset(preset);
+                    window.request_redraw();
+                }
+                return;
+            }
+        }
         let response = match self.egui_state.as_mut() {
             Some(state) => state.on_window_event(&window, &event),
             None => egui_winit::EventResponse {

@@ -342,3 +342,95 @@ fn views_that_follow_the_timeline_name_what_hides_it() {
     h.run_steps(2);
     h.get_by_label("The curve view shows the timeline's clip: turn the pose graph off.");
 }
+
+/// Camera views (issue 19, item 17) relative to the character's facing, on Alt+digit
+/// (the numpad digits go through the window, which tests/window.rs cannot press) and
+/// View > Camera; they leave the root-motion mode alone (plain 1/2/3 pick it).
+#[test]
+fn camera_presets_look_from_the_characters_sides() {
+    use std::f32::consts::{FRAC_PI_2, PI, TAU};
+    use stridescope::timeline::RootMotionMode;
+    let mut h = harness(stridescope::asset::load_or_demo(None).unwrap());
+    let mode = h.state().timeline.mode();
+    let yaw_pitch = |h: &Harness<'static, Previewer>| {
+        let c = &h.state().camera;
+        (c.yaw_rad, c.pitch_rad)
+    };
+    let press = |h: &mut Harness<'static, Previewer>, key: egui::Key, m: egui::Modifiers| {
+        h.key_press_modifiers(m, key);
+        h.run_steps(2);
+    };
+    let close = |a: f32, b: f32| ((a - b).rem_euclid(TAU) + 1e-4).rem_euclid(TAU) < 2e-4;
+    press(&mut h, egui::Key::Num1, egui::Modifiers::ALT);
+    assert_eq!(yaw_pitch(&h), (0.0, 0.0), "front: the camera on +Z");
+    press(
+        &mut h,
+        egui::Key::Num1,
+        egui::Modifiers::ALT | egui::Modifiers::COMMAND,
+    );
+    assert!(close(yaw_pitch(&h).0, PI), "back {:?}", yaw_pitch(&h));
+    press(&mut h, egui::Key::Num3, egui::Modifiers::ALT);
+    assert!(
+        close(yaw_pitch(&h).0, -FRAC_PI_2),
+        "right {:?}",
+        yaw_pitch(&h)
+    );
+    press(&mut h, egui::Key::Num7, egui::Modifiers::ALT);
+    assert!(yaw_pitch(&h).1 > 1.5, "top {:?}", yaw_pitch(&h));
+    assert_eq!(h.state().timeline.mode(), mode, "Alt+digits leave the mode");
+    // A character turned by its root motion: front follows its facing.
+    let mut world = h.state().timeline.world_from_root();
+    world.yaw_rad = 1.0;
+    h.state_mut().timeline.set_world_from_root(world);
+    h.state_mut().toggles.follow = false;
+    h.get_by_label("View").click();
+    h.run_steps(2);
+    h.get_by_label("Camera").click();
+    h.run_steps(2);
+    h.get_by_label("Follow from behind  (Numpad 9, Alt+9)")
+        .click();
+    h.run_steps(2);
+    assert!(close(yaw_pitch(&h).0, 1.0 + PI), "{:?}", yaw_pitch(&h));
+    assert!(h.state().toggles.follow);
+    press(&mut h, egui::Key::Num1, egui::Modifiers::ALT);
+    assert!(close(yaw_pitch(&h).0, 1.0), "{:?}", yaw_pitch(&h));
+    // Plain 2 still picks a mode.
+    press(&mut h, egui::Key::Num2, egui::Modifiers::NONE);
+    assert_eq!(h.state().timeline.mode(), RootMotionMode::Accumulate);
+}
+
+/// Side by side, F frames A and B (issue 19, item 8: B stood off screen and F framed A
+/// only): every joint of both is inside the viewport after F.
+#[test]
+fn side_by_side_compare_frames_both() {
+    use stridescope::inspect::CompareView;
+    let mut h = harness(stridescope::asset::load_or_demo(None).unwrap());
+    let walk = h.state().model().find_clip("Walk").unwrap();
+    h.state_mut().select_clip(walk);
+    h.run_steps(2);
+    h.state_mut().compare_with_clip(walk + 1);
+    h.state_mut().compare.as_mut().unwrap().view = CompareView::SideBySide;
+    h.state_mut().evaluate_pose();
+    h.key_press(egui::Key::F);
+    h.run_steps(3);
+    let p = h.state();
+    let [w, hgt] = p.viewport_size_px();
+    let size = glam::Vec2::new(w as f32, hgt as f32);
+    let clip_from_world = p.camera.clip_from_world(size.x / size.y);
+    let c = p.compare.as_ref().unwrap();
+    assert!(c.valid);
+    for (who, pose) in [("A", &p.pose), ("B", &c.b_pose)] {
+        for m in &pose.model_from_joint {
+            let px = stridescope::render::camera::world_to_pixel(
+                &clip_from_world,
+                m.w_axis.truncate(),
+                size,
+            )
+            .unwrap();
+            assert!(
+                px.x >= 0.0 && px.x <= size.x && px.y >= 0.0 && px.y <= size.y,
+                "{who} joint at {px:?} outside {size:?}"
+            );
+        }
+    }
+}

@@ -37,6 +37,56 @@ pub enum Action {
     Quit,
 }
 
+/// Camera views relative to the character's facing (View > Camera, numpad keys as in
+/// Blender: 1 front, 3 right, 7 top, Ctrl for the opposite side; Alt+1/3/7 without a
+/// numpad; 9 behind, following).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CameraPreset {
+    Front,
+    Back,
+    Right,
+    Left,
+    Top,
+    /// Behind the character, slightly above, with the camera following it.
+    Follow,
+}
+
+impl CameraPreset {
+    pub const ALL: [CameraPreset; 6] = [
+        Self::Front,
+        Self::Back,
+        Self::Right,
+        Self::Left,
+        Self::Top,
+        Self::Follow,
+    ];
+
+    /// Menu text with the shortcut.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Front => "Front  (Numpad 1, Alt+1)",
+            Self::Back => "Back  (Ctrl+Numpad 1, Ctrl+Alt+1)",
+            Self::Right => "Right side  (Numpad 3, Alt+3)",
+            Self::Left => "Left side  (Ctrl+Numpad 3, Ctrl+Alt+3)",
+            Self::Top => "Top  (Numpad 7, Alt+7)",
+            Self::Follow => "Follow from behind  (Numpad 9, Alt+9)",
+        }
+    }
+
+    /// The preset for a digit key (1, 3, 7, 9) with Ctrl for the opposite side.
+    pub fn for_digit(digit: u8, ctrl: bool) -> Option<Self> {
+        Some(match (digit, ctrl) {
+            (1, false) => Self::Front,
+            (1, true) => Self::Back,
+            (3, false) => Self::Right,
+            (3, true) => Self::Left,
+            (7, _) => Self::Top,
+            (9, _) => Self::Follow,
+            _ => return None,
+        })
+    }
+}
+
 /// Status messages the previewer keeps for its log.
 pub const MESSAGE_LOG_LEN: usize = 200;
 
@@ -1031,10 +1081,24 @@ impl Previewer {
             return;
         }
         self.frame_pending = false;
-        let bounds = match crate::render::bounds::pose_bounds(&self.model, &self.pose) {
+        let mut bounds = match crate::render::bounds::pose_bounds(&self.model, &self.pose) {
             Ok(b) if !b.is_empty() => b,
             _ => return,
         };
+        // Side by side, B stands beside A: frame both (B's skin when it has its own file).
+        if let Some(c) = self
+            .compare
+            .as_ref()
+            .filter(|c| c.valid && c.view == crate::inspect::CompareView::SideBySide)
+        {
+            let b = crate::render::bounds::pose_bounds(c.b(&self.model), &c.b_pose)
+                .ok()
+                .filter(|b| !b.is_empty())
+                .unwrap_or_else(|| crate::render::bounds::joint_bounds(&c.b_pose));
+            if !b.is_empty() {
+                bounds = bounds.union(&b);
+            }
+        }
         let [w, h] = self.viewport_size_px;
         self.camera
             .frame_to_fit(bounds.min, bounds.max, w.max(1) as f32 / h.max(1) as f32);
@@ -1042,6 +1106,37 @@ impl Previewer {
             .toggles
             .follow
             .then(|| self.camera.target - self.root_position());
+    }
+
+    /// The displayed character's facing about +Y (radians; 0 = the rig's +Z, glTF's
+    /// front), with the root motion applied so far.
+    pub fn root_yaw_rad(&self) -> f32 {
+        let yaw = match (&self.matching, &self.graph) {
+            (Some(m), _) => m.session.world_from_root().yaw_rad,
+            (_, Some(g)) => g.world_from_root().yaw_rad,
+            (None, None) => self.timeline.world_from_root().yaw_rad,
+        };
+        yaw as f32
+    }
+
+    /// Looks at the character from a preset side (relative to its facing), framed.
+    pub fn camera_preset(&mut self, preset: CameraPreset) {
+        let facing = self.root_yaw_rad();
+        let (yaw, pitch) = match preset {
+            CameraPreset::Front => (facing, 0.0),
+            CameraPreset::Back => (facing + std::f32::consts::PI, 0.0),
+            // The character's right is -X when it faces +Z (glTF: +X is its left).
+            CameraPreset::Right => (facing - std::f32::consts::FRAC_PI_2, 0.0),
+            CameraPreset::Left => (facing + std::f32::consts::FRAC_PI_2, 0.0),
+            CameraPreset::Top => (facing, crate::render::camera::MAX_PITCH_RAD),
+            CameraPreset::Follow => (facing + std::f32::consts::PI, 15f32.to_radians()),
+        };
+        self.camera.yaw_rad = yaw.rem_euclid(std::f32::consts::TAU);
+        self.camera.pitch_rad = pitch;
+        if preset == CameraPreset::Follow {
+            self.toggles.follow = true;
+        }
+        self.frame_pending = true;
     }
 
     /// Resets the camera to the default three-quarter view, framed.

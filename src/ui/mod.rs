@@ -37,7 +37,7 @@ use std::path::PathBuf;
 use egui::{Color32, Key, PointerButton, Sense};
 use glam::Vec2;
 
-pub use crate::controller::{Action, Message, Previewer, Stats};
+pub use crate::controller::{Action, CameraPreset, Message, Previewer, Stats};
 use crate::timeline::RootMotionMode;
 
 impl Previewer {
@@ -138,7 +138,15 @@ impl Previewer {
         }
         // Each shortcut is matched with the modifiers held when its key went down (a
         // quick Ctrl+Q can release Ctrl before the frame runs).
-        let shortcuts: [(Modifiers, Key); 15] = [
+        let shortcuts: [(Modifiers, Key); 21] = [
+            // Camera views on Alt+digits (for keyboards without a numpad) before the plain
+            // digits, which would also match them.
+            (Modifiers::COMMAND | Modifiers::ALT, Key::Num1),
+            (Modifiers::COMMAND | Modifiers::ALT, Key::Num3),
+            (Modifiers::ALT, Key::Num1),
+            (Modifiers::ALT, Key::Num3),
+            (Modifiers::ALT, Key::Num7),
+            (Modifiers::ALT, Key::Num9),
             // Redo before undo: Ctrl+Shift+Z would also match a plain Ctrl+Z.
             (Modifiers::COMMAND | Modifiers::SHIFT, Key::Z),
             (Modifiers::COMMAND, Key::Z),
@@ -166,6 +174,18 @@ impl Previewer {
             return;
         }
         for (modifiers, key) in pressed {
+            if modifiers.alt {
+                let digit = match key {
+                    Key::Num1 => 1,
+                    Key::Num3 => 3,
+                    Key::Num7 => 7,
+                    _ => 9,
+                };
+                if let Some(preset) = CameraPreset::for_digit(digit, modifiers.command) {
+                    self.camera_preset(preset);
+                }
+                continue;
+            }
             match key {
                 Key::Z if modifiers.command && modifiers.shift => self.redo_graph_edit(),
                 Key::Z if modifiers.command => self.undo_graph_edit(),
@@ -300,6 +320,14 @@ impl Previewer {
         if ui.button("Reset view").clicked() {
             self.reset_view();
         }
+        ui.menu_button("Camera", |ui| {
+            for preset in CameraPreset::ALL {
+                if ui.button(preset.label()).clicked() {
+                    self.camera_preset(preset);
+                    ui.close();
+                }
+            }
+        });
         if self.toggles != before {
             self.evaluate_pose();
         }
