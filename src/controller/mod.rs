@@ -90,6 +90,12 @@ impl CameraPreset {
 /// Status messages the previewer keeps for its log.
 pub const MESSAGE_LOG_LEN: usize = 200;
 
+/// Seconds an error toast stays over the viewport.
+pub const TOAST_SECS: f64 = 8.0;
+
+/// Seconds of playback a phase warning stays visible after it stopped firing.
+pub const WARNING_HOLD_SECS: f64 = 2.0;
+
 /// A status-bar message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {
@@ -129,6 +135,14 @@ pub struct Previewer {
     /// how many were ever logged (the window prints new ones in scripted runs).
     pub(crate) message_log: std::collections::VecDeque<Message>,
     pub(crate) messages_logged: u64,
+    /// The error toast and the UI time it first showed.
+    toast: Option<(Message, Option<f64>)>,
+    /// Whether the graph warned of phase cancellation last frame, and the last warning
+    /// with the graph's clock when it last fired.
+    phase_warning_on: bool,
+    last_phase_warning: Option<(String, f64)>,
+    /// View > Messages is open.
+    pub show_messages: bool,
     pub(crate) actions: Vec<Action>,
     /// Viewport size in physical pixels, as laid out last frame.
     pub(crate) viewport_size_px: [u32; 2],
@@ -200,6 +214,10 @@ impl Previewer {
             message: None,
             message_log: std::collections::VecDeque::new(),
             messages_logged: 0,
+            toast: None,
+            phase_warning_on: false,
+            last_phase_warning: None,
+            show_messages: false,
             actions: Vec::new(),
             viewport_size_px: [1, 1],
             frame_pending: true,
@@ -258,12 +276,100 @@ impl Previewer {
             text: text.into(),
             is_error,
         };
+        self.log_message(m.clone());
+        if is_error {
+            // An error the user must read also pops up over the viewport.
+            self.toast = Some((m.clone(), None));
+        }
+        self.message = Some(m);
+    }
+
+    /// Adds `m` to the message log (View > Messages) without showing it in the status bar.
+    pub fn log_message(&mut self, m: Message) {
         if self.message_log.len() == MESSAGE_LOG_LEN {
             self.message_log.pop_front();
         }
-        self.message_log.push_back(m.clone());
+        self.message_log.push_back(m);
         self.messages_logged += 1;
-        self.message = Some(m);
+    }
+
+    /// The logged messages, oldest first (the last [`MESSAGE_LOG_LEN`]).
+    pub fn message_log(&self) -> impl DoubleEndedIterator<Item = &Message> + '_ {
+        self.message_log.iter()
+    }
+
+    /// Empties the message log (View > Messages > Clear).
+    pub fn clear_message_log(&mut self) {
+        self.message_log.clear();
+    }
+
+    /// The error toast shown over the viewport, if any.
+    pub fn toast(&self) -> Option<&Message> {
+        self.toast.as_ref().map(|(m, _)| m)
+    }
+
+    /// Closes the error toast.
+    pub fn dismiss_toast(&mut self) {
+        self.toast = None;
+    }
+
+    /// Ages the toast: `now_secs` is the UI clock; the toast closes [`TOAST_SECS`] after it
+    /// first showed. Returns the seconds it has left.
+    pub fn age_toast(&mut self, now_secs: f64) -> Option<f64> {
+        let (_, since) = self.toast.as_mut()?;
+        let since = *since.get_or_insert(now_secs);
+        let left = TOAST_SECS - (now_secs - since);
+        if left <= 0.0 {
+            self.toast = None;
+            return None;
+        }
+        Some(left)
+    }
+
+    /// Notes a phase-cancellation warning of the graph after a frame: logged once when it
+    /// fires, and remembered with the graph's clock so the Blend panel keeps it visible
+    /// for [`WARNING_HOLD_SECS`] after a short cross-fade ends.
+    fn note_phase_warning(&mut self) {
+        let Some(g) = &self.graph else {
+            self.phase_warning_on = false;
+            return;
+        };
+        match g.phase_warning() {
+            Some(text) => {
+                let wall = g.wall_secs();
+                if !self.phase_warning_on {
+                    let inputs: Vec<String> = g
+                        .graph
+                        .status(&self.model)
+                        .into_iter()
+                        .filter(|s| !s.is_layer && s.weight > 0.0)
+                        .map(|s| s.clip)
+                        .collect();
+                    self.log_message(Message {
+                        text: format!("warning at {wall:.2} s ({}): {text}", inputs.join(" + ")),
+                        is_error: false,
+                    });
+                }
+                self.phase_warning_on = true;
+                self.last_phase_warning = Some((text, wall));
+            }
+            None => self.phase_warning_on = false,
+        }
+    }
+
+    /// The graph's phase warning while it is on, or for [`WARNING_HOLD_SECS`] after it
+    /// stopped: its text and the seconds since it last fired (0 while on).
+    pub fn recent_phase_warning(&self) -> Option<(&str, f64)> {
+        let g = self.graph.as_ref()?;
+        let (text, at) = self.last_phase_warning.as_ref()?;
+        let ago = if self.phase_warning_on {
+            0.0
+        } else {
+            g.wall_secs() - at
+        };
+        (0.0..=WARNING_HOLD_SECS)
+            .contains(&ago)
+            .then_some((text.as_str(), ago))
     }
 
     /// The status messages logged since `seen` of them were read (oldest first; those
@@ -732,6 +838,7 @@ impl Previewer {
             }
         }
         self.evaluate_pose();
+        self.note_phase_warning();
     }
 
     /// Switches between the pose graph (the file's default graph) and single-clip

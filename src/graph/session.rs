@@ -356,6 +356,11 @@ impl GraphSession {
         self.speed.back().map(|&(_, v)| v)
     }
 
+    /// Seconds the session has played (wall clock, rate not applied).
+    pub fn wall_secs(&self) -> f64 {
+        self.wall_secs
+    }
+
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }

@@ -30,6 +30,9 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.weak("Off: Drive plays the selected clip.");
         return;
     }
+    let held_warning = p
+        .recent_phase_warning()
+        .map(|(t, ago)| (t.to_string(), ago));
     let Some(session) = p.graph.as_mut() else {
         ui.weak("Off: the timeline plays the selected clip.");
         return;
@@ -97,7 +100,7 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             );
             if r.warning {
                 ui.colored_label(WARN, format!("Phase cancellation! {text}"))
-                    .on_hover_text("The blended inputs are out of phase (e.g. left foot down against right foot down): turn sync on or change the phase offset.");
+                    .on_hover_text("The blended inputs are out of phase (e.g. left foot down against right foot down): turn sync on or change the phase offset. View > Messages lists every warning.");
             } else {
                 ui.label(text);
             }
@@ -105,6 +108,11 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         None => {
             ui.weak("Phase: one input (nothing to cancel).");
         }
+    }
+    // A warning that just stopped (a short cross-fade) stays up for a moment.
+    if let Some((_, ago)) = held_warning.filter(|(_, ago)| *ago > 0.0) {
+        ui.colored_label(WARN, format!("Phase cancellation {ago:.1} s ago"))
+            .on_hover_text("The blended inputs were out of phase (e.g. left foot down against right foot down): turn sync on or change the phase offset. View > Messages lists every warning.");
     }
     for note in session.graph.sync_notes() {
         ui.weak(note);

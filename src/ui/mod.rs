@@ -106,7 +106,81 @@ impl Previewer {
                     });
             });
         egui::CentralPanel::no_frame().show(ui, |ui| self.viewport_ui(ui, viewport_texture));
-        browser::file_browser_ui(self, &ui.ctx().clone());
+        let ctx = ui.ctx().clone();
+        browser::file_browser_ui(self, &ctx);
+        self.toast_ui(&ctx);
+        self.messages_ui(&ctx);
+    }
+
+    /// The last error over the top right of the window for [`crate::controller::TOAST_SECS`],
+    /// with a button to close it (the status bar and View > Messages keep it).
+    fn toast_ui(&mut self, ctx: &egui::Context) {
+        let now = ctx.input(|i| i.time);
+        let Some(left) = self.age_toast(now) else {
+            return;
+        };
+        let Some(text) = self.toast().map(|m| m.text.clone()) else {
+            return;
+        };
+        let mut dismiss = false;
+        egui::Area::new(egui::Id::unique("error_toast"))
+            .anchor(egui::Align2::RIGHT_TOP, egui::vec2(-16.0, 40.0))
+            .order(egui::Order::Foreground)
+            .show(ctx, |ui| {
+                egui::Frame::popup(ui.style())
+                    .fill(Color32::from_rgb(90, 30, 30))
+                    .show(ui, |ui| {
+                        ui.set_max_width(420.0);
+                        ui.horizontal(|ui| {
+                            ui.label(
+                                egui::RichText::new(&text).color(Color32::from_rgb(255, 200, 190)),
+                            );
+                            if ui.small_button("x").on_hover_text("Dismiss").clicked() {
+                                dismiss = true;
+                            }
+                        });
+                    });
+            });
+        if dismiss {
+            self.dismiss_toast();
+        }
+        ctx.request_repaint_after(std::time::Duration::from_secs_f64(left.min(1.0)));
+    }
+
+    /// View > Messages: every status message and warning of the session, newest first.
+    fn messages_ui(&mut self, ctx: &egui::Context) {
+        if !self.show_messages {
+            return;
+        }
+        let mut open = true;
+        let mut clear = false;
+        egui::Window::new("Messages")
+            .open(&mut open)
+            .default_size([520.0, 300.0])
+            .show(ctx, |ui| {
+                if ui.button("Clear").clicked() {
+                    clear = true;
+                }
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    if self.message_log().next().is_none() {
+                        ui.weak("No messages yet.");
+                    }
+                    for m in self.message_log().rev() {
+                        let color = if m.is_error {
+                            Color32::from_rgb(255, 110, 100)
+                        } else if m.text.starts_with("warning") {
+                            Color32::from_rgb(255, 170, 80)
+                        } else {
+                            ui.visuals().text_color()
+                        };
+                        ui.add(egui::Label::new(egui::RichText::new(&m.text).color(color)).wrap());
+                    }
+                });
+            });
+        if clear {
+            self.clear_message_log();
+        }
+        self.show_messages = open;
     }
 
     fn keyboard(&mut self, ui: &egui::Ui) {
@@ -289,6 +363,15 @@ impl Previewer {
             });
             ui.menu_button("View", |ui| {
                 self.toggles_ui(ui);
+                ui.separator();
+                if ui
+                    .button("Messages…")
+                    .on_hover_text("every status message, error and warning of this session")
+                    .clicked()
+                {
+                    self.show_messages = true;
+                    ui.close();
+                }
             });
             ui.separator();
             ui.label(match &self.path {
@@ -442,9 +525,15 @@ impl Previewer {
                 ui.separator();
                 ui.colored_label(Color32::from_rgb(255, 170, 80), e);
             }
-            if let Some(w) = self.graph.as_ref().and_then(|g| g.phase_warning()) {
+            if let Some((w, ago)) = self.recent_phase_warning() {
+                // Held for a moment after it stops: a short cross-fade warns for a frame.
                 ui.separator();
-                ui.colored_label(Color32::from_rgb(255, 170, 80), w);
+                let text = if ago > 0.0 {
+                    format!("{w} ({ago:.1} s ago)")
+                } else {
+                    w.to_string()
+                };
+                ui.colored_label(Color32::from_rgb(255, 170, 80), text);
             }
         });
     }
