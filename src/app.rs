@@ -1126,7 +1126,11 @@ impl App {
                 .map_err(|e| e.to_string())
                 .and_then(|image| save_screenshot(image, format, &path));
             match result {
-                Ok(()) => eprintln!("stridescope: wrote {}", path.display()),
+                Ok(()) => {
+                    let [w, h] = self.previewer.viewport_size_px();
+                    eprintln!("stridescope: viewport {w}x{h} px");
+                    eprintln!("stridescope: wrote {}", path.display());
+                }
                 Err(e) => self.fatal = Some(format!("screenshot {}: {e}", path.display())),
             }
             self.exit(event_loop);

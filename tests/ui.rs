@@ -595,3 +595,29 @@ fn phase_warnings_are_held_and_logged() {
     assert!(h.state().recent_phase_warning().is_none(), "gone after 2 s");
     assert_eq!(logged(&h), 1);
 }
+
+/// At 1024x640 with a joint's curve view open, the frame readout is one whole label
+/// inside the window (issue 19, item 6: it was cut off at the right edge).
+#[test]
+fn the_frame_readout_is_whole_on_a_small_window() {
+    let model = stridescope::cli::load_model(None).unwrap();
+    let mut previewer = Previewer::new(model, None, Settings::default());
+    let walk = previewer.model().find_clip("Walk").unwrap();
+    previewer.select_clip(walk);
+    let spine = previewer.model().skeleton.find("spine_02").unwrap();
+    previewer.select_joint(Some(spine));
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1024.0, 640.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(3);
+    let r = h
+        .get_by_label("0.000 s / 1.100 s  frame 0 of 0-32 @ 30 fps  cycle 0")
+        .rect();
+    assert!(
+        r.min.x >= 0.0 && r.max.x <= 1024.0 && r.max.y <= 640.0,
+        "{r:?}"
+    );
+    // The viewport keeps half the window each way.
+    let [w, hgt] = h.state().viewport_size_px();
+    assert!(2 * w >= 1024 && 2 * hgt >= 640, "viewport {w}x{hgt}");
+}

@@ -593,3 +593,50 @@ fn opening_another_file_reports_no_false_error() {
         );
     }
 }
+
+/// The layout at 1400x860 and 1024x640 (issue 19, item 6) with everything that takes room
+/// open (a selected joint's curve view, Drive's foot-slide plot, A/B compare side by side):
+/// the viewport keeps at least half the window each way, and the frame readout is drawn
+/// whole (its row is never cut by the window's edge).
+#[test]
+fn the_viewport_keeps_half_the_window_at_both_sizes() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("layout");
+    let out = dir.join("layout.png");
+    for (w, h) in [(1400u32, 860u32), (1024, 640)] {
+        for extra in [
+            &["--select", "spine_02", "--drive"][..],
+            &["--select", "spine_02", "--compare", "Run", "--side-by-side"][..],
+        ] {
+            let size = format!("{w}x{h}");
+            let mut args = vec![
+                "--screenshot",
+                out.to_str().unwrap(),
+                "--after-frames",
+                "4",
+                "--size",
+                &size,
+                "--clip",
+                "Walk",
+            ];
+            args.extend_from_slice(extra);
+            let o = run_scripted(&x, &dir, &args);
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            let line = stderr
+                .lines()
+                .find_map(|l| l.strip_prefix("stridescope: viewport "))
+                .unwrap_or_else(|| panic!("no viewport size: {stderr}"));
+            let (vw, vh) = line
+                .trim_end_matches(" px")
+                .split_once('x')
+                .map(|(a, b)| (a.parse::<u32>().unwrap(), b.parse::<u32>().unwrap()))
+                .unwrap();
+            assert!(
+                2 * vw >= w && 2 * vh >= h,
+                "{size} {extra:?}: viewport {vw}x{vh}"
+            );
+            let img = RgbaImage::load_png(&out).unwrap();
+            assert_eq!((img.width, img.height), (w, h));
+        }
+    }
+}

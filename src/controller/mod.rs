@@ -1178,6 +1178,28 @@ impl Previewer {
         Vec3::new(p.x as f32, 0.0, p.y as f32)
     }
 
+    /// The screen rectangle (UI points, the viewport's top-left at `origin`) around the
+    /// displayed character's joints, for overlays to keep clear of it; `None` when none
+    /// projects in front of the camera.
+    pub fn character_screen_rect(
+        &self,
+        pixels_per_point: f32,
+        origin: egui::Pos2,
+    ) -> Option<egui::Rect> {
+        let [w, h] = self.viewport_size_px;
+        let size = glam::Vec2::new(w as f32, h as f32);
+        let clip_from_world = self.camera.clip_from_world(size.x / size.y.max(1.0));
+        // The pose's matrices already include the world placement.
+        let mut r = egui::Rect::NOTHING;
+        for m in &self.pose.model_from_joint {
+            let p = m.w_axis.truncate();
+            if let Some(px) = crate::render::camera::world_to_pixel(&clip_from_world, p, size) {
+                r.extend_with(origin + egui::vec2(px.x, px.y) / pixels_per_point.max(1e-3));
+            }
+        }
+        r.is_positive().then_some(r)
+    }
+
     /// Frames the character in the viewport (F).
     pub fn frame_character(&mut self) {
         self.frame_pending = true;

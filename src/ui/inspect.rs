@@ -166,7 +166,7 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.checkbox(&mut c.euler, "rotation (Euler)");
         ui.checkbox(&mut c.quaternion, "quaternion");
         ui.checkbox(&mut c.scale, "scale");
-        egui::ComboBox::from_id_salt("euler_order")
+        egui::ComboBox::new("euler_order", "order")
             .selected_text(p.inspect.euler_order.label())
             .show_ui(ui, |ui| {
                 for o in EulerOrder::ALL {
@@ -203,7 +203,7 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .curves(&p.model, clip_index, &joints, CURVE_SAMPLES);
     let names = p.model.skeleton.names();
     let playhead = p.timeline.phase_secs();
-    let height = ui.available_height().max(120.0);
+    let height = ui.available_height().max(60.0);
     let response = Plot::new("curve_view")
         .height(height)
         .legend(Legend::default())

@@ -533,7 +533,7 @@ pub(super) fn foot_slide_ui(p: &Previewer, ui: &mut egui::Ui) {
         ));
     });
     Plot::new("foot_slide")
-        .height(90.0)
+        .height((ui.available_height() - 4.0).clamp(40.0, 90.0))
         .allow_scroll(false)
         .legend(Legend::default())
         .include_y(0.0)
@@ -570,15 +570,72 @@ pub(super) fn overlay_text_ui(p: &Previewer, ui: &egui::Ui, rect: egui::Rect) {
     let Some(g) = &p.graph else { return };
     let Some(l) = &g.locomotion else { return };
     let lines = l.readout(g.graph.rate());
-    let text = lines.join("\n");
     let painter = ui.painter_at(rect);
-    let font = egui::FontId::monospace(12.0);
-    let galley = painter.layout_no_wrap(text, font, Color32::from_gray(230));
-    let at = rect.left_top() + Vec2::new(8.0, 8.0);
+    let character = p.character_screen_rect(ui.ctx().pixels_per_point(), rect.min);
+    let layout = |lines: &[&str], size: f32| {
+        painter.layout_no_wrap(
+            lines.join("\n"),
+            egui::FontId::monospace(size),
+            Color32::from_gray(230),
+        )
+    };
+    let full: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut galley = layout(&full, 12.0);
+    let mut at = overlay_corner(rect, galley.size() + Vec2::splat(8.0), character);
+    let covers = |at: egui::Pos2, size: Vec2| {
+        character.is_some_and(|c| egui::Rect::from_min_size(at, size).intersects(c))
+    };
+    if covers(at, galley.size() + Vec2::splat(8.0)) {
+        // No corner is clear of the character (a small viewport): the four speeds,
+        // without their explanations, the rest stays in the Locomotion panel.
+        let short: Vec<&str> = full
+            .iter()
+            .take(4)
+            .map(|l| l.split(" (").next().unwrap_or(l))
+            .collect();
+        galley = layout(&short, 11.0);
+        at = overlay_corner(rect, galley.size() + Vec2::splat(8.0), character);
+    }
+    let at = at + Vec2::splat(4.0);
     painter.rect_filled(
         egui::Rect::from_min_size(at - Vec2::splat(4.0), galley.size() + Vec2::splat(8.0)),
         4.0,
         Color32::from_black_alpha(160),
     );
     painter.galley(at, galley, Color32::from_gray(230));
+}
+
+/// The top-left corner for a `size` box in a corner of `viewport` (8 points in) that
+/// covers the least of `character` (its joints' screen rectangle): top left, top right,
+/// bottom left, bottom right, in that order of preference.
+pub(super) fn overlay_corner(
+    viewport: egui::Rect,
+    size: Vec2,
+    character: Option<egui::Rect>,
+) -> egui::Pos2 {
+    let m = 8.0;
+    let corners = [
+        viewport.left_top() + Vec2::new(m, m),
+        egui::pos2(viewport.right() - m - size.x, viewport.top() + m),
+        egui::pos2(viewport.left() + m, viewport.bottom() - m - size.y),
+        viewport.right_bottom() - size - Vec2::new(m, m),
+    ];
+    let Some(body) = character else {
+        return corners[0];
+    };
+    let covered = |c: egui::Pos2| {
+        let i = egui::Rect::from_min_size(c, size).intersect(body);
+        if i.is_positive() {
+            i.area()
+        } else {
+            0.0
+        }
+    };
+    let mut best = corners[0];
+    for c in corners {
+        if covered(c) < covered(best) {
+            best = c;
+        }
+    }
+    best
 }

@@ -56,7 +56,9 @@ pub(super) fn mask_edit_ui(
         }
     };
     let needle = filter.to_lowercase();
-    egui::ScrollArea::vertical()
+    // The checkboxes first: in a narrow side panel the grid scrolls sideways, and what
+    // the user clicks stays in view.
+    egui::ScrollArea::both()
         .id_salt(("mask_tree", id))
         .max_height(LIST_HEIGHT_PX)
         .show(ui, |ui| {
@@ -64,26 +66,26 @@ pub(super) fn mask_edit_ui(
                 .num_columns(4)
                 .spacing([8.0, 2.0])
                 .show(ui, |ui| {
-                    ui.weak("name");
-                    ui.weak("weight");
                     ui.weak("whole branch");
                     ui.weak("single joint");
+                    ui.weak("weight");
+                    ui.weak("name");
                     ui.end_row();
                     for (j, name) in skeleton.names().iter().enumerate() {
                         if !needle.is_empty() && !name.to_lowercase().contains(&needle) {
                             continue;
                         }
+                        entry_ui(ui, ("branch", id, j), name, &mut def.subtrees, "branch");
+                        entry_ui(ui, ("single", id, j), name, &mut def.ramp, "joint");
+                        ui.add(
+                            egui::ProgressBar::new(weights[j].clamp(0.0, 1.0))
+                                .desired_width(48.0)
+                                .text(format!("{:.2}", weights[j])),
+                        );
                         ui.horizontal(|ui| {
                             ui.add_space(10.0 * skeleton.depth(j) as f32);
                             ui.label(name);
                         });
-                        ui.add(
-                            egui::ProgressBar::new(weights[j].clamp(0.0, 1.0))
-                                .desired_width(60.0)
-                                .text(format!("{:.2}", weights[j])),
-                        );
-                        entry_ui(ui, ("branch", id, j), name, &mut def.subtrees, "branch");
-                        entry_ui(ui, ("single", id, j), name, &mut def.ramp, "joint");
                         ui.end_row();
                     }
                 });

@@ -46,22 +46,41 @@ impl Previewer {
     pub fn ui(&mut self, ui: &mut egui::Ui, viewport_texture: Option<egui::TextureId>) {
         self.keyboard(ui);
         self.dropped_files(ui);
+        // The viewport keeps at least half the window each way: side panels share half
+        // the width (resizable within their ranges, content scrolls rather than widening
+        // them), the optional bottom panels (curve view, foot slide) what half the height
+        // leaves after the menu, status bar and timeline (measured last frame).
+        let window = ui.max_rect();
+        let (w, h) = (window.width(), window.height());
+        let left_max = (0.21 * w).max(160.0);
+        let right_max = (0.27 * w).max(200.0);
+        let timeline_id = egui::Id::unique("timeline_height");
+        let timeline_h: f32 = ui.data(|d| d.get_temp(timeline_id)).unwrap_or(100.0);
+        let optional = (0.5 * h - 72.0 - timeline_h).max(90.0);
+        let curves_open = self.inspect.show_curves
+            && (self.inspect.selected.is_some() || !self.inspect.pinned.is_empty());
+        let foot_h = if curves_open {
+            (0.45 * optional).min(120.0)
+        } else {
+            optional.min(120.0)
+        };
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
         if self.is_driving() {
             egui::Panel::bottom("foot_slide")
                 .resizable(false)
+                .exact_size(foot_h)
                 .show(ui, |ui| locomotion::foot_slide_ui(self, ui));
         }
-        if self.inspect.show_curves
-            && (self.inspect.selected.is_some() || !self.inspect.pinned.is_empty())
-        {
+        if curves_open {
+            let curves_max = (optional - if self.is_driving() { foot_h } else { 0.0 }).max(60.0);
             egui::Panel::bottom("curves")
                 .resizable(true)
-                .default_size(220.0)
+                .default_size(curves_max.min(220.0))
+                .size_range(60.0..=curves_max)
                 .show(ui, |ui| inspect::curves_ui(self, ui));
         }
-        egui::Panel::bottom("timeline")
+        let timeline = egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| {
                 if self.matching.is_some() {
@@ -72,9 +91,12 @@ impl Previewer {
                     timeline::timeline_ui(self, ui)
                 }
             });
+        let measured = timeline.response.rect.height();
+        ui.data_mut(|d| d.insert_temp(timeline_id, measured));
         egui::Panel::left("clips")
             .resizable(true)
-            .default_size(240.0)
+            .default_size(left_max.min(240.0))
+            .size_range(160.0..=left_max)
             .show(ui, |ui| {
                 self.clips_ui(ui);
                 ui.separator();
@@ -89,9 +111,10 @@ impl Previewer {
             });
         egui::Panel::right("root_motion")
             .resizable(true)
-            .default_size(300.0)
+            .default_size(right_max.min(300.0))
+            .size_range(200.0..=right_max)
             .show(ui, |ui| {
-                egui::ScrollArea::vertical()
+                egui::ScrollArea::both()
                     .id_salt("right_scroll")
                     .show(ui, |ui| {
                         matching::matching_panel_ui(self, ui);

@@ -16,7 +16,8 @@ pub(super) fn timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     };
     let before = state(p);
     ui.add_space(4.0);
-    ui.horizontal(|ui| transport_ui(p, ui));
+    // Wraps on a narrow window so the readout at its end stays whole.
+    ui.horizontal_wrapped(|ui| transport_ui(p, ui));
     ui.add_space(2.0);
     scrub_bar_ui(p, ui);
     super::morph::morph_rows_ui(p, ui);
@@ -125,7 +126,21 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         }
     });
     ui.separator();
-    ui.monospace(time_readout(p));
+    // Whole or on the next row, never broken inside (the wrapped row would split it).
+    let text = time_readout(p);
+    let width = ui
+        .painter()
+        .layout_no_wrap(
+            text.clone(),
+            egui::TextStyle::Monospace.resolve(ui.style()),
+            Color32::WHITE,
+        )
+        .size()
+        .x;
+    if ui.available_width() < width {
+        ui.end_row();
+    }
+    ui.add(egui::Label::new(egui::RichText::new(text).monospace()).extend());
 }
 
 /// "0.533 s / 1.100 s  frame 16 of 0-32 @ 30 fps  cycle 2": the frame and the range
