@@ -468,24 +468,29 @@ impl Previewer {
         // weights, the clip motion matching plays).
         let weights = self.clip_weights();
         let blending = self.graph.is_some() && self.matching.is_none();
-        egui::ScrollArea::vertical().show(ui, |ui| {
-            for (i, clip) in self.model.clips.iter().enumerate() {
-                let w = weights.get(i).copied().unwrap_or(0.0);
-                let text = format!("{}  ({:.3} s)", clip.name(), clip.duration_secs());
-                ui.horizontal(|ui| {
-                    if ui
-                        .selectable_label(w > 0.0, text)
-                        .on_hover_text("play this clip alone")
-                        .clicked()
-                    {
-                        picked = Some(i);
-                    }
-                    if blending && w > 0.0 {
-                        ui.weak(format!("{:.0}%", w * 100.0));
-                    }
-                });
-            }
-        });
+        // A long clip list (a mocap folder) scrolls in 40% of the panel, so the outliner
+        // and the pose graph below stay reachable.
+        egui::ScrollArea::vertical()
+            .id_salt("clip_list")
+            .max_height((ui.available_height() * 0.4).max(80.0))
+            .show(ui, |ui| {
+                for (i, clip) in self.model.clips.iter().enumerate() {
+                    let w = weights.get(i).copied().unwrap_or(0.0);
+                    let text = format!("{}  ({:.3} s)", clip.name(), clip.duration_secs());
+                    ui.horizontal(|ui| {
+                        if ui
+                            .selectable_label(w > 0.0, text)
+                            .on_hover_text("play this clip alone")
+                            .clicked()
+                        {
+                            picked = Some(i);
+                        }
+                        if blending && w > 0.0 {
+                            ui.weak(format!("{:.0}%", w * 100.0));
+                        }
+                    });
+                }
+            });
         if let Some(i) = picked {
             self.select_clip(i);
         }
