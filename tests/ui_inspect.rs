@@ -43,7 +43,9 @@ fn outliner_selects_and_the_curve_view_seeks() {
     h.get_by_label("Curves");
     assert_eq!(h.state().timeline.phase_secs(), 0.0);
     let world_before = h.state().timeline.world_from_root();
-    let plot = h.get_by_label("Curve view").rect();
+    // Degrees and metres on their own axes (issue 19, item 11): one plot per unit.
+    h.get_by_label("Curve view: translation (m)");
+    let plot = h.get_by_label("Curve view: rotation (deg)").rect();
     let at = plot.center();
     common::click_at(&mut h, at);
     let t = h.state().timeline.phase_secs();
@@ -51,6 +53,11 @@ fn outliner_selects_and_the_curve_view_seeks() {
     assert!(t > 0.1 * d && t < 0.9 * d, "seeked to {t} of {d} s");
     assert!(!h.state().timeline.is_playing());
     assert_eq!(h.state().timeline.world_from_root(), world_before);
+    // Unticking translation leaves the rotation plot alone.
+    h.state_mut().inspect.channels.translation = false;
+    h.run_steps(2);
+    assert!(h.query_by_label("Curve view: translation (m)").is_none());
+    h.get_by_label("Curve view: rotation (deg)");
     // Search narrows the outliner to matching names.
     h.state_mut().inspect.filter = "toe".into();
     h.run_steps(2);

@@ -20,6 +20,18 @@ const AXIS: [Color32; 4] = [
     Color32::from_rgb(90, 140, 240),
     Color32::from_rgb(200, 200, 200),
 ];
+/// Translation x, y, z: the axis hues, lighter, so tx never reads as rx.
+const TRANSLATION: [Color32; 3] = [
+    Color32::from_rgb(255, 160, 120),
+    Color32::from_rgb(190, 240, 110),
+    Color32::from_rgb(120, 210, 255),
+];
+/// Scale x, y, z: the axis hues, darker.
+const SCALE: [Color32; 3] = [
+    Color32::from_rgb(170, 60, 60),
+    Color32::from_rgb(70, 140, 60),
+    Color32::from_rgb(60, 90, 170),
+];
 /// Samples per curve over the clip (keys are added on top).
 const CURVE_SAMPLES: usize = 240;
 
@@ -203,103 +215,164 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .curves(&p.model, clip_index, &joints, CURVE_SAMPLES);
     let names = p.model.skeleton.names();
     let playhead = p.timeline.phase_secs();
+    // One plot per unit, stacked, their time axes linked: degrees and metres never share
+    // an axis (a 30-degree swing flattened a 2 cm bob), and each plot says its unit.
+    let groups: Vec<CurveGroup> = [
+        (channels.translation, CurveGroup::Translation),
+        (channels.euler, CurveGroup::Rotation),
+        (channels.quaternion, CurveGroup::Quaternion),
+        (channels.scale, CurveGroup::Scale),
+    ]
+    .into_iter()
+    .filter_map(|(on, g)| on.then_some(g))
+    .collect();
+    if groups.is_empty() {
+        ui.weak("Tick a channel above to plot it.");
+        return;
+    }
+    // Side by side: the curve view is a wide, short strip.
     let height = ui.available_height().max(60.0);
-    let response = Plot::new("curve_view")
-        .height(height)
-        .legend(Legend::default())
-        .allow_scroll(false)
-        .x_axis_label("clip time (s)")
-        .include_x(0.0)
-        .include_x(duration)
-        .show(ui, |plot| {
-            for (j, c) in curves {
-                let name = &names[j];
-                let mut series =
-                    |label: &str, values: &[f32], color: Color32, keys: Option<&Vec<f32>>| {
-                        let pts: Vec<[f64; 2]> = c
-                            .times
-                            .iter()
-                            .zip(values)
-                            .map(|(&t, &v)| [f64::from(t), f64::from(v)])
-                            .collect();
-                        let key_pts: Vec<[f64; 2]> = keys
-                            .map(|k| {
-                                c.times
+    let width = ((ui.available_width() - 8.0 * (groups.len() as f32 - 1.0)) / groups.len() as f32)
+        .max(120.0);
+    let mut seek = None;
+    ui.horizontal(|ui| {
+        for group in &groups {
+            let response = Plot::new(("curve_view", group.title()))
+                .height(height)
+                .width(width)
+                .legend(Legend::default())
+                .allow_scroll(false)
+                .link_axis(egui::Id::unique("curve_view_time"), [true, false])
+                .link_cursor(egui::Id::unique("curve_view_time"), [true, false])
+                .x_axis_label("clip time (s)")
+                .y_axis_label(group.title())
+                .include_x(0.0)
+                .include_x(duration)
+                .show(ui, |plot| {
+                    for (j, c) in &curves {
+                        let name = &names[*j];
+                        let mut series =
+                            |label: &str,
+                             values: &[f32],
+                             color: Color32,
+                             keys: Option<&Vec<f32>>| {
+                                let pts: Vec<[f64; 2]> = c
+                                    .times
                                     .iter()
                                     .zip(values)
-                                    .filter(|(t, _)| k.binary_search_by(|x| x.total_cmp(t)).is_ok())
                                     .map(|(&t, &v)| [f64::from(t), f64::from(v)])
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        let full = format!("{name} {label}");
-                        plot.line(Line::new(full.as_str(), PlotPoints::from(pts)).color(color));
-                        if !key_pts.is_empty() {
-                            plot.points(
-                                Points::new(full.as_str(), PlotPoints::from(key_pts))
-                                    .color(color)
-                                    .radius(2.0),
-                            );
+                                    .collect();
+                                let key_pts: Vec<[f64; 2]> = keys
+                                    .map(|k| {
+                                        c.times
+                                            .iter()
+                                            .zip(values)
+                                            .filter(|(t, _)| {
+                                                k.binary_search_by(|x| x.total_cmp(t)).is_ok()
+                                            })
+                                            .map(|(&t, &v)| [f64::from(t), f64::from(v)])
+                                            .collect()
+                                    })
+                                    .unwrap_or_default();
+                                let full = format!("{name} {label}");
+                                plot.line(
+                                    Line::new(full.as_str(), PlotPoints::from(pts)).color(color),
+                                );
+                                if !key_pts.is_empty() {
+                                    plot.points(
+                                        Points::new(full.as_str(), PlotPoints::from(key_pts))
+                                            .color(color)
+                                            .radius(2.0),
+                                    );
+                                }
+                            };
+                        let axes = ["x", "y", "z", "w"];
+                        match group {
+                            CurveGroup::Translation => {
+                                for k in 0..3 {
+                                    series(
+                                        &format!("t{}", axes[k]),
+                                        &c.translation[k],
+                                        TRANSLATION[k],
+                                        c.translation_keys.as_ref(),
+                                    );
+                                }
+                            }
+                            CurveGroup::Rotation => {
+                                for k in 0..3 {
+                                    let axis = order.axes()[k];
+                                    series(
+                                        &format!("r{}", axes[axis]),
+                                        &c.euler_deg[k],
+                                        AXIS[axis],
+                                        c.rotation_keys.as_ref(),
+                                    );
+                                }
+                            }
+                            CurveGroup::Quaternion => {
+                                for k in 0..4 {
+                                    series(
+                                        &format!("q{}", axes[k]),
+                                        &c.quaternion[k],
+                                        AXIS[k],
+                                        c.rotation_keys.as_ref(),
+                                    );
+                                }
+                            }
+                            CurveGroup::Scale => {
+                                for k in 0..3 {
+                                    series(
+                                        &format!("s{}", axes[k]),
+                                        &c.scale[k],
+                                        SCALE[k],
+                                        c.scale_keys.as_ref(),
+                                    );
+                                }
+                            }
                         }
-                    };
-                let axes = ["x", "y", "z", "w"];
-                if channels.translation {
-                    for k in 0..3 {
-                        series(
-                            &format!("t{} (m)", axes[k]),
-                            &c.translation[k],
-                            AXIS[k],
-                            c.translation_keys.as_ref(),
-                        );
                     }
-                }
-                if channels.euler {
-                    for k in 0..3 {
-                        let axis = axes[order.axes()[k]];
-                        series(
-                            &format!("r{axis} (deg)"),
-                            &c.euler_deg[k],
-                            AXIS[order.axes()[k]],
-                            c.rotation_keys.as_ref(),
-                        );
-                    }
-                }
-                if channels.quaternion {
-                    for k in 0..4 {
-                        series(
-                            &format!("q{}", axes[k]),
-                            &c.quaternion[k],
-                            AXIS[k],
-                            c.rotation_keys.as_ref(),
-                        );
-                    }
-                }
-                if channels.scale {
-                    for k in 0..3 {
-                        series(
-                            &format!("s{}", axes[k]),
-                            &c.scale[k],
-                            AXIS[k],
-                            c.scale_keys.as_ref(),
-                        );
-                    }
+                    plot.vline(
+                        VLine::new("playhead", playhead).color(Color32::from_rgb(240, 70, 70)),
+                    );
+                    plot.vline(VLine::new("loop seam", duration).color(WARN).width(1.5));
+                });
+            let title = format!("Curve view: {}", group.title());
+            response
+                .response
+                .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, &title));
+            if response.response.clicked() {
+                if let Some(pos) = response.response.interact_pointer_pos() {
+                    seek = Some(response.transform.value_from_position(pos).x);
                 }
             }
-            plot.vline(VLine::new("playhead", playhead).color(Color32::from_rgb(240, 70, 70)));
-            plot.vline(VLine::new("loop seam", duration).color(WARN).width(1.5));
-        });
-    response
-        .response
-        .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "Curve view"));
-    if response.response.clicked() {
-        if let Some(pos) = response.response.interact_pointer_pos() {
-            let x = response.transform.value_from_position(pos).x;
-            // A seek within the current cycle (no root motion), like the scrub bar.
-            let cycle_start = p.timeline.time_secs() - p.timeline.phase_secs();
-            let phase = x.clamp(0.0, duration * (1.0 - 1e-9));
-            p.timeline.set_playing(false);
-            p.timeline.seek_secs(cycle_start + phase);
-            p.evaluate_pose();
+        }
+    });
+    if let Some(x) = seek {
+        // A seek within the current cycle (no root motion), like the scrub bar.
+        let cycle_start = p.timeline.time_secs() - p.timeline.phase_secs();
+        let phase = x.clamp(0.0, duration * (1.0 - 1e-9));
+        p.timeline.set_playing(false);
+        p.timeline.seek_secs(cycle_start + phase);
+        p.evaluate_pose();
+    }
+}
+
+/// One plot of the curve view: channels sharing a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CurveGroup {
+    Translation,
+    Rotation,
+    Quaternion,
+    Scale,
+}
+
+impl CurveGroup {
+    fn title(self) -> &'static str {
+        match self {
+            Self::Translation => "translation (m)",
+            Self::Rotation => "rotation (deg)",
+            Self::Quaternion => "quaternion",
+            Self::Scale => "scale",
         }
     }
 }
