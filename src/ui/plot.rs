@@ -1,9 +1,11 @@
-//! The root-motion panel: per-cycle numbers and a plot of each played frame's displacement
-//! along the travel direction, with backward frames marked in red (a loop-wrap bug shows
-//! up there at once as a big negative spike).
+//! The root-motion panel: per-cycle numbers and a plot of the root's speed along the
+//! travel direction over the clip (m/s against clip time, the same curve whatever the
+//! frame rate), with played frames that moved against the direction of play marked in red
+//! (a loop-wrap bug shows up there at once as a big negative spike); an in-place clip
+//! shows the speed its feet imply instead.
 
 use egui::Color32;
-use egui_plot::{HLine, Line, Plot, PlotPoints, Points};
+use egui_plot::{HLine, Line, Plot, PlotPoints, Points, VLine};
 
 use super::Previewer;
 
@@ -68,43 +70,106 @@ pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         }
     }
     ui.separator();
-    let samples: Vec<[f64; 2]> = p
-        .timeline
-        .displacement()
-        .map(|s| [s.time_secs, s.along_m])
-        .collect();
+    root_speed_plot_ui(p, ui);
+}
+
+/// Samples of the root-speed curve over one cycle.
+const SPEED_SAMPLES: usize = 120;
+
+/// The root's speed along its travel over the clip's cycle (central differences of the
+/// wrap-safe root motion, so the seam is measured like any other instant), the mean, the
+/// playhead, and played frames that went against the direction of play; for a clip
+/// played in place, the speed its planted feet imply.
+fn root_speed_plot_ui(p: &Previewer, ui: &mut egui::Ui) {
+    let Some(clip) = p.timeline.clip() else {
+        return;
+    };
+    let duration = f64::from(p.model().clips[clip].duration_secs());
+    if duration <= 0.0 {
+        return;
+    }
+    let playhead = p.timeline.phase_secs();
+    let mut curve: Vec<[f64; 2]> = Vec::new();
+    let mut mean = None;
+    if let Some(root) = p.timeline.root_motion() {
+        let cycle = root.motion.cycle_displacement().translation;
+        // Along the cycle's travel; a clip that ends where it started (a turn on the
+        // spot) is measured along +Z.
+        let dir = if cycle.length() > 1e-9 {
+            cycle.normalize()
+        } else {
+            glam::DVec2::Y
+        };
+        let h = duration / (2.0 * SPEED_SAMPLES as f64);
+        for k in 0..=SPEED_SAMPLES {
+            let t = duration * k as f64 / SPEED_SAMPLES as f64;
+            if let Ok(d) = root.motion.delta_secs(t - h, t + h) {
+                // The delta is in the root's frame at t - h: close enough to the travel
+                // frame for a speed (the yaw over 2h is tiny).
+                curve.push([t, d.translation.dot(dir) / (2.0 * h)]);
+            }
+        }
+        mean = Some(cycle.length() / duration);
+    }
+    let analysis = p.model().clip_analysis(clip).ok();
+    let implied = analysis
+        .as_ref()
+        .filter(|a| a.in_place.in_place || p.timeline.root_motion().is_none())
+        .and_then(|a| a.implied.as_ref())
+        .map(|i| f64::from(i.speed));
+    // Played frames against the direction of play, as speeds at their phase.
     let backwards: Vec<[f64; 2]> = p
         .timeline
         .displacement()
-        .filter(|s| s.against_play)
-        .map(|s| [s.time_secs, s.along_m])
+        .zip(p.timeline.displacement().skip(1))
+        .filter(|(_, b)| b.against_play)
+        .filter_map(|(a, b)| {
+            let dt = (b.time_secs - a.time_secs).abs();
+            (dt > 1e-9).then(|| [b.time_secs.rem_euclid(duration), b.along_m / dt])
+        })
         .collect();
-    ui.label("Per-frame displacement along travel (m)");
+    ui.label(match (mean, implied) {
+        (Some(m), _) => format!("Root speed along travel (m/s), mean {m:.3}"),
+        (None, Some(v)) => format!("In place: the feet imply {v:.3} m/s"),
+        (None, None) => "Root speed (m/s): no root motion, no planted feet".to_string(),
+    });
     if !backwards.is_empty() {
         ui.colored_label(
             Color32::from_rgb(255, 90, 80),
             format!(
-                "{} frame(s) moved against the direction of play",
+                "{} played frame(s) moved against the direction of play",
                 backwards.len()
             ),
         );
     }
-    Plot::new("root_displacement")
+    Plot::new("root_speed")
         .height(ui.available_height().max(120.0))
         .allow_scroll(false)
-        .x_axis_label("clip time (s, unwrapped)")
-        // A flat line stays flat: never zoom into rounding noise.
-        .include_y(-0.01)
-        .include_y(0.01)
+        .x_axis_label("clip time (s)")
+        .y_axis_label("m/s")
+        .include_x(0.0)
+        .include_x(duration)
+        .include_y(0.0)
         .show(ui, |plot| {
             plot.hline(HLine::new("zero", 0.0).color(Color32::from_gray(110)));
-            plot.line(
-                Line::new("displacement", PlotPoints::from(samples))
-                    .color(Color32::from_rgb(120, 200, 140)),
-            );
+            if let Some(m) = mean {
+                plot.hline(HLine::new("mean", m).color(Color32::from_rgb(90, 140, 240)));
+            }
+            if let Some(v) = implied {
+                plot.hline(
+                    HLine::new("implied by the feet", v).color(Color32::from_rgb(230, 170, 80)),
+                );
+            }
+            if !curve.is_empty() {
+                plot.line(
+                    Line::new("root speed", PlotPoints::from(curve))
+                        .color(Color32::from_rgb(120, 200, 140)),
+                );
+            }
+            plot.vline(VLine::new("playhead", playhead).color(Color32::from_rgb(240, 70, 70)));
             if !backwards.is_empty() {
                 plot.points(
-                    Points::new("backwards", PlotPoints::from(backwards))
+                    Points::new("against play", PlotPoints::from(backwards))
                         .color(Color32::from_rgb(255, 60, 50))
                         .radius(3.0),
                 );
