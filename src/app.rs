@@ -575,18 +575,28 @@ impl Gpu {
                 &SkeletonStyle::default(),
             );
         }
-        // Onion skin: ghost skeletons, fading with their distance from the playhead.
-        for (ghost, alpha) in &previewer.ghosts {
+        // Onion skin: ghost skeletons, fading with their distance from the playhead, the
+        // past warm and the future cool (as in Blender's and Maya's onion skins).
+        for (i, (ghost, alpha)) in previewer.ghosts.iter().enumerate() {
             if *alpha <= 0.0 {
                 continue;
             }
             let a = (alpha * 255.0).round() as u8;
+            let past = previewer
+                .ghost_offsets_secs
+                .get(i)
+                .is_some_and(|&o| o < 0.0);
+            let (bone, joint) = if past {
+                ([255, 160, 90], [255, 205, 160])
+            } else {
+                ([120, 190, 255], [200, 225, 255])
+            };
             self.overlay.skeleton(
                 previewer.model(),
                 ghost,
                 &SkeletonStyle {
-                    bone_color: Rgba8([150, 190, 255, a]),
-                    joint_color: Rgba8([210, 225, 255, a]),
+                    bone_color: Rgba8([bone[0], bone[1], bone[2], a]),
+                    joint_color: Rgba8([joint[0], joint[1], joint[2], a]),
                     joint_size_px: 4.0,
                 },
             );

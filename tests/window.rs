@@ -451,13 +451,21 @@ fn screenshot_shows_onion_skin_and_the_curve_view() {
         highlight > 20,
         "selected joint not highlighted ({highlight} px)"
     );
-    // Ghosts: pale-blue bones and joints beyond what the plain shot has.
-    let ghostly = |p: [u8; 4]| p[2] > 150 && p[2] as i32 - p[0] as i32 > 40 && p[1] > 110;
-    let g_with = count(&with, 240, 25, 635, 270, &ghostly);
-    let g_without = count(&without, 240, 25, 635, 270, &ghostly);
+    // Ghosts: pale-blue bones and joints (the future) beyond what the plain shot has,
+    // and orange ones (the past, issue 19, item 9: one colour for both before).
+    let future = |p: [u8; 4]| p[2] > 150 && p[2] as i32 - p[0] as i32 > 40 && p[1] > 110;
+    let g_with = count(&with, 240, 25, 635, 270, &future);
+    let g_without = count(&without, 240, 25, 635, 270, &future);
     assert!(
         g_with > g_without + 60,
-        "no ghost skeletons: {g_with} pale-blue px with onion skin, {g_without} without"
+        "no future ghosts: {g_with} pale-blue px with onion skin, {g_without} without"
+    );
+    let past = |p: [u8; 4]| p[0] > 200 && p[0] as i32 - p[2] as i32 > 60 && p[1] > 120;
+    let p_with = count(&with, 240, 25, 635, 270, &past);
+    let p_without = count(&without, 240, 25, 635, 270, &past);
+    assert!(
+        p_with > p_without + 60,
+        "no past ghosts: {p_with} orange px with onion skin, {p_without} without"
     );
     let _ = std::fs::remove_dir_all(dir);
 }

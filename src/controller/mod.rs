@@ -165,6 +165,9 @@ pub struct Previewer {
     pub inspect: crate::inspect::Inspection,
     /// Onion-skin ghosts of the last evaluation with their opacity (empty when off).
     pub ghosts: Vec<(Pose, f32)>,
+    /// Each ghost's time from the playhead (seconds; negative = the past), parallel to
+    /// `ghosts`: past and future are tinted differently.
+    pub ghost_offsets_secs: Vec<f64>,
     /// A/B compare against another clip or file (`None`: off).
     pub compare: Option<crate::inspect::AbCompare>,
     /// Counts the B files opened, so the window uploads each once.
@@ -229,6 +232,7 @@ impl Previewer {
             speed_chosen: false,
             inspect: crate::inspect::Inspection::new(),
             ghosts: Vec::new(),
+            ghost_offsets_secs: Vec::new(),
             compare: None,
             compare_files_opened: 0,
             morph_overrides: Vec::new(),
@@ -1019,6 +1023,7 @@ impl Previewer {
             || self.toggles.bind_pose
         {
             self.ghosts.clear();
+            self.ghost_offsets_secs.clear();
             return;
         }
         let offsets: Vec<(f64, f32)> = if onion.at_markers {
@@ -1052,10 +1057,15 @@ impl Previewer {
             let ghost = &mut self.ghosts[used];
             ghost.1 = alpha;
             if ghost.0.evaluate(&self.model, &request).is_ok() {
+                if used == self.ghost_offsets_secs.len() {
+                    self.ghost_offsets_secs.push(offset);
+                }
+                self.ghost_offsets_secs[used] = offset;
                 used += 1;
             }
         }
         self.ghosts.truncate(used);
+        self.ghost_offsets_secs.truncate(used);
     }
 
     /// Starts comparing the timeline's clip (A) with clip `b_clip` of the open file.
