@@ -636,3 +636,28 @@ fn the_root_motion_plot_reads_in_metres_per_second() {
     select_clip(&mut h, "Robot_Walking");
     h.get_by_label("In place: the feet imply 4.460 m/s");
 }
+
+/// The transport buttons are icons with names and tooltips that give the shortcut
+/// (issue 19, item 19).
+#[test]
+fn transport_buttons_are_icons_with_shortcuts() {
+    let mut h = harness();
+    select_clip(&mut h, "Walk");
+    for (name, tip) in [
+        ("Start", "Jump to the start  (Home)"),
+        ("Back", "Step one frame back  (Left)"),
+        ("Play", "Play / pause  (Space)"),
+        ("Forward", "Step one frame forward  (Right)"),
+        ("End", "Jump to the end  (End)"),
+    ] {
+        let b = h.get_by_label(name);
+        b.hover();
+        // Past the tooltip delay.
+        h.run_steps(60);
+        h.get_by_label(tip);
+    }
+    h.get_by_label("Play").click();
+    h.run_steps(2);
+    // Playing, the same button is Pause.
+    h.get_by_label("Pause");
+}

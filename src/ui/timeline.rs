@@ -28,47 +28,130 @@ pub(super) fn timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     }
 }
 
+/// The transport icons, painted (egui's default fonts have no media-control glyphs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Icon {
+    /// |<<
+    Start,
+    /// <|
+    Back,
+    /// >
+    Play,
+    /// ||
+    Pause,
+    /// |>
+    Forward,
+    /// >>|
+    End,
+}
+
+/// A transport button: a painted icon, its name for screen readers and tests, and a
+/// tooltip with what it does and its shortcut.
+pub(super) fn icon_button(
+    ui: &mut egui::Ui,
+    icon: Icon,
+    name: &str,
+    what: &str,
+    shortcut: &str,
+) -> egui::Response {
+    let enabled = ui.is_enabled();
+    let r = ui
+        .add(egui::Button::new("").min_size(Vec2::new(30.0, 20.0)))
+        .on_hover_text(format!("{what}  ({shortcut})"));
+    let name = name.to_string();
+    r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, enabled, &name));
+    let color = ui.style().interact(&r).fg_stroke.color;
+    paint_icon(
+        ui.painter(),
+        r.rect.shrink2(Vec2::new(9.0, 5.0)),
+        icon,
+        color,
+    );
+    r
+}
+
+fn paint_icon(painter: &egui::Painter, rect: egui::Rect, icon: Icon, color: Color32) {
+    let (l, r, t, b) = (rect.left(), rect.right(), rect.top(), rect.bottom());
+    let mid = rect.center().y;
+    let tri = |x0: f32, x1: f32| {
+        // Pointing from x0 to x1.
+        vec![egui::pos2(x0, t), egui::pos2(x1, mid), egui::pos2(x0, b)]
+    };
+    let fill = |pts: Vec<egui::Pos2>| {
+        painter.add(egui::Shape::convex_polygon(pts, color, egui::Stroke::NONE));
+    };
+    let bar = |x: f32| {
+        painter.rect_filled(
+            egui::Rect::from_min_max(egui::pos2(x, t), egui::pos2(x + 2.0, b)),
+            0.0,
+            color,
+        );
+    };
+    let w = r - l;
+    match icon {
+        Icon::Start => {
+            bar(l);
+            fill(tri(l + 2.0 + w * 0.45, l + 2.0));
+            fill(tri(r, l + 2.0 + w * 0.45));
+        }
+        Icon::Back => {
+            fill(tri(r - 3.0, l));
+            bar(r - 2.0);
+        }
+        Icon::Play => fill(tri(l + w * 0.15, r - w * 0.15)),
+        Icon::Pause => {
+            painter.rect_filled(
+                egui::Rect::from_min_max(egui::pos2(l + w * 0.2, t), egui::pos2(l + w * 0.4, b)),
+                0.0,
+                color,
+            );
+            painter.rect_filled(
+                egui::Rect::from_min_max(egui::pos2(r - w * 0.4, t), egui::pos2(r - w * 0.2, b)),
+                0.0,
+                color,
+            );
+        }
+        Icon::Forward => {
+            bar(l);
+            fill(tri(l + 3.0, r));
+        }
+        Icon::End => {
+            fill(tri(l, r - 2.0 - w * 0.45));
+            fill(tri(r - 2.0 - w * 0.45, r - 2.0));
+            bar(r - 2.0);
+        }
+    }
+}
+
 fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let has_clip = p.timeline.clip().is_some();
     ui.add_enabled_ui(has_clip, |ui| {
-        if ui
-            .button("Start")
-            .on_hover_text("Jump to the start (Home)")
-            .clicked()
-        {
+        if icon_button(ui, Icon::Start, "Start", "Jump to the start", "Home").clicked() {
             p.timeline.jump_to_start();
         }
-        if ui
-            .button("Back")
-            .on_hover_text("Step one frame back (Left)")
-            .clicked()
-        {
+        if icon_button(ui, Icon::Back, "Back", "Step one frame back", "Left").clicked() {
             p.timeline.step_frames(-1);
         }
-        let label = if p.timeline.is_playing() {
-            "Pause"
+        let (icon, name) = if p.timeline.is_playing() {
+            (Icon::Pause, "Pause")
         } else {
-            "Play"
+            (Icon::Play, "Play")
         };
-        if ui
-            .button(label)
-            .on_hover_text("Play / pause (Space)")
-            .clicked()
-        {
+        if icon_button(ui, icon, name, "Play / pause", "Space").clicked() {
             p.timeline.toggle_play();
         }
-        if ui
-            .button("Forward")
-            .on_hover_text("Step one frame forward (Right)")
-            .clicked()
+        if icon_button(
+            ui,
+            Icon::Forward,
+            "Forward",
+            "Step one frame forward",
+            "Right",
+        )
+        .clicked()
         {
             p.timeline.step_frames(1);
         }
-        if ui
-            .button("End")
-            .on_hover_text("Jump to the end (End)")
-            .clicked()
-        {
+        if icon_button(ui, Icon::End, "End", "Jump to the end", "End").clicked() {
             p.timeline.jump_to_end();
         }
         ui.separator();
