@@ -661,3 +661,45 @@ fn transport_buttons_are_icons_with_shortcuts() {
     // Playing, the same button is Pause.
     h.get_by_label("Pause");
 }
+
+/// The timeline habits from other tools (issue 19, item 15, first part): type a frame or a
+/// time and press Enter to go there; Ctrl+wheel over the scrub bar zooms around the
+/// pointer, and the ruler numbers frames.
+#[test]
+fn go_to_a_typed_frame_or_time_and_zoom_the_timeline() {
+    use stridescope::ui::timeline::parse_goto;
+    assert_eq!(parse_goto("12", 30.0, 1.1), Ok(0.4));
+    assert_eq!(parse_goto(" 0.25s", 30.0, 1.1), Ok(0.25));
+    assert_eq!(parse_goto("0.5 s", 30.0, 1.1), Ok(0.5));
+    assert!(parse_goto("40", 30.0, 1.1)
+        .unwrap_err()
+        .contains("outside the clip"));
+    assert!(parse_goto("abc", 30.0, 1.1)
+        .unwrap_err()
+        .contains("not a frame"));
+    let mut h = harness();
+    select_clip(&mut h, "Walk");
+    let field = h.get_by_label("go to");
+    field.click();
+    h.run_steps(1);
+    h.get_by_label("go to").type_text("12");
+    h.run_steps(1);
+    h.key_press(Key::Enter);
+    h.run_steps(2);
+    assert_eq!(h.state().timeline.frame_index(), 12.0);
+    assert_eq!(
+        h.state().timeline.world_from_root().translation,
+        DVec2::ZERO,
+        "a seek"
+    );
+    // Zoom: Ctrl+wheel over the bar; the hover text then says which part is shown.
+    let bar = h.get_by_label("Playhead").rect();
+    h.event(egui::Event::PointerMoved(bar.center()));
+    h.run_steps(1);
+    for _ in 0..5 {
+        h.event(egui::Event::Zoom(2.0));
+        h.run_steps(1);
+    }
+    h.run_steps(60);
+    h.get_by_label_contains("Showing ");
+}

@@ -27,7 +27,7 @@ mod mask;
 mod matching;
 mod morph;
 mod plot;
-mod timeline;
+pub mod timeline;
 
 pub use blend::blend_space_2d_ui;
 pub use locomotion::movement_pad_ui;

@@ -220,10 +220,63 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         )
         .size()
         .x;
-    if ui.available_width() < width {
+    if ui.available_width() < width + 150.0 {
         ui.end_row();
     }
     ui.add(egui::Label::new(egui::RichText::new(text).monospace()).extend());
+    goto_ui(p, ui);
+}
+
+/// "go to": a frame number (`12`) or a time (`0.4s`, `0.4 s`) within the cycle; Enter
+/// seeks there (a seek: the character does not move).
+fn goto_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let id = egui::Id::unique("goto_text");
+    let mut text: String = ui.data(|d| d.get_temp(id)).unwrap_or_default();
+    let field = ui.add(
+        egui::TextEdit::singleline(&mut text)
+            .desired_width(64.0)
+            .hint_text("go to"),
+    );
+    let field = field.on_hover_text("Type a frame (12) or a time (0.4s) and press Enter");
+    field.widget_info(|| egui::WidgetInfo::labeled(egui::Role::TextInput, true, "go to"));
+    if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+        let duration = p
+            .timeline
+            .clip()
+            .and_then(|i| p.model().clips.get(i))
+            .map_or(0.0, |c| f64::from(c.duration_secs()));
+        match parse_goto(&text, p.timeline.frame_rate_hz(), duration) {
+            Ok(phase) => {
+                let cycle_start = p.timeline.time_secs() - p.timeline.phase_secs();
+                p.timeline.set_playing(false);
+                p.timeline.seek_secs(cycle_start + phase);
+                text.clear();
+            }
+            Err(e) => p.set_message(e, true),
+        }
+    }
+    ui.data_mut(|d| d.insert_temp(id, text));
+}
+
+/// Clip seconds for "go to" text: a frame number at `fps` (`12`, `12.5`), or seconds with
+/// an `s` suffix (`0.4s`, `0.4 s`); within `0..=duration_secs`.
+pub fn parse_goto(text: &str, fps: f64, duration_secs: f64) -> Result<f64, String> {
+    let t = text.trim();
+    let (number, seconds) = match t.strip_suffix('s') {
+        Some(n) => (n.trim(), true),
+        None => (t, false),
+    };
+    let v: f64 = number
+        .parse()
+        .map_err(|_| format!("go to: '{t}' is not a frame (12) or a time (0.4s)"))?;
+    let secs = if seconds { v } else { v / fps.max(1e-9) };
+    if !secs.is_finite() || secs < 0.0 || secs > duration_secs + 1e-9 {
+        return Err(format!(
+            "go to: '{t}' is outside the clip (0-{:.0} frames, 0-{duration_secs:.3} s)",
+            (duration_secs * fps).round()
+        ));
+    }
+    Ok(secs.min(duration_secs))
 }
 
 /// "0.533 s / 1.100 s  frame 16 of 0-32 @ 30 fps  cycle 2": the frame and the range
@@ -314,26 +367,69 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         return;
     }
     let track = rect.shrink2(Vec2::new(8.0, 0.0));
-    let x_of = |t: f64| track.left() + (t / duration) as f32 * track.width();
+    // The part of the clip shown: Ctrl+wheel zooms around the pointer, Shift+wheel (or a
+    // sideways scroll) and a middle drag pan, a double middle click shows it all again.
+    let view_id = egui::Id::unique(("scrub_view", clip_index));
+    let mut view: (f64, f64) = ui.data(|d| d.get_temp(view_id)).unwrap_or((0.0, duration));
+    if response.hovered() {
+        let (scroll, zoom, shift) =
+            ui.input(|i| (i.smooth_scroll_delta, i.zoom_delta(), i.modifiers.shift));
+        let span = view.1 - view.0;
+        let pointer = response
+            .hover_pos()
+            .map(|p| view.0 + f64::from((p.x - track.left()) / track.width().max(1.0)) * span)
+            .unwrap_or(view.0 + span / 2.0);
+        if zoom != 1.0 {
+            let k = 1.0 / f64::from(zoom);
+            view = (
+                pointer - (pointer - view.0) * k,
+                pointer + (view.1 - pointer) * k,
+            );
+        }
+        let pan_px = if shift { scroll.y + scroll.x } else { scroll.x };
+        if pan_px != 0.0 {
+            let dt = -f64::from(pan_px / track.width().max(1.0)) * span;
+            view = (view.0 + dt, view.1 + dt);
+        }
+    }
+    if response.dragged_by(egui::PointerButton::Middle) {
+        let span = view.1 - view.0;
+        let dt = -f64::from(response.drag_delta().x / track.width().max(1.0)) * span;
+        view = (view.0 + dt, view.1 + dt);
+    }
+    if response.double_clicked_by(egui::PointerButton::Middle) {
+        view = (0.0, duration);
+    }
+    let view = clamp_view(view, duration, p.timeline.frame_rate_hz());
+    ui.data_mut(|d| d.insert_temp(view_id, view));
+    let (v0, span) = (view.0, view.1 - view.0);
+    let x_of = |t: f64| track.left() + ((t - v0) / span) as f32 * track.width();
     // Frame ticks, thinned to a 1-2-5 step so they stay at least 4 px apart (computed in
     // f64 and bounded by the bar's width, whatever the clip's length); every 10th step is
-    // taller.
+    // taller and numbered where the number fits.
     let fps = p.timeline.frame_rate_hz();
-    let frames = duration * fps;
-    let px_per_frame = track.width() as f64 / frames.max(1.0);
+    let px_per_frame = track.width() as f64 / (span * fps).max(1e-9);
     let every = nice_step(4.0 / px_per_frame.max(1e-12));
     let tick = visuals.weak_text_color();
-    let tick_count = (frames / every)
-        .floor()
-        .min(track.width() as f64 / 4.0 + 1.0) as u64;
-    for i in 0..=tick_count {
+    let first = (v0 * fps / every).ceil().max(0.0) as u64;
+    let last = ((view.1 * fps / every).floor() as u64).min(first + track.width() as u64 / 4 + 1);
+    let mut number_end = f32::NEG_INFINITY;
+    for i in first..=last {
         let f = i as f64 * every;
         let x = x_of(f / fps);
-        let h = if i % 10 == 0 { 10.0 } else { 5.0 };
+        let major = i % 10 == 0;
+        let h = if major { 10.0 } else { 5.0 };
         painter.line_segment(
             [Pos2::new(x, rect.bottom() - h), Pos2::new(x, rect.bottom())],
             Stroke::new(1.0, tick),
         );
+        if major {
+            let galley = painter.layout_no_wrap(format!("{f:.0}"), FontId::proportional(9.0), tick);
+            if x + 2.0 >= number_end + 6.0 && x + 2.0 + galley.size().x <= rect.right() {
+                number_end = x + 2.0 + galley.size().x;
+                painter.galley(Pos2::new(x + 2.0, rect.bottom() - 11.0), galley, tick);
+            }
+        }
     }
     // Detected foot contacts: one lane per leg between the markers and the ticks, a bar
     // where the foot is down (an interval over the loop point is drawn at both ends).
@@ -439,10 +535,12 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     if response.drag_started() {
         p.timeline.set_playing(false);
     }
-    if (response.dragged() || response.clicked()) && track.width() >= 1.0 {
+    if (response.dragged_by(egui::PointerButton::Primary) || response.clicked())
+        && track.width() >= 1.0
+    {
         if let Some(pos) = response.interact_pointer_pos() {
-            let phase =
-                (((pos.x - track.left()) / track.width()) as f64).clamp(0.0, 1.0) * duration;
+            let frac = (((pos.x - track.left()) / track.width()) as f64).clamp(0.0, 1.0);
+            let phase = (v0 + frac * span).clamp(0.0, duration);
             let cycle = p.timeline.clock().time().cycle as f64;
             // Stay inside this cycle: the right edge is the last instant before the wrap.
             let phase = if p.timeline.clock().looping() {
@@ -453,6 +551,24 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             p.timeline.seek_secs(cycle * duration + phase);
         }
     }
+    if span < duration * 0.999 {
+        hover.push(format!(
+            "Showing {:.3}-{:.3} s of {duration:.3} s (Ctrl+wheel zooms, Shift+wheel or a middle drag pans, a middle double-click shows all)",
+            view.0, view.1
+        ));
+    } else {
+        hover.push("Ctrl+wheel zooms into the timeline".to_string());
+    }
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, "Playhead"));
     response.on_hover_text(hover.join("\n"));
+}
+
+/// A timeline view `(start, end)` in seconds kept inside the clip, at least two frames
+/// (or 1% of the clip) wide.
+pub(super) fn clamp_view(view: (f64, f64), duration: f64, fps: f64) -> (f64, f64) {
+    let min_span = (2.0 / fps.max(1e-9)).max(duration * 0.01).min(duration);
+    let span = (view.1 - view.0).clamp(min_span, duration);
+    let start = if view.0.is_finite() { view.0 } else { 0.0 };
+    let start = start.clamp(0.0, duration - span);
+    (start, start + span)
 }
