@@ -15,6 +15,13 @@ fn main() -> ExitCode {
             format!("{}", tolerance_m * 1e3),
         );
     }
+    // Read by every load (commands, the window, lint), like the key reduction above.
+    if let Some(units) = args.units {
+        std::env::set_var(stridescope::asset::UNITS_ENV, units.short_name());
+    }
+    if args.allow_truncated {
+        std::env::set_var(stridescope::asset::ALLOW_TRUNCATED_ENV, "1");
+    }
     let result = match args.command {
         // Lint has its own exit codes: 1 means "found problems", 2 a usage error.
         Some(cli::Command::Lint(args)) => return cli::lint::main(&args),

@@ -587,9 +587,12 @@ impl Timeline {
     }
 }
 
-/// The clip's key rate in Hz when its keys are regular (the most common key interval,
-/// 1..=240 Hz), else 30.
+/// The clip's key rate in Hz: the source's frame rate when it has one (BVH), else the
+/// most common key interval's when the keys are regular (1..=240 Hz), else 30.
 pub fn key_rate_hz(clip: &Clip) -> f64 {
+    if let Some(hz) = clip.frame_rate_hz() {
+        return hz;
+    }
     let mut intervals: Vec<f32> = Vec::new();
     for t in clip.tracks() {
         let times = t

@@ -92,6 +92,10 @@ fn rig() -> Model {
         clips: vec![walk, stand],
         warnings: vec![],
         analysis: Default::default(),
+        format: stridescope::asset::SourceFormat::Gltf,
+        source_units_m: 1.0,
+        source_units_reason: "metres".into(),
+        source_up_axis: "+Y".into(),
     }
 }
 

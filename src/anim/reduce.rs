@@ -261,7 +261,8 @@ impl KeyReductionJob<'_> {
             self.clip.markers().to_vec(),
             n,
         )?
-        .with_additive(self.clip.is_additive());
+        .with_additive(self.clip.is_additive())
+        .with_frame_rate(self.clip.frame_rate_hz());
 
         let (mut animated_after, mut keys_after) = (0, 0);
         for t in reduced.tracks() {

@@ -1,19 +1,21 @@
-//! Asset import: glTF 2.0 files into the animation core's types, with typed errors that
-//! name the file and the offending element; and the built-in demo character.
+//! Asset import: glTF 2.0 and BVH files into the animation core's types, with typed errors
+//! that name the file and the offending element (or line); and the built-in demo character.
 
 pub mod analysis;
+mod bvh;
 pub mod demo;
 mod error;
 pub mod glb_writer;
 mod gltf_import;
 mod meshopt;
+mod options;
 
 use std::path::Path;
 
 use glam::{Vec2, Vec3, Vec4};
 
 pub use error::ImportError;
-pub use gltf_import::{load, load_from_slice, load_scene, load_scene_from_slice};
+pub use options::{LoadOptions, SourceFormat, Units, ALLOW_TRUNCATED_ENV, UNITS_ENV};
 
 use crate::anim::reduce::{self, KeyReductionJob, ReductionReport};
 use crate::anim::{Clip, Skeleton, Skin, MAX_INFLUENCES};
@@ -48,10 +50,89 @@ pub fn parse_tolerance_mm(text: &str) -> Result<f32, String> {
 pub fn load_or_demo(file: Option<&Path>) -> Result<Model, String> {
     match file {
         Some(path) => load(path).map_err(|e| e.to_string()),
-        None => {
-            load_from_slice(&demo::demo_glb(), Path::new("demo.glb")).map_err(|e| e.to_string())
-        }
+        None => load_scene_from_slice_with(
+            &demo::demo_glb(),
+            Path::new("demo.glb"),
+            None,
+            &LoadOptions::default(),
+        )
+        .map_err(|e| e.to_string()),
     }
+}
+
+/// Loads a glTF (`.gltf`, `.glb`) or BVH (`.bvh`) file with the options the environment
+/// sets ([`LoadOptions::from_env`]: [`UNITS_ENV`], [`ALLOW_TRUNCATED_ENV`]; the defaults
+/// when unset), and the key reduction [`REDUCE_KEYS_ENV`] asks for.
+pub fn load(path: &Path) -> Result<Model, ImportError> {
+    load_scene(path, None)
+}
+
+/// [`load`] with the scene to show: `None` is the file's default scene, else scene 0
+/// (glTF; a BVH file has none).
+pub fn load_scene(path: &Path, scene: Option<usize>) -> Result<Model, ImportError> {
+    let options = LoadOptions::from_env().map_err(|e| ImportError::new(path, "", e))?;
+    load_scene_with(path, scene, &options)
+}
+
+/// [`load`] with explicit options (the environment's [`UNITS_ENV`] and
+/// [`ALLOW_TRUNCATED_ENV`] are not read).
+pub fn load_with(path: &Path, options: &LoadOptions) -> Result<Model, ImportError> {
+    load_scene_with(path, None, options)
+}
+
+/// [`load_scene`] with explicit options.
+pub fn load_scene_with(
+    path: &Path,
+    scene: Option<usize>,
+    options: &LoadOptions,
+) -> Result<Model, ImportError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| ImportError::new(path, "", format!("cannot read file: {e}")))?;
+    load_scene_from_slice_with(&bytes, path, scene, options)
+}
+
+/// Loads from bytes; `path` names the file in errors, resolves a glTF's relative URIs and
+/// tells the format (a `.bvh` name, or text starting with `HIERARCHY`, is BVH).
+pub fn load_from_slice(bytes: &[u8], path: &Path) -> Result<Model, ImportError> {
+    load_scene_from_slice(bytes, path, None)
+}
+
+/// [`load_from_slice`] with the scene to show (see [`load_scene`]).
+pub fn load_scene_from_slice(
+    bytes: &[u8],
+    path: &Path,
+    scene: Option<usize>,
+) -> Result<Model, ImportError> {
+    let options = LoadOptions::from_env().map_err(|e| ImportError::new(path, "", e))?;
+    load_scene_from_slice_with(bytes, path, scene, &options)
+}
+
+/// [`load_scene_from_slice`] with explicit options.
+pub fn load_scene_from_slice_with(
+    bytes: &[u8],
+    path: &Path,
+    scene: Option<usize>,
+    options: &LoadOptions,
+) -> Result<Model, ImportError> {
+    let is_bvh = is_bvh_path(path) || (!is_gltf_path(path) && bvh::looks_like_bvh(bytes));
+    if !is_bvh {
+        let mut model = gltf_import::load_scene_from_slice(bytes, path, scene)?;
+        if let Some(units) = options.units {
+            model.warnings.push(format!(
+                "units: {} ignored; glTF is in metres by its specification",
+                units.describe()
+            ));
+        }
+        return Ok(model);
+    }
+    let mut model = bvh::load_from_slice(bytes, path, options)?;
+    let reduce = reduce_keys_from_env().map_err(|e| ImportError::new(path, "", e))?;
+    if let Some(tolerance_m) = reduce {
+        model
+            .reduce_keys(tolerance_m)
+            .map_err(|e| ImportError::new(path, "motion", e))?;
+    }
+    Ok(model)
 }
 
 /// Everything the previewer needs from one file.
@@ -77,6 +158,17 @@ pub struct Model {
     /// Per-clip analyses, computed on first use ([`Model::clip_analysis`]), and the
     /// user's overrides they depend on.
     pub analysis: analysis::ClipAnalyses,
+    /// The file format the model came from.
+    pub format: SourceFormat,
+    /// Metres per unit of the source file: 1 for glTF; for BVH the units given
+    /// ([`LoadOptions::units`]) or detected from the skeleton's height. Everything in the
+    /// model is already in metres.
+    pub source_units_m: f64,
+    /// How the units were decided, in words, e.g. `centimetres (the skeleton is 171 units
+    /// tall; a person is 1.4-2.0 m)`.
+    pub source_units_reason: String,
+    /// The source's up axis (`+Y` for glTF and BVH; the model is always +Y up).
+    pub source_up_axis: String,
 }
 
 impl Model {
@@ -303,6 +395,18 @@ pub fn is_gltf_path(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
+}
+
+/// Whether `path` names a BVH file by its extension (.bvh, any case).
+pub fn is_bvh_path(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("bvh"))
+}
+
+/// Whether `path` names a file [`load`] opens by its extension (glTF or BVH).
+pub fn is_model_path(path: &Path) -> bool {
+    is_gltf_path(path) || is_bvh_path(path)
 }
 
 /// Short display name for a path.

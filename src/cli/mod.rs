@@ -23,7 +23,7 @@ use crate::asset::{self, Model};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// glTF/GLB file to open in the window (the built-in demo character when omitted).
+    /// glTF/GLB or BVH file to open in the window (the built-in demo character when omitted).
     pub file: Option<PathBuf>,
     /// Write a PNG of the whole window, UI included, after `--after-frames` frames, then
     /// exit (for scripts and CI).
@@ -95,6 +95,14 @@ pub struct Cli {
     /// --export), as dragging it from a file manager does; status messages go to stderr.
     #[arg(long, value_name = "FILE")]
     pub drop: Option<PathBuf>,
+    /// Units of BVH files: cm, mm, m, in, ft, or metres per file unit (default: detected
+    /// from the skeleton's height). Same as setting STRIDESCOPE_UNITS.
+    #[arg(long, global = true, value_name = "UNITS", value_parser = asset::Units::parse)]
+    pub units: Option<asset::Units>,
+    /// Load the complete frames of a BVH file whose motion data stops early (with a
+    /// warning) instead of refusing it. Same as STRIDESCOPE_ALLOW_TRUNCATED=1.
+    #[arg(long, global = true)]
+    pub allow_truncated: bool,
     #[command(flatten)]
     pub in_place: InPlaceArgs,
 }
@@ -180,7 +188,7 @@ impl InPlaceArgs {
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// glTF/GLB file (the built-in demo character when omitted).
+    /// glTF/GLB or BVH file (the built-in demo character when omitted).
     pub file: Option<PathBuf>,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -198,7 +206,7 @@ pub struct InspectArgs {
 
 #[derive(Debug, Args)]
 pub struct TraceArgs {
-    /// glTF/GLB file (the built-in demo character when omitted).
+    /// glTF/GLB or BVH file (the built-in demo character when omitted).
     pub file: Option<PathBuf>,
     /// Clip name (default: the first clip).
     #[arg(long)]
@@ -388,6 +396,14 @@ pub fn run(command: Command) -> Result<String, String> {
 #[derive(Debug, Serialize)]
 pub struct InspectReport {
     pub source: String,
+    /// `gltf` or `bvh`.
+    pub format: &'static str,
+    /// Metres per unit of the source file (1 for glTF; detected or given for BVH).
+    pub source_units_m: f64,
+    /// How the units were decided, in words.
+    pub source_units_reason: String,
+    /// The source's up axis (`+Y`).
+    pub source_up_axis: String,
     pub joints: Vec<JointReport>,
     pub skins: Vec<SkinReport>,
     pub meshes: Vec<MeshReport>,
@@ -474,6 +490,8 @@ pub struct MeshReport {
 pub struct ClipReport {
     pub name: String,
     pub duration_secs: f64,
+    /// The source's frame rate when it has one (BVH); `null` for glTF.
+    pub frame_rate_hz: Option<f64>,
     pub first_key_secs: f64,
     pub channels: usize,
     pub translation_channels: usize,
@@ -637,6 +655,7 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
             loop_seam,
             name: clip.name().to_string(),
             duration_secs: clip.duration_secs() as f64,
+            frame_rate_hz: clip.frame_rate_hz(),
             first_key_secs: clip.first_key_secs() as f64,
             morph_channels: clip.morph_tracks().len(),
             morph_weights: clip.morph_tracks().iter().map(|t| t.targets()).sum(),
@@ -704,6 +723,10 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
         .collect();
     Ok(InspectReport {
         source: model.source.clone(),
+        format: model.format.as_str(),
+        source_units_m: model.source_units_m,
+        source_units_reason: model.source_units_reason.clone(),
+        source_up_axis: model.source_up_axis.clone(),
         joints: (0..skeleton.joint_count())
             .map(|i| JointReport {
                 name: skeleton.names()[i].clone(),
@@ -759,6 +782,13 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
     let mut out = String::new();
     let w = &mut out;
     let _ = writeln!(w, "{}", report.source);
+    if report.format != asset::SourceFormat::Gltf.as_str() {
+        let _ = writeln!(
+            w,
+            "format: {}; units: {}; up {}",
+            report.format, report.source_units_reason, report.source_up_axis
+        );
+    }
     let _ = writeln!(
         w,
         "skeleton: {} joints; skins: {}; meshes: {} ({} vertices)",
@@ -852,10 +882,13 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
     for c in &report.clips {
         let _ = writeln!(
             w,
-            "  {}: {:.6} s (keys from {:.6} s), {} channels ({} translation, {} rotation, {} scale), {}{}",
+            "  {}: {:.6} s (keys from {:.6} s{}), {} channels ({} translation, {} rotation, {} scale), {}{}",
             c.name,
             c.duration_secs,
             c.first_key_secs,
+            c.frame_rate_hz
+                .map(|hz| format!(", {hz:.4} frames/s"))
+                .unwrap_or_default(),
             c.channels,
             c.translation_channels,
             c.rotation_channels,

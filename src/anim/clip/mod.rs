@@ -79,6 +79,8 @@ pub struct Clip {
     /// Animated morph weights, at most one track per joint, sorted by joint.
     morph: Vec<MorphTrack>,
     additive: bool,
+    /// Frames per second of the source when it has one (a BVH file's `Frame Time`).
+    frame_rate_hz: Option<f64>,
     /// Identifies the clip to a [`SamplingCache`]; clones share it (same data).
     uid: u64,
     runtime: Runtime,
@@ -94,6 +96,7 @@ impl PartialEq for Clip {
             && self.markers == other.markers
             && self.morph == other.morph
             && self.additive == other.additive
+            && self.frame_rate_hz == other.frame_rate_hz
     }
 }
 
@@ -191,6 +194,7 @@ impl Clip {
             markers,
             morph,
             additive: false,
+            frame_rate_hz: None,
             uid: NEXT_CLIP_UID.fetch_add(1, Ordering::Relaxed),
             runtime,
         })
@@ -201,6 +205,19 @@ impl Clip {
     pub fn with_additive(mut self, additive: bool) -> Self {
         self.additive = additive;
         self
+    }
+
+    /// Sets the source's frame rate (Hz), e.g. a BVH file's `1 / Frame Time`; `None`, a
+    /// non-finite or non-positive rate: the source has none (glTF).
+    pub fn with_frame_rate(mut self, hz: Option<f64>) -> Self {
+        self.frame_rate_hz = hz.filter(|h| h.is_finite() && *h > 0.0);
+        self
+    }
+
+    /// The source's frame rate in Hz when it has one (BVH; `None` for glTF, whose key
+    /// times need not be regular).
+    pub fn frame_rate_hz(&self) -> Option<f64> {
+        self.frame_rate_hz
     }
 
     /// Identity of this clip's data: unique per [`Clip::new`], shared by clones (what

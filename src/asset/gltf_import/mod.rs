@@ -48,24 +48,9 @@ const MAX_TOTAL_KEYS: usize = 1 << 24;
 const MAX_TOTAL_IMAGE_BYTES: usize = 1 << 30;
 /// External image files larger than this are not read.
 const MAX_EXTERNAL_IMAGE_BYTES: u64 = 256 << 20;
-/// Loads a `.gltf` (external or embedded buffers) or `.glb` file.
-pub fn load(path: &Path) -> Result<Model, ImportError> {
-    load_scene(path, None)
-}
-
-/// [`load`] with the scene to show: `None` is the file's default scene, else scene 0.
-pub fn load_scene(path: &Path, scene: Option<usize>) -> Result<Model, ImportError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| ImportError::new(path, "", format!("cannot read file: {e}")))?;
-    load_scene_from_slice(&bytes, path, scene)
-}
-
-/// Loads from bytes; `path` names the file in errors and resolves relative URIs.
-pub fn load_from_slice(bytes: &[u8], path: &Path) -> Result<Model, ImportError> {
-    load_scene_from_slice(bytes, path, None)
-}
-
-/// [`load_from_slice`] with the scene to show (see [`load_scene`]).
+/// Loads a `.gltf` (external or embedded buffers) or `.glb` file from its bytes; `path`
+/// names the file in errors and resolves relative URIs; `scene` is the scene to show
+/// (`None`: the file's default scene, else scene 0).
 pub fn load_scene_from_slice(
     bytes: &[u8],
     path: &Path,
@@ -213,6 +198,10 @@ fn import(bytes: &[u8], path: &Path, scene: Option<usize>) -> Result<Model, Impo
         clips,
         warnings,
         analysis: Default::default(),
+        format: super::SourceFormat::Gltf,
+        source_units_m: 1.0,
+        source_units_reason: "metres (glTF's unit)".to_string(),
+        source_up_axis: "+Y".to_string(),
     })
 }
 

@@ -1,0 +1,181 @@
+//! What a caller may tell the importer ([`LoadOptions`]: the units of a BVH file, whether a
+//! truncated BVH may load) and what the importer records about the source
+//! ([`SourceFormat`]).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Environment variable read by [`super::load`] and [`super::load_scene`] (so by every
+/// command and the window): the units of BVH files, as [`Units::parse`] reads them
+/// (`cm`, `mm`, `m`, `in`, `ft` or metres per file unit). Unset or empty: detected.
+pub const UNITS_ENV: &str = "STRIDESCOPE_UNITS";
+
+/// Environment variable read like [`UNITS_ENV`]: `1` (or `true`, `yes`) loads the complete
+/// frames of a BVH file whose motion data stops early, with a warning, instead of refusing it.
+pub const ALLOW_TRUNCATED_ENV: &str = "STRIDESCOPE_ALLOW_TRUNCATED";
+
+/// The file format a [`super::Model`] was imported from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SourceFormat {
+    /// glTF 2.0 (`.gltf`, `.glb`): metres, +Y up, by the specification.
+    Gltf,
+    /// Biovision Hierarchy motion capture (`.bvh`): a skeleton and one clip, no meshes.
+    Bvh,
+}
+
+impl SourceFormat {
+    /// `"gltf"` or `"bvh"` (what `inspect --json` prints).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceFormat::Gltf => "gltf",
+            SourceFormat::Bvh => "bvh",
+        }
+    }
+}
+
+impl fmt::Display for SourceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The length unit of a file whose format does not fix one (BVH).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Units {
+    Millimetres,
+    Centimetres,
+    Metres,
+    Inches,
+    Feet,
+    /// Any other unit: metres per file unit (finite, above 0).
+    MetresPerUnit(f64),
+}
+
+impl Units {
+    /// The named units unit detection chooses among, smallest first.
+    pub const NAMED: [Units; 5] = [
+        Units::Millimetres,
+        Units::Centimetres,
+        Units::Inches,
+        Units::Feet,
+        Units::Metres,
+    ];
+
+    /// Metres per file unit.
+    pub fn metres_per_unit(self) -> f64 {
+        match self {
+            Units::Millimetres => 0.001,
+            Units::Centimetres => 0.01,
+            Units::Metres => 1.0,
+            Units::Inches => 0.0254,
+            Units::Feet => 0.3048,
+            Units::MetresPerUnit(m) => m,
+        }
+    }
+
+    /// In words: `centimetres`, `inches`, or `0.05 m per unit`.
+    pub fn describe(self) -> String {
+        match self {
+            Units::Millimetres => "millimetres".into(),
+            Units::Centimetres => "centimetres".into(),
+            Units::Metres => "metres".into(),
+            Units::Inches => "inches".into(),
+            Units::Feet => "feet".into(),
+            Units::MetresPerUnit(m) => format!("{m} m per unit"),
+        }
+    }
+
+    /// The short form [`Units::parse`] reads back: `cm`, `mm`, `m`, `in`, `ft`, or the
+    /// number of metres per unit.
+    pub fn short_name(self) -> String {
+        match self {
+            Units::Millimetres => "mm".into(),
+            Units::Centimetres => "cm".into(),
+            Units::Metres => "m".into(),
+            Units::Inches => "in".into(),
+            Units::Feet => "ft".into(),
+            Units::MetresPerUnit(m) => format!("{m}"),
+        }
+    }
+
+    /// Reads `cm`, `mm`, `m`, `in`, `ft` (and their long names: `centimetres`,
+    /// `centimeters`, `inch`, `feet`...) or a number of metres per file unit (`0.01`).
+    pub fn parse(text: &str) -> Result<Units, String> {
+        let t = text.trim().to_ascii_lowercase();
+        let named = match t.as_str() {
+            "mm" | "millimetre" | "millimetres" | "millimeter" | "millimeters" => {
+                Some(Units::Millimetres)
+            }
+            "cm" | "centimetre" | "centimetres" | "centimeter" | "centimeters" => {
+                Some(Units::Centimetres)
+            }
+            "m" | "metre" | "metres" | "meter" | "meters" => Some(Units::Metres),
+            "in" | "inch" | "inches" => Some(Units::Inches),
+            "ft" | "foot" | "feet" => Some(Units::Feet),
+            _ => None,
+        };
+        if let Some(u) = named {
+            return Ok(u);
+        }
+        match t.parse::<f64>() {
+            Ok(m) if m.is_finite() && m > 0.0 && m <= 1e6 => Ok(Units::MetresPerUnit(m)),
+            _ => Err(format!(
+                "'{}' is not a unit (cm, mm, m, in, ft, or metres per file unit such as 0.01)",
+                text.trim()
+            )),
+        }
+    }
+}
+
+impl FromStr for Units {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Units::parse(s)
+    }
+}
+
+impl fmt::Display for Units {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+/// How to import a file. The default detects everything and refuses truncated files.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoadOptions {
+    /// Units of a BVH file; `None` detects them from the skeleton's height. glTF files are
+    /// in metres by their specification and ignore it (with a warning).
+    pub units: Option<Units>,
+    /// A BVH file with fewer motion values than `Frames:` times its channels loads its
+    /// complete frames, with a warning, instead of failing.
+    pub allow_truncated: bool,
+}
+
+impl LoadOptions {
+    /// The options [`UNITS_ENV`] and [`ALLOW_TRUNCATED_ENV`] set (the defaults when
+    /// unset); `Err` names a bad value.
+    pub fn from_env() -> Result<LoadOptions, String> {
+        let units = match std::env::var(UNITS_ENV) {
+            Ok(v) if !v.trim().is_empty() => {
+                Some(Units::parse(&v).map_err(|e| format!("{UNITS_ENV}: {e}"))?)
+            }
+            _ => None,
+        };
+        let allow_truncated = match std::env::var(ALLOW_TRUNCATED_ENV) {
+            Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
+                "" | "0" | "false" | "no" | "off" => false,
+                "1" | "true" | "yes" | "on" => true,
+                other => {
+                    return Err(format!(
+                        "{ALLOW_TRUNCATED_ENV}: '{other}' is not 1 or 0 (true or false)"
+                    ))
+                }
+            },
+            Err(_) => false,
+        };
+        Ok(LoadOptions {
+            units,
+            allow_truncated,
+        })
+    }
+}
