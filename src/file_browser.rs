@@ -6,16 +6,16 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::asset::is_gltf_path;
+use crate::asset::is_model_path;
 use crate::cli::export::ExportFormat;
 
 /// What the picked file is for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Purpose {
-    /// Open a character (glTF files listed).
+    /// Open a character (glTF and BVH files listed).
     #[default]
     Open,
-    /// Take A/B compare's clip B from a file (glTF files listed).
+    /// Take A/B compare's clip B from a file (glTF and BVH files listed).
     CompareB,
     /// Save a preview of the clip (previews listed; a name field and a format choice).
     Export,
@@ -25,7 +25,7 @@ impl Purpose {
     /// The browser window's title.
     pub fn title(self) -> &'static str {
         match self {
-            Self::Open => "Open a glTF character",
+            Self::Open => "Open a character or a clip (glTF, BVH)",
             Self::CompareB => "Compare with a clip of another file",
             Self::Export => "Export a preview of the clip",
         }
@@ -34,7 +34,7 @@ impl Purpose {
     /// Whether a file shows in the listing.
     fn lists(self, path: &Path) -> bool {
         match self {
-            Self::Open | Self::CompareB => is_gltf_path(path),
+            Self::Open | Self::CompareB => is_model_path(path),
             Self::Export => ExportFormat::from_path(path).is_ok(),
         }
     }

@@ -172,7 +172,10 @@ fn chain_joints_rest_pose_and_frames_match_hand_computation() {
         "{}",
         m.source_units_reason
     );
-    assert!(m.meshes.is_empty() && m.skins.is_empty());
+    // No mesh in the file: the generated bone shapes, one skin over every joint.
+    assert_eq!(m.meshes.len(), 1);
+    assert_eq!(m.meshes[0].name, asset::bone_shapes::BONE_MESH_NAME);
+    assert_eq!(m.skins.len(), 1);
     let sk = &m.skeleton;
     assert_eq!(sk.names(), ["Hips", "Chest", "Chest_end"]);
     assert_eq!(sk.parents(), [None, Some(0), Some(1)]);
@@ -1011,4 +1014,105 @@ fn all_bandai_clips_load_in_centimetres_at_human_speeds() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A Bandai walk (a zero-pose skeleton: every limb along +X at rest) stands on two legs:
+/// legs are found on its first frame, not on the zero pose where the left foot lies level
+/// with the hips. And it is drawn with bone shapes: a generated mesh skinned to every
+/// joint, whose posed tips sit on the posed joints.
+#[test]
+fn a_bandai_walk_has_two_legs_and_bone_shapes() {
+    use stridescope::anim::{skinning_palette, SkinningJob};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/mocap/bandai/dataset-2_walk_normal_002.bvh");
+    let model = asset::load(&path).unwrap();
+    let legs = model.legs().unwrap();
+    let names: Vec<(&str, &str)> = legs
+        .iter()
+        .map(|l| (l.name.as_str(), model.skeleton.names()[l.foot].as_str()))
+        .collect();
+    assert_eq!(names, [("left", "Foot_L"), ("right", "Foot_R")]);
+    // The rest pose is kept; the reference pose is the first frame.
+    assert_ne!(model.skeleton.reference_pose(), model.skeleton.rest_pose());
+    // Bone shapes.
+    assert_eq!(model.meshes.len(), 1);
+    let mesh = &model.meshes[0];
+    assert_eq!(mesh.name, asset::bone_shapes::BONE_MESH_NAME);
+    let skin = &model.skins[mesh.skin.unwrap()];
+    assert_eq!(skin.joints.len(), model.skeleton.joint_count());
+    let prim = &mesh.primitives[0];
+    // 8 triangles per drawn bone: every bone of non-zero length (Bandai's End Sites
+    // have zero OFFSETs) but joint_Root -> Hips (the hips travel away from the root).
+    let rest = positions_rest(&model);
+    let bones = model
+        .skeleton
+        .parents()
+        .iter()
+        .enumerate()
+        .filter(|&(j, p)| p.is_some_and(|p| p != 0 && rest[p].distance(rest[j]) > 1e-6))
+        .count();
+    assert_eq!(bones, 20);
+    assert_eq!(prim.positions.len(), bones * 8 * 3);
+    let t = 2.0;
+    let posed = positions(&model, t);
+    let model_from_joint = positions_mats(&model, t);
+    let mut palette = vec![Mat4::IDENTITY; skin.joints.len()];
+    skinning_palette(&model_from_joint, skin, &mut palette).unwrap();
+    let mut skinned = vec![Vec3::ZERO; prim.positions.len()];
+    SkinningJob {
+        palette: &palette,
+        positions: &prim.positions,
+        normals: &[],
+        joints: &prim.joints,
+        weights: &prim.weights,
+    }
+    .run(&mut skinned, &mut [])
+    .unwrap();
+    let foot = model.skeleton.find("Foot_L").unwrap();
+    let hand = model.skeleton.find("Hand_R").unwrap();
+    for j in [foot, hand] {
+        let nearest = skinned
+            .iter()
+            .map(|v| v.distance(posed[j]))
+            .fold(f32::INFINITY, f32::min);
+        assert!(
+            nearest < 1e-4,
+            "{}: tip {nearest} m away",
+            model.skeleton.names()[j]
+        );
+    }
+}
+
+fn positions_rest(model: &Model) -> Vec<Vec3> {
+    let sk = &model.skeleton;
+    let mut m = vec![Mat4::IDENTITY; sk.joint_count()];
+    LocalToModelJob {
+        parents: sk.parents(),
+        local: sk.rest_pose(),
+        model_from_root: Mat4::IDENTITY,
+    }
+    .run(&mut m)
+    .unwrap();
+    m.iter().map(|m| m.w_axis.truncate()).collect()
+}
+
+fn positions_mats(model: &Model, t: f32) -> Vec<Mat4> {
+    let sk = &model.skeleton;
+    let mut local = vec![Transform::IDENTITY; sk.joint_count()];
+    SamplingJob {
+        clip: &model.clips[0],
+        time_secs: t,
+        rest_pose: sk.rest_pose(),
+    }
+    .run(&mut local)
+    .unwrap();
+    let mut m = vec![Mat4::IDENTITY; sk.joint_count()];
+    LocalToModelJob {
+        parents: sk.parents(),
+        local: &local,
+        model_from_root: Mat4::IDENTITY,
+    }
+    .run(&mut m)
+    .unwrap();
+    m
 }

@@ -160,12 +160,14 @@ fn parse_leg_name(name: &str) -> Option<(Side, Part)> {
         .map(|&(part, _)| (side, part))
 }
 
-/// Model-space rest-pose joint positions (roots placed by the identity).
+/// Model-space joint positions in the skeleton's reference pose (its rest pose unless
+/// that is no standing pose, see [`Skeleton::reference_pose`]; roots placed by the
+/// identity).
 fn rest_positions(skeleton: &Skeleton) -> Vec<Vec3> {
     let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
     let job = LocalToModelJob {
         parents: skeleton.parents(),
-        local: skeleton.rest_pose(),
+        local: skeleton.reference_pose(),
         model_from_root: Mat4::IDENTITY,
     };
     // A Skeleton is ordered and sized by construction, so the job cannot fail.

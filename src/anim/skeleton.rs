@@ -18,6 +18,9 @@ pub struct Skeleton {
     /// Joints a skin binds; empty when no skin binds any (every joint then counts as a
     /// bone: a BVH or a skinless FBX take).
     bound: Vec<bool>,
+    /// A standing pose for analysis when the rest pose is not one (a BVH zero pose with
+    /// every bone along +X): legs are found and measured on it. Empty: the rest pose.
+    reference_pose: Vec<Transform>,
 }
 
 impl Skeleton {
@@ -60,7 +63,37 @@ impl Skeleton {
             parents,
             rest_pose,
             bound: Vec::new(),
+            reference_pose: Vec::new(),
         })
+    }
+
+    /// The pose analysis stands the skeleton in (leg detection, leg lengths): the one set
+    /// by [`Self::set_reference_pose`], else the rest pose. Each joint in its parent space.
+    pub fn reference_pose(&self) -> &[Transform] {
+        if self.reference_pose.is_empty() {
+            &self.rest_pose
+        } else {
+            &self.reference_pose
+        }
+    }
+
+    /// Sets the standing pose analysis uses instead of a rest pose that is not one (e.g.
+    /// a BVH's first frame). Errors: not one finite transform per joint.
+    pub fn set_reference_pose(&mut self, pose: Vec<Transform>) -> Result<(), AnimError> {
+        if pose.len() != self.names.len() {
+            return Err(AnimError::LengthMismatch {
+                what: "reference pose",
+                expected: self.names.len(),
+                actual: pose.len(),
+            });
+        }
+        if let Some(joint) = pose.iter().position(|t| !t.is_finite()) {
+            return Err(AnimError::NonFinite {
+                what: format!("reference pose of joint {joint}"),
+            });
+        }
+        self.reference_pose = pose;
+        Ok(())
     }
 
     /// Marks the joints the skins bind. Legs and the root-motion joint are looked for

@@ -2,6 +2,7 @@
 //! that name the file and the offending element (or line); and the built-in demo character.
 
 pub mod analysis;
+pub mod bone_shapes;
 mod bvh;
 pub mod demo;
 mod error;
@@ -126,6 +127,8 @@ pub fn load_scene_from_slice_with(
         return Ok(model);
     }
     let mut model = bvh::load_from_slice(bytes, path, options)?;
+    // Motion capture has no mesh: draw the bones as shapes.
+    bone_shapes::add_bone_shapes(&mut model).map_err(|e| ImportError::new(path, "skeleton", e))?;
     let reduce = reduce_keys_from_env().map_err(|e| ImportError::new(path, "", e))?;
     if let Some(tolerance_m) = reduce {
         model

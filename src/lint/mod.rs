@@ -209,7 +209,7 @@ fn walk(
         // Follow symlinks to folders too (a library often links shared packs in).
         if kind.is_dir() || (kind.is_symlink() && path.is_dir()) {
             walk(&path, out, visited)?;
-        } else if crate::asset::is_gltf_path(&path) {
+        } else if crate::asset::is_model_path(&path) {
             out.push(path);
         }
     }

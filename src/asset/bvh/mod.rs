@@ -86,7 +86,9 @@ pub(crate) fn load_from_slice(
     let scale = decision.units.metres_per_unit();
     warnings.extend(decision.warning);
     warnings.extend(bvh.truncated.clone());
-    warnings.extend(measure::rest_pose_warning(&bvh));
+    let zero_pose = measure::rest_pose_warning(&bvh);
+    let zero_pose_found = zero_pose.is_some();
+    warnings.extend(zero_pose);
     warnings.extend(duplicate_names_warning(&bvh));
 
     let n = bvh.joints.len();
@@ -109,7 +111,7 @@ pub(crate) fn load_from_slice(
     }
     let names = bvh.joints.iter().map(|j| j.name.clone()).collect();
     let parents = bvh.joints.iter().map(|j| j.parent).collect();
-    let skeleton =
+    let mut skeleton =
         Skeleton::new(names, parents, rest).map_err(|e| at(1, format!("skeleton: {e}")))?;
 
     let frame_time = snap_frame_time(bvh.frame_time);
@@ -135,6 +137,21 @@ pub(crate) fn load_from_slice(
     let clip = Clip::new(clip_name, tracks, Vec::new(), n)
         .map_err(|e| at(bvh.frames_line, format!("motion: {e}")))?
         .with_frame_rate(Some(1.0 / frame_time));
+    if zero_pose_found {
+        // Legs are found and measured standing: on the first frame, not on the zero pose
+        // (where a leg lies level with the hips).
+        let mut first = skeleton.rest_pose().to_vec();
+        crate::anim::SamplingJob {
+            clip: &clip,
+            time_secs: 0.0,
+            rest_pose: skeleton.rest_pose(),
+        }
+        .run(&mut first)
+        .map_err(|e| at(bvh.frames_line, format!("first frame: {e}")))?;
+        skeleton
+            .set_reference_pose(first)
+            .map_err(|e| at(bvh.frames_line, format!("first frame: {e}")))?;
+    }
 
     Ok(Model {
         source: display_name(path),
