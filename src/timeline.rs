@@ -110,6 +110,12 @@ pub struct Timeline {
     error: Option<String>,
     /// Foot-contact markers detected from the feet when the clip has no file markers.
     detected_markers: Vec<crate::anim::SyncMarker>,
+    /// In/out range within the cycle (seconds), and the unwrapped start of the cycle it
+    /// is measured in.
+    range: Option<(f64, f64)>,
+    range_origin: f64,
+    /// Turn round at the ends instead of looping.
+    ping_pong: bool,
     /// The ground frame root motion is measured from: `R0` of the current clip, or, for a
     /// clip without root motion, the last clip's `R0` (so switching keeps the character,
     /// the trail and the camera where they are).
@@ -134,6 +140,9 @@ impl Timeline {
             displacement: VecDeque::new(),
             error: None,
             detected_markers: Vec::new(),
+            range: None,
+            range_origin: 0.0,
+            ping_pong: false,
             anchor: GroundTransform::IDENTITY,
         };
         if !model.clips.is_empty() {
@@ -195,6 +204,9 @@ impl Timeline {
         };
         self.clip = Some(index);
         self.frame_rate_hz = key_rate_hz(clip);
+        // A range belongs to the clip it was set on.
+        self.range = None;
+        self.range_origin = 0.0;
         self.trail.clear();
         self.displacement.clear();
         self.error = note;
@@ -319,6 +331,112 @@ impl Timeline {
         if !self.playing {
             return GroundTransform::IDENTITY;
         }
+        if self.range.is_none() && !self.ping_pong {
+            return self.advance_by(dt_secs);
+        }
+        // Play up to the edge of the in/out range (the clip's ends without one), then
+        // turn round (ping-pong) or jump back to the other edge (a seek: the character
+        // does not move), as many times as `dt_secs` covers.
+        let d = self.player.clock.duration_secs();
+        let (lo, hi) = self.range.unwrap_or((0.0, d));
+        if d <= 0.0 || hi <= lo {
+            return self.advance_by(dt_secs);
+        }
+        let mut total = GroundTransform::IDENTITY;
+        let mut left = dt_secs.max(0.0);
+        for _ in 0..64 {
+            let rate = self.player.clock.rate();
+            if rate == 0.0 || left <= 0.0 || !self.playing {
+                break;
+            }
+            let t = self.time_secs();
+            let (lo_abs, hi_abs) = (self.range_origin + lo, self.range_origin + hi);
+            if t < lo_abs - 1e-9 || t > hi_abs + 1e-9 {
+                // Outside the range: start at its edge in the direction of play.
+                self.seek_within(if rate > 0.0 { lo_abs } else { hi_abs });
+                continue;
+            }
+            let to_edge = if rate > 0.0 {
+                (hi_abs - t) / rate
+            } else {
+                (t - lo_abs) / -rate
+            };
+            if left <= to_edge {
+                total = total.compose(&self.advance_by(left));
+                break;
+            }
+            total = total.compose(&self.advance_by(to_edge.max(0.0)));
+            left -= to_edge.max(0.0);
+            if self.ping_pong {
+                let _ = self.player.clock.set_rate(-rate);
+            } else {
+                let displacement = std::mem::take(&mut self.displacement);
+                self.seek_within(if rate > 0.0 { lo_abs } else { hi_abs });
+                // The jump back is not a played frame, but the plot keeps what played.
+                self.displacement = displacement;
+            }
+        }
+        total
+    }
+
+    /// The in/out range playback stays in (clip seconds within the cycle, in < out), if
+    /// any; `None` plays the whole clip.
+    pub fn range(&self) -> Option<(f64, f64)> {
+        self.range
+    }
+
+    /// Sets or clears the in/out range (clamped into the clip; an empty or reversed range
+    /// clears it). The range is measured in the cycle the playhead is in.
+    pub fn set_range(&mut self, range: Option<(f64, f64)>) {
+        let d = self.player.clock.duration_secs();
+        self.range = range
+            .map(|(a, b)| (a.clamp(0.0, d), b.clamp(0.0, d)))
+            .filter(|(a, b)| b - a > 1e-6);
+        self.range_origin = self.time_secs() - self.phase_secs();
+    }
+
+    /// Sets the in point at the playhead (the out point moves to the clip's end when it
+    /// would come before it).
+    pub fn set_in_at_playhead(&mut self) {
+        let d = self.player.clock.duration_secs();
+        let at = self.phase_secs();
+        let out = self.range.map_or(d, |r| r.1);
+        self.set_range(Some((at, if out > at { out } else { d })));
+    }
+
+    /// Sets the out point at the playhead (the in point moves to 0 when it would come
+    /// after it).
+    pub fn set_out_at_playhead(&mut self) {
+        let at = self.phase_secs();
+        let at = if at <= 0.0 && self.player.clock.time().cycle > 0 {
+            self.player.clock.duration_secs()
+        } else {
+            at
+        };
+        let start = self.range.map_or(0.0, |r| r.0);
+        self.set_range(Some((if start < at { start } else { 0.0 }, at)));
+    }
+
+    /// Ping-pong: at each end of the range (or of the clip) playback turns round instead
+    /// of looping.
+    pub fn ping_pong(&self) -> bool {
+        self.ping_pong
+    }
+
+    pub fn set_ping_pong(&mut self, on: bool) {
+        self.ping_pong = on;
+        self.range_origin = self.time_secs() - self.phase_secs();
+    }
+
+    /// Sets the frame rate stepping, the readout and the ruler use (frames per second,
+    /// 1..=1000); the clip's own key rate is restored when another clip is selected.
+    pub fn set_frame_rate_hz(&mut self, fps: f64) {
+        if fps.is_finite() {
+            self.frame_rate_hz = fps.clamp(1.0, 1000.0);
+        }
+    }
+
+    fn advance_by(&mut self, dt_secs: f64) -> GroundTransform {
         let cycle_before = self.player.clock.time().cycle;
         match self.player.advance(dt_secs) {
             Ok(delta) => {
@@ -363,8 +481,15 @@ impl Timeline {
         (rate > 0.0 && t.phase_secs >= d) || (rate < 0.0 && t.phase_secs <= 0.0)
     }
 
-    /// Scrubs the playhead to unwrapped seconds `t` (a seek: no root motion).
+    /// Scrubs the playhead to unwrapped seconds `t` (a seek: no root motion). An in/out
+    /// range then applies to the cycle the playhead lands in.
     pub fn seek_secs(&mut self, t: f64) {
+        self.seek_within(t);
+        self.range_origin = self.time_secs() - self.phase_secs();
+    }
+
+    /// A seek that keeps the range where it is (the jump back inside a range).
+    fn seek_within(&mut self, t: f64) {
         match self.player.seek_secs(t) {
             Ok(()) => self.displacement.clear(),
             Err(e) => self.error = Some(e.to_string()),
@@ -377,6 +502,7 @@ impl Timeline {
             Ok(()) => self.displacement.clear(),
             Err(e) => self.error = Some(e.to_string()),
         }
+        self.range_origin = self.time_secs() - self.phase_secs();
     }
 
     /// Steps `frames` frames (negative = back) at the frame rate; a seek.

@@ -285,3 +285,101 @@ fn markers_are_detected_for_clips_without_them() {
     t.select_clip(&model, model.find_clip("Walk").unwrap());
     assert!(t.detected_markers().is_empty());
 }
+
+/// Ping-pong (issue 19, item 15): the demo walk (1.1 s, 1.4 m per cycle) played 1.5 s
+/// turns round at its end and is at 0.7 s, going backwards, having walked forward to the
+/// end and back 0.4 s: where a plain play of 0.7 s puts it, no cycle added.
+#[test]
+fn ping_pong_turns_round_at_the_clip_end() {
+    let model = demo();
+    let walk = model.find_clip("Walk").unwrap();
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, walk);
+    t.set_ping_pong(true);
+    t.set_playing(true);
+    for _ in 0..90 {
+        t.tick(1.0 / 60.0);
+    }
+    assert!((t.phase_secs() - 0.7).abs() < 1e-6, "{}", t.phase_secs());
+    assert!(t.clock().rate() < 0.0);
+    let mut plain = Timeline::new(&model);
+    plain.select_clip(&model, walk);
+    plain.set_playing(true);
+    plain.tick(0.7);
+    let (a, b) = (t.world_from_root(), plain.world_from_root());
+    assert!(
+        (a.translation - b.translation).length() < 1e-6,
+        "{a:?} vs {b:?}"
+    );
+    // 1.1 s more: back to the start (0.7 s), turn, forward 0.4 s.
+    for _ in 0..66 {
+        t.tick(1.0 / 60.0);
+    }
+    assert!((t.phase_secs() - 0.4).abs() < 1e-6, "{}", t.phase_secs());
+    assert!(t.clock().rate() > 0.0);
+}
+
+/// An in/out range loops playback inside it; the jump back is a seek, so in Accumulate
+/// mode the character only travels while a frame inside the range plays (0.3 s of the
+/// range per loop, at the demo walk's 1.4 m per 1.1 s cycle where its root speed is
+/// steady between 0.2 and 0.5 s); a range with ping-pong bounces between its edges.
+#[test]
+fn an_in_out_range_loops_and_bounces_inside_it() {
+    let model = demo();
+    let walk = model.find_clip("Walk").unwrap();
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, walk);
+    t.set_mode(RootMotionMode::Accumulate);
+    t.seek_secs(0.2);
+    t.set_in_at_playhead();
+    t.seek_secs(0.5);
+    t.set_out_at_playhead();
+    assert_eq!(
+        t.range()
+            .map(|(a, b)| ((a * 1e6).round(), (b * 1e6).round())),
+        Some((200000.0, 500000.0))
+    );
+    t.seek_secs(0.2);
+    t.set_playing(true);
+    let mut played = 0.0;
+    for _ in 0..150 {
+        t.tick(1.0 / 60.0);
+        played += 1.0 / 60.0;
+        let ph = t.phase_secs();
+        assert!((0.2 - 1e-9..=0.5 + 1e-9).contains(&ph), "phase {ph}");
+    }
+    // The world moved by the root motion of the played parts: as much as a plain play
+    // from 0.2 s for the same 2.5 s folded into the range, i.e. 2.5 / 0.3 range lengths.
+    let mut one = Timeline::new(&model);
+    one.select_clip(&model, walk);
+    one.seek_secs(0.2);
+    one.set_playing(true);
+    one.tick(0.3);
+    let per_loop = one.world_from_root().translation.length();
+    let travelled = t.world_from_root().translation.length();
+    let loops = played / 0.3;
+    assert!(
+        (travelled - per_loop * loops).abs() < 0.02 * per_loop * loops,
+        "{travelled} m vs {} m",
+        per_loop * loops
+    );
+    // Ping-pong inside the range.
+    t.set_ping_pong(true);
+    t.seek_secs(0.45);
+    for _ in 0..6 {
+        t.tick(1.0 / 60.0);
+    }
+    // 0.1 s: to 0.5 (0.05 s), back 0.05 s.
+    assert!((t.phase_secs() - 0.45).abs() < 1e-6, "{}", t.phase_secs());
+    assert!(t.clock().rate() < 0.0);
+    // The frame rate can be overridden for stepping.
+    t.set_playing(false);
+    t.set_frame_rate_hz(60.0);
+    t.seek_secs(0.0);
+    t.step_frames(1);
+    assert!((t.phase_secs() - 1.0 / 60.0).abs() < 1e-9);
+    // Selecting a clip clears the range and restores its key rate.
+    t.select_clip(&model, walk);
+    assert_eq!(t.range(), None);
+    assert_eq!(t.frame_rate_hz(), 30.0);
+}

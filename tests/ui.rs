@@ -703,3 +703,32 @@ fn go_to_a_typed_frame_or_time_and_zoom_the_timeline() {
     h.run_steps(60);
     h.get_by_label_contains("Showing ");
 }
+
+/// In/out range and ping-pong from the keyboard (I, O, Alt+I, P) and the transport row.
+#[test]
+fn range_and_ping_pong_from_the_keyboard() {
+    let mut h = harness();
+    select_clip(&mut h, "Walk");
+    h.state_mut().timeline.seek_secs(0.2);
+    h.key_press(Key::I);
+    h.run_steps(1);
+    h.state_mut().timeline.seek_secs(0.6);
+    h.key_press(Key::O);
+    h.run_steps(2);
+    let r = h.state().timeline.range().unwrap();
+    assert!(
+        (r.0 - 0.2).abs() < 1e-9 && (r.1 - 0.6).abs() < 1e-9,
+        "{r:?}"
+    );
+    h.get_by_label("Clear range");
+    h.key_press_modifiers(egui::Modifiers::ALT, Key::I);
+    h.run_steps(2);
+    assert_eq!(h.state().timeline.range(), None);
+    assert!(h.query_by_label("Clear range").is_none());
+    h.key_press(Key::P);
+    h.run_steps(1);
+    assert!(h.state().timeline.ping_pong());
+    h.get_by_label("Ping-pong").click();
+    h.run_steps(1);
+    assert!(!h.state().timeline.ping_pong());
+}

@@ -235,7 +235,12 @@ impl Previewer {
         }
         // Each shortcut is matched with the modifiers held when its key went down (a
         // quick Ctrl+Q can release Ctrl before the frame runs).
-        let shortcuts: [(Modifiers, Key); 21] = [
+        let shortcuts: [(Modifiers, Key); 25] = [
+            // The range: Alt+I clears it (before plain I, which would also match).
+            (Modifiers::ALT, Key::I),
+            (Modifiers::NONE, Key::I),
+            (Modifiers::NONE, Key::O),
+            (Modifiers::NONE, Key::P),
             // Camera views on Alt+digits (for keyboards without a numpad) before the plain
             // digits, which would also match them.
             (Modifiers::COMMAND | Modifiers::ALT, Key::Num1),
@@ -271,6 +276,26 @@ impl Previewer {
             return;
         }
         for (modifiers, key) in pressed {
+            match (key, modifiers.alt) {
+                (Key::I, true) => {
+                    self.timeline.set_range(None);
+                    continue;
+                }
+                (Key::I, false) => {
+                    self.timeline.set_in_at_playhead();
+                    continue;
+                }
+                (Key::O, _) => {
+                    self.timeline.set_out_at_playhead();
+                    continue;
+                }
+                (Key::P, _) => {
+                    let on = !self.timeline.ping_pong();
+                    self.timeline.set_ping_pong(on);
+                    continue;
+                }
+                _ => {}
+            }
             if modifiers.alt {
                 let digit = match key {
                     Key::Num1 => 1,

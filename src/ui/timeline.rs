@@ -163,6 +163,39 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         {
             p.timeline.set_looping(looping);
         }
+        let mut ping = p.timeline.ping_pong();
+        if ui
+            .checkbox(&mut ping, "Ping-pong")
+            .on_hover_text("Turn round at the ends (of the in/out range, else of the clip) instead of looping (P)")
+            .changed()
+        {
+            p.timeline.set_ping_pong(ping);
+        }
+        if ui
+            .button("In")
+            .on_hover_text("Set the in point of the playback range at the playhead (I)")
+            .clicked()
+        {
+            p.timeline.set_in_at_playhead();
+        }
+        if ui
+            .button("Out")
+            .on_hover_text("Set the out point of the playback range at the playhead (O)")
+            .clicked()
+        {
+            p.timeline.set_out_at_playhead();
+        }
+        if let Some((a, b)) = p.timeline.range() {
+            if ui
+                .button("Clear range")
+                .on_hover_text(format!(
+                    "Playing {a:.3}-{b:.3} s only; play the whole clip again (Alt+I)"
+                ))
+                .clicked()
+            {
+                p.timeline.set_range(None);
+            }
+        }
         ui.separator();
         ui.label("Rate");
         let mut rate = p.timeline.clock().rate();
@@ -224,6 +257,20 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.end_row();
     }
     ui.add(egui::Label::new(egui::RichText::new(text).monospace()).extend());
+    let mut fps = p.timeline.frame_rate_hz();
+    let r = ui
+        .add(
+            egui::DragValue::new(&mut fps)
+                .range(1.0..=1000.0)
+                .speed(0.5)
+                .max_decimals(3)
+                .suffix(" fps"),
+        )
+        .on_hover_text("Frame rate for stepping, the ruler and the readout (the clip's key rate by default; picking the clip again restores it)");
+    r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::SpinButton, true, "frame rate"));
+    if r.changed() {
+        p.timeline.set_frame_rate_hz(fps);
+    }
     goto_ui(p, ui);
 }
 
@@ -429,6 +476,26 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 number_end = x + 2.0 + galley.size().x;
                 painter.galley(Pos2::new(x + 2.0, rect.bottom() - 11.0), galley, tick);
             }
+        }
+    }
+    // The in/out range: the parts outside it dimmed, its edges marked.
+    if let Some((a, b)) = p.timeline.range() {
+        let dim = Color32::from_black_alpha(140);
+        for (x0, x1) in [(rect.left(), x_of(a)), (x_of(b), rect.right())] {
+            if x1 > x0 {
+                painter.rect_filled(
+                    Rect::from_min_max(Pos2::new(x0, rect.top()), Pos2::new(x1, rect.bottom())),
+                    0.0,
+                    dim,
+                );
+            }
+        }
+        let edge = Color32::from_rgb(240, 200, 90);
+        for x in [x_of(a), x_of(b)] {
+            painter.line_segment(
+                [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
+                Stroke::new(2.0, edge),
+            );
         }
     }
     // Detected foot contacts: one lane per leg between the markers and the ticks, a bar
