@@ -238,3 +238,62 @@ fn the_clip_list_highlights_what_plays() {
     assert_eq!(w[playing], 1.0);
     assert_ne!(p.model().clips[playing].name(), "Idle");
 }
+
+/// Cross-fade controls (issue 19, item 16): a two-clip blend held at any weight from the
+/// Blend panel, and each transition's duration and curve in Edit graph (undoable).
+#[test]
+fn two_clip_blend_and_transition_fades_from_the_panel() {
+    use stridescope::anim::state_machine::Ease;
+    // Tall enough for the Edit section to sit above the timeline.
+    let mut h = harness_sized(1600.0);
+    h.get_by_label("Blend").click();
+    h.run_steps(3);
+    let model = h.state().model().clone();
+    let g = h.state().graph.as_ref().expect("blending");
+    // Held at 0.5 until the slider moves: both inputs weigh half.
+    let w = h.state().clip_weights();
+    let (a, b) = (
+        model.find_clip("Idle").unwrap(),
+        model.find_clip("Walk").unwrap(),
+    );
+    assert!(
+        (w[a] - 0.5).abs() < 1e-3 && (w[b] - 0.5).abs() < 1e-3,
+        "{w:?}"
+    );
+    assert_eq!(g.graph.params().get_float("weight"), Some(0.5));
+    h.state_mut()
+        .graph
+        .as_mut()
+        .unwrap()
+        .set_float(&model, "weight", 0.8);
+    for _ in 0..30 {
+        h.state_mut().advance(1.0 / 60.0);
+    }
+    let w = h.state().clip_weights();
+    assert!((w[b] - 0.8).abs() < 1e-3, "{w:?}");
+    // The demo graph's transitions: duration and curve.
+    h.state_mut().set_graph_enabled(false);
+    h.state_mut().set_graph_enabled(true);
+    h.run_steps(2);
+    h.get_by_label("Edit graph").click();
+    h.run_steps(2);
+    h.get_by_label("Idle -> Move");
+    let first =
+        |h: &Harness<'static, Previewer>| match &h.state().graph.as_ref().unwrap().graph.def().base
+        {
+            stridescope::graph::def::NodeDef::StateMachine { machine, .. } => (
+                machine.transitions[0].duration_secs,
+                machine.transitions[0].ease.clone(),
+            ),
+            _ => panic!("the demo graph is a state machine"),
+        };
+    assert_eq!(first(&h).1, Ease::Smoothstep);
+    h.query_all_by_label("curve").next().unwrap().click();
+    h.run_steps(2);
+    h.get_by_label("linear").click();
+    h.run_steps(2);
+    assert_eq!(first(&h).1, Ease::Linear);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    assert_eq!(first(&h).1, Ease::Smoothstep);
+}

@@ -36,6 +36,9 @@ fn outliner_selects_and_the_curve_view_seeks() {
     // The details name the parent and the units.
     // (its outliner row and the details' parent)
     assert_eq!(h.query_all_by_label("spine_01").count(), 2);
+    // The left panel scrolls to it (the timeline's rows leave less room above).
+    h.get_by_label("Pin curves").scroll_to_me();
+    h.run_steps(3);
     h.get_by_label("Pin curves").click();
     h.run_steps(2);
     assert_eq!(h.state().inspect.pinned, vec![spine]);

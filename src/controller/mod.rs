@@ -90,6 +90,9 @@ impl CameraPreset {
 /// Status messages the previewer keeps for its log.
 pub const MESSAGE_LOG_LEN: usize = 200;
 
+/// The parameter of [`Previewer::blend_two_clips`]'s blend space.
+pub const TWO_CLIP_WEIGHT: &str = "weight";
+
 /// Seconds an error toast stays over the viewport.
 pub const TOAST_SECS: f64 = 8.0;
 
@@ -843,6 +846,57 @@ impl Previewer {
         }
         self.evaluate_pose();
         self.note_phase_warning();
+    }
+
+    /// Plays clips `a` and `b` blended through a one-dimensional blend space on the
+    /// parameter `weight` (0 = all `a`, 1 = all `b`, held at `weight` until changed),
+    /// synced on their foot markers: the two-clip blend slider of the Blend panel.
+    pub fn blend_two_clips(&mut self, a: usize, b: usize, weight: f32) {
+        use crate::graph::def::{Sample1DDef, SyncMode};
+        let (Some(ca), Some(cb)) = (self.model.clips.get(a), self.model.clips.get(b)) else {
+            return;
+        };
+        let def = GraphDef {
+            params: vec![crate::graph::def::ParamDef::Float {
+                name: TWO_CLIP_WEIGHT.to_string(),
+                default: weight.clamp(0.0, 1.0),
+                min: Some(0.0),
+                max: Some(1.0),
+            }],
+            base: NodeDef::BlendSpace1D {
+                param: TWO_CLIP_WEIGHT.to_string(),
+                samples: vec![
+                    Sample1DDef {
+                        clip: ca.name().to_string(),
+                        position: Some(0.0),
+                    },
+                    Sample1DDef {
+                        clip: cb.name().to_string(),
+                        position: Some(1.0),
+                    },
+                ],
+                sync: SyncMode::Markers,
+            },
+            layers: Vec::new(),
+        };
+        self.matching = None;
+        match GraphSession::new(&self.model, &def) {
+            Ok(mut g) => {
+                g.playing = self.timeline.is_playing();
+                self.graph = Some(g);
+                self.drive_graph = false;
+                self.set_message(
+                    format!(
+                        "blending {} and {} (weight slider in the Blend panel)",
+                        ca.name(),
+                        cb.name()
+                    ),
+                    false,
+                );
+            }
+            Err(e) => self.set_message(format!("blend: {e}"), true),
+        }
+        self.evaluate_pose();
     }
 
     /// Switches between the pose graph (the file's default graph) and single-clip

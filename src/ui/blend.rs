@@ -8,7 +8,7 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
 use super::Previewer;
 use crate::anim::blend::space::{BlendSpace2D, BlendSpace2DQuery};
-use crate::anim::state_machine::{Slot, StateMachine};
+use crate::anim::state_machine::{Ease, Slot, StateMachine};
 use crate::graph::def::{LayerMode, NodeDef, ParamDef, ReferenceDef, SyncMode, Weight};
 use crate::graph::session::GraphSession;
 
@@ -33,8 +33,12 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let held_warning = p
         .recent_phase_warning()
         .map(|(t, ago)| (t.to_string(), ago));
-    let Some(session) = p.graph.as_mut() else {
+    if p.graph.is_none() {
         ui.weak("Off: the timeline plays the selected clip.");
+        two_clip_blend_ui(p, ui);
+        return;
+    }
+    let Some(session) = p.graph.as_mut() else {
         return;
     };
     let model = &p.model;
@@ -610,7 +614,86 @@ fn node_edit_ui(ui: &mut egui::Ui, id: &str, node: &mut NodeDef) {
                     node_edit_ui(ui, &format!("{id}/{}", state.name), &mut state.node)
                 });
             }
+            // Cross-fades: duration and curve of every transition.
+            if !machine.transitions.is_empty() {
+                ui.label(egui::RichText::new("Transitions").strong());
+            }
+            for (i, t) in machine.transitions.iter_mut().enumerate() {
+                ui.horizontal(|ui| {
+                    ui.label(format!("{} -> {}", t.from, t.to));
+                    ui.add(
+                        egui::DragValue::new(&mut t.duration_secs)
+                            .range(0.0..=5.0)
+                            .speed(0.01)
+                            .max_decimals(2)
+                            .suffix(" s"),
+                    )
+                    .on_hover_text("cross-fade duration (0 switches at once)");
+                    let label = match &t.ease {
+                        Ease::Smoothstep => "smoothstep",
+                        Ease::Linear => "linear",
+                        Ease::Curve(_) => "custom curve",
+                    };
+                    egui::ComboBox::new((id, "ease", i), "curve")
+                        .selected_text(label)
+                        .show_ui(ui, |ui| {
+                            ui.selectable_value(&mut t.ease, Ease::Smoothstep, "smoothstep");
+                            ui.selectable_value(&mut t.ease, Ease::Linear, "linear");
+                            // Slow in, then fast: the incoming state takes over late.
+                            let late = Ease::Curve(vec![(0.0, 0.0), (0.6, 0.25), (1.0, 1.0)]);
+                            ui.selectable_value(&mut t.ease, late, "late (slow in)");
+                            let early = Ease::Curve(vec![(0.0, 0.0), (0.4, 0.75), (1.0, 1.0)]);
+                            ui.selectable_value(&mut t.ease, early, "early (fast in)");
+                        });
+                });
+            }
         }
+    }
+}
+
+/// "Blend two clips": pick A and B and start a blend held at any weight (the weight is
+/// then a slider among the graph's parameters).
+fn two_clip_blend_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let n = p.model.clips.len();
+    if n < 2 {
+        return;
+    }
+    let id = egui::Id::unique("two_clip_pick");
+    let (mut a, mut b): (usize, usize) = ui.data(|d| d.get_temp(id)).unwrap_or((
+        p.timeline.clip().unwrap_or(0),
+        (p.timeline.clip().unwrap_or(0) + 1) % n,
+    ));
+    let (a_was, b_was) = (a, b);
+    let mut go = false;
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Two clips:");
+        for (salt, pick, name) in [
+            ("two_clip_a", &mut a, "first clip to blend"),
+            ("two_clip_b", &mut b, "second clip to blend"),
+        ] {
+            if salt == "two_clip_b" {
+                ui.label("with");
+            }
+            let r = egui::ComboBox::from_id_salt(salt)
+                .selected_text(p.model.clips[(*pick).min(n - 1)].name())
+                .show_ui(ui, |ui| {
+                    for (i, c) in p.model.clips.iter().enumerate() {
+                        ui.selectable_value(pick, i, c.name());
+                    }
+                });
+            r.response
+                .widget_info(|| egui::WidgetInfo::labeled(egui::Role::ComboBox, true, name));
+        }
+        go = ui
+            .button("Blend")
+            .on_hover_text("Play both, synced on their foot markers, at a weight you hold with a slider (0 = the first, 1 = the second)")
+            .clicked();
+    });
+    if (a, b) != (a_was, b_was) || go {
+        ui.data_mut(|d| d.insert_temp(id, (a, b)));
+    }
+    if go {
+        p.blend_two_clips(a.min(n - 1), b.min(n - 1), 0.5);
     }
 }
 

@@ -98,13 +98,15 @@ impl Previewer {
             .default_size(left_max.min(240.0))
             .size_range(160.0..=left_max)
             .show(ui, |ui| {
-                self.clips_ui(ui);
-                ui.separator();
-                inspect::outliner_ui(self, ui);
-                ui.separator();
+                // One scroll for the whole panel: with a joint selected and the pose graph
+                // open it is taller than a small window, and nothing may fall off its end.
                 egui::ScrollArea::vertical()
-                    .id_salt("blend_scroll")
+                    .id_salt("left_scroll")
                     .show(ui, |ui| {
+                        self.clips_ui(ui);
+                        ui.separator();
+                        inspect::outliner_ui(self, ui);
+                        ui.separator();
                         blend::blend_panel_ui(self, ui);
                         blend::graph_edit_ui(self, ui);
                     });
@@ -497,7 +499,7 @@ impl Previewer {
         // and the pose graph below stay reachable.
         egui::ScrollArea::vertical()
             .id_salt("clip_list")
-            .max_height((ui.available_height() * 0.4).max(80.0))
+            .max_height((ui.clip_rect().height() * 0.4).max(80.0))
             .show(ui, |ui| {
                 for (i, clip) in self.model.clips.iter().enumerate() {
                     let w = weights.get(i).copied().unwrap_or(0.0);
