@@ -1116,3 +1116,65 @@ fn positions_mats(model: &Model, t: f32) -> Vec<Mat4> {
     .unwrap();
     m
 }
+
+/// A folder of BVH files opens as one character with every file as a clip (issue 20):
+/// the Bandai folder's 482 clips (all on one skeleton) on one model with bone shapes;
+/// a file with another skeleton or a broken one dropped in is skipped and listed.
+#[test]
+fn a_folder_of_bvh_files_is_one_character_with_every_file_a_clip() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
+    let files = bandai_files();
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let model = asset::folder::load_folder(&dir, &LoadOptions::default(), &|_, total| {
+        assert_eq!(total, files.len());
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    })
+    .unwrap();
+    assert_eq!(
+        calls.into_inner(),
+        files.len(),
+        "one progress call per file"
+    );
+    assert_eq!(model.clips.len(), files.len(), "{:?}", model.warnings);
+    assert_eq!(model.format, SourceFormat::Bvh);
+    assert!(model.source.starts_with("bandai ("), "{}", model.source);
+    for (clip, file) in model.clips.iter().zip(&files) {
+        assert_eq!(clip.name(), file.file_stem().unwrap().to_string_lossy());
+    }
+    assert_eq!(model.meshes.len(), 1, "bone shapes once");
+    // asset::load opens a folder the same way.
+    let small = temp_dir().join("mixed-folder");
+    std::fs::create_dir_all(&small).unwrap();
+    for f in files.iter().take(2) {
+        std::fs::copy(f, small.join(f.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(small.join("zz_other.bvh"), chain()).unwrap();
+    std::fs::write(small.join("zz_broken.bvh"), "HIERARCHY\nROOT Hips\n{\n").unwrap();
+    std::fs::write(small.join("notes.txt"), "not motion").unwrap();
+    let m = asset::load(&small).unwrap();
+    assert_eq!(m.clips.len(), 2);
+    assert!(
+        m.warnings[0].contains("2 of 4 files skipped"),
+        "{:?}",
+        m.warnings
+    );
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("zz_other.bvh") && w.contains("another skeleton")),
+        "{:?}",
+        m.warnings
+    );
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("zz_broken.bvh") && w.contains("line")),
+        "{:?}",
+        m.warnings
+    );
+    // A folder without BVH files says so.
+    let empty = temp_dir().join("no-bvh-folder");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = asset::load(&empty).unwrap_err().to_string();
+    assert!(e.contains("no .bvh file"), "{e}");
+}

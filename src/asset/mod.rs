@@ -6,6 +6,7 @@ pub mod bone_shapes;
 mod bvh;
 pub mod demo;
 mod error;
+pub mod folder;
 pub mod glb_writer;
 mod gltf_import;
 mod meshopt;
@@ -87,6 +88,18 @@ pub fn load_scene_with(
     scene: Option<usize>,
     options: &LoadOptions,
 ) -> Result<Model, ImportError> {
+    if path.is_dir() {
+        // A folder of motion capture: one character with every file as a clip.
+        let mut model = folder::load_folder(path, options, &|_, _| {})?;
+        if let Some(tolerance_m) =
+            reduce_keys_from_env().map_err(|e| ImportError::new(path, "", e))?
+        {
+            model
+                .reduce_keys(tolerance_m)
+                .map_err(|e| ImportError::new(path, "motion", e))?;
+        }
+        return Ok(model);
+    }
     let bytes = std::fs::read(path)
         .map_err(|e| ImportError::new(path, "", format!("cannot read file: {e}")))?;
     load_scene_from_slice_with(&bytes, path, scene, options)

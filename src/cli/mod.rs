@@ -362,6 +362,27 @@ fn parse_seek(s: &str) -> Result<(f64, u64), String> {
 
 /// Loads `file`, or the built-in demo character when `None` (see [`asset::load_or_demo`]).
 pub fn load_model(file: Option<&Path>) -> Result<Model, String> {
+    if let Some(dir) = file.filter(|p| p.is_dir()) {
+        // A folder of BVH files: one character, every file a clip, with a progress bar
+        // on a terminal (indicatif draws nothing into pipes and CI logs).
+        let options = asset::LoadOptions::from_env()?;
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("loading {bar:30} {pos}/{len} files")
+                .map_err(|e| e.to_string())?,
+        );
+        let model = asset::folder::load_folder(dir, &options, &|done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        })
+        .map_err(|e| e.to_string());
+        bar.finish_and_clear();
+        let mut model = model?;
+        if let Some(tolerance_m) = asset::reduce_keys_from_env()? {
+            model.reduce_keys(tolerance_m)?;
+        }
+        return Ok(model);
+    }
     asset::load_or_demo(file)
 }
 

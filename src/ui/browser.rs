@@ -126,6 +126,20 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                                 save = true;
                             }
                         } else {
+                            // A folder of motion capture opens as one character.
+                            let has_bvh = b
+                                .entries
+                                .iter()
+                                .any(|e| !e.is_dir && crate::asset::is_bvh_path(&e.path));
+                            if purpose == Purpose::Open
+                                && has_bvh
+                                && ui
+                                    .button("Open this folder")
+                                    .on_hover_text("every BVH file of this folder as the clips of one character")
+                                    .clicked()
+                            {
+                                open_file = Some(b.dir.clone());
+                            }
                             let can_open = b.selected.is_some();
                             if ui
                                 .add_enabled(can_open, egui::Button::new("Open"))
