@@ -1178,3 +1178,16 @@ fn a_folder_of_bvh_files_is_one_character_with_every_file_a_clip() {
     let e = asset::load(&empty).unwrap_err().to_string();
     assert!(e.contains("no .bvh file"), "{e}");
 }
+
+/// An FBX file is refused with what to do instead, not with a glTF parser's complaint.
+#[test]
+fn an_fbx_file_says_it_does_not_open_yet() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fbx/ufbx/max7_skin_5000_binary.fbx");
+    let e = asset::load(&path).unwrap_err().to_string();
+    assert!(e.contains("max7_skin_5000_binary.fbx"), "{e}");
+    assert!(
+        e.contains("FBX files do not open yet") && e.contains("glTF"),
+        "{e}"
+    );
+}

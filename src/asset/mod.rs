@@ -128,6 +128,18 @@ pub fn load_scene_from_slice_with(
     scene: Option<usize>,
     options: &LoadOptions,
 ) -> Result<Model, ImportError> {
+    let is_fbx = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("fbx"));
+    if is_fbx {
+        return Err(ImportError::new(
+            path,
+            "",
+            "FBX files do not open yet: convert it to glTF (Blender: File > Export > glTF 2.0, \
+             or FBX2glTF), or export the motion as BVH",
+        ));
+    }
     let is_bvh = is_bvh_path(path) || (!is_gltf_path(path) && bvh::looks_like_bvh(bytes));
     if !is_bvh {
         let mut model = gltf_import::load_scene_from_slice(bytes, path, scene)?;
