@@ -40,11 +40,13 @@ fn pair<'a>(a: &'a Clip, b: &'a Clip, offset_deg: f64) -> [PhaseInput<'a>; 2] {
             clip: a,
             phase_offset: 0.0,
             weight: 0.5,
+            window_secs: None,
         },
         PhaseInput {
             clip: b,
             phase_offset: offset_deg / 360.0,
             weight: 0.5,
+            window_secs: None,
         },
     ]
 }

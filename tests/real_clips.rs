@@ -735,3 +735,98 @@ fn the_implied_speed_of_the_pinned_demo_walk_is_its_travel_speed() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Motion capture in a folder (issue 20): a Bandai walk (8 steps, 8.8 s) and run (3 left
+/// steps, 2.5 s) blended with marker sync step together: the follower's phase within its
+/// gait cycle (between two detected left-foot-down markers) is the leader's, frame after
+/// frame, while the follower wraps on its own length. (Their blend still cancels: the two
+/// takes were captured running in opposite directions, and the graph blends local
+/// transforms, root included; see issue 20's note.)
+#[test]
+fn a_mocap_walk_and_run_step_together() {
+    use stridescope::graph::def::{BlendInputDef, GraphDef, NodeDef, SyncMode, Weight};
+    let dir = temp_dir("mocap-pair");
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
+    let (walk, run) = ("dataset-2_walk_normal_002", "dataset-2_run_normal_003");
+    for n in [walk, run] {
+        std::fs::copy(
+            shared.join(format!("{n}.bvh")),
+            dir.join(format!("{n}.bvh")),
+        )
+        .unwrap();
+    }
+    let model = stridescope::asset::load(&dir).unwrap();
+    let downs = |clip: &str| -> Vec<f64> {
+        let a = model.clip_analysis(model.find_clip(clip).unwrap()).unwrap();
+        let mut v: Vec<f64> = a
+            .markers
+            .iter()
+            .filter(|m| m.name == "left_foot_down")
+            .map(|m| f64::from(m.time_secs))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let (wd, rd) = (downs(walk), downs(run));
+    assert!(wd.len() >= 6 && rd.len() >= 3, "{wd:?} {rd:?}");
+    let gait_phase = |downs: &[f64], d: f64, t: f64| {
+        let i = downs.iter().rposition(|&x| x <= t);
+        let (a, b) = match i {
+            Some(i) if i + 1 < downs.len() => (downs[i], downs[i + 1]),
+            Some(i) => (downs[i], downs[0] + d),
+            None => (downs[downs.len() - 1] - d, downs[0]),
+        };
+        (t - a) / (b - a)
+    };
+    let def = GraphDef {
+        params: Vec::new(),
+        base: NodeDef::Blend {
+            inputs: vec![
+                BlendInputDef {
+                    clip: walk.into(),
+                    weight: Weight::Fixed(0.5),
+                    offset: 0.0,
+                },
+                BlendInputDef {
+                    clip: run.into(),
+                    weight: Weight::Fixed(0.5),
+                    offset: 0.0,
+                },
+            ],
+            sync: SyncMode::Markers,
+        },
+        layers: Vec::new(),
+    };
+    let mut g = stridescope::graph::PoseGraph::new(&model, &def).unwrap();
+    let (dw, dr) = (
+        f64::from(model.clips[model.find_clip(walk).unwrap()].duration_secs()),
+        f64::from(model.clips[model.find_clip(run).unwrap()].duration_secs()),
+    );
+    let mut run_wraps = 0;
+    let mut prev_run = 0.0;
+    for _ in 0..240 {
+        g.advance(&model, 1.0 / 30.0).unwrap();
+        let p = g.players();
+        let (tw, tr) = (p[0].clock.time().phase_secs, p[1].clock.time().phase_secs);
+        let (gw, gr) = (gait_phase(&wd, dw, tw), gait_phase(&rd, dr, tr));
+        let diff = (gw - gr).rem_euclid(1.0);
+        assert!(
+            diff.min(1.0 - diff) < 0.02,
+            "walk {tw} ({gw}) run {tr} ({gr})"
+        );
+        if tr < prev_run {
+            run_wraps += 1;
+        }
+        prev_run = tr;
+    }
+    assert!(
+        run_wraps >= 2,
+        "the run's take wraps on its own: {run_wraps}"
+    );
+    assert!(
+        g.sync_notes().iter().any(|n| n.contains("gait cycle")),
+        "{:?}",
+        g.sync_notes()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

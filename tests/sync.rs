@@ -426,3 +426,52 @@ fn any_marker_sets_keep_one_follower_cycle_per_leader_cycle() {
         }
     }
 }
+
+/// Takes of several steps (motion capture) sync per gait cycle: the leader's phase
+/// between two `left_foot_down` markers is the follower's phase between two of its own,
+/// in the follower's current gait cycle, moving on to the next when the leader starts a
+/// new one. Hand-computed: leader steps every 1 s (4 s take), follower every 0.8 s
+/// (markers at 0.5, 1.3, 2.1 in a 2.4 s take).
+#[test]
+fn takes_of_several_steps_sync_per_gait_cycle() {
+    use stridescope::anim::sync::{gait_sync_time, marker_alignment, MarkerAlignment};
+    let leader = vec![m(LD, 0.0), m(LD, 1.0), m(LD, 2.0), m(LD, 3.0)];
+    let follower = vec![m(LD, 0.5), m(LD, 1.3), m(LD, 2.1)];
+    assert_eq!(
+        marker_alignment(&leader, 4.0, &follower, 2.4),
+        MarkerAlignment::GaitCycles(LD.to_string())
+    );
+    let at = |lt: f64, now: f64| gait_sync_time(&leader, 4.0, lt, &follower, 2.4, now).unwrap();
+    // Half way through the leader's second step: half way through the follower's.
+    assert!((at(1.5, 1.35) - 1.7).abs() < 1e-6);
+    // The leader starts a new step: the follower moves on to its next one, not back.
+    assert!((at(2.0, 2.09) - 2.1).abs() < 1e-6);
+    assert!((at(2.25, 2.1) - 2.3).abs() < 1e-6);
+    // Over the follower's end: its last step runs 2.1 -> 2.9 (= 0.5 a take later), so
+    // 2.7 is 0.3 of the next pass.
+    assert!((at(2.75, 2.3) - 0.3).abs() < 1e-6, "{}", at(2.75, 2.3));
+    assert!(
+        (at(2.875, 2.38) - 0.4f64.rem_euclid(2.4)).abs() < 1e-6,
+        "{}",
+        at(2.875, 2.38)
+    );
+    // Played along, the follower never goes back and advances one step per leader step.
+    let (mut now, mut travelled) = (0.5, 0.0);
+    for k in 1..=4000 {
+        let lt = 8.0 * k as f64 / 4000.0;
+        let next = at(lt, now);
+        let step = (next - now).rem_euclid(2.4);
+        assert!(step < 0.2, "jump of {step} at {lt}");
+        travelled += step;
+        now = next;
+    }
+    // 8 s = 8 leader steps = 8 follower steps of 0.8 s.
+    assert!((travelled - 6.4).abs() < 1e-6, "{travelled}");
+    // Loops with one or two markers a foot keep pairing their markers.
+    let one = vec![m(LD, 0.1), m(LD, 0.6)];
+    assert_ne!(
+        marker_alignment(&one, 1.0, &follower, 2.4),
+        MarkerAlignment::GaitCycles(LD.to_string())
+    );
+    assert_eq!(gait_sync_time(&one, 1.0, 0.3, &follower, 2.4, 0.0), None);
+}

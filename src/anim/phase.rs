@@ -33,6 +33,10 @@ pub struct PhaseInput<'a> {
     pub phase_offset: f64,
     /// Blend weight, finite and `>= 0`; the weights must not all be 0.
     pub weight: f32,
+    /// `(start, length)` seconds: the gait cycle of a take of several steps to measure
+    /// instead of the whole clip (shared phase `u` is then at `start + (u + offset) *
+    /// length`, wrapped into the clip). `None`: the clip is one cycle.
+    pub window_secs: Option<(f64, f64)>,
 }
 
 /// What [`measure_phase_cancellation`] found. Angles in degrees.
@@ -197,8 +201,13 @@ fn measure(
     for k in 0..samples {
         let u = k as f64 / samples as f64;
         for (i, input) in inputs.iter().enumerate() {
-            let time =
-                (u + input.phase_offset).rem_euclid(1.0) * f64::from(input.clip.duration_secs());
+            let d = f64::from(input.clip.duration_secs());
+            let time = match input.window_secs {
+                Some((start, len)) if len.is_finite() && len > 0.0 && start.is_finite() => {
+                    (start + (u + input.phase_offset).rem_euclid(1.0) * len).rem_euclid(d.max(1e-9))
+                }
+                _ => (u + input.phase_offset).rem_euclid(1.0) * d,
+            };
             SamplingJob {
                 clip: input.clip,
                 time_secs: time as f32,

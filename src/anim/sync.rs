@@ -152,6 +152,10 @@ pub enum MarkerAlignment {
     /// clips, or in another order): the first shared marker (named) is aligned and the
     /// follower moves at the uniform rate `follower / leader duration`.
     FirstMarker(String),
+    /// Both clips are takes of several gait cycles (a shared `*down` marker at least
+    /// [`MIN_GAIT_CYCLES`] times in each, e.g. motion capture): the follower moves one gait
+    /// cycle (between two of these markers) per leader gait cycle ([`gait_sync_time`]).
+    GaitCycles(String),
     /// No shared marker, or invalid durations: the caller uses [`normalized_phase`].
     None,
 }
@@ -167,6 +171,9 @@ impl MarkerAlignment {
             ),
             MarkerAlignment::FirstMarker(name) => Some(format!(
                 "sync: the shared markers appear a different number of times or in another order in the two clips; aligned on '{name}' at a uniform rate"
+            )),
+            MarkerAlignment::GaitCycles(name) => Some(format!(
+                "sync: takes of several steps; one follower gait cycle per leader gait cycle, aligned on '{name}'"
             )),
             MarkerAlignment::None => Some(
                 "sync: no shared markers; aligned by normalised phase".into(),
@@ -277,6 +284,9 @@ pub fn marker_alignment(
     if !(ld.is_finite() && ld > 0.0 && fd.is_finite() && fd > 0.0) {
         return MarkerAlignment::None;
     }
+    if let Some(name) = gait_marker(leader, follower) {
+        return MarkerAlignment::GaitCycles(name.to_string());
+    }
     match pairing(leader, ld, follower, fd) {
         None => MarkerAlignment::None,
         Some((_, _, Some(_), false)) => MarkerAlignment::AllMarkers,
@@ -349,6 +359,118 @@ pub fn marker_sync_time(
     };
     let alpha = (t - prev_t) / (next_t - prev_t);
     Some(wrap_secs(f_prev + alpha * gap, fd))
+}
+
+/// Fewest occurrences of a shared `*down` marker in each clip for [`gait_sync_time`]: a
+/// looping cycle has one per foot (two after a stumble), a take of several steps more.
+pub const MIN_GAIT_CYCLES: usize = 3;
+
+/// The first `*down` marker name (in the leader's order) that both clips have at least
+/// [`MIN_GAIT_CYCLES`] times.
+pub fn gait_marker<'a>(leader: &'a [SyncMarker], follower: &[SyncMarker]) -> Option<&'a str> {
+    let count = |ms: &[SyncMarker], name: &str| ms.iter().filter(|m| m.name == name).count();
+    leader
+        .iter()
+        .map(|m| m.name.as_str())
+        .filter(|n| is_down(n))
+        .find(|n| count(leader, n) >= MIN_GAIT_CYCLES && count(follower, n) >= MIN_GAIT_CYCLES)
+}
+
+/// The gait cycle around `t` (seconds in `[0, duration)`) between sorted marker times
+/// `times` (cyclic: before the first, the last one a loop earlier): `(start, end)` with
+/// `start <= t < end` (`end` may pass `duration`, `start` may be negative).
+fn gait_cycle(times: &[f64], duration: f64, t: f64) -> (f64, f64) {
+    let m = times.len();
+    match (0..m).rev().find(|&i| times[i] <= t) {
+        Some(i) if i + 1 < m => (times[i], times[i + 1]),
+        Some(i) => (times[i], times[0] + duration),
+        None => (times[m - 1] - duration, times[0]),
+    }
+}
+
+/// The gait cycle (between two occurrences of marker `name`) that holds `now_secs`:
+/// `(start, length)` seconds (`start` may be negative: the cycle over the clip's start).
+/// `None` with fewer than two occurrences or an invalid duration.
+pub fn gait_cycle_at(
+    markers: &[SyncMarker],
+    name: &str,
+    duration_secs: f64,
+    now_secs: f64,
+) -> Option<(f64, f64)> {
+    if !(duration_secs.is_finite() && duration_secs > 0.0 && now_secs.is_finite()) {
+        return None;
+    }
+    let mut v: Vec<f64> = markers
+        .iter()
+        .filter(|m| m.name == name)
+        .map(|m| wrap_secs(f64::from(m.time_secs), duration_secs))
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    if v.len() < 2 {
+        return None;
+    }
+    let (a, b) = gait_cycle(&v, duration_secs, wrap_secs(now_secs, duration_secs));
+    Some((a, b - a))
+}
+
+/// Gait-cycle sync for takes of several steps (motion capture: a walk of eight steps
+/// against a run of twelve): the leader's gait phase `g` in its gait cycle (between two
+/// occurrences of the shared `*down` marker, see [`MarkerAlignment::GaitCycles`]) is
+/// applied to the follower's gait cycle that holds `follower_now` (its current time), or
+/// to the next one when that would move it backwards; so the follower advances one gait
+/// cycle per leader gait cycle, steps stay in phase, whatever the takes' lengths.
+/// `None` when the clips are not such takes (use [`marker_sync_time`]). Seconds; the
+/// result is in `[0, follower_duration)`. Allocates the two marker lists (a few dozen).
+pub fn gait_sync_time(
+    leader: &[SyncMarker],
+    leader_duration_secs: f64,
+    leader_time_secs: f64,
+    follower: &[SyncMarker],
+    follower_duration_secs: f64,
+    follower_now_secs: f64,
+) -> Option<f64> {
+    let (ld, fd) = (leader_duration_secs, follower_duration_secs);
+    if !(ld.is_finite()
+        && ld > 0.0
+        && fd.is_finite()
+        && fd > 0.0
+        && leader_time_secs.is_finite()
+        && follower_now_secs.is_finite())
+    {
+        return None;
+    }
+    let name = gait_marker(leader, follower)?;
+    let sorted = |ms: &[SyncMarker], d: f64| {
+        let mut v: Vec<f64> = ms
+            .iter()
+            .filter(|m| m.name == name)
+            .map(|m| wrap_secs(f64::from(m.time_secs), d))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        v
+    };
+    let (l, f) = (sorted(leader, ld), sorted(follower, fd));
+    if l.len() < MIN_GAIT_CYCLES || f.len() < MIN_GAIT_CYCLES {
+        return None;
+    }
+    let t = wrap_secs(leader_time_secs, ld);
+    let (a, b) = gait_cycle(&l, ld, t);
+    let g = ((t - a) / (b - a)).clamp(0.0, 1.0);
+    let now = wrap_secs(follower_now_secs, fd);
+    let (fa, fb) = gait_cycle(&f, fd, now);
+    let target = fa + g * (fb - fa);
+    // Behind where the follower is: the leader started a new gait cycle, so does it.
+    let target = if target + 1e-9 < now {
+        let next = wrap_secs(fb, fd);
+        let (na, nb) = gait_cycle(&f, fd, next);
+        // `na` is `fb` (possibly a loop later): keep it unwrapped from `fb`.
+        fb + g * (nb - na)
+    } else {
+        target
+    };
+    Some(wrap_secs(target, fd))
 }
 
 /// Wraps `x` into `[0, 1)`; rem_euclid can round up to exactly 1 for tiny negative inputs.

@@ -532,13 +532,25 @@ impl Node {
 /// offset); the leader's normalised phase when they share no markers.
 fn marker_phase(players: &[ClipPlayer], leader: usize, follower: usize) -> f64 {
     let (l, f) = (&players[leader], &players[follower]);
-    let base = sync::marker_sync_time(
+    // Takes of several steps sync per gait cycle (from where the follower is); loops
+    // pair their markers.
+    let base = sync::gait_sync_time(
         &l.sync_markers,
         l.duration_secs(),
         l.clock.time().phase_secs,
         &f.sync_markers,
         f.duration_secs(),
+        f.clock.time().phase_secs,
     )
+    .or_else(|| {
+        sync::marker_sync_time(
+            &l.sync_markers,
+            l.duration_secs(),
+            l.clock.time().phase_secs,
+            &f.sync_markers,
+            f.duration_secs(),
+        )
+    })
     .map(|t| {
         if f.duration_secs() > 0.0 {
             t / f.duration_secs()
@@ -1334,14 +1346,37 @@ impl PoseGraph {
             return Ok(());
         }
         let legs: Vec<(usize, usize)> = self.legs.iter().map(|l| (l.thigh, l.foot)).collect();
+        // Takes of several steps synced per gait cycle: measure the gait cycles that play
+        // now, at their relative gait phase (their whole clips are not one cycle each).
+        let gait = |i: usize| -> Option<(f64, f64, f64)> {
+            if !self.uses_marker_sync() {
+                return None;
+            }
+            let (l, p) = (&self.players[lead], &self.players[i]);
+            let name = sync::gait_marker(&l.sync_markers, &p.sync_markers)?;
+            let now = p.clock.time().phase_secs;
+            let (start, len) = sync::gait_cycle_at(&p.sync_markers, name, p.duration_secs(), now)?;
+            let phase = ((now - start) / len).rem_euclid(1.0);
+            Some((start, len, phase))
+        };
+        let lead_gait = gait(lead);
         let inputs: Vec<PhaseInput> = active
             .iter()
             .map(|&i| {
                 let p = &self.players[i];
-                PhaseInput {
-                    clip: &model.clips[p.clip],
-                    phase_offset: (p.normalized() - lead_u).rem_euclid(1.0),
-                    weight: p.weight,
+                match (lead_gait, gait(i)) {
+                    (Some((_, _, lg)), Some((start, len, g))) => PhaseInput {
+                        clip: &model.clips[p.clip],
+                        phase_offset: (g - lg).rem_euclid(1.0),
+                        weight: p.weight,
+                        window_secs: Some((start, len)),
+                    },
+                    _ => PhaseInput {
+                        clip: &model.clips[p.clip],
+                        phase_offset: (p.normalized() - lead_u).rem_euclid(1.0),
+                        weight: p.weight,
+                        window_secs: None,
+                    },
                 }
             })
             .collect();
