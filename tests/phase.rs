@@ -41,12 +41,14 @@ fn pair<'a>(a: &'a Clip, b: &'a Clip, offset_deg: f64) -> [PhaseInput<'a>; 2] {
             phase_offset: 0.0,
             weight: 0.5,
             window_secs: None,
+            aligned: None,
         },
         PhaseInput {
             clip: b,
             phase_offset: offset_deg / 360.0,
             weight: 0.5,
             window_secs: None,
+            aligned: None,
         },
     ]
 }

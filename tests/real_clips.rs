@@ -739,9 +739,10 @@ fn the_implied_speed_of_the_pinned_demo_walk_is_its_travel_speed() {
 /// Motion capture in a folder (issue 20): a Bandai walk (8 steps, 8.8 s) and run (3 left
 /// steps, 2.5 s) blended with marker sync step together: the follower's phase within its
 /// gait cycle (between two detected left-foot-down markers) is the leader's, frame after
-/// frame, while the follower wraps on its own length. (Their blend still cancels: the two
-/// takes were captured running in opposite directions, and the graph blends local
-/// transforms, root included; see issue 20's note.)
+/// frame, while the follower wraps on its own length. The two takes were captured heading
+/// opposite ways (the walk -Z, the run +Z): the run is turned onto the walk's start, so
+/// the blend keeps its leg swing (no phase warning; it cancelled at a 0.82 drop before)
+/// and travels.
 #[test]
 fn a_mocap_walk_and_run_step_together() {
     use stridescope::graph::def::{BlendInputDef, GraphDef, NodeDef, SyncMode, Weight};
@@ -823,6 +824,24 @@ fn a_mocap_walk_and_run_step_together() {
         run_wraps >= 2,
         "the run's take wraps on its own: {run_wraps}"
     );
+    g.evaluate(&model).unwrap();
+    let r = g.phase_report().expect("two inputs");
+    assert!(!r.warning && r.amplitude_drop < 0.3, "{r:?}");
+    let trace = json(&[
+        "trace",
+        dir.to_str().unwrap(),
+        "--blend",
+        &format!("{walk},{run}"),
+        "--weight",
+        "0.5",
+        "--seconds",
+        "4",
+        "--json",
+    ]);
+    let s = &trace["summary"];
+    assert_eq!(s["phase_warning"], false, "{s}");
+    // Half a walk (1.09 m/s) and half a run (3.29 m/s) for 4 s: well past the walk alone.
+    assert!(s["distance_m"].as_f64().unwrap() > 5.0, "{s}");
     assert!(
         g.sync_notes().iter().any(|n| n.contains("gait cycle")),
         "{:?}",

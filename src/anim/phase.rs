@@ -13,7 +13,10 @@
 use glam::{Mat4, Vec3};
 
 use super::blend::blending::{BlendLayer, BlendingJob};
-use super::{AnimError, Clip, LocalToModelJob, SamplingCache, SamplingJob, Skeleton, Transform};
+use super::{
+    AnimError, Clip, ClipRootMotion, GroundTransform, LocalToModelJob, SamplingCache, SamplingJob,
+    Skeleton, Transform,
+};
 
 /// Amplitude drop above which [`PhaseReport::warning`] is set.
 ///
@@ -37,6 +40,10 @@ pub struct PhaseInput<'a> {
     /// instead of the whole clip (shared phase `u` is then at `start + (u + offset) *
     /// length`, wrapped into the clip). `None`: the clip is one cycle.
     pub window_secs: Option<(f64, f64)>,
+    /// A clip turned onto another's start before blending (motion-capture takes facing
+    /// different ways, see `graph::player::ClipPlayer::align`): its root motion, removed,
+    /// and the ground transform applied after. `None`: sampled as authored.
+    pub aligned: Option<(&'a ClipRootMotion, GroundTransform)>,
 }
 
 /// What [`measure_phase_cancellation`] found. Angles in degrees.
@@ -214,6 +221,10 @@ fn measure(
                 rest_pose: rest,
             }
             .run_with_cache(&mut caches[i], &mut poses[i])?;
+            if let Some((root, align)) = &input.aligned {
+                root.source.remove(&root.motion, time, &mut poses[i])?;
+                root.source.place(align, &mut poses[i])?;
+            }
             LocalToModelJob {
                 parents: skeleton.parents(),
                 local: &poses[i],

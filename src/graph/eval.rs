@@ -528,6 +528,81 @@ impl Node {
     }
 }
 
+/// Turn past which two clips count as captured facing different ways (45 degrees): a
+/// walk and a run of one character start alike within a few degrees of toe-out.
+const FACING_ALIGN_RAD: f64 = std::f64::consts::FRAC_PI_4;
+
+/// Motion-capture takes start wherever the actor stood and face wherever the actor
+/// walked (a Bandai walk heads -Z, its run +Z): blended in local space their hips turn
+/// against each other and the swing cancels. Each clip with root motion whose start
+/// faces more than [`FACING_ALIGN_RAD`] away from the graph's first such clip is moved
+/// onto that clip's start ([`ClipPlayer::align`]). Facing: the feet's direction (ankle to
+/// toe) at clip time 0; clips without toes keep their own.
+fn align_facings(model: &Model, legs: &[contacts::LegChain], players: &mut [ClipPlayer]) {
+    let frames: Vec<Option<GroundTransform>> = players
+        .iter()
+        .map(|p| start_frame(model, legs, p))
+        .collect();
+    let Some(reference) = frames.iter().flatten().next().copied() else {
+        return;
+    };
+    for (p, f) in players.iter_mut().zip(&frames) {
+        let Some(f) = f else { continue };
+        let turn = (reference.yaw_rad - f.yaw_rad + std::f64::consts::PI)
+            .rem_euclid(std::f64::consts::TAU)
+            - std::f64::consts::PI;
+        if turn.abs() > FACING_ALIGN_RAD {
+            p.align = reference.compose(&f.inverse());
+        }
+    }
+}
+
+/// Where a clip with root motion starts on the ground (its root joint at time 0) and the
+/// way its feet point then; `None` for layers, clips without root motion or toes.
+fn start_frame(
+    model: &Model,
+    legs: &[contacts::LegChain],
+    p: &ClipPlayer,
+) -> Option<GroundTransform> {
+    if p.is_layer {
+        return None;
+    }
+    let root = p.root.as_ref()?;
+    let sk = &model.skeleton;
+    let mut local = sk.rest_pose().to_vec();
+    crate::anim::SamplingJob {
+        clip: &model.clips[p.clip],
+        time_secs: 0.0,
+        rest_pose: sk.rest_pose(),
+    }
+    .run(&mut local)
+    .ok()?;
+    let mut m = vec![glam::Mat4::IDENTITY; sk.joint_count()];
+    crate::anim::LocalToModelJob {
+        parents: sk.parents(),
+        local: &local,
+        model_from_root: glam::Mat4::IDENTITY,
+    }
+    .run(&mut m)
+    .ok()?;
+    let forward: glam::Vec3 = legs
+        .iter()
+        .filter_map(|l| {
+            let toe = l.toe?;
+            let d = m.get(toe)?.w_axis.truncate() - m.get(l.foot)?.w_axis.truncate();
+            Some(glam::Vec3::new(d.x, 0.0, d.z))
+        })
+        .sum();
+    if forward.length_squared() <= f32::EPSILON {
+        return None;
+    }
+    let at = m.get(root.source.joint)?.w_axis;
+    Some(GroundTransform::new(
+        f64::from(forward.x.atan2(forward.z)),
+        glam::DVec2::new(f64::from(at.x), f64::from(at.z)),
+    ))
+}
+
 /// The follower's normalised phase that matches the leader's markers (plus the follower's
 /// offset); the leader's normalised phase when they share no markers.
 fn marker_phase(players: &[ClipPlayer], leader: usize, follower: usize) -> f64 {
@@ -642,7 +717,8 @@ impl PoseGraph {
                 current_weight: 0.0,
             });
         }
-        let players = b.players;
+        let mut players = b.players;
+        align_facings(model, &legs, &mut players);
         let n = model.skeleton.joint_count();
         let inertialized = match &base {
             Base::Machine(m) => m.sm.has_inertialized_transitions(),
@@ -1360,6 +1436,13 @@ impl PoseGraph {
             Some((start, len, phase))
         };
         let lead_gait = gait(lead);
+        // Clips turned onto another's start are measured as they blend.
+        fn aligned(p: &ClipPlayer) -> Option<(&crate::anim::ClipRootMotion, GroundTransform)> {
+            p.root
+                .as_ref()
+                .filter(|_| p.align != GroundTransform::IDENTITY)
+                .map(|r| (r, p.align))
+        }
         let inputs: Vec<PhaseInput> = active
             .iter()
             .map(|&i| {
@@ -1370,12 +1453,14 @@ impl PoseGraph {
                         phase_offset: (g - lg).rem_euclid(1.0),
                         weight: p.weight,
                         window_secs: Some((start, len)),
+                        aligned: aligned(p),
                     },
                     _ => PhaseInput {
                         clip: &model.clips[p.clip],
                         phase_offset: (p.normalized() - lead_u).rem_euclid(1.0),
                         weight: p.weight,
                         window_secs: None,
+                        aligned: aligned(p),
                     },
                 }
             })

@@ -36,6 +36,11 @@ pub struct ClipPlayer {
     pub pose: Vec<Transform>,
     /// Keep the clip's root motion in `pose` (a timeline preview in *Loop and reset*).
     pub keep_root_motion: bool,
+    /// Moves this clip's start onto the graph's first clip's start (ground transform,
+    /// model space) when they were captured facing different ways (motion capture takes):
+    /// applied to the root-motion-removed pose and, as a turn, to the deltas. Identity for
+    /// clips that start alike.
+    pub align: GroundTransform,
     cache: SamplingCache,
 }
 
@@ -80,6 +85,7 @@ impl ClipPlayer {
             interval: None,
             pose: skeleton.rest_pose().to_vec(),
             keep_root_motion: false,
+            align: GroundTransform::IDENTITY,
             cache: SamplingCache::new(),
         })
     }
@@ -112,6 +118,11 @@ impl ClipPlayer {
             Some(r) => r.motion.delta(interval.from, interval.to),
             None => GroundTransform::IDENTITY,
         };
+        if self.align.yaw_rad != 0.0 {
+            // The delta in the aligned frame: the same step, turned with the clip.
+            let turn = GroundTransform::new(self.align.yaw_rad, glam::DVec2::ZERO);
+            self.delta = turn.compose(&self.delta).compose(&turn.inverse());
+        }
         self.interval = Some(interval);
         Ok(())
     }
@@ -156,6 +167,9 @@ impl ClipPlayer {
         .run_with_cache(&mut self.cache, &mut self.pose)?;
         if let (Some(r), false, false) = (&self.root, self.is_layer, self.keep_root_motion) {
             r.source.remove(&r.motion, t, &mut self.pose)?;
+            if self.align != GroundTransform::IDENTITY {
+                r.source.place(&self.align, &mut self.pose)?;
+            }
         }
         Ok(())
     }
