@@ -798,7 +798,6 @@ impl App {
         event_loop.exit();
     }
 
-    /// Reloads the open file when the watcher saw it change (also while paused: the
     /// Asks the system file dialog (`dialog`) for a file, or opens the in-app browser
     /// for `purpose` where no XDG desktop portal answers: without a session bus there is
     /// none; with one but no portal, rfd returns at once (nobody cancels a dialog in
@@ -832,6 +831,7 @@ impl App {
         }
     }
 
+    /// Reloads the open file when the watcher saw it change (also while paused: the
     /// watcher wakes the event loop). A failed reload keeps the current character.
     fn reload_if_changed(&mut self) {
         let Some(watcher) = &self.watcher else {

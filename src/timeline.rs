@@ -114,8 +114,10 @@ pub struct Timeline {
     /// is measured in.
     range: Option<(f64, f64)>,
     range_origin: f64,
-    /// Turn round at the ends instead of looping.
+    /// Turn round at the ends instead of looping, and the sign of the rate the user
+    /// chose before (restored when ping-pong is turned off).
     ping_pong: bool,
+    ping_pong_sign: f64,
     /// The ground frame root motion is measured from: `R0` of the current clip, or, for a
     /// clip without root motion, the last clip's `R0` (so switching keeps the character,
     /// the trail and the camera where they are).
@@ -143,6 +145,7 @@ impl Timeline {
             range: None,
             range_origin: 0.0,
             ping_pong: false,
+            ping_pong_sign: 1.0,
             anchor: GroundTransform::IDENTITY,
         };
         if !model.clips.is_empty() {
@@ -342,6 +345,9 @@ impl Timeline {
         if d <= 0.0 || hi <= lo {
             return self.advance_by(dt_secs);
         }
+        if !dt_secs.is_finite() {
+            return self.advance_by(dt_secs);
+        }
         let mut total = GroundTransform::IDENTITY;
         let mut left = dt_secs.max(0.0);
         for _ in 0..64 {
@@ -369,6 +375,12 @@ impl Timeline {
             left -= to_edge.max(0.0);
             if self.ping_pong {
                 let _ = self.player.clock.set_rate(-rate);
+                // A clip that does not loop stops at its clamped end: turn round instead.
+                self.playing = true;
+            } else if !self.player.clock.looping() {
+                // Loop off: the range plays once, to its out point.
+                self.playing = false;
+                break;
             } else {
                 let displacement = std::mem::take(&mut self.displacement);
                 self.seek_within(if rate > 0.0 { lo_abs } else { hi_abs });
@@ -408,7 +420,7 @@ impl Timeline {
     /// after it).
     pub fn set_out_at_playhead(&mut self) {
         let at = self.phase_secs();
-        let at = if at <= 0.0 && self.player.clock.time().cycle > 0 {
+        let at = if at <= 0.0 && self.player.clock.time().cycle != 0 {
             self.player.clock.duration_secs()
         } else {
             at
@@ -424,8 +436,26 @@ impl Timeline {
     }
 
     pub fn set_ping_pong(&mut self, on: bool) {
+        let rate = self.player.clock.rate();
+        if on && !self.ping_pong {
+            self.ping_pong_sign = if rate < 0.0 { -1.0 } else { 1.0 };
+        } else if !on && self.ping_pong {
+            // Back to the direction the user chose, not the one the last turn left.
+            let _ = self.player.clock.set_rate(rate.abs() * self.ping_pong_sign);
+        }
         self.ping_pong = on;
         self.range_origin = self.time_secs() - self.phase_secs();
+    }
+
+    /// The play rate the user chose: with ping-pong on, the clock's rate flips sign at
+    /// every turn; this is the rate with the sign it had when ping-pong was turned on.
+    pub fn chosen_rate(&self) -> f64 {
+        let rate = self.player.clock.rate();
+        if self.ping_pong {
+            rate.abs() * self.ping_pong_sign
+        } else {
+            rate
+        }
     }
 
     /// Sets the frame rate stepping, the readout and the ruler use (frames per second,

@@ -383,3 +383,38 @@ fn an_in_out_range_loops_and_bounces_inside_it() {
     assert_eq!(t.range(), None);
     assert_eq!(t.frame_rate_hz(), 30.0);
 }
+
+/// Ping-pong on a clip that does not loop keeps turning round (it stopped at the clamped
+/// end), and turning it off gives back the direction the user chose; with loop off a
+/// range plays once, to its out point.
+#[test]
+fn ping_pong_without_loop_and_the_chosen_rate() {
+    let model = demo();
+    let walk = model.find_clip("Walk").unwrap();
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, walk);
+    t.set_looping(false);
+    t.set_ping_pong(true);
+    t.set_playing(true);
+    for _ in 0..90 {
+        t.tick(1.0 / 60.0);
+    }
+    assert!(t.is_playing(), "still playing after the turn");
+    assert!((t.phase_secs() - 0.7).abs() < 1e-6, "{}", t.phase_secs());
+    assert!(t.clock().rate() < 0.0);
+    assert_eq!(t.chosen_rate(), 1.0);
+    t.set_ping_pong(false);
+    assert_eq!(t.clock().rate(), 1.0);
+    // Loop off with a range: plays to the out point and stops there.
+    t.seek_secs(0.2);
+    t.set_in_at_playhead();
+    t.seek_secs(0.5);
+    t.set_out_at_playhead();
+    t.seek_secs(0.2);
+    t.set_playing(true);
+    for _ in 0..60 {
+        t.tick(1.0 / 60.0);
+    }
+    assert!(!t.is_playing());
+    assert!((t.phase_secs() - 0.5).abs() < 1e-6, "{}", t.phase_secs());
+}

@@ -418,8 +418,9 @@ pub fn gait_cycle_at(
 /// against a run of twelve): the leader's gait phase `g` in its gait cycle (between two
 /// occurrences of the shared `*down` marker, see [`MarkerAlignment::GaitCycles`]) is
 /// applied to the follower's gait cycle that holds `follower_now` (its current time), or
-/// to the next one when that would move it backwards; so the follower advances one gait
-/// cycle per leader gait cycle, steps stay in phase, whatever the takes' lengths.
+/// to the next or previous one, whichever puts it nearest where it is; so the follower
+/// advances one gait cycle per leader gait cycle (backwards in reverse), steps stay in
+/// phase, whatever the takes' lengths.
 /// `None` when the clips are not such takes (use [`marker_sync_time`]). Seconds; the
 /// result is in `[0, follower_duration)`. Allocates the two marker lists (a few dozen).
 pub fn gait_sync_time(
@@ -460,16 +461,25 @@ pub fn gait_sync_time(
     let g = ((t - a) / (b - a)).clamp(0.0, 1.0);
     let now = wrap_secs(follower_now_secs, fd);
     let (fa, fb) = gait_cycle(&f, fd, now);
-    let target = fa + g * (fb - fa);
-    // Behind where the follower is: the leader started a new gait cycle, so does it.
-    let target = if target + 1e-9 < now {
-        let next = wrap_secs(fb, fd);
-        let (na, nb) = gait_cycle(&f, fd, next);
-        // `na` is `fb` (possibly a loop later): keep it unwrapped from `fb`.
-        fb + g * (nb - na)
-    } else {
-        target
+    // The leader's gait phase in the follower's current cycle, the next or the previous
+    // one: whichever lies nearest where the follower is. Playing forwards the leader's
+    // new step moves the follower on to its next cycle; in reverse, back to the previous;
+    // and a follower a little ahead (a cross-fade) is pulled back, never sent a step on.
+    let (na, nb) = gait_cycle(&f, fd, wrap_secs(fb, fd));
+    let (pa, pb) = gait_cycle(&f, fd, wrap_secs(fa - 1e-9 * fd, fd));
+    let candidates = [
+        fa + g * (fb - fa),
+        fb + g * (nb - na),
+        fa - (pb - pa) + g * (pb - pa),
+    ];
+    let distance = |x: f64| {
+        let d = (x - now).rem_euclid(fd);
+        d.min(fd - d)
     };
+    let target = candidates
+        .into_iter()
+        .min_by(|a, b| distance(*a).total_cmp(&distance(*b)))
+        .unwrap_or(fa);
     Some(wrap_secs(target, fd))
 }
 

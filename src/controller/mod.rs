@@ -885,6 +885,9 @@ impl Previewer {
                 g.playing = self.timeline.is_playing();
                 self.graph = Some(g);
                 self.drive_graph = false;
+                // The new session's clock starts at 0: an old warning's time means nothing.
+                self.last_phase_warning = None;
+                self.phase_warning_on = false;
                 self.set_message(
                     format!(
                         "blending {} and {} (weight slider in the Blend panel)",
@@ -1355,7 +1358,7 @@ impl Previewer {
                 .clip()
                 .and_then(|i| self.model.clips.get(i))
                 .map(|c| c.name().to_string()),
-            play_rate: self.timeline.clock().rate(),
+            play_rate: self.timeline.chosen_rate(),
             looping: self.timeline.clock().looping(),
             joint_filter: self.inspect.filter.clone(),
         };
