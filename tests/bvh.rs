@@ -1191,3 +1191,27 @@ fn an_fbx_file_says_it_does_not_open_yet() {
         "{e}"
     );
 }
+
+/// Takes of another actor (same joints, other bone lengths) join the folder with one
+/// warning naming them: they play on the first file's bone lengths.
+#[test]
+fn a_folder_names_takes_with_other_bone_lengths() {
+    let dir = temp_dir().join("two-actors");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.bvh"), chain()).unwrap();
+    std::fs::write(dir.join("b.bvh"), chain_with(8, "\t\tOFFSET 15 0 0")).unwrap();
+    std::fs::write(dir.join("c.bvh"), chain()).unwrap();
+    let m = asset::folder::load_folder(&dir, &cm(), &|_, _| {}).unwrap();
+    assert_eq!(m.clips.len(), 3);
+    let w: Vec<&String> = m
+        .warnings
+        .iter()
+        .filter(|w| w.contains("bone lengths"))
+        .collect();
+    assert_eq!(
+        w,
+        [&"1 files have the same joints but other bone lengths (up to 5.0 cm) and play on the first file's skeleton: b.bvh".to_string()],
+        "{:?}",
+        m.warnings
+    );
+}

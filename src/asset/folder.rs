@@ -9,6 +9,9 @@ use rayon::prelude::*;
 
 use super::{bone_shapes, bvh, display_name, is_bvh_path, ImportError, LoadOptions, Model};
 
+/// Rest offsets (metres) two files may differ by and still count as one actor's.
+const BONE_TOLERANCE_M: f32 = 0.01;
+
 /// The BVH files directly in `dir`, sorted by name (case-insensitive).
 pub fn bvh_files(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
     let read = std::fs::read_dir(dir)
@@ -55,6 +58,7 @@ pub fn load_folder(
     let mut warnings = Vec::new();
     let mut base: Option<Model> = None;
     let mut skipped = 0;
+    let (mut other_lengths, mut worst_m) = (Vec::new(), 0.0f32);
     for (path, result) in loaded {
         let model = match result {
             Ok(m) => m,
@@ -77,6 +81,28 @@ pub fn load_folder(
             skipped += 1;
             continue;
         }
+        // Same joints, another actor: the take plays on the first file's bone lengths.
+        // Bones only: a root's offset, or one its clip animates, is where the take stood.
+        let parents = first.skeleton.parents();
+        let moves = |j: usize| {
+            model
+                .clips
+                .iter()
+                .any(|c| c.joint_tracks(j).is_some_and(|t| t.translation.is_some()))
+        };
+        let longest = first
+            .skeleton
+            .rest_pose()
+            .iter()
+            .zip(model.skeleton.rest_pose())
+            .enumerate()
+            .filter(|&(j, _)| parents[j].is_some() && !moves(j))
+            .map(|(_, (a, b))| a.translation.distance(b.translation))
+            .fold(0.0f32, f32::max);
+        if longest > BONE_TOLERANCE_M {
+            other_lengths.push(display_name(&path));
+            worst_m = worst_m.max(longest);
+        }
         first.clips.extend(model.clips);
     }
     let Some(mut model) = base else {
@@ -95,6 +121,22 @@ pub fn load_folder(
             0,
             format!("{skipped} of {total} files skipped (listed below)"),
         );
+    }
+    if !other_lengths.is_empty() {
+        // One line for them all: a capture session's takes often come from several actors.
+        model.warnings.push(format!(
+            "{} files have the same joints but other bone lengths (up to {:.1} cm) and play on \
+             the first file's skeleton: {}{}",
+            other_lengths.len(),
+            worst_m * 100.0,
+            other_lengths
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+            if other_lengths.len() > 5 { ", ..." } else { "" }
+        ));
     }
     model.warnings.extend(warnings);
     bone_shapes::add_bone_shapes(&mut model).map_err(|e| ImportError::new(dir, "skeleton", e))?;
