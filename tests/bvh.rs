@@ -84,24 +84,10 @@ fn load_cm(name: &str, text: &str) -> Model {
 
 /// Model-space joint positions at clip time `t`.
 fn positions(model: &Model, t: f32) -> Vec<Vec3> {
-    let sk = &model.skeleton;
-    let mut local = vec![Transform::IDENTITY; sk.joint_count()];
-    SamplingJob {
-        clip: &model.clips[0],
-        time_secs: t,
-        rest_pose: sk.rest_pose(),
-    }
-    .run(&mut local)
-    .unwrap();
-    let mut m = vec![Mat4::IDENTITY; sk.joint_count()];
-    LocalToModelJob {
-        parents: sk.parents(),
-        local: &local,
-        model_from_root: Mat4::IDENTITY,
-    }
-    .run(&mut m)
-    .unwrap();
-    m.iter().map(|m| m.w_axis.truncate()).collect()
+    positions_mats(model, t)
+        .iter()
+        .map(|m| m.w_axis.truncate())
+        .collect()
 }
 
 fn pos(model: &Model, joint: &str, t: f32) -> Vec3 {
