@@ -934,7 +934,7 @@ impl App {
                 Action::OpenDialog => {
                     let picked = self.pick_file(Purpose::Open, || {
                         rfd::FileDialog::new()
-                            .add_filter("glTF 2.0 and BVH", &["gltf", "glb", "bvh"])
+                            .add_filter("glTF 2.0, FBX and BVH", &["gltf", "glb", "fbx", "bvh"])
                             .set_title(Purpose::Open.title())
                             .pick_file()
                     });
@@ -960,7 +960,7 @@ impl App {
                 Action::OpenCompareDialog => {
                     let picked = self.pick_file(Purpose::CompareB, || {
                         rfd::FileDialog::new()
-                            .add_filter("glTF 2.0 and BVH", &["gltf", "glb", "bvh"])
+                            .add_filter("glTF 2.0, FBX and BVH", &["gltf", "glb", "fbx", "bvh"])
                             .set_title(Purpose::CompareB.title())
                             .pick_file()
                     });

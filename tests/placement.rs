@@ -96,6 +96,7 @@ fn rig() -> Model {
         source_units_m: 1.0,
         source_units_reason: "metres".into(),
         source_up_axis: "+Y".into(),
+        source_creator: None,
     }
 }
 

@@ -107,8 +107,15 @@ impl Skeleton {
                 *b = true;
             }
         }
-        self.bound = if bound.contains(&true) {
-            bound
+        self.mark_bones(bound);
+    }
+
+    /// Marks which joints are bones when a format says so without a skin (an FBX file's
+    /// limb nodes): one flag per joint. No flag set (or a list of the wrong length):
+    /// every joint counts as a bone again.
+    pub fn mark_bones(&mut self, bones: Vec<bool>) {
+        self.bound = if bones.len() == self.joint_count() && bones.contains(&true) {
+            bones
         } else {
             Vec::new()
         };

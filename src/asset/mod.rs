@@ -1,4 +1,4 @@
-//! Asset import: glTF 2.0 and BVH files into the animation core's types, with typed errors
+//! Asset import: glTF 2.0, FBX and BVH files into the animation core's types, with typed errors
 //! that name the file and the offending element (or line); and the built-in demo character.
 
 pub mod analysis;
@@ -6,6 +6,8 @@ pub mod bone_shapes;
 mod bvh;
 pub mod demo;
 mod error;
+mod fbx;
+pub use fbx::inbetween_weights as fbx_inbetween_weights;
 pub mod folder;
 pub mod glb_writer;
 mod gltf_import;
@@ -62,7 +64,7 @@ pub fn load_or_demo(file: Option<&Path>) -> Result<Model, String> {
     }
 }
 
-/// Loads a glTF (`.gltf`, `.glb`) or BVH (`.bvh`) file with the options the environment
+/// Loads a glTF (`.gltf`, `.glb`), FBX (`.fbx`) or BVH (`.bvh`) file with the options the environment
 /// sets ([`LoadOptions::from_env`]: [`UNITS_ENV`], [`ALLOW_TRUNCATED_ENV`]; the defaults
 /// when unset), and the key reduction [`REDUCE_KEYS_ENV`] asks for.
 pub fn load(path: &Path) -> Result<Model, ImportError> {
@@ -128,17 +130,18 @@ pub fn load_scene_from_slice_with(
     scene: Option<usize>,
     options: &LoadOptions,
 ) -> Result<Model, ImportError> {
-    let is_fbx = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("fbx"));
-    if is_fbx {
-        return Err(ImportError::new(
-            path,
-            "",
-            "FBX files do not open yet: convert it to glTF (Blender: File > Export > glTF 2.0, \
-             or FBX2glTF), or export the motion as BVH",
-        ));
+    if is_fbx_path(path)
+        || (!is_gltf_path(path) && !is_bvh_path(path) && fbx::looks_like_fbx(bytes))
+    {
+        let mut model = fbx::load_from_slice(bytes, path, options)?;
+        if let Some(tolerance_m) =
+            reduce_keys_from_env().map_err(|e| ImportError::new(path, "", e))?
+        {
+            model
+                .reduce_keys(tolerance_m)
+                .map_err(|e| ImportError::new(path, "takes", e))?;
+        }
+        return Ok(model);
     }
     let is_bvh = is_bvh_path(path) || (!is_gltf_path(path) && bvh::looks_like_bvh(bytes));
     if !is_bvh {
@@ -195,8 +198,11 @@ pub struct Model {
     /// How the units were decided, in words, e.g. `centimetres (the skeleton is 171 units
     /// tall; a person is 1.4-2.0 m)`.
     pub source_units_reason: String,
-    /// The source's up axis (`+Y` for glTF and BVH; the model is always +Y up).
+    /// The source's up axis (`+Y` for glTF and BVH; what an FBX file declares; the
+    /// model is always +Y up).
     pub source_up_axis: String,
+    /// The application that wrote the file when it says (an FBX file's creator string).
+    pub source_creator: Option<String>,
 }
 
 impl Model {
@@ -432,9 +438,16 @@ pub fn is_bvh_path(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("bvh"))
 }
 
-/// Whether `path` names a file [`load`] opens by its extension (glTF or BVH).
+/// Whether `path` names an FBX file by its extension (.fbx, any case).
+pub fn is_fbx_path(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("fbx"))
+}
+
+/// Whether `path` names a file [`load`] opens by its extension (glTF, BVH or FBX).
 pub fn is_model_path(path: &Path) -> bool {
-    is_gltf_path(path) || is_bvh_path(path)
+    is_gltf_path(path) || is_bvh_path(path) || is_fbx_path(path)
 }
 
 /// Short display name for a path.

@@ -21,14 +21,17 @@ pub enum SourceFormat {
     Gltf,
     /// Biovision Hierarchy motion capture (`.bvh`): a skeleton and one clip, no meshes.
     Bvh,
+    /// Autodesk FBX (`.fbx`, binary or ASCII), read with ufbx and converted to metres, +Y up.
+    Fbx,
 }
 
 impl SourceFormat {
-    /// `"gltf"` or `"bvh"` (what `inspect --json` prints).
+    /// `"gltf"`, `"bvh"` or `"fbx"` (what `inspect --json` prints).
     pub fn as_str(self) -> &'static str {
         match self {
             SourceFormat::Gltf => "gltf",
             SourceFormat::Bvh => "bvh",
+            SourceFormat::Fbx => "fbx",
         }
     }
 }
@@ -149,6 +152,9 @@ pub struct LoadOptions {
     /// A BVH file with fewer motion values than `Frames:` times its channels loads its
     /// complete frames, with a warning, instead of failing.
     pub allow_truncated: bool,
+    /// Keep the file's own units and axes instead of converting to metres and +Y up (FBX;
+    /// what `snapshot --source-space` writes). The model's lengths are then in file units.
+    pub source_space: bool,
 }
 
 impl LoadOptions {
@@ -176,6 +182,7 @@ impl LoadOptions {
         Ok(LoadOptions {
             units,
             allow_truncated,
+            source_space: false,
         })
     }
 }

@@ -7,6 +7,7 @@ pub mod lint;
 pub mod locomotion_trace;
 pub mod matching_trace;
 pub mod render;
+pub mod snapshot;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -23,7 +24,7 @@ use crate::asset::{self, Model};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// glTF/GLB or BVH file to open in the window (the built-in demo character when omitted).
+    /// glTF/GLB, FBX or BVH file to open in the window (the built-in demo character when omitted).
     pub file: Option<PathBuf>,
     /// Write a PNG of the whole window, UI included, after `--after-frames` frames, then
     /// exit (for scripts and CI).
@@ -155,6 +156,9 @@ pub enum Command {
     Lint(lint::LintArgs),
     /// Render a frame (or a sequence) offscreen to PNG with the GPU renderer.
     Render(render::RenderArgs),
+    /// Write the posed mesh at one clip time as Wavefront OBJ (skinned and morphed, every
+    /// mesh, world space), e.g. to compare with another tool's export of that frame.
+    Snapshot(snapshot::SnapshotArgs),
 }
 
 /// The user's in-place choice on the command line (every clip of the file).
@@ -188,7 +192,7 @@ impl InPlaceArgs {
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// glTF/GLB or BVH file (the built-in demo character when omitted).
+    /// glTF/GLB, FBX or BVH file (the built-in demo character when omitted).
     pub file: Option<PathBuf>,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -206,7 +210,7 @@ pub struct InspectArgs {
 
 #[derive(Debug, Args)]
 pub struct TraceArgs {
-    /// glTF/GLB or BVH file (the built-in demo character when omitted).
+    /// glTF/GLB, FBX or BVH file (the built-in demo character when omitted).
     pub file: Option<PathBuf>,
     /// Clip name (default: the first clip).
     #[arg(long)]
@@ -401,6 +405,7 @@ pub fn run(command: Command) -> Result<String, String> {
         Command::Inspect(args) => inspect(&args),
         Command::Trace(args) => trace(&args),
         Command::Render(args) => render::run(&args),
+        Command::Snapshot(args) => snapshot::run(&args),
         Command::Lint(args) => lint::run(&args).map(|(text, _)| text),
         Command::MakeDemo(args) => {
             let written = if args.locomotion_set {
@@ -417,14 +422,16 @@ pub fn run(command: Command) -> Result<String, String> {
 #[derive(Debug, Serialize)]
 pub struct InspectReport {
     pub source: String,
-    /// `gltf` or `bvh`.
+    /// `gltf`, `bvh` or `fbx`.
     pub format: &'static str,
     /// Metres per unit of the source file (1 for glTF; detected or given for BVH).
     pub source_units_m: f64,
     /// How the units were decided, in words.
     pub source_units_reason: String,
-    /// The source's up axis (`+Y`).
+    /// The source's up axis (`+Y`, `+Z`...).
     pub source_up_axis: String,
+    /// The application that wrote the file, when it says (FBX `Creator`); `null` else.
+    pub source_creator: Option<String>,
     pub joints: Vec<JointReport>,
     pub skins: Vec<SkinReport>,
     pub meshes: Vec<MeshReport>,
@@ -511,8 +518,11 @@ pub struct MeshReport {
 pub struct ClipReport {
     pub name: String,
     pub duration_secs: f64,
-    /// The source's frame rate when it has one (BVH); `null` for glTF.
+    /// The source's frame rate when it has one (BVH, FBX); `null` for glTF.
     pub frame_rate_hz: Option<f64>,
+    /// Where clip time 0 lies on the source's timeline, seconds (an FBX take's start in
+    /// scene time; 0 for glTF and BVH).
+    pub source_start_secs: f64,
     pub first_key_secs: f64,
     pub channels: usize,
     pub translation_channels: usize,
@@ -677,6 +687,7 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
             name: clip.name().to_string(),
             duration_secs: clip.duration_secs() as f64,
             frame_rate_hz: clip.frame_rate_hz(),
+            source_start_secs: clip.source_start_secs(),
             first_key_secs: clip.first_key_secs() as f64,
             morph_channels: clip.morph_tracks().len(),
             morph_weights: clip.morph_tracks().iter().map(|t| t.targets()).sum(),
@@ -748,6 +759,7 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
         source_units_m: model.source_units_m,
         source_units_reason: model.source_units_reason.clone(),
         source_up_axis: model.source_up_axis.clone(),
+        source_creator: model.source_creator.clone(),
         joints: (0..skeleton.joint_count())
             .map(|i| JointReport {
                 name: skeleton.names()[i].clone(),
@@ -806,8 +818,15 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
     if report.format != asset::SourceFormat::Gltf.as_str() {
         let _ = writeln!(
             w,
-            "format: {}; units: {}; up {}",
-            report.format, report.source_units_reason, report.source_up_axis
+            "format: {}; units: {}; up {}{}",
+            report.format,
+            report.source_units_reason,
+            report.source_up_axis,
+            report
+                .source_creator
+                .as_deref()
+                .map(|c| format!("; written by {c}"))
+                .unwrap_or_default()
         );
     }
     let _ = writeln!(

@@ -14,7 +14,7 @@ use crate::render::{
 
 #[derive(Debug, Args)]
 pub struct RenderArgs {
-    /// glTF/GLB or BVH file (the built-in demo character when omitted).
+    /// glTF/GLB, FBX or BVH file (the built-in demo character when omitted).
     pub file: Option<PathBuf>,
     /// Clip name (default: the first clip; the rest pose when the file has none).
     #[arg(long)]

@@ -73,7 +73,7 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                             if b.entries.is_empty() && b.error.is_none() {
                                 ui.weak(match purpose {
                                     Purpose::Export => "No folders or previews here.",
-                                    _ => "No folders or .gltf / .glb / .bvh files here.",
+                                    _ => "No folders or .gltf / .glb / .fbx / .bvh files here.",
                                 });
                             }
                             for (i, e) in b.entries.iter().enumerate() {

@@ -81,6 +81,9 @@ pub struct Clip {
     additive: bool,
     /// Frames per second of the source when it has one (a BVH file's `Frame Time`).
     frame_rate_hz: Option<f64>,
+    /// Where clip time 0 lies on the source's own timeline, seconds (an FBX take that
+    /// runs from 20/24 s to 40/24 s of the scene: 20/24); 0 when the source has none.
+    source_start_secs: f64,
     /// Identifies the clip to a [`SamplingCache`]; clones share it (same data).
     uid: u64,
     runtime: Runtime,
@@ -97,6 +100,7 @@ impl PartialEq for Clip {
             && self.morph == other.morph
             && self.additive == other.additive
             && self.frame_rate_hz == other.frame_rate_hz
+            && self.source_start_secs == other.source_start_secs
     }
 }
 
@@ -195,6 +199,7 @@ impl Clip {
             morph,
             additive: false,
             frame_rate_hz: None,
+            source_start_secs: 0.0,
             uid: NEXT_CLIP_UID.fetch_add(1, Ordering::Relaxed),
             runtime,
         })
@@ -218,6 +223,19 @@ impl Clip {
     /// times need not be regular).
     pub fn frame_rate_hz(&self) -> Option<f64> {
         self.frame_rate_hz
+    }
+
+    /// Sets where clip time 0 lies on the source's timeline (seconds; a non-finite value
+    /// is taken as 0).
+    pub fn with_source_start(mut self, secs: f64) -> Self {
+        self.source_start_secs = if secs.is_finite() { secs } else { 0.0 };
+        self
+    }
+
+    /// Where clip time 0 lies on the source's own timeline, seconds: an FBX take's start
+    /// in scene time; 0 for glTF and BVH. Scene time = this + clip time.
+    pub fn source_start_secs(&self) -> f64 {
+        self.source_start_secs
     }
 
     /// Identity of this clip's data: unique per [`Clip::new`], shared by clones (what

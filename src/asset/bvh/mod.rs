@@ -170,6 +170,7 @@ pub(crate) fn load_from_slice(
         source_units_m: scale,
         source_units_reason: decision.reason,
         source_up_axis: "+Y".to_string(),
+        source_creator: None,
     })
 }
 

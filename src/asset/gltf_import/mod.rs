@@ -202,6 +202,7 @@ fn import(bytes: &[u8], path: &Path, scene: Option<usize>) -> Result<Model, Impo
         source_units_m: 1.0,
         source_units_reason: "metres (glTF's unit)".to_string(),
         source_up_axis: "+Y".to_string(),
+        source_creator: None,
     })
 }
 
