@@ -1166,7 +1166,7 @@ fn a_folder_of_bvh_files_is_one_character_with_every_file_a_clip() {
     let empty = temp_dir().join("no-bvh-folder");
     std::fs::create_dir_all(&empty).unwrap();
     let e = asset::load(&empty).unwrap_err().to_string();
-    assert!(e.contains("no .bvh file"), "{e}");
+    assert!(e.contains("no .bvh or .fbx file"), "{e}");
 }
 
 /// Takes of another actor (same joints, other bone lengths) join the folder with one

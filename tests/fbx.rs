@@ -600,3 +600,46 @@ fn mutated_fbx_files_load_or_fail_with_a_named_error() {
         }
     }
 }
+
+#[test]
+fn a_folder_of_fbx_takes_is_one_character_joined_by_joint_names() {
+    // The three sausage exports: "deform" has three more joints than "spin" and "wiggle"
+    // (another export of the same rig), so those join by joint name.
+    let dir = std::env::temp_dir().join(format!("stridescope-fbx-folder-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for take in ["deform", "spin", "wiggle"] {
+        let name = format!("maya_game_sausage_7500_binary_{take}.fbx");
+        std::fs::copy(fbx_dir().join(&name), dir.join(&name)).unwrap();
+    }
+    // Another rig is listed and skipped.
+    std::fs::copy(
+        fbx_dir().join("max7_skin_5000_binary.fbx"),
+        dir.join("zz_other_rig.fbx"),
+    )
+    .unwrap();
+    let model = asset::load(&dir).unwrap();
+    let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
+    assert_eq!(names, ["deform", "spin", "wiggle"], "{:?}", model.warnings);
+    assert!(
+        model
+            .warnings
+            .iter()
+            .any(|w| w.contains("skipped zz_other_rig.fbx") && w.contains("another rig")),
+        "{:?}",
+        model.warnings
+    );
+    // The spin take, moved onto the deform file's skeleton, still poses the mesh where
+    // Maya exported its frame 7 (centimetres there, metres here).
+    let spin = model.find_clip("spin").unwrap();
+    let ours = posed_mesh(&model, Some(spin), 7.0 / 24.0).unwrap().points();
+    let theirs: Vec<Vec3> = obj_vertices(
+        &std::fs::read_to_string(fbx_dir().join("maya_game_sausage_spin_7.obj")).unwrap(),
+    )
+    .iter()
+    .map(|v| *v * 0.01)
+    .collect();
+    let size = diagonal(&theirs);
+    let (d, v) = worst_nearest(&theirs, &ours);
+    assert!(d <= 1e-3 * size, "reference vertex {v} is {d} m from ours");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,25 +1,34 @@
-//! A folder of motion-capture files as one character: every BVH file of the folder that
-//! shares the first file's skeleton becomes a clip (named after the file), parsed in
-//! parallel; files with another skeleton, other units or errors are skipped and listed in
-//! the model's warnings.
+//! A folder of motion-capture or animation files as one character: every BVH or FBX file of
+//! the folder that shares the first file's skeleton becomes a clip (a BVH file's named after
+//! the file, an FBX file's takes after the takes), parsed in parallel; files with another
+//! skeleton, other units or errors are skipped and listed in the model's warnings.
+//!
+//! FBX files join by joint name: the character file (the first with a skinned mesh, else
+//! the first file) gives the skeleton and the mesh, and an animation-only download of the
+//! same rig (Mixamo's "without skin") adds its takes, their tracks moved to the joints of
+//! the same name.
 
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{bone_shapes, bvh, display_name, is_bvh_path, ImportError, LoadOptions, Model};
+use super::{
+    bone_shapes, bvh, display_name, fbx, is_bvh_path, is_fbx_path, ImportError, LoadOptions, Model,
+    SourceFormat,
+};
+use crate::anim::{Clip, JointTracks, MorphTrack};
 
 /// Rest offsets (metres) two files may differ by and still count as one actor's.
 const BONE_TOLERANCE_M: f32 = 0.01;
 
-/// The BVH files directly in `dir`, sorted by name (case-insensitive).
+/// The BVH and FBX files directly in `dir`, sorted by name (case-insensitive).
 pub fn bvh_files(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
     let read = std::fs::read_dir(dir)
         .map_err(|e| ImportError::new(dir, "", format!("cannot read the folder: {e}")))?;
     let mut files: Vec<PathBuf> = read
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.is_file() && is_bvh_path(p))
+        .filter(|p| p.is_file() && (is_bvh_path(p) || is_fbx_path(p)))
         .collect();
     files.sort_by_key(|p| p.to_string_lossy().to_lowercase());
     Ok(files)
@@ -39,7 +48,8 @@ pub fn load_folder(
         return Err(ImportError::new(
             dir,
             "",
-            "no .bvh file in this folder (a folder opens as a clip library of BVH files)",
+            "no .bvh or .fbx file in this folder (a folder opens as a clip library of BVH or \
+             FBX files)",
         ));
     }
     let total = files.len();
@@ -49,12 +59,31 @@ pub fn load_folder(
         .map(|path| {
             let result = std::fs::read(path)
                 .map_err(|e| ImportError::new(path, "", format!("cannot read file: {e}")))
-                .and_then(|bytes| bvh::load_from_slice(&bytes, path, options));
+                .and_then(|bytes| {
+                    if is_fbx_path(path) {
+                        fbx::load_from_slice(&bytes, path, options)
+                    } else {
+                        bvh::load_from_slice(&bytes, path, options)
+                    }
+                });
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             progress(n, total);
             (path.clone(), result)
         })
         .collect();
+    // An FBX character file (a skinned mesh) gives the skeleton, whatever its name's order.
+    let mut loaded = loaded;
+    if let Some(i) = loaded.iter().position(|(_, r)| {
+        r.as_ref().is_ok_and(|m| {
+            m.format == SourceFormat::Fbx
+                && m.meshes
+                    .iter()
+                    .any(|x| x.skin.is_some() && x.name != bone_shapes::BONE_MESH_NAME)
+        })
+    }) {
+        let character = loaded.remove(i);
+        loaded.insert(0, character);
+    }
     let mut warnings = Vec::new();
     let mut base: Option<Model> = None;
     let mut skipped = 0;
@@ -73,6 +102,25 @@ pub fn load_folder(
             continue;
         };
         if let Some(why) = other_skeleton(first, &model) {
+            if first.format == SourceFormat::Fbx || model.format == SourceFormat::Fbx {
+                match clips_by_joint_name(first, &model) {
+                    Ok((clips, dropped)) => {
+                        if dropped > 0 {
+                            warnings.push(format!(
+                                "{}: {dropped} animated joints have no joint of that name in \
+                                 the character and are left out",
+                                display_name(&path)
+                            ));
+                        }
+                        first.clips.extend(clips);
+                    }
+                    Err(e) => {
+                        warnings.push(format!("skipped {}: {e}", display_name(&path)));
+                        skipped += 1;
+                    }
+                }
+                continue;
+            }
             warnings.push(format!(
                 "skipped {}: {why} than {}",
                 display_name(&path),
@@ -110,7 +158,7 @@ pub fn load_folder(
             dir,
             "",
             format!(
-                "none of its {total} BVH files loads: {}",
+                "none of its {total} BVH or FBX files loads: {}",
                 warnings.first().map_or("", String::as_str)
             ),
         ));
@@ -141,6 +189,67 @@ pub fn load_folder(
     model.warnings.extend(warnings);
     bone_shapes::add_bone_shapes(&mut model).map_err(|e| ImportError::new(dir, "skeleton", e))?;
     Ok(model)
+}
+
+/// `other`'s clips on `first`'s skeleton, each track moved to the joint of the same name,
+/// and how many animated joints had none. Errors: fewer than half of `other`'s bones have
+/// a joint of the same name in `first` (another rig).
+fn clips_by_joint_name(first: &Model, other: &Model) -> Result<(Vec<Clip>, usize), String> {
+    let (a, b) = (&first.skeleton, &other.skeleton);
+    let map: Vec<Option<usize>> = b.names().iter().map(|n| a.find(n)).collect();
+    let bones: Vec<usize> = (0..b.joint_count()).filter(|&j| b.is_bound(j)).collect();
+    let matched = bones.iter().filter(|&&j| map[j].is_some()).count();
+    if bones.is_empty() || matched * 2 < bones.len() {
+        return Err(format!(
+            "another rig: {matched} of its {} bones have a joint of the same name in the character",
+            bones.len()
+        ));
+    }
+    let mut dropped = std::collections::BTreeSet::new();
+    let mut clips = Vec::with_capacity(other.clips.len());
+    for clip in &other.clips {
+        let mut tracks = Vec::new();
+        for t in clip.tracks() {
+            match map[t.joint] {
+                Some(j) => {
+                    let mut moved = JointTracks::new(j);
+                    moved.translation = t.translation.clone();
+                    moved.rotation = t.rotation.clone();
+                    moved.scale = t.scale.clone();
+                    tracks.push(moved);
+                }
+                None => {
+                    dropped.insert(t.joint);
+                }
+            }
+        }
+        // Morph weights only move with a mesh of the same target count.
+        let morph: Vec<MorphTrack> = clip
+            .morph_tracks()
+            .iter()
+            .filter_map(|m| {
+                let j = map[m.joint]?;
+                let mesh = first.meshes.iter().find(|x| x.joint == j)?;
+                (mesh.morph_target_count() == m.targets()).then(|| {
+                    let mut moved = m.clone();
+                    moved.joint = j;
+                    moved
+                })
+            })
+            .collect();
+        let moved = Clip::with_morph(
+            clip.name().to_string(),
+            tracks,
+            morph,
+            clip.markers().to_vec(),
+            a.joint_count(),
+        )
+        .map_err(|e| format!("take '{}': {e}", clip.name()))?
+        .with_frame_rate(clip.frame_rate_hz())
+        .with_source_start(clip.source_start_secs());
+        clips.push(moved);
+    }
+    Ok((clips, dropped.len()))
 }
 
 /// Why `other` cannot share `first`'s skeleton (joint names, hierarchy or units), if so.

@@ -130,12 +130,16 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                             let has_bvh = b
                                 .entries
                                 .iter()
-                                .any(|e| !e.is_dir && crate::asset::is_bvh_path(&e.path));
+                                .any(|e| {
+                                    !e.is_dir
+                                        && (crate::asset::is_bvh_path(&e.path)
+                                            || crate::asset::is_fbx_path(&e.path))
+                                });
                             if purpose == Purpose::Open
                                 && has_bvh
                                 && ui
                                     .button("Open this folder")
-                                    .on_hover_text("every BVH file of this folder as the clips of one character")
+                                    .on_hover_text("every BVH and FBX file of this folder as the clips of one character")
                                     .clicked()
                             {
                                 open_file = Some(b.dir.clone());
