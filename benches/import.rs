@@ -34,7 +34,9 @@ fn ufbx_only(bytes: &[u8]) -> usize {
 
 fn fbx(c: &mut Criterion) {
     let mut group = c.benchmark_group("fbx_load");
-    group.sample_size(20).measurement_time(Duration::from_secs(4));
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(4));
     for name in [
         "blender_293_barbarian_7400_binary.fbx",
         "maya_human_ik_7400_binary.fbx",
@@ -64,7 +66,9 @@ fn bvh_folder(c: &mut Criterion) {
         .map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))
         .sum();
     let mut group = c.benchmark_group("bvh_folder");
-    group.sample_size(10).measurement_time(Duration::from_secs(20));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
     group.throughput(Throughput::Bytes(bytes));
     group.bench_function(format!("bandai_{}_files", files.len()), |b| {
         b.iter(|| {

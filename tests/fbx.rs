@@ -483,6 +483,10 @@ fn an_fbx_file_reports_what_it_declares() {
     // 3ds Max writes Z up: converted to +Y up, the standing box's height lies along Y.
     let max = asset::load(&fbx_dir().join("max_transformed_skin_7500_binary.fbx")).unwrap();
     assert_eq!(max.source_up_axis, "+Z");
+    // Blender writes +Y up in its global settings (ufbx has nothing to convert there).
+    let blender =
+        asset::load(&fbx_dir().join("blender440_shape_weight_anim_7400_binary.fbx")).unwrap();
+    assert_eq!(blender.source_up_axis, "+Y");
 
     // The JSON carries the same.
     let out = Command::new(env!("CARGO_BIN_EXE_stridescope"))

@@ -123,7 +123,7 @@ pub(crate) fn load_from_slice(
                 "; converted to metres"
             }
         ),
-        source_up_axis: axis_name(settings.original_axis_up).to_string(),
+        source_up_axis: declared_up(&scene).to_string(),
         source_creator: (!creator.trim().is_empty()).then(|| creator.trim().to_string()),
     };
     if model.meshes.is_empty() && model.skeleton.joint_count() == 0 {
@@ -203,6 +203,28 @@ fn unit_name(metres: f64) -> String {
         .find(|(m, _)| ((metres / m) - 1.0).abs() < 1e-6)
         .map(|(_, n)| n.to_string())
         .unwrap_or_else(|| format!("{metres} m per unit"))
+}
+
+/// The up axis the file declares: what ufbx recorded before converting, else the
+/// `UpAxis`/`UpAxisSign` global settings (files already +Y up keep ufbx's record empty).
+fn declared_up(scene: &ufbx::Scene) -> &'static str {
+    let recorded = axis_name(scene.settings.original_axis_up);
+    if recorded != "unknown" {
+        return recorded;
+    }
+    let props = &scene.settings.props;
+    let axis = ufbx::find_prop(props, "UpAxis").map(|p| p.value_int);
+    let sign = ufbx::find_prop(props, "UpAxisSign").map_or(1, |p| p.value_int);
+    match (axis, sign >= 0) {
+        (Some(0), true) => "+X",
+        (Some(0), false) => "-X",
+        (Some(1), true) => "+Y",
+        (Some(1), false) => "-Y",
+        (Some(2), true) => "+Z",
+        (Some(2), false) => "-Z",
+        // Old files (FBX 5000/6100) may not say; ufbx reads them as +Y up.
+        _ => "+Y (not declared)",
+    }
 }
 
 fn axis_name(axis: ufbx::CoordinateAxis) -> &'static str {
