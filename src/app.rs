@@ -888,6 +888,7 @@ impl App {
         ) {
             m.keys = keys;
         }
+        self.previewer.poll_pending_load();
         if dt > 0.0 {
             self.previewer.advance(dt);
         }

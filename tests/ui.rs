@@ -732,3 +732,70 @@ fn range_and_ping_pong_from_the_keyboard() {
     h.run_steps(1);
     assert!(!h.state().timeline.ping_pong());
 }
+
+/// A folder of clips loads on a worker thread: the window keeps the current character and
+/// shows a progress bar (files done of files in all) until the folder's character is
+/// ready; a folder that fails leaves the current character and says why.
+#[test]
+fn a_folder_loads_in_the_background_with_a_progress_bar() {
+    let bandai = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
+    let dir = std::env::temp_dir().join(format!("stridescope-ui-folder-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files: Vec<_> = std::fs::read_dir(&bandai)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "bvh"))
+        .collect();
+    files.sort();
+    for f in files.iter().take(12) {
+        std::fs::copy(f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    let mut h = harness();
+    let demo_clips = h.state().model().clips.len();
+    h.state_mut().open_path(&dir).unwrap();
+    // Not yet replaced: the demo stays while the worker parses.
+    assert_eq!(h.state().model().clips.len(), demo_clips);
+    let (shown, _, _) = h.state().loading_progress().expect("a pending load");
+    assert_eq!(shown, dir.as_path());
+    assert!(
+        h.state().is_animating(),
+        "the window keeps polling while it loads"
+    );
+    h.run_steps(1);
+    assert!(
+        h.query_by_label_contains("loading stridescope-ui-folder")
+            .is_some(),
+        "no progress bar in the status bar"
+    );
+    let started = std::time::Instant::now();
+    while !h.state_mut().poll_pending_load() {
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "the folder never finished loading"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(h.state().model().clips.len(), 12);
+    assert!(h.state().loading_progress().is_none());
+    let m = h.state().message().unwrap();
+    assert!(!m.is_error && m.text.starts_with("opened"), "{}", m.text);
+
+    // A folder without clips: an error, and the 12 clips stay.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    h.state_mut().open_path(&empty).unwrap();
+    let started = std::time::Instant::now();
+    while !h.state_mut().poll_pending_load() {
+        assert!(started.elapsed().as_secs() < 30);
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(h.state().model().clips.len(), 12);
+    let m = h.state().message().unwrap();
+    assert!(
+        m.is_error && m.text.contains("no .bvh or .fbx file"),
+        "{}",
+        m.text
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -184,6 +184,20 @@ pub struct Previewer {
     /// The folder the file browser showed last, where it opens next time (also after an
     /// open that failed there).
     pub(crate) browsed_dir: Option<PathBuf>,
+    /// A folder of clips loading on a worker thread (the window keeps drawing the current
+    /// character and a progress bar meanwhile).
+    pending_load: Option<PendingLoad>,
+}
+
+/// A folder loading on a worker thread, and how far it got.
+struct PendingLoad {
+    path: PathBuf,
+    /// Files parsed and files in all (the worker's progress callback writes them).
+    progress: std::sync::Arc<(
+        std::sync::atomic::AtomicUsize,
+        std::sync::atomic::AtomicUsize,
+    )>,
+    handle: std::thread::JoinHandle<Result<Model, String>>,
 }
 
 impl Previewer {
@@ -218,6 +232,7 @@ impl Previewer {
             settings,
             stats: Stats::default(),
             message: None,
+            pending_load: None,
             message_log: std::collections::VecDeque::new(),
             messages_logged: 0,
             toast: None,
@@ -400,6 +415,10 @@ impl Previewer {
     /// True while something animates, so the window keeps redrawing; when false the
     /// window sleeps until input arrives.
     pub fn is_animating(&self) -> bool {
+        if self.pending_load.is_some() {
+            // Keep polling the folder load and drawing its progress.
+            return true;
+        }
         if let Some(m) = &self.matching {
             return m.playing;
         }
@@ -469,6 +488,10 @@ impl Previewer {
     }
 
     fn load_path(&mut self, path: &Path, scene: Option<usize>) -> Result<(), String> {
+        if path.is_dir() {
+            self.start_folder_load(path);
+            return Ok(());
+        }
         match crate::asset::load_scene(path, scene) {
             Ok(model) => {
                 self.replace_model(model, Some(path.to_path_buf()));
@@ -485,6 +508,96 @@ impl Previewer {
                 Err(text)
             }
         }
+    }
+
+    /// Starts loading the BVH/FBX files of `dir` on a worker thread (a previous folder
+    /// load still running is left to finish and dropped). [`Self::poll_pending_load`]
+    /// shows the character when it is ready.
+    fn start_folder_load(&mut self, dir: &Path) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let progress = std::sync::Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+        let (worker_progress, worker_dir) = (progress.clone(), dir.to_path_buf());
+        let spawned = std::thread::Builder::new()
+            .name("folder load".into())
+            .spawn(move || -> Result<Model, String> {
+                let options = crate::asset::LoadOptions::from_env()
+                    .map_err(|e| format!("{}: {e}", worker_dir.display()))?;
+                let report = |done: usize, total: usize| {
+                    worker_progress.1.store(total, Ordering::Relaxed);
+                    worker_progress.0.store(done, Ordering::Relaxed);
+                };
+                let mut model = crate::asset::folder::load_folder(&worker_dir, &options, &report)
+                    .map_err(|e| e.to_string())?;
+                if let Some(tolerance_m) = crate::asset::reduce_keys_from_env()? {
+                    model.reduce_keys(tolerance_m)?;
+                }
+                Ok(model)
+            });
+        match spawned {
+            Ok(handle) => {
+                self.pending_load = Some(PendingLoad {
+                    path: dir.to_path_buf(),
+                    progress,
+                    handle,
+                });
+                self.set_message(format!("loading {} ...", dir.display()), false);
+            }
+            Err(e) => self.set_message(
+                format!(
+                    "{}: cannot start loading: {e} (kept {})",
+                    dir.display(),
+                    self.model.source
+                ),
+                true,
+            ),
+        }
+    }
+
+    /// The folder loading in the background, with files done and files in all (0 until
+    /// the worker has listed them), or `None`.
+    pub fn loading_progress(&self) -> Option<(&Path, usize, usize)> {
+        use std::sync::atomic::Ordering;
+        self.pending_load.as_ref().map(|p| {
+            (
+                p.path.as_path(),
+                p.progress.0.load(Ordering::Relaxed),
+                p.progress.1.load(Ordering::Relaxed),
+            )
+        })
+    }
+
+    /// Shows the folder loaded in the background once it is ready (or its error, keeping
+    /// the current character). Returns true when a load finished this call. Called once
+    /// per frame by the window.
+    pub fn poll_pending_load(&mut self) -> bool {
+        if !self
+            .pending_load
+            .as_ref()
+            .is_some_and(|p| p.handle.is_finished())
+        {
+            return false;
+        }
+        let Some(pending) = self.pending_load.take() else {
+            return false;
+        };
+        let result = pending
+            .handle
+            .join()
+            .unwrap_or_else(|_| Err(format!("{}: the loader stopped", pending.path.display())));
+        match result {
+            Ok(model) => {
+                self.replace_model(model, Some(pending.path.clone()));
+                let text = match self.import_warning_summary() {
+                    Some(w) => format!("opened {}: {w}", pending.path.display()),
+                    None => format!("opened {}", pending.path.display()),
+                };
+                self.set_message(text, false);
+            }
+            Err(e) => {
+                self.set_message(format!("{e} (kept {})", self.model.source), true);
+            }
+        }
+        true
     }
 
     /// Shows `model`: keeps mode, rate and looping, selects the clip of the same name when

@@ -567,6 +567,23 @@ impl Previewer {
             } else {
                 &self.stats.adapter
             });
+            if let Some((dir, done, total)) = self.loading_progress() {
+                ui.separator();
+                let name = dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let fraction = if total > 0 {
+                    done as f32 / total as f32
+                } else {
+                    0.0
+                };
+                ui.add(
+                    egui::ProgressBar::new(fraction)
+                        .desired_width(220.0)
+                        .text(format!("loading {name}: {done}/{total} files")),
+                );
+            }
             if let Some(m) = &self.message {
                 ui.separator();
                 let color = if m.is_error {
