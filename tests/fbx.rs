@@ -647,3 +647,84 @@ fn a_folder_of_fbx_takes_is_one_character_joined_by_joint_names() {
     assert!(d <= 1e-3 * size, "reference vertex {v} is {d} m from ours");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+// Reaped by libc::wait4 below (which also reads its peak memory), not Child::wait.
+#[allow(clippy::zombie_processes)]
+fn the_fuzz_corpus_stays_within_bounded_memory_in_one_process() {
+    // `lint` loads every fuzz file (in parallel) in one child process: it exits with its
+    // findings (status 1), not a signal, names every file, and its peak resident memory
+    // stays far below ufbx's 2 GiB limit (a file that declares huge arrays fails instead
+    // of allocating them).
+    let dir = fbx_dir().join("fuzz");
+    let child = Command::new(env!("CARGO_BIN_EXE_stridescope"))
+        .arg("lint")
+        .arg(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut stdout = child.stdout.unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
+        text
+    });
+    let mut status = 0;
+    // SAFETY: rusage is plain data, zero is a valid value; wait4 fills it for our child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
+    let text = reader.join().unwrap();
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 1,
+        "lint ended with status {status}"
+    );
+    let named = text.lines().filter(|l| l.contains("fuzz_")).count();
+    assert!(named >= 187, "{named} files named:\n{text}");
+    // Linux reports ru_maxrss in KiB.
+    let peak_mib = usage.ru_maxrss as f64 / 1024.0;
+    eprintln!("fuzz corpus in one process: peak {peak_mib:.0} MiB");
+    assert!(peak_mib < 512.0, "peak resident memory {peak_mib:.0} MiB");
+}
+
+#[test]
+fn a_bvh_snapshot_writes_joints_as_points_and_bones_as_lines() {
+    // A BVH has no mesh bound to its skeleton (its bone shapes are drawn, not written).
+    let bvh = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 90 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n JOINT Knee\n {\n  OFFSET 0 -45 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 -45 0\n  }\n }\n}\nMOTION\nFrames: 2\nFrame Time: 0.5\n0 90 0 0 0 0 0 0 0\n10 90 0 0 0 0 90 0 0\n";
+    let dir = std::env::temp_dir().join(format!("stridescope-bvh-snap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("leg.bvh");
+    std::fs::write(&file, bvh).unwrap();
+    let out = dir.join("leg.obj");
+    let run = Command::new(env!("CARGO_BIN_EXE_stridescope"))
+        .arg("snapshot")
+        .arg(&file)
+        .args(["--units", "cm", "--frame", "1", "--obj"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let v = obj_vertices(&text);
+    // Frame 1: hips 10 cm along X at 90 cm; the knee turned 90 degrees about Z swings the
+    // shin (45 cm, pointing down) to point along +X at knee height.
+    let expect = [
+        Vec3::new(0.10, 0.90, 0.0),
+        Vec3::new(0.10, 0.45, 0.0),
+        Vec3::new(0.55, 0.45, 0.0),
+    ];
+    assert_eq!(v.len(), 3, "{text}");
+    for (a, b) in v.iter().zip(expect) {
+        assert!(a.distance(b) < 1e-5, "{a} vs {b}\n{text}");
+    }
+    assert_eq!(text.lines().filter(|l| l.starts_with("p ")).count(), 3);
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("l ")).collect();
+    assert_eq!(lines, ["l 1 2", "l 2 3"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

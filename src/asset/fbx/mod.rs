@@ -65,7 +65,7 @@ pub(crate) fn load_from_slice(
     options: &LoadOptions,
 ) -> Result<Model, ImportError> {
     let scene = ufbx::load_memory(bytes, ufbx_options(options.source_space))
-        .map_err(|e| ImportError::new(path, "", format!("ufbx: {}", error_text(&e))))?;
+        .map_err(|e| ImportError::new(path, "", error_text(&e)))?;
     let mut warnings = Vec::new();
     if options.units.is_some() {
         warnings
@@ -160,8 +160,9 @@ fn ufbx_options(source_space: bool) -> ufbx::LoadOpts<'static> {
     opts
 }
 
-/// ufbx's error as one line: its description and, where it names one, the element.
-fn error_text(error: &ufbx::Error) -> String {
+/// ufbx's error as one line, in words where ufbx's own are terse (its error stack, which
+/// names the element, is compiled out of release builds).
+pub(super) fn error_text(error: &ufbx::Error) -> String {
     let mut buf = vec![0u8; 2048];
     let n = ufbx::format_error(&mut buf, error).min(buf.len());
     let text = String::from_utf8_lossy(&buf[..n]);
@@ -170,11 +171,29 @@ fn error_text(error: &ufbx::Error) -> String {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    if lines.is_empty() {
-        "the file could not be read".to_string()
-    } else {
-        lines.join("; ")
+    let first = lines.first().copied().unwrap_or("");
+    // "ufbx v0.23.1 error: Truncated file" -> "Truncated file".
+    let what = first.split_once("error: ").map_or(first, |(_, w)| w).trim();
+    let plain = match what {
+        "Truncated file" => "the file ends early (truncated)".to_string(),
+        "Unrecognized file format" => {
+            "not a file ufbx recognises as FBX (binary or ASCII, versions 3000-7700)".to_string()
+        }
+        "Failed to load" => "its structure is malformed, ufbx cannot read it".to_string(),
+        "Bad DEFLATE data" => "a compressed array in it is corrupt".to_string(),
+        "Out of memory" | "Memory limit exceeded" => {
+            "it declares more data than the importer allows".to_string()
+        }
+        "" => "the file could not be read".to_string(),
+        other => other.to_string(),
+    };
+    let mut out = format!("{plain} (ufbx: {what}");
+    for extra in lines.iter().skip(1) {
+        out.push_str("; ");
+        out.push_str(extra);
     }
+    out.push(')');
+    out
 }
 
 /// The scene's frame rate (Hz), 30 with a warning when it declares none usable.
