@@ -1,4 +1,5 @@
-//! Reload-on-change: watches the open file (no UI or GPU code).
+//! Reload-on-change: watches the open file, or the open folder's clip files (no UI or GPU
+//! code).
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -19,26 +20,35 @@ impl FileWatcher {
         use notify::Watcher;
         let (tx, rx) = mpsc::channel();
         let name = path.file_name()?.to_os_string();
+        // A folder of clips: any BVH or FBX file in it that changes, appears or goes.
+        let folder = path.is_dir();
         let mut watcher =
             notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
                 if let Ok(event) = event {
-                    let relevant = event.kind.is_modify() || event.kind.is_create();
-                    if relevant
-                        && event
-                            .paths
-                            .iter()
-                            .any(|p| p.file_name() == Some(name.as_os_str()))
-                    {
+                    let relevant = event.kind.is_modify()
+                        || event.kind.is_create()
+                        || (folder && event.kind.is_remove());
+                    let ours = |p: &Path| {
+                        if folder {
+                            crate::asset::is_bvh_path(p) || crate::asset::is_fbx_path(p)
+                        } else {
+                            p.file_name() == Some(name.as_os_str())
+                        }
+                    };
+                    if relevant && event.paths.iter().any(|p| ours(p)) {
                         let _ = tx.send(());
                         wake();
                     }
                 }
             })
             .ok()?;
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let dir = if folder {
+            path
+        } else {
+            path.parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+        };
         watcher
             .watch(dir, notify::RecursiveMode::NonRecursive)
             .ok()?;
@@ -99,6 +109,33 @@ mod tests {
             wakes.load(std::sync::atomic::Ordering::SeqCst) > 0,
             "the waker ran"
         );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_folder_reports_its_clip_files_only() {
+        let dir =
+            std::env::temp_dir().join(format!("stridescope-watch-folder-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("walk.bvh"), b"1").unwrap();
+        let watcher = FileWatcher::new(&dir, || {}).expect("watcher");
+        std::fs::write(dir.join("notes.txt"), b"x").unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(!watcher.changed(), "a text file is not a clip");
+        for (name, what) in [("walk.bvh", "a rewritten take"), ("run.FBX", "a new take")] {
+            std::fs::write(dir.join(name), b"2").unwrap();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !watcher.changed() {
+                assert!(Instant::now() < deadline, "{what} not reported");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        std::fs::remove_file(dir.join("walk.bvh")).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !watcher.changed() {
+            assert!(Instant::now() < deadline, "a removed take not reported");
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 }
