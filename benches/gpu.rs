@@ -181,6 +181,7 @@ fn offscreen_frame(c: &mut Criterion) {
             let characters = [CharacterDraw {
                 model: &gpu_model,
                 instances: &instances,
+                ghost: None,
             }];
             let scene = SceneView {
                 camera: framed_camera(&bounds, width as f32 / height as f32),
@@ -204,6 +205,7 @@ fn offscreen_frame(c: &mut Criterion) {
             let characters = [CharacterDraw {
                 model: &gpu_model,
                 instances: &instances,
+                ghost: None,
             }];
             let scene = SceneView {
                 camera: framed_camera(&bounds, width as f32 / height as f32),

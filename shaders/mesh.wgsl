@@ -70,8 +70,8 @@ fn encode_output(linear: vec3<f32>) -> vec3<f32> {
     return c;
 }
 
-@fragment
-fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+// The lit colour (linear, before output encoding) and alpha of a fragment.
+fn shade(in: VertexOut, front_facing: bool) -> vec4<f32> {
     let base = material.base_color_factor * in.color
         * textureSample(base_color_texture, base_color_sampler, in.uv);
     let emission = material.emissive_factor.rgb
@@ -102,5 +102,21 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
     let rim = pow(1.0 - max(dot(n, view_dir), 0.0), 3.0) * 0.15;
     let lit = base.rgb * (key + fill + ambient) + vec3<f32>(rim) + emission;
     let alpha = select(1.0, base.a, material.alpha_mode == 2u);
-    return vec4<f32>(encode_output(lit), alpha);
+    return vec4<f32>(lit, alpha);
+}
+
+@fragment
+fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    let c = shade(in, front_facing);
+    return vec4<f32>(encode_output(c.rgb), c.a);
+}
+
+// Onion-skin ghost: the lit surface's luminance, light enough to read over a dark
+// background. The ghost pipelines blend it with the blend constant (tint x opacity per
+// channel), so `out = ghost * k + behind * (1 - k)`: a tinted, translucent body.
+@fragment
+fn fs_ghost(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    let c = shade(in, front_facing);
+    let luminance = dot(c.rgb, vec3<f32>(0.2126, 0.7152, 0.0722));
+    return vec4<f32>(encode_output(vec3<f32>(0.25 + luminance)), 1.0);
 }

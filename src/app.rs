@@ -44,6 +44,8 @@ pub struct AppOptions {
     pub select: Option<String>,
     /// Onion skin with this many ghosts on each side.
     pub onion: Option<u32>,
+    /// How the ghosts are drawn (`None`: the default, skeletons).
+    pub ghosts: Option<crate::inspect::GhostStyle>,
     /// Export a preview of the clip (like File > Export preview) after `after_frames`
     /// frames, then exit.
     pub export: Option<PathBuf>,
@@ -143,6 +145,9 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         onion.enabled = n > 0;
         onion.before = n.min(crate::inspect::MAX_GHOSTS);
         onion.after = onion.before;
+        if let Some(style) = options.ghosts {
+            onion.style = style;
+        }
         previewer.evaluate_pose();
     }
     if options.graph || !options.param.is_empty() {
@@ -286,6 +291,9 @@ struct Gpu {
     /// A/B compare's B for the side-by-side view: instances of A's model, or B's own
     /// model when B comes from another file.
     compare: Option<CompareGpu>,
+    /// Onion-skin mesh ghosts: one skinned instance of the character's model each, for
+    /// the model generation they were made for (grown as more ghosts show).
+    ghost_instances: (u64, Vec<SkinnedInstances>),
     /// Model generation whose upload failed, so it is not retried every frame.
     failed_generation: Option<u64>,
     /// Trail points, reused every frame.
@@ -341,6 +349,7 @@ impl Gpu {
             viewport: None,
             character: None,
             compare: None,
+            ghost_instances: (0, Vec::new()),
             failed_generation: None,
             trail_scratch: Vec::new(),
             overlay: OverlayBatch::new(),
@@ -577,8 +586,9 @@ impl Gpu {
         }
         // Onion skin: ghost skeletons, fading with their distance from the playhead, the
         // past warm and the future cool (as in Blender's and Maya's onion skins).
+        let ghost_style = previewer.inspect.onion.style;
         for (i, (ghost, alpha)) in previewer.ghosts.iter().enumerate() {
-            if *alpha <= 0.0 {
+            if *alpha <= 0.0 || !ghost_style.skeletons() {
                 continue;
             }
             let a = (alpha * 255.0).round() as u8;
@@ -726,11 +736,52 @@ impl Gpu {
                 &[&cmp.b_pose],
             )?;
         }
+        // Mesh ghosts: one instance each, written with the ghost's pose.
+        let mesh_ghosts = previewer.inspect.onion.style.meshes() && !previewer.ghosts.is_empty();
+        if let (Some(c), true) = (character, mesh_ghosts) {
+            if self.ghost_instances.0 != generation {
+                self.ghost_instances = (generation, Vec::new());
+            }
+            while self.ghost_instances.1.len() < previewer.ghosts.len() {
+                let i = self.renderer.create_instances(&self.ctx, &c.model, 1)?;
+                self.ghost_instances.1.push(i);
+            }
+            for ((pose, _), instances) in previewer.ghosts.iter().zip(&mut self.ghost_instances.1) {
+                instances.write_poses(&self.ctx.queue, &c.model, &[pose])?;
+            }
+        }
         if let (Some(c), true) = (character, toggles.mesh) {
             characters.push(CharacterDraw {
                 model: &c.model,
                 instances: &c.instances,
+                ghost: None,
             });
+            if mesh_ghosts {
+                for (i, ((_, alpha), instances)) in previewer
+                    .ghosts
+                    .iter()
+                    .zip(&self.ghost_instances.1)
+                    .enumerate()
+                {
+                    let past = previewer
+                        .ghost_offsets_secs
+                        .get(i)
+                        .is_some_and(|&o| o < 0.0);
+                    characters.push(CharacterDraw {
+                        model: &c.model,
+                        instances,
+                        ghost: Some(crate::render::GhostTint {
+                            // Past warm, future cool, as the skeleton ghosts.
+                            tint: if past {
+                                [1.0, 0.55, 0.3]
+                            } else {
+                                [0.35, 0.65, 1.0]
+                            },
+                            opacity: *alpha * 0.7,
+                        }),
+                    });
+                }
+            }
             if let (Some(g), Some(_)) = (
                 &self.compare,
                 previewer.compare.as_ref().filter(|c| c.valid),
@@ -738,6 +789,7 @@ impl Gpu {
                 characters.push(CharacterDraw {
                     model: g.model.as_ref().unwrap_or(&c.model),
                     instances: &g.instances,
+                    ghost: None,
                 });
             }
         }

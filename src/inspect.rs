@@ -46,6 +46,40 @@ pub struct OnionSkin {
     pub opacity: f32,
     /// Ghosts at the clip's sync markers instead of around the playhead.
     pub at_markers: bool,
+    /// How ghosts are drawn.
+    pub style: GhostStyle,
+}
+
+/// How onion-skin ghosts are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GhostStyle {
+    /// Tinted skeletons (bones and joints).
+    #[default]
+    Skeletons,
+    /// Tinted, translucent meshes.
+    Meshes,
+    /// Both.
+    Both,
+}
+
+impl GhostStyle {
+    pub const ALL: [GhostStyle; 3] = [GhostStyle::Skeletons, GhostStyle::Meshes, GhostStyle::Both];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            GhostStyle::Skeletons => "skeletons",
+            GhostStyle::Meshes => "meshes",
+            GhostStyle::Both => "both",
+        }
+    }
+
+    pub fn skeletons(self) -> bool {
+        self != GhostStyle::Meshes
+    }
+
+    pub fn meshes(self) -> bool {
+        self != GhostStyle::Skeletons
+    }
 }
 
 impl Default for OnionSkin {
@@ -57,6 +91,7 @@ impl Default for OnionSkin {
             spacing_frames: 4,
             opacity: 0.6,
             at_markers: false,
+            style: GhostStyle::Skeletons,
         }
     }
 }

@@ -39,6 +39,7 @@ fn main() -> ExitCode {
             play: args.play,
             select: args.select,
             onion: args.onion,
+            ghosts: args.ghosts,
             compare: args.compare,
             export: args.export,
             side_by_side: args.side_by_side,

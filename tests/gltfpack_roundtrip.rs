@@ -78,6 +78,7 @@ fn draw(ctx: &GpuContext, model: &Model, clip: &str, t: f32, camera_from: &Model
     let characters = [CharacterDraw {
         model: &gpu,
         instances: &instances,
+        ghost: None,
     }];
     let scene = SceneView {
         camera: framed_camera(&bounds, w as f32 / h as f32),

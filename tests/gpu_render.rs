@@ -25,9 +25,9 @@ use stridescope::asset::{self, Model};
 use stridescope::render::bounds::{cpu_skin_primitive, pose_bounds};
 use stridescope::render::camera::world_to_pixel;
 use stridescope::render::{
-    framed_camera, render_to_image, Background, CharacterDraw, DepthTest, GpuContext, Grid,
-    OffscreenTarget, OrbitCamera, OverlayBatch, RenderError, Renderer, Rgba8, RgbaImage, SceneView,
-    SkeletonStyle, OFFSCREEN_FORMAT,
+    framed_camera, render_to_image, Background, CharacterDraw, DepthTest, GhostTint, GpuContext,
+    Grid, OffscreenTarget, OrbitCamera, OverlayBatch, RenderError, Renderer, Rgba8, RgbaImage,
+    SceneView, SkeletonStyle, OFFSCREEN_FORMAT,
 };
 use stridescope::scene::pose_at;
 use stridescope::scene::Pose;
@@ -93,6 +93,7 @@ fn render_shot(
     let characters = [CharacterDraw {
         model: &gpu_model,
         instances: &instances,
+        ghost: None,
     }];
     let scene = SceneView {
         camera,
@@ -301,6 +302,7 @@ fn overlay_lines_points_and_arrows() {
     let characters = [CharacterDraw {
         model: &gpu_model,
         instances: &instances,
+        ghost: None,
     }];
     let scene = SceneView {
         camera,
@@ -875,4 +877,103 @@ fn texture_transform_golden() {
     };
     let (image, _, _) = render_shot(&ctx, &mut renderer, &model, &shot, (320, 240));
     assert_snapshot("texture_transform", &image);
+}
+
+fn srgb_to_linear(c: u8) -> f32 {
+    let c = c as f32 / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+fn linear_to_srgb(c: f32) -> f32 {
+    let c = c.clamp(0.0, 1.0);
+    255.0
+        * if c <= 0.003_130_8 {
+            c * 12.92
+        } else {
+            1.055 * c.powf(1.0 / 2.4) - 0.055
+        }
+}
+
+/// Onion-skin mesh ghosts: a ghost blends its surface over what is behind it by tint x
+/// opacity per channel, in linear space. Checked on a cube (convex, so one ghost layer per
+/// pixel) against three renders: the background alone, the ghost at full strength (its
+/// own colour `g`), and the tinted, translucent ghost, which must equal
+/// `g k + background (1 - k)` with `k = opacity x tint` per channel at every pixel.
+#[test]
+fn a_mesh_ghost_blends_its_surface_by_tint_and_opacity() {
+    let Some(ctx) = gpu() else { return };
+    let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+    let path = manifest().join("../shared/fbx/ufbx/maya_null_pivots_7700_binary.fbx");
+    let model = asset::load(&path).unwrap();
+    let pose = pose_at(&model, None, 0.0).unwrap();
+    let bounds = pose_bounds(&model, &pose).unwrap();
+    let size = (160u32, 120u32);
+    let camera = framed_camera(&bounds, size.0 as f32 / size.1 as f32);
+    let gpu_model = renderer.upload_model(&ctx, &model).unwrap();
+    let mut instances = renderer.create_instances(&ctx, &gpu_model, 1).unwrap();
+    instances
+        .write_poses(&ctx.queue, &gpu_model, &[&pose])
+        .unwrap();
+    let mut shoot = |ghost: Option<GhostTint>| {
+        let characters: Vec<CharacterDraw> = ghost
+            .map(|g| CharacterDraw {
+                model: &gpu_model,
+                instances: &instances,
+                ghost: Some(g),
+            })
+            .into_iter()
+            .collect();
+        let scene = SceneView {
+            camera,
+            characters: &characters,
+            grid: None,
+            overlay: None,
+            background: Background::default(),
+        };
+        render_to_image(&ctx, &mut renderer, size.0, size.1, &scene).unwrap()
+    };
+    let background = shoot(None);
+    let full = shoot(Some(GhostTint {
+        tint: [1.0; 3],
+        opacity: 1.0,
+    }));
+    let tint = [1.0, 0.55, 0.3];
+    let opacity = 0.6;
+    let ghost = shoot(Some(GhostTint { tint, opacity }));
+    let (mut covered, mut worst) = (0, (0.0f32, 0u32, 0u32));
+    for y in 0..size.1 {
+        for x in 0..size.0 {
+            let (b, g, out) = (background.pixel(x, y), full.pixel(x, y), ghost.pixel(x, y));
+            if b != g {
+                covered += 1;
+            }
+            for c in 0..3 {
+                let k = opacity * tint[c];
+                let expected =
+                    linear_to_srgb(srgb_to_linear(g[c]) * k + srgb_to_linear(b[c]) * (1.0 - k));
+                let d = (expected - out[c] as f32).abs();
+                if d > worst.0 {
+                    worst = (d, x, y);
+                }
+            }
+        }
+    }
+    assert!(covered > 1000, "the cube covers {covered} pixels");
+    assert!(
+        worst.0 <= 3.0,
+        "pixel ({}, {}) is {:.1} levels from the blend",
+        worst.1,
+        worst.2,
+        worst.0
+    );
+    // The tint shows: the ghost is warmer (more red than blue) than its untinted self
+    // wherever it covers the background.
+    let (cx, cy) = (size.0 / 2, size.1 / 2);
+    let p = ghost.pixel(cx, cy);
+    assert!(full.pixel(cx, cy) != background.pixel(cx, cy));
+    assert!(p[0] > p[2] + 10, "{p:?}");
 }

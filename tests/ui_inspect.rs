@@ -97,6 +97,25 @@ fn seam_table_names_the_popping_joint_and_onion_skin_makes_ghosts() {
     let now = h.state().pose.model_from_joint[foot].w_axis;
     let ghost = h.state().ghosts[2].0.model_from_joint[foot].w_axis;
     assert!((now - ghost).length() > 1e-3, "{now:?} {ghost:?}");
+    // Ghosts are skeletons until the user picks meshes (or both).
+    use stridescope::inspect::GhostStyle;
+    assert_eq!(h.state().inspect.onion.style, GhostStyle::Skeletons);
+    // The curve view of the selected joint takes the bottom of the window; without it
+    // the onion-skin panel is in view.
+    h.state_mut().select_joint(None);
+    h.run_steps(2);
+    // Scrolled into view, and still (egui ignores a click on a widget that moved).
+    h.get_by_label("meshes").scroll_to_me();
+    h.run_steps(30);
+    h.get_by_label("meshes").click();
+    h.run_steps(2);
+    assert_eq!(h.state().inspect.onion.style, GhostStyle::Meshes);
+    assert_eq!(h.state().ghosts.len(), 4, "the ghosts stay");
+    h.get_by_label("both").scroll_to_me();
+    h.run_steps(30);
+    h.get_by_label("both").click();
+    h.run_steps(2);
+    assert_eq!(h.state().inspect.onion.style, GhostStyle::Both);
 }
 
 /// A/B compare from its panel: on, B = the same clip is zero everywhere; B = Run shows

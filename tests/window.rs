@@ -470,6 +470,63 @@ fn screenshot_shows_onion_skin_and_the_curve_view() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Mesh ghosts (issue 19, item 9): `--ghosts meshes` draws the onion-skin ghosts as
+/// translucent bodies, past warm and future cool, covering far more of the viewport in
+/// their tints than skeleton ghosts do.
+#[test]
+fn screenshot_shows_translucent_mesh_ghosts() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("mesh_ghosts");
+    let shoot = |name: &str, onion: &str, style: &str| {
+        let out = dir.join(name);
+        run_scripted(
+            &x,
+            &dir,
+            &[
+                "--screenshot",
+                out.to_str().unwrap(),
+                "--after-frames",
+                "5",
+                "--size",
+                "960x600",
+                "--clip",
+                "Walk",
+                "--onion",
+                onion,
+                "--ghosts",
+                style,
+            ],
+        );
+        RgbaImage::load_png(&out).unwrap()
+    };
+    let plain = shoot("plain.png", "0", "meshes");
+    let meshes = shoot("meshes.png", "2", "meshes");
+    let skeletons = shoot("skeletons.png", "2", "skeletons");
+    // Viewport pixels the ghosts changed, in a warm (past) or cool (future) tint.
+    let count = |img: &RgbaImage, f: &dyn Fn([u8; 4]) -> bool| {
+        (25..460u32)
+            .flat_map(|y| (200..700u32).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let (p, q) = (img.pixel(x, y), plain.pixel(x, y));
+                (0..3).any(|c| p[c].abs_diff(q[c]) > 12) && f(p)
+            })
+            .count()
+    };
+    let cool = |p: [u8; 4]| p[2] as i32 - p[0] as i32 > 20;
+    let warm = |p: [u8; 4]| p[0] as i32 - p[2] as i32 > 20;
+    let (c_mesh, c_skel) = (count(&meshes, &cool), count(&skeletons, &cool));
+    let (w_mesh, w_skel) = (count(&meshes, &warm), count(&skeletons, &warm));
+    assert!(
+        c_mesh > 3 * c_skel.max(100),
+        "future mesh ghosts: {c_mesh} cool px changed, skeleton ghosts {c_skel}"
+    );
+    assert!(
+        w_mesh > 3 * w_skel.max(100),
+        "past mesh ghosts: {w_mesh} warm px changed, skeleton ghosts {w_skel}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// File > Export preview, scripted with `--export`: one cycle of Run (0.7 s at its 30 fps
 /// keys = 21 frames) at the viewport's size, as the viewport shows it.
 #[test]

@@ -48,6 +48,10 @@ pub struct Cli {
     /// Onion skin at start: N ghosts before and N after the playhead.
     #[arg(long, value_name = "N")]
     pub onion: Option<u32>,
+    /// How onion-skin ghosts are drawn: skeletons (default), meshes (translucent, tinted)
+    /// or both.
+    #[arg(long, value_name = "STYLE", value_parser = parse_ghost_style)]
+    pub ghosts: Option<crate::inspect::GhostStyle>,
     /// Export one cycle of the clip as the window shows it (GIF, PNG = animated PNG, or
     /// MP4) after `--after-frames` frames, then exit: File > Export preview, scripted.
     #[arg(long, value_name = "FILE")]
@@ -323,6 +327,13 @@ pub struct TraceArgs {
     pub no_cache: bool,
     #[command(flatten)]
     pub in_place: InPlaceArgs,
+}
+
+fn parse_ghost_style(s: &str) -> Result<crate::inspect::GhostStyle, String> {
+    crate::inspect::GhostStyle::ALL
+        .into_iter()
+        .find(|g| g.label().eq_ignore_ascii_case(s.trim()))
+        .ok_or_else(|| format!("'{s}' is not a ghost style (skeletons, meshes, both)"))
 }
 
 fn parse_sync(s: &str) -> Result<crate::graph::SyncMode, String> {

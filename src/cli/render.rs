@@ -455,6 +455,7 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         let characters = [CharacterDraw {
             model: &gpu_model,
             instances: &instances,
+            ghost: None,
         }];
         let scene = SceneView {
             camera,

@@ -64,7 +64,8 @@ pub use matching_overlay::{MatchingDraw, MatchingOverlays, PathPoint};
 pub use model::{GpuModel, MorphLayout, PrimitiveDraw};
 pub use overlay::{DepthTest, Grid, OverlayBatch, Rgba8, SkeletonStyle};
 pub use renderer::{
-    shader_source, Background, CharacterDraw, Renderer, SceneView, DEPTH_FORMAT, FRAME_PRELUDE,
+    shader_source, Background, CharacterDraw, GhostTint, Renderer, SceneView, DEPTH_FORMAT,
+    FRAME_PRELUDE,
 };
 pub use skinning::{PaletteLayout, SkinnedInstances, SkinningLimits, SkinningPipeline};
 pub use target::{read_buffer, OffscreenTarget, PendingReadback, RgbaImage, OFFSCREEN_FORMAT};

@@ -40,6 +40,20 @@ impl Default for Background {
 pub struct CharacterDraw<'a> {
     pub model: &'a GpuModel,
     pub instances: &'a SkinnedInstances,
+    /// Draw as an onion-skin ghost (translucent, tinted, behind nothing it overlaps)
+    /// instead of a lit character; `None`: a character.
+    pub ghost: Option<GhostTint>,
+}
+
+/// How a ghost character is blended over what is behind it: per channel
+/// `out = ghost x opacity x tint + behind x (1 - opacity x tint)`, in the target's linear
+/// space, where `ghost` is the surface's luminance (the `fs_ghost` entry of mesh.wgsl).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GhostTint {
+    /// Linear RGB tint, each 0..1.
+    pub tint: [f32; 3],
+    /// 0 (invisible) to 1.
+    pub opacity: f32,
 }
 
 /// Everything one frame draws.
@@ -112,6 +126,9 @@ pub struct Renderer {
     background_pipeline: wgpu::RenderPipeline,
     /// `[blend][double_sided]`.
     mesh_pipelines: [[wgpu::RenderPipeline; 2]; 2],
+    /// Onion-skin ghosts: [single-sided, double-sided]; depth tested, not written,
+    /// blended with the blend constant.
+    ghost_pipelines: [wgpu::RenderPipeline; 2],
     /// Blended draws of this frame, sorted back to front (reused).
     blend_order: Vec<(f32, usize, u32, usize)>,
     line_pipelines: [wgpu::RenderPipeline; 2],
@@ -373,7 +390,21 @@ impl Renderer {
         ];
         // [opaque or mask, blend] x [single-sided (back faces culled), double-sided]. Blend
         // draws test depth but do not write it, so blended layers do not hide each other.
-        let mesh_pipeline = |blend: bool, double_sided: bool| {
+        let ghost_target = [Some(wgpu::ColorTargetState {
+            format: color_format,
+            blend: Some(wgpu::BlendState {
+                color: wgpu::BlendComponent {
+                    src_factor: wgpu::BlendFactor::Constant,
+                    dst_factor: wgpu::BlendFactor::OneMinusConstant,
+                    operation: wgpu::BlendOperation::Add,
+                },
+                alpha: wgpu::BlendComponent::OVER,
+            }),
+            write_mask: wgpu::ColorWrites::ALL,
+        })];
+        // kind: 0 opaque or mask, 1 blend, 2 ghost.
+        let mesh_pipeline = |kind: u32, double_sided: bool| {
+            let blend = kind != 0;
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some("mesh"),
                 layout: Some(&mesh_layout),
@@ -394,21 +425,22 @@ impl Renderer {
                 multisample,
                 fragment: Some(wgpu::FragmentState {
                     module: &mesh_module,
-                    entry_point: Some("fs_main"),
+                    entry_point: Some(if kind == 2 { "fs_ghost" } else { "fs_main" }),
                     compilation_options: Default::default(),
-                    targets: if blend {
-                        &blended_target
-                    } else {
-                        &opaque_target
+                    targets: match kind {
+                        0 => &opaque_target,
+                        1 => &blended_target,
+                        _ => &ghost_target,
                     },
                 }),
                 multiview_mask: None,
                 cache: None,
             })
         };
+        let ghost_pipelines = [mesh_pipeline(2, false), mesh_pipeline(2, true)];
         let mesh_pipelines = [
-            [mesh_pipeline(false, false), mesh_pipeline(false, true)],
-            [mesh_pipeline(true, false), mesh_pipeline(true, true)],
+            [mesh_pipeline(0, false), mesh_pipeline(0, true)],
+            [mesh_pipeline(1, false), mesh_pipeline(1, true)],
         ];
 
         let line_buffers = [Some(wgpu::VertexBufferLayout {
@@ -511,6 +543,7 @@ impl Renderer {
             frame_bind_group,
             background_pipeline,
             mesh_pipelines,
+            ghost_pipelines,
             blend_order: Vec::new(),
             line_pipelines,
             point_pipelines,
@@ -720,7 +753,7 @@ impl Renderer {
         self.blend_order.clear();
         for (c, character) in scene.characters.iter().enumerate() {
             let model = character.model;
-            if model.draws().is_empty() {
+            if model.draws().is_empty() || character.ghost.is_some() {
                 continue;
             }
             pass.set_vertex_buffer(1, model.uvs.slice(..));
@@ -745,6 +778,50 @@ impl Renderer {
                         continue;
                     }
                     pass.set_pipeline(&self.mesh_pipelines[0][draw.double_sided as usize]);
+                    pass.set_bind_group(1, &model.materials[draw.material], &[]);
+                    pass.draw_indexed(draw.indices.clone(), draw.base_vertex, 0..1);
+                }
+            }
+        }
+        // Ghosts after the opaque characters, farthest first (by each ghost's first
+        // palette matrix, its root or first skin joint), so a nearer ghost blends over a
+        // farther one.
+        let mut ghosts: Vec<(f32, usize)> = scene
+            .characters
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.ghost.is_some_and(|g| g.opacity > 0.0))
+            .map(|(c, character)| {
+                let carry = character
+                    .instances
+                    .palette_matrix(0, 0)
+                    .unwrap_or(glam::Mat4::IDENTITY);
+                (carry.w_axis.truncate().dot(forward), c)
+            })
+            .collect();
+        ghosts.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        for &(_, c) in &ghosts {
+            let character = &scene.characters[c];
+            let (Some(tint), model) = (character.ghost, character.model) else {
+                continue;
+            };
+            let k = |t: f32| f64::from((t * tint.opacity).clamp(0.0, 1.0));
+            pass.set_blend_constant(wgpu::Color {
+                r: k(tint.tint[0]),
+                g: k(tint.tint[1]),
+                b: k(tint.tint[2]),
+                a: k(1.0),
+            });
+            pass.set_vertex_buffer(1, model.uvs.slice(..));
+            pass.set_vertex_buffer(2, model.colors.slice(..));
+            pass.set_index_buffer(model.indices.slice(..), wgpu::IndexFormat::Uint32);
+            for instance in 0..character.instances.instance_count() {
+                let Some(vertices) = character.instances.vertex_buffer(instance) else {
+                    continue;
+                };
+                pass.set_vertex_buffer(0, vertices);
+                for draw in model.draws() {
+                    pass.set_pipeline(&self.ghost_pipelines[draw.double_sided as usize]);
                     pass.set_bind_group(1, &model.materials[draw.material], &[]);
                     pass.draw_indexed(draw.indices.clone(), draw.base_vertex, 0..1);
                 }

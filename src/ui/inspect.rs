@@ -477,7 +477,7 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let before = p.inspect.onion;
     let o = &mut p.inspect.onion;
     ui.checkbox(&mut o.enabled, "Onion skin")
-        .on_hover_text("ghost skeletons of the frames around the playhead");
+        .on_hover_text("ghosts of the frames around the playhead: past warm, future cool");
     if o.enabled {
         ui.horizontal(|ui| {
             ui.add(
@@ -501,6 +501,12 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             ui.add(egui::Slider::new(&mut o.opacity, 0.05..=1.0).text("opacity"));
         });
         ui.checkbox(&mut o.at_markers, "at the sync markers instead");
+        ui.horizontal(|ui| {
+            ui.label("draw as");
+            for style in crate::inspect::GhostStyle::ALL {
+                ui.selectable_value(&mut o.style, style, style.label());
+            }
+        });
         if let Some(step) = p.timeline_hidden_by() {
             ui.weak(format!("Ghosts show the timeline's clip: {step}."));
         }
