@@ -831,8 +831,9 @@ pub fn detect_contacts(
         lengths.push(len);
     }
 
-    // Heights, joint-major: [leg][foot|toe][sample].
+    // Heights, joint-major: [leg][foot|toe][sample]; and ground positions (x, z).
     let mut heights = vec![[Vec::with_capacity(samples), Vec::new()]; legs.len()];
+    let mut grounds: Vec<[Vec<glam::Vec2>; 2]> = vec![[Vec::new(), Vec::new()]; legs.len()];
     let mut local = rest.to_vec();
     let mut model = vec![Mat4::IDENTITY; n];
     let mut cache = SamplingCache::new();
@@ -850,8 +851,13 @@ pub fn detect_contacts(
             model_from_root: Mat4::IDENTITY,
         }
         .run(&mut model)?;
-        for (leg, h) in legs.iter().zip(heights.iter_mut()) {
+        for ((leg, h), g) in legs.iter().zip(heights.iter_mut()).zip(grounds.iter_mut()) {
             let y = model[leg.foot].w_axis.y;
+            let ground = |j: usize| glam::Vec2::new(model[j].w_axis.x, model[j].w_axis.z);
+            g[0].push(ground(leg.foot));
+            if let Some(toe) = leg.toe {
+                g[1].push(ground(toe));
+            }
             if !y.is_finite() {
                 return Err(AnimError::NonFinite {
                     what: format!("clip '{}' pose at {time_secs} s", clip.name()),
@@ -866,16 +872,36 @@ pub fn detect_contacts(
 
     let mut out = Vec::with_capacity(legs.len());
     let mut margin = vec![0.0f32; samples];
-    for ((leg, h), &len) in legs.iter().zip(&heights).zip(&lengths) {
+    for (((leg, h), g), &len) in legs.iter().zip(&heights).zip(&grounds).zip(&lengths) {
         let height_limit = settings.height_fraction * len;
         let speed_limit = settings.vertical_speed_fraction * len;
         margin.fill(f32::INFINITY);
-        for ys in h.iter().filter(|ys| !ys.is_empty()) {
+        for (ys, xz) in h.iter().zip(g).filter(|(ys, _)| !ys.is_empty()) {
             let lowest = ys.iter().copied().fold(f32::INFINITY, f32::min);
+            // A clip whose feet travel (root motion on the ground): a planted foot stands
+            // still on the ground, so a low foot still skimming forward (before the heel
+            // strikes) or sweeping away is not planted. Feet that end where they started
+            // (an in-place clip, whose planted feet slide back under the hips) get no
+            // such test.
+            let travel_speed = match (xz.first(), xz.last()) {
+                (Some(a), Some(b)) if samples > 1 => a.distance(*b) / (dt * (samples - 1) as f32),
+                _ => 0.0,
+            };
+            let ground_limit = (travel_speed > TRAVEL_LEGS_PER_SEC * len)
+                .then_some(GROUND_SPEED_SHARE * travel_speed);
             for (i, out) in margin.iter_mut().enumerate() {
                 let (prev, next) = (ys[(i + samples - 1) % samples], ys[(i + 1) % samples]);
                 let speed = (next - prev) / (2.0 * dt);
-                let m = ((ys[i] - lowest) / height_limit).max(speed.abs() / speed_limit);
+                let mut m = ((ys[i] - lowest) / height_limit).max(speed.abs() / speed_limit);
+                if let Some(limit) = ground_limit {
+                    // One-sided at the ends: the travel is not a loop.
+                    let (a, b, k) = match i {
+                        0 => (xz[0], xz[1], 1.0),
+                        _ if i + 1 == samples => (xz[i - 1], xz[i], 1.0),
+                        _ => (xz[i - 1], xz[i + 1], 2.0),
+                    };
+                    m = m.max(a.distance(b) / (k * dt) / limit);
+                }
                 *out = out.min(m);
             }
         }
@@ -893,6 +919,13 @@ pub fn detect_contacts(
     }
     Ok(out)
 }
+
+/// Feet whose ground position moves on by more than this many leg lengths per second over
+/// the clip travel with the root (a root-motion clip).
+const TRAVEL_LEGS_PER_SEC: f32 = 0.1;
+/// In a travelling clip a planted foot moves on the ground at under this share of the
+/// travel speed.
+const GROUND_SPEED_SHARE: f32 = 0.3;
 
 /// Threshold ratios outside `[CERTAIN_DOWN, CERTAIN_UP]` count as a clear answer for
 /// [`FootContacts::certainty`].

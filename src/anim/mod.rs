@@ -28,6 +28,7 @@ pub mod morph;
 pub mod motion_matching;
 pub mod phase;
 pub mod reduce;
+pub mod retarget;
 pub mod root_motion;
 pub mod seam;
 pub mod skeleton;

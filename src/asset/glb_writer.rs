@@ -182,3 +182,102 @@ pub fn write_json_sorted(value: &Value, out: &mut String) {
         leaf => out.push_str(&leaf.to_string()),
     }
 }
+
+/// One animation channel to append to a GLB: the target node, `"translation"` or
+/// `"rotation"`, key times (seconds, increasing) and values (3 or 4 floats per key).
+pub struct NewChannel {
+    pub node: usize,
+    pub path: &'static str,
+    pub times: Vec<f32>,
+    pub values: Vec<f32>,
+}
+
+/// `glb` (a binary glTF whose buffer 0 is its BIN chunk, or has none) with the animations
+/// `animations` (name, channels; LINEAR) added after its own. Everything else is kept.
+///
+/// Errors: not a GLB, a malformed header or JSON chunk, a BIN chunk that is not buffer 0,
+/// channel values of the wrong length.
+pub fn append_animations(
+    glb: &[u8],
+    animations: &[(String, Vec<NewChannel>)],
+) -> Result<Vec<u8>, String> {
+    let u32_at = |at: usize| -> Result<u32, String> {
+        glb.get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .ok_or_else(|| "truncated GLB".to_string())
+    };
+    if !glb.starts_with(b"glTF") {
+        return Err("not a binary glTF (.glb) file: --out needs a .glb target".into());
+    }
+    let json_len = u32_at(12)? as usize;
+    if u32_at(16)? != 0x4E4F_534A {
+        return Err("the GLB's first chunk is not JSON".into());
+    }
+    let json_bytes = glb
+        .get(20..20 + json_len)
+        .ok_or("the GLB's JSON chunk runs past the end")?;
+    let mut document: Value =
+        serde_json::from_slice(json_bytes).map_err(|e| format!("the GLB's JSON: {e}"))?;
+    let mut bin = Vec::new();
+    let next = 20 + json_len;
+    if glb.len() >= next + 8 {
+        let bin_len = u32_at(next)? as usize;
+        if u32_at(next + 4)? == 0x004E_4942 {
+            bin = glb
+                .get(next + 8..next + 8 + bin_len)
+                .ok_or("the GLB's BIN chunk runs past the end")?
+                .to_vec();
+        }
+    }
+    if let Some(Value::Array(buffers)) = document.get("buffers") {
+        if buffers.first().is_some_and(|b| b.get("uri").is_some()) {
+            return Err("the GLB's buffer 0 is an external file, not its BIN chunk".into());
+        }
+    }
+    let take = |key: &str, document: &mut Value| -> Vec<Value> {
+        match document.get_mut(key).map(Value::take) {
+            Some(Value::Array(list)) => list,
+            _ => Vec::new(),
+        }
+    };
+    let views = take("bufferViews", &mut document);
+    let accessors = take("accessors", &mut document);
+    let mut builder = GlbBuilder {
+        data: bin,
+        views,
+        accessors,
+    };
+    let mut list = take("animations", &mut document);
+    for (name, channels) in animations {
+        let mut samplers = Vec::new();
+        let mut out_channels = Vec::new();
+        for c in channels {
+            let n = if c.path == "rotation" { 4 } else { 3 };
+            if c.values.len() != c.times.len() * n {
+                return Err(format!(
+                    "animation '{name}': node {} {}: {} values for {} keys",
+                    c.node,
+                    c.path,
+                    c.values.len(),
+                    c.times.len()
+                ));
+            }
+            let input = builder.floats(&c.times, 1, "SCALAR", None, true);
+            let output = builder.floats(
+                &c.values,
+                n,
+                if n == 4 { "VEC4" } else { "VEC3" },
+                None,
+                false,
+            );
+            out_channels.push(json!({
+                "sampler": samplers.len(),
+                "target": { "node": c.node, "path": c.path },
+            }));
+            samplers.push(json!({ "input": input, "output": output, "interpolation": "LINEAR" }));
+        }
+        list.push(json!({ "name": name, "channels": out_channels, "samplers": samplers }));
+    }
+    document["animations"] = Value::Array(list);
+    Ok(builder.finish(document))
+}

@@ -7,6 +7,7 @@ pub mod lint;
 pub mod locomotion_trace;
 pub mod matching_trace;
 pub mod render;
+pub mod retarget;
 pub mod snapshot;
 
 use std::fmt::Write as _;
@@ -163,6 +164,10 @@ pub enum Command {
     /// Write the posed mesh at one clip time as Wavefront OBJ (skinned and morphed, every
     /// mesh, world space), e.g. to compare with another tool's export of that frame.
     Snapshot(snapshot::SnapshotArgs),
+    /// Play a humanoid clip on another humanoid character: the bone mapping, each clip's
+    /// quality (foot slide, contact agreement, speed and leg ratios), and with --out the
+    /// target written with the retargeted clips added.
+    Retarget(retarget::RetargetArgs),
 }
 
 /// The user's in-place choice on the command line (every clip of the file).
@@ -417,6 +422,7 @@ pub fn run(command: Command) -> Result<String, String> {
         Command::Trace(args) => trace(&args),
         Command::Render(args) => render::run(&args),
         Command::Snapshot(args) => snapshot::run(&args),
+        Command::Retarget(args) => retarget::run(&args),
         Command::Lint(args) => lint::run(&args).map(|(text, _)| text),
         Command::MakeDemo(args) => {
             let written = if args.locomotion_set {

@@ -1,0 +1,538 @@
+//! The retargeting job: retarget poses, per-frame rotation transfer and whole clips.
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::automap::{left_axis, RetargetMap};
+use super::{BONES, CHAINS};
+use crate::anim::contacts::LegChain;
+use crate::anim::ik::TwoBoneIkJob;
+use crate::anim::{
+    AnimError, Clip, Interpolation, JointTracks, LocalToModelJob, SamplingCache, SamplingJob,
+    Skeleton, Track, Transform,
+};
+
+/// How a clip is retargeted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RetargetOptions {
+    /// Keep the hips over the origin on the ground plane (an in-place clip): the source
+    /// hips' horizontal travel is dropped, its height change kept.
+    pub in_place: bool,
+    /// Pin the target's feet with two-bone leg IK while the source's feet are planted.
+    pub foot_ik: bool,
+    /// Samples per second of the retargeted clip (the source's frame rate when it has
+    /// one is used instead).
+    pub samples_per_sec: f32,
+}
+
+impl Default for RetargetOptions {
+    fn default() -> Self {
+        Self {
+            in_place: false,
+            foot_ik: true,
+            samples_per_sec: 30.0,
+        }
+    }
+}
+
+/// Everything fixed for one source/target pair: the maps, the retarget poses and the
+/// frame that aligns the two characters' facings.
+#[derive(Clone, Debug)]
+pub struct Retargeter {
+    source: Skeleton,
+    target: Skeleton,
+    /// `(source joint, target joint)` per mapped profile bone, in profile order.
+    pairs: Vec<(usize, usize)>,
+    /// `(source joint, target joint)` of unmapped target bones that have a namesake in the
+    /// source (fingers and twist bones of the same rig family): their local change from
+    /// the retarget pose is copied.
+    namesakes: Vec<(usize, usize)>,
+    source_ref_local: Vec<Transform>,
+    /// Source retarget pose, model space.
+    source_ref_model: Vec<Mat4>,
+    /// Target retarget pose (rest with mapped bones turned like the source's), local
+    /// and model space.
+    target_ref_local: Vec<Transform>,
+    target_ref_model: Vec<Mat4>,
+    /// Turns source model space into target model space (yaw between the facings).
+    align: Quat,
+    /// Target leg length / source leg length.
+    pub leg_ratio: f32,
+    source_hips: usize,
+    /// The target joint that carries the hips and both legs (the hips, or the joint above
+    /// them where the legs hang beside the hips, as on the Quaternius robot): the source
+    /// hips' travel moves it.
+    target_carrier: usize,
+    /// Per target leg whose foot is not below its lower leg (an IK rig such as the
+    /// Quaternius robot's, whose foot bone hangs off the hips): the foot's retarget-pose
+    /// position in the lower leg's space, where it is put back after the legs turn.
+    detached_feet: Vec<(usize, usize, Vec3)>,
+    /// Target legs (left, right) for foot IK, and the source's legs for contacts.
+    pub target_legs: Vec<LegChain>,
+    pub source_legs: Vec<LegChain>,
+}
+
+fn model_of(skeleton: &Skeleton, local: &[Transform]) -> Result<Vec<Mat4>, AnimError> {
+    let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
+    LocalToModelJob {
+        parents: skeleton.parents(),
+        local,
+        model_from_root: Mat4::IDENTITY,
+    }
+    .run(&mut model)?;
+    Ok(model)
+}
+
+fn rotation_of(m: &Mat4) -> Quat {
+    let (_, r, _) = m.to_scale_rotation_translation();
+    r.normalize()
+}
+
+fn position_of(m: &Mat4) -> Vec3 {
+    m.w_axis.truncate()
+}
+
+/// Leg chains from a map, left then right.
+fn legs_of(map: &RetargetMap) -> Vec<LegChain> {
+    ["left", "right"]
+        .iter()
+        .filter_map(|side| {
+            Some(LegChain {
+                name: side.to_string(),
+                thigh: map.joint(&format!("{side}UpperLeg"))?,
+                calf: map.joint(&format!("{side}LowerLeg"))?,
+                foot: map.joint(&format!("{side}Foot"))?,
+                toe: map.joint(&format!("{side}Toes")),
+            })
+        })
+        .collect()
+}
+
+fn leg_length(p: &[Mat4], legs: &[LegChain]) -> f32 {
+    let sum: f32 = legs
+        .iter()
+        .map(|l| {
+            position_of(&p[l.thigh]).distance(position_of(&p[l.calf]))
+                + position_of(&p[l.calf]).distance(position_of(&p[l.foot]))
+        })
+        .sum();
+    sum / legs.len().max(1) as f32
+}
+
+impl Retargeter {
+    /// Prepares retargeting from `source` (mapped by `source_map`) onto `target`.
+    ///
+    /// Errors: either map lacks the hips or the legs; a pose is not finite; the legs have
+    /// no length.
+    pub fn new(
+        source: &Skeleton,
+        source_map: &RetargetMap,
+        target: &Skeleton,
+        target_map: &RetargetMap,
+    ) -> Result<Self, AnimError> {
+        let missing = |what: &str| AnimError::OutOfRange {
+            what: "retargeting".into(),
+            detail: format!("{what} is not mapped"),
+        };
+        let source_hips = source_map
+            .joint("hips")
+            .ok_or_else(|| missing("the source's hips"))?;
+        let target_hips = target_map
+            .joint("hips")
+            .ok_or_else(|| missing("the target's hips"))?;
+        let source_legs = legs_of(source_map);
+        let target_legs = legs_of(target_map);
+        if source_legs.len() != 2 || target_legs.len() != 2 {
+            return Err(missing("a leg (upper leg, lower leg, foot)"));
+        }
+        let source_ref_model = model_of(source, source.reference_pose())?;
+        let rest_model = model_of(target, target.rest_pose())?;
+        let source_leg = leg_length(&source_ref_model, &source_legs);
+        let target_leg = leg_length(&rest_model, &target_legs);
+        if !(source_leg > 1e-9 && target_leg > 1e-9) {
+            return Err(AnimError::OutOfRange {
+                what: "retargeting".into(),
+                detail: "a skeleton's legs have no length".into(),
+            });
+        }
+        // Facings: each character's left (up x forward) in its model space.
+        let positions = |m: &[Mat4]| m.iter().map(position_of).collect::<Vec<_>>();
+        let source_left = left_from(&positions(&source_ref_model), &source_legs);
+        let target_left = left_from(&positions(&rest_model), &target_legs);
+        let align = yaw_between(source_left, target_left);
+
+        let pairs: Vec<(usize, usize)> = BONES
+            .iter()
+            .filter_map(|b| Some((source_map.joint(b)?, target_map.joint(b)?)))
+            .collect();
+        let namesakes: Vec<(usize, usize)> = (0..target.joint_count())
+            .filter(|&t| target.is_bound(t) && !pairs.iter().any(|p| p.1 == t))
+            .filter_map(|t| {
+                let s = source.find(&target.names()[t])?;
+                (source.is_bound(s) && !pairs.iter().any(|p| p.0 == s)).then_some((s, t))
+            })
+            .collect();
+
+        // The target's retarget pose: each mapped bone turned (parents first) so that it
+        // points to its mapped child as the source's does, in the aligned frame.
+        let mut local = target.rest_pose().to_vec();
+        let mut model = rest_model;
+        for (bone, children) in CHAINS {
+            let (Some(sj), Some(tj)) = (source_map.joint(bone), target_map.joint(bone)) else {
+                continue;
+            };
+            let Some((sc, tc)) = children
+                .iter()
+                .find_map(|c| Some((source_map.joint(c)?, target_map.joint(c)?)))
+            else {
+                continue;
+            };
+            let want =
+                align * (position_of(&source_ref_model[sc]) - position_of(&source_ref_model[sj]));
+            let have = position_of(&model[tc]) - position_of(&model[tj]);
+            if want.length_squared() < 1e-12 || have.length_squared() < 1e-12 {
+                continue;
+            }
+            let turn = Quat::from_rotation_arc(have.normalize(), want.normalize());
+            let world = turn * rotation_of(&model[tj]);
+            let parent = target.parents()[tj]
+                .map(|p| rotation_of(&model[p]))
+                .unwrap_or(Quat::IDENTITY);
+            local[tj].rotation = (parent.inverse() * world).normalize();
+            model = model_of(target, &local)?;
+        }
+        let detached_feet = target_legs
+            .iter()
+            .filter(|l| !target.is_ancestor_or_self(l.calf, l.foot))
+            .map(|l| {
+                let offset = model[l.calf]
+                    .inverse()
+                    .transform_point3(position_of(&model[l.foot]));
+                (l.calf, l.foot, offset)
+            })
+            .collect();
+        let carries_all = |j: usize| {
+            target.is_ancestor_or_self(j, target_hips)
+                && target_legs
+                    .iter()
+                    .all(|l| target.is_ancestor_or_self(j, l.thigh))
+        };
+        let mut target_carrier = target_hips;
+        let mut up = Some(target_hips);
+        while let Some(j) = up {
+            if carries_all(j) {
+                target_carrier = j;
+                break;
+            }
+            up = target.parents()[j];
+        }
+        Ok(Self {
+            detached_feet,
+            target_carrier,
+            source: source.clone(),
+            target: target.clone(),
+            pairs,
+            namesakes,
+            source_ref_local: source.reference_pose().to_vec(),
+            source_ref_model,
+            target_ref_local: local,
+            target_ref_model: model,
+            align,
+            leg_ratio: target_leg / source_leg,
+            source_hips,
+            target_legs,
+            source_legs,
+        })
+    }
+
+    /// The target's retarget pose (local transforms).
+    pub fn target_retarget_pose(&self) -> &[Transform] {
+        &self.target_ref_local
+    }
+
+    /// The target's pose for the source's local pose `source_local` (one transform per
+    /// source joint), into `out` (one per target joint).
+    ///
+    /// Errors: wrong lengths, a non-finite pose.
+    pub fn retarget_pose(
+        &self,
+        source_local: &[Transform],
+        in_place: bool,
+        out: &mut [Transform],
+    ) -> Result<(), AnimError> {
+        let n = self.target.joint_count();
+        if out.len() != n {
+            return Err(AnimError::LengthMismatch {
+                what: "retargeted pose",
+                expected: n,
+                actual: out.len(),
+            });
+        }
+        let source_model = model_of(&self.source, source_local)?;
+        // Target model rotations of the mapped joints.
+        let mut wanted: Vec<Option<Quat>> = vec![None; n];
+        for &(s, t) in &self.pairs {
+            let delta =
+                rotation_of(&source_model[s]) * rotation_of(&self.source_ref_model[s]).inverse();
+            let delta = self.align * delta * self.align.inverse();
+            wanted[t] = Some((delta * rotation_of(&self.target_ref_model[t])).normalize());
+        }
+        out.copy_from_slice(&self.target_ref_local);
+        for &(s, t) in &self.namesakes {
+            let (now, reference) = (&source_local[s], &self.source_ref_local[s]);
+            out[t].rotation = (self.target_ref_local[t].rotation
+                * (reference.rotation.inverse() * now.rotation))
+                .normalize();
+            out[t].translation = self.target_ref_local[t].translation
+                + (now.translation - reference.translation) * self.leg_ratio;
+        }
+        // Parents first: a mapped joint's local rotation from its parent's new rotation.
+        let parents = self.target.parents();
+        let mut world = vec![Quat::IDENTITY; n];
+        for j in 0..n {
+            let parent = parents[j].map(|p| world[p]).unwrap_or(Quat::IDENTITY);
+            if let Some(w) = wanted[j] {
+                out[j].rotation = (parent.inverse() * w).normalize();
+            }
+            world[j] = (parent * out[j].rotation).normalize();
+        }
+        // Hips: the source hips' displacement from its retarget pose, aligned and scaled.
+        let mut moved = self.align
+            * (position_of(&source_model[self.source_hips])
+                - position_of(&self.source_ref_model[self.source_hips]))
+            * self.leg_ratio;
+        if in_place {
+            moved.x = 0.0;
+            moved.z = 0.0;
+        }
+        let carrier = self.target_carrier;
+        let hips_model = position_of(&self.target_ref_model[carrier]) + moved;
+        let parent = parents[carrier];
+        let parent_model = match parent {
+            Some(p) => {
+                let m = model_of(&self.target, out)?;
+                m[p]
+            }
+            None => Mat4::IDENTITY,
+        };
+        out[carrier].translation = parent_model.inverse().transform_point3(hips_model);
+        self.attach_feet(out)?;
+        if out.iter().any(|t| !t.is_finite()) {
+            return Err(AnimError::NonFinite {
+                what: "retargeted pose".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Puts feet that are not below their lower legs back at the lower legs' ends.
+    fn attach_feet(&self, pose: &mut [Transform]) -> Result<(), AnimError> {
+        if self.detached_feet.is_empty() {
+            return Ok(());
+        }
+        let parents = self.target.parents();
+        for &(calf, foot, offset) in &self.detached_feet {
+            let model = model_of(&self.target, pose)?;
+            let at = model[calf].transform_point3(offset);
+            let parent = parents[foot].map(|p| model[p]).unwrap_or(Mat4::IDENTITY);
+            pose[foot].translation = parent.inverse().transform_point3(at);
+        }
+        Ok(())
+    }
+
+    /// Retargets `clip` (on the source skeleton) into a clip on the target skeleton named
+    /// `name`, sampled at the source's frame rate (else `options.samples_per_sec`), with
+    /// rotation tracks on the mapped joints and a translation track on the hips.
+    /// `planted`, per target leg (left, right), says at which clip times the source's foot
+    /// is planted; with `options.foot_ik` those feet stay where they came down.
+    pub fn retarget_clip(
+        &self,
+        clip: &Clip,
+        name: &str,
+        options: &RetargetOptions,
+        planted: &dyn Fn(usize, f32) -> bool,
+    ) -> Result<Clip, AnimError> {
+        let duration = clip.duration_secs();
+        let rate = clip
+            .frame_rate_hz()
+            .map(|h| h as f32)
+            .filter(|h| h.is_finite() && *h > 0.0)
+            .unwrap_or(options.samples_per_sec)
+            .clamp(1.0, 240.0);
+        let frames = ((duration * rate).round() as usize).max(1) + 1;
+        let times: Vec<f32> = (0..frames)
+            .map(|i| {
+                if i + 1 == frames {
+                    duration
+                } else {
+                    i as f32 / rate
+                }
+            })
+            .collect();
+        let mut times = times;
+        times.dedup_by(|a, b| *a <= *b);
+        let n = self.target.joint_count();
+        let mut source_local = self.source.rest_pose().to_vec();
+        let mut cache = SamplingCache::new();
+        let mut poses: Vec<Vec<Transform>> = Vec::with_capacity(times.len());
+        for &t in &times {
+            SamplingJob {
+                clip,
+                time_secs: t,
+                rest_pose: self.source.rest_pose(),
+            }
+            .run_with_cache(&mut cache, &mut source_local)?;
+            let mut out = vec![Transform::IDENTITY; n];
+            self.retarget_pose(&source_local, options.in_place, &mut out)?;
+            poses.push(out);
+        }
+        if options.foot_ik {
+            self.pin_feet(&times, &mut poses, planted)?;
+        }
+        // Tracks: every joint whose rotation leaves its rest value, and the hips' position.
+        let rest = self.target.rest_pose();
+        let mut tracks = Vec::new();
+        for j in 0..n {
+            let rotations: Vec<Quat> = poses.iter().map(|p| p[j].rotation).collect();
+            let translations: Vec<Vec3> = poses.iter().map(|p| p[j].translation).collect();
+            let mut jt = JointTracks::new(j);
+            if rotations
+                .iter()
+                .any(|q| q.dot(rest[j].rotation).abs() < 1.0 - 1e-7)
+            {
+                jt.rotation = Some(Track::new(
+                    Interpolation::Linear,
+                    times.clone(),
+                    rotations,
+                    "retargeted rotation",
+                )?);
+            }
+            if translations
+                .iter()
+                .any(|t| !t.abs_diff_eq(rest[j].translation, 1e-6))
+            {
+                jt.translation = Some(Track::new(
+                    Interpolation::Linear,
+                    times.clone(),
+                    translations,
+                    "retargeted translation",
+                )?);
+            }
+            if jt.channel_count() > 0 {
+                tracks.push(jt);
+            }
+        }
+        Ok(Clip::new(name.to_string(), tracks, Vec::new(), n)?
+            .with_frame_rate(Some(f64::from(rate))))
+    }
+
+    /// Keeps each target foot where it came down while the source's is planted: the
+    /// foot's contact point (the lower of ankle and toe: the heel at the strike, the ball
+    /// at the push-off, so the foot still rolls) stays where it touched down; two-bone IK
+    /// on the leg moves the ankle by that correction. After the plant the correction fades
+    /// over a few frames instead of popping.
+    fn pin_feet(
+        &self,
+        times: &[f32],
+        poses: &mut [Vec<Transform>],
+        planted: &dyn Fn(usize, f32) -> bool,
+    ) -> Result<(), AnimError> {
+        let parents = self.target.parents();
+        for (leg_index, leg) in self.target_legs.iter().enumerate() {
+            // (contact joint, where it is pinned) and the last horizontal correction.
+            let mut anchor: Option<(usize, Vec3)> = None;
+            let mut offset = Vec3::ZERO;
+            for (i, &t) in times.iter().enumerate() {
+                let model = model_of(&self.target, &poses[i])?;
+                let ankle = position_of(&model[leg.foot]);
+                if planted(leg_index, t) {
+                    let contact = match leg.toe {
+                        Some(toe) if position_of(&model[toe]).y < ankle.y => toe,
+                        _ => leg.foot,
+                    };
+                    let now = position_of(&model[contact]);
+                    let pinned = match anchor {
+                        Some((joint, at)) if joint == contact => at,
+                        _ => {
+                            // Touch-down, or the roll passed from heel to ball: pin where
+                            // the (corrected) contact point is now.
+                            let at = now + offset;
+                            anchor = Some((contact, at));
+                            at
+                        }
+                    };
+                    let d = pinned - now;
+                    offset = Vec3::new(d.x, 0.0, d.z);
+                } else {
+                    anchor = None;
+                    offset *= 0.6;
+                }
+                if offset.length_squared() < 1e-12 {
+                    continue;
+                }
+                let result = TwoBoneIkJob {
+                    target: ankle + offset,
+                    // Zero: the knee stays in the plane the animation gives it.
+                    pole_vector: Vec3::ZERO,
+                    mid_axis: hinge_axis(&model, parents, leg),
+                    weight: 1.0,
+                    soften: 0.97,
+                    twist_angle: 0.0,
+                    start_joint: model[leg.thigh],
+                    mid_joint: model[leg.calf],
+                    end_joint: model[leg.foot],
+                }
+                .run()?;
+                let pose = &mut poses[i];
+                pose[leg.thigh].rotation =
+                    (pose[leg.thigh].rotation * result.start_correction).normalize();
+                pose[leg.calf].rotation =
+                    (pose[leg.calf].rotation * result.mid_correction).normalize();
+                self.attach_feet(pose)?;
+                // The foot keeps its model-space orientation.
+                let after = model_of(&self.target, pose)?;
+                let parent = parents[leg.foot]
+                    .map(|p| rotation_of(&after[p]))
+                    .unwrap_or(Quat::IDENTITY);
+                pose[leg.foot].rotation =
+                    (parent.inverse() * rotation_of(&model[leg.foot])).normalize();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The knee's hinge axis in the calf's local space: perpendicular to the thigh and shin,
+/// oriented so a positive turn straightens the leg (falls back to local X when straight).
+fn hinge_axis(model: &[Mat4], _parents: &[Option<usize>], leg: &LegChain) -> Vec3 {
+    let hip = position_of(&model[leg.thigh]);
+    let knee = position_of(&model[leg.calf]);
+    let ankle = position_of(&model[leg.foot]);
+    let axis = (knee - hip).cross(ankle - knee);
+    let axis = if axis.length_squared() > 1e-12 {
+        -axis.normalize()
+    } else {
+        return Vec3::X;
+    };
+    rotation_of(&model[leg.calf]).inverse() * axis
+}
+
+fn left_from(p: &[Vec3], legs: &[LegChain]) -> Vec3 {
+    let by_feet = left_axis(p, legs);
+    if legs.iter().any(|l| l.toe.is_some()) {
+        return by_feet;
+    }
+    // No toes: left is where the left thigh is, from the right one.
+    let d = p[legs[0].thigh] - p[legs[1].thigh];
+    let d = Vec3::new(d.x, 0.0, d.z);
+    if d.length_squared() > 1e-12 {
+        d.normalize()
+    } else {
+        Vec3::X
+    }
+}
+
+/// The rotation about +Y that turns horizontal direction `from` onto `to`.
+fn yaw_between(from: Vec3, to: Vec3) -> Quat {
+    let yaw = from.cross(to).y.atan2(from.dot(to));
+    Quat::from_rotation_y(yaw)
+}

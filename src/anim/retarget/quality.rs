@@ -1,0 +1,140 @@
+//! How good a retargeted clip is: how far the target's feet slide while the source's are
+//! planted, whether the target plants where the source does, and the speed and size
+//! ratios.
+
+use glam::{Mat4, Vec3};
+
+use crate::anim::contacts::{detect_contacts, ContactSettings, FootContacts, LegChain};
+use crate::anim::{AnimError, Clip, LocalToModelJob, SamplingCache, SamplingJob, Skeleton};
+
+/// The quality figures of one retargeted clip.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RetargetQuality {
+    /// Mean horizontal speed of the target's feet while the source's feet are planted,
+    /// measured at each foot's contact point (the lower of ankle and toe; target units per
+    /// second; 0 is a perfect plant).
+    pub planted_foot_slide_mps: f32,
+    /// Intersection over union of the target's and the source's planted times, averaged
+    /// over the feet (0..1; 1 = the target plants exactly when the source does).
+    pub contact_agreement: f32,
+    /// Target root (hips) ground speed / the source's (the leg ratio when the clip
+    /// travels and the stride is kept; 0 when the source does not travel).
+    pub speed_ratio: f32,
+    /// Target leg length / source leg length.
+    pub leg_ratio: f32,
+}
+
+/// Whether clip time `t` lies in one of the contact intervals (wrapping intervals count).
+pub fn planted_at(c: &FootContacts, t: f32, duration: f32) -> bool {
+    if c.intervals.len() == 1 && c.intervals[0].0 == c.intervals[0].1 {
+        return true;
+    }
+    if duration <= 0.0 {
+        return false;
+    }
+    c.intervals.iter().any(|&(down, up)| {
+        let len = (up - down).rem_euclid(duration);
+        (t - down).rem_euclid(duration) <= len
+    })
+}
+
+/// Measures `clip` (already retargeted onto `skeleton`, whose legs are `legs`, left then
+/// right) against the source's contacts `source_contacts` (same legs, same clip times) and
+/// the source's hips ground speed `source_speed`.
+///
+/// Errors: a zero-length clip; legs out of range; a non-finite pose.
+pub fn measure(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    legs: &[LegChain],
+    hips: usize,
+    source_contacts: &[FootContacts],
+    source_speed: f32,
+    leg_ratio: f32,
+) -> Result<RetargetQuality, AnimError> {
+    let duration = clip.duration_secs();
+    if duration <= 0.0 {
+        return Err(AnimError::Empty {
+            what: "retargeted clip (zero length)".into(),
+        });
+    }
+    let settings = ContactSettings::default();
+    let target_contacts = detect_contacts(skeleton, clip, legs, &settings)?;
+    let rate = clip.frame_rate_hz().unwrap_or(30.0) as f32;
+    let n = ((duration * rate).round() as usize).max(2);
+    let dt = duration / n as f32;
+    let mut local = skeleton.rest_pose().to_vec();
+    let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
+    let mut cache = SamplingCache::new();
+    let mut ankles: Vec<Vec<Vec3>> = vec![Vec::with_capacity(n + 1); legs.len()];
+    let mut hips_path = Vec::with_capacity(n + 1);
+    for i in 0..=n {
+        let t = (i as f32 * dt).min(duration);
+        SamplingJob {
+            clip,
+            time_secs: t,
+            rest_pose: skeleton.rest_pose(),
+        }
+        .run_with_cache(&mut cache, &mut local)?;
+        LocalToModelJob {
+            parents: skeleton.parents(),
+            local: &local,
+            model_from_root: Mat4::IDENTITY,
+        }
+        .run(&mut model)?;
+        for (k, leg) in legs.iter().enumerate() {
+            // The contact point: the lower of ankle and toe (heel strike, then the ball).
+            let ankle = model[leg.foot].w_axis.truncate();
+            let point = match leg.toe {
+                Some(toe) if model[toe].w_axis.y < ankle.y => model[toe].w_axis.truncate(),
+                _ => ankle,
+            };
+            ankles[k].push(point);
+        }
+        hips_path.push(model[hips].w_axis.truncate());
+    }
+    let (mut slide_sum, mut slide_count) = (0.0f32, 0usize);
+    let mut agreement = Vec::new();
+    for (k, _) in legs.iter().enumerate() {
+        let (mut both, mut either) = (0usize, 0usize);
+        for i in 0..n {
+            let t = (i as f32 + 0.5) * dt;
+            let src = source_contacts
+                .get(k)
+                .is_some_and(|c| planted_at(c, t, duration));
+            let tgt = target_contacts
+                .get(k)
+                .is_some_and(|c| planted_at(c, t, duration));
+            if src {
+                let d = ankles[k][i + 1] - ankles[k][i];
+                slide_sum += Vec3::new(d.x, 0.0, d.z).length() / dt;
+                slide_count += 1;
+            }
+            both += (src && tgt) as usize;
+            either += (src || tgt) as usize;
+        }
+        if either > 0 {
+            agreement.push(both as f32 / either as f32);
+        }
+    }
+    let travel = hips_path[n] - hips_path[0];
+    let target_speed = Vec3::new(travel.x, 0.0, travel.z).length() / duration;
+    Ok(RetargetQuality {
+        planted_foot_slide_mps: if slide_count > 0 {
+            slide_sum / slide_count as f32
+        } else {
+            0.0
+        },
+        contact_agreement: if agreement.is_empty() {
+            0.0
+        } else {
+            agreement.iter().sum::<f32>() / agreement.len() as f32
+        },
+        speed_ratio: if source_speed > 1e-6 {
+            target_speed / source_speed
+        } else {
+            0.0
+        },
+        leg_ratio,
+    })
+}

@@ -1,0 +1,298 @@
+//! `stridescope retarget SOURCE --onto TARGET`: plays SOURCE's clips on TARGET's skeleton,
+//! reports the mapping and each clip's quality, and with `--out` writes TARGET with the
+//! retargeted clips added.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::anim::contacts::{detect_contacts, ContactSettings};
+use crate::anim::retarget::quality::{measure, planted_at};
+use crate::anim::retarget::{automap, RetargetMap, RetargetOptions, Retargeter, BONES};
+use crate::anim::{Clip, Skeleton};
+use crate::asset::{self, Model};
+
+#[derive(Debug, Args)]
+pub struct RetargetArgs {
+    /// The clips' file (glTF/GLB, FBX, BVH) or a folder of BVH/FBX clips.
+    pub source: PathBuf,
+    /// The character to play them on (glTF/GLB, FBX, BVH).
+    #[arg(long, value_name = "TARGET")]
+    pub onto: PathBuf,
+    /// A source clip to retarget (repeatable; default: every clip).
+    #[arg(long, value_name = "NAME")]
+    pub clip: Vec<String>,
+    /// Keep the target over the origin (drop the source hips' ground travel).
+    #[arg(long)]
+    pub in_place: bool,
+    /// No foot IK: the target's feet follow the retargeted legs even where they slide.
+    #[arg(long)]
+    pub no_ik: bool,
+    /// Write TARGET (a .glb) with the retargeted clips added, named after the source
+    /// clips.
+    #[arg(long, value_name = "OUT.glb")]
+    pub out: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One line of the mapping.
+#[derive(Debug, Serialize)]
+pub struct MappingReport {
+    /// VRM's bone name (`hips`, `leftUpperLeg`...).
+    pub bone: &'static str,
+    pub source: String,
+    pub target: String,
+    /// How each side was found: `name`, `hierarchy` or `given`, as `source/target`.
+    pub how: String,
+}
+
+/// One retargeted clip's figures (see [`crate::anim::retarget::quality`]).
+#[derive(Debug, Serialize)]
+pub struct ClipQualityReport {
+    pub name: String,
+    pub duration_secs: f32,
+    pub planted_foot_slide_mps: f32,
+    pub contact_agreement: f32,
+    pub speed_ratio: f32,
+    pub leg_ratio: f32,
+}
+
+/// What `retarget --json` prints.
+#[derive(Debug, Serialize)]
+pub struct RetargetReport {
+    pub source: String,
+    pub target: String,
+    pub mapping: Vec<MappingReport>,
+    /// Profile bones mapped on neither or only one side.
+    pub unmapped: Vec<&'static str>,
+    pub foot_ik: bool,
+    pub in_place: bool,
+    pub clips: Vec<ClipQualityReport>,
+    /// The file written with `--out`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out: Option<String>,
+}
+
+/// Maps a skeleton, naming the file in the error.
+fn map_of(model: &Model, role: &str) -> Result<RetargetMap, String> {
+    automap(&model.skeleton).map_err(|e| format!("{} ({role}): {e}", model.source))
+}
+
+/// The source hips' ground speed over the clip (net travel / duration).
+fn hips_speed(skeleton: &Skeleton, model: &Model, clip: usize, hips: usize) -> Result<f32, String> {
+    let c = &model.clips[clip];
+    let d = c.duration_secs();
+    if d <= 0.0 {
+        return Ok(0.0);
+    }
+    let at = |t: f32| -> Result<glam::Vec3, String> {
+        let pose = crate::scene::pose_at(model, Some(clip), t)?;
+        Ok(pose.model_from_joint[hips].w_axis.truncate())
+    };
+    let _ = skeleton;
+    let travel = at(d)? - at(0.0)?;
+    Ok(glam::Vec3::new(travel.x, 0.0, travel.z).length() / d)
+}
+
+/// Retargets the chosen clips; returns the target clips and the report.
+pub fn retarget_models(
+    source: &Model,
+    target: &Model,
+    clips: &[String],
+    options: &RetargetOptions,
+) -> Result<(Vec<Clip>, RetargetReport), String> {
+    let source_map = map_of(source, "source")?;
+    let target_map = map_of(target, "target")?;
+    let r = Retargeter::new(&source.skeleton, &source_map, &target.skeleton, &target_map)
+        .map_err(|e| format!("{} onto {}: {e}", source.source, target.source))?;
+    let mapping = BONES
+        .iter()
+        .filter_map(|&bone| {
+            let s = source_map.mapped().into_iter().find(|m| m.bone == bone)?;
+            let t = target_map.mapped().into_iter().find(|m| m.bone == bone)?;
+            Some(MappingReport {
+                bone,
+                source: source.skeleton.names()[s.joint].clone(),
+                target: target.skeleton.names()[t.joint].clone(),
+                how: format!("{}/{}", s.how, t.how),
+            })
+        })
+        .collect::<Vec<_>>();
+    let unmapped = BONES
+        .iter()
+        .copied()
+        .filter(|b| !mapping.iter().any(|m| m.bone == *b))
+        .collect();
+    let chosen: Vec<usize> = if clips.is_empty() {
+        (0..source.clips.len()).collect()
+    } else {
+        clips
+            .iter()
+            .map(|n| {
+                source
+                    .find_clip(n)
+                    .ok_or_else(|| format!("{}: no clip named '{n}'", source.source))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let source_hips = source_map.joint("hips").unwrap_or(0);
+    let target_hips = target_map.joint("hips").unwrap_or(0);
+    let settings = ContactSettings::default();
+    let mut out_clips = Vec::new();
+    let mut reports = Vec::new();
+    for c in chosen {
+        let clip = &source.clips[c];
+        let what = |e: String| format!("{}: clip '{}': {e}", source.source, clip.name());
+        let contacts = if clip.duration_secs() > 0.0 {
+            detect_contacts(&source.skeleton, clip, &r.source_legs, &settings)
+                .map_err(|e| what(e.to_string()))?
+        } else {
+            Vec::new()
+        };
+        let duration = clip.duration_secs();
+        let planted = |leg: usize, t: f32| {
+            contacts
+                .get(leg)
+                .is_some_and(|fc| planted_at(fc, t, duration))
+        };
+        let retargeted = r
+            .retarget_clip(clip, clip.name(), options, &planted)
+            .map_err(|e| what(e.to_string()))?;
+        let source_speed = hips_speed(&source.skeleton, source, c, source_hips)?;
+        let q = if duration > 0.0 {
+            measure(
+                &target.skeleton,
+                &retargeted,
+                &r.target_legs,
+                target_hips,
+                &contacts,
+                source_speed,
+                r.leg_ratio,
+            )
+            .map_err(|e| what(e.to_string()))?
+        } else {
+            crate::anim::retarget::quality::RetargetQuality {
+                planted_foot_slide_mps: 0.0,
+                contact_agreement: 0.0,
+                speed_ratio: 0.0,
+                leg_ratio: r.leg_ratio,
+            }
+        };
+        reports.push(ClipQualityReport {
+            name: clip.name().to_string(),
+            duration_secs: duration,
+            planted_foot_slide_mps: q.planted_foot_slide_mps,
+            contact_agreement: q.contact_agreement,
+            speed_ratio: q.speed_ratio,
+            leg_ratio: q.leg_ratio,
+        });
+        out_clips.push(retargeted);
+    }
+    Ok((
+        out_clips,
+        RetargetReport {
+            source: source.source.clone(),
+            target: target.source.clone(),
+            mapping,
+            unmapped,
+            foot_ik: options.foot_ik,
+            in_place: options.in_place,
+            clips: reports,
+            out: None,
+        },
+    ))
+}
+
+/// `glb` (TARGET's bytes) with `clips` (on `model`'s skeleton) added as animations.
+pub fn glb_with_clips(glb: &[u8], model: &Model, clips: &[Clip]) -> Result<Vec<u8>, String> {
+    use crate::asset::glb_writer::{append_animations, NewChannel};
+    let animations = clips
+        .iter()
+        .map(|clip| {
+            let mut channels = Vec::new();
+            for t in clip.tracks() {
+                let node = model.node_of_joint[t.joint];
+                if let Some(track) = &t.translation {
+                    channels.push(NewChannel {
+                        node,
+                        path: "translation",
+                        times: track.times().to_vec(),
+                        values: track.values().iter().flat_map(|v| v.to_array()).collect(),
+                    });
+                }
+                if let Some(track) = &t.rotation {
+                    channels.push(NewChannel {
+                        node,
+                        path: "rotation",
+                        times: track.times().to_vec(),
+                        values: track.values().iter().flat_map(|q| q.to_array()).collect(),
+                    });
+                }
+            }
+            (clip.name().to_string(), channels)
+        })
+        .collect::<Vec<_>>();
+    append_animations(glb, &animations)
+}
+
+/// Runs `retarget`: the report as text or JSON.
+pub fn run(args: &RetargetArgs) -> Result<String, String> {
+    let source = super::load_model(Some(&args.source))?;
+    let target = asset::load(&args.onto).map_err(|e| e.to_string())?;
+    let options = RetargetOptions {
+        in_place: args.in_place,
+        foot_ik: !args.no_ik,
+        ..Default::default()
+    };
+    let (clips, mut report) = retarget_models(&source, &target, &args.clip, &options)?;
+    if let Some(out) = &args.out {
+        let bytes = std::fs::read(&args.onto)
+            .map_err(|e| format!("{}: cannot read: {e}", args.onto.display()))?;
+        let written = glb_with_clips(&bytes, &target, &clips)
+            .map_err(|e| format!("{}: {e}", args.onto.display()))?;
+        write(out, &written)?;
+        report.out = Some(out.display().to_string());
+    }
+    if args.json {
+        return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+    }
+    let mut text = String::new();
+    let w = &mut text;
+    let _ = writeln!(w, "{} onto {}", report.source, report.target);
+    let _ = writeln!(w, "mapping ({} bones):", report.mapping.len());
+    for m in &report.mapping {
+        let _ = writeln!(
+            w,
+            "  {:14} {:28} -> {:28} ({})",
+            m.bone, m.source, m.target, m.how
+        );
+    }
+    if !report.unmapped.is_empty() {
+        let _ = writeln!(w, "unmapped: {}", report.unmapped.join(", "));
+    }
+    let _ = writeln!(
+        w,
+        "clips (foot IK {}{}):",
+        if report.foot_ik { "on" } else { "off" },
+        if report.in_place { ", in place" } else { "" }
+    );
+    for c in &report.clips {
+        let _ = writeln!(
+            w,
+            "  {}: {:.3} s, planted-foot slide {:.3} m/s, contact agreement {:.2}, speed ratio {:.3}, leg ratio {:.3}",
+            c.name, c.duration_secs, c.planted_foot_slide_mps, c.contact_agreement, c.speed_ratio, c.leg_ratio
+        );
+    }
+    if let Some(out) = &report.out {
+        let _ = writeln!(w, "wrote {out}");
+    }
+    Ok(text)
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::write(path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}

@@ -1,0 +1,375 @@
+//! Retargeting (issue 21): the humanoid mapping of every shared character, identity and
+//! scale, the figures on motion capture, and `stridescope retarget`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use glam::{Mat4, Vec3};
+use stridescope::anim::retarget::quality::planted_at;
+use stridescope::anim::retarget::{automap, RetargetOptions, Retargeter};
+use stridescope::anim::{Clip, LocalToModelJob, SamplingJob, Skeleton, Transform};
+use stridescope::asset::{self, Model};
+use stridescope::cli::retarget::retarget_models;
+
+fn shared(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(rel)
+}
+
+fn demo() -> Model {
+    asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb")).unwrap()
+}
+
+fn positions(skeleton: &Skeleton, clip: &Clip, t: f32) -> Vec<Vec3> {
+    let mut local = skeleton.rest_pose().to_vec();
+    SamplingJob {
+        clip,
+        time_secs: t,
+        rest_pose: skeleton.rest_pose(),
+    }
+    .run(&mut local)
+    .unwrap();
+    model_positions(skeleton, &local)
+}
+
+fn model_positions(skeleton: &Skeleton, local: &[Transform]) -> Vec<Vec3> {
+    let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
+    LocalToModelJob {
+        parents: skeleton.parents(),
+        local,
+        model_from_root: Mat4::IDENTITY,
+    }
+    .run(&mut model)
+    .unwrap();
+    model.iter().map(|m| m.w_axis.truncate()).collect()
+}
+
+fn size(p: &[Vec3]) -> f32 {
+    let min = p.iter().fold(Vec3::splat(f32::MAX), |a, &b| a.min(b));
+    let max = p.iter().fold(Vec3::splat(f32::MIN), |a, &b| a.max(b));
+    (max - min).length()
+}
+
+fn never(_: usize, _: f32) -> bool {
+    false
+}
+
+#[test]
+fn a_clip_retargeted_onto_its_own_skeleton_is_the_clip() {
+    let d = demo();
+    let map = automap(&d.skeleton).unwrap();
+    let r = Retargeter::new(&d.skeleton, &map, &d.skeleton, &map).unwrap();
+    let options = RetargetOptions {
+        foot_ik: false,
+        ..Default::default()
+    };
+    for clip in &d.clips {
+        let out = r
+            .retarget_clip(clip, clip.name(), &options, &never)
+            .unwrap();
+        assert!((out.duration_secs() - clip.duration_secs()).abs() < 1e-6);
+        for k in 0..=10 {
+            let t = clip.duration_secs() * k as f32 / 10.0;
+            let a = positions(&d.skeleton, clip, t);
+            let b = positions(&d.skeleton, &out, t);
+            let s = size(&a);
+            for (j, (x, y)) in a.iter().zip(&b).enumerate() {
+                assert!(
+                    x.distance(*y) <= 1e-4 * s,
+                    "{} at {t}: joint '{}' is {} from its source ({} of the size)",
+                    clip.name(),
+                    d.skeleton.names()[j],
+                    x.distance(*y),
+                    x.distance(*y) / s
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_clip_retargeted_onto_the_same_skeleton_at_a_hundredth_moves_a_hundredth() {
+    let d = demo();
+    let rest: Vec<Transform> = d
+        .skeleton
+        .rest_pose()
+        .iter()
+        .map(|t| Transform {
+            translation: t.translation * 0.01,
+            ..*t
+        })
+        .collect();
+    let small = Skeleton::new(
+        d.skeleton.names().to_vec(),
+        d.skeleton.parents().to_vec(),
+        rest,
+    )
+    .unwrap();
+    let (a_map, b_map) = (automap(&d.skeleton).unwrap(), automap(&small).unwrap());
+    let r = Retargeter::new(&d.skeleton, &a_map, &small, &b_map).unwrap();
+    assert!((r.leg_ratio - 0.01).abs() < 1e-6, "{}", r.leg_ratio);
+    let walk = &d.clips[d.find_clip("Walk").unwrap()];
+    let options = RetargetOptions {
+        foot_ik: false,
+        ..Default::default()
+    };
+    let out = r.retarget_clip(walk, "Walk", &options, &never).unwrap();
+    for k in 0..=8 {
+        let t = walk.duration_secs() * k as f32 / 8.0;
+        let a = positions(&d.skeleton, walk, t);
+        let b = positions(&small, &out, t);
+        let s = size(&a);
+        for (j, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!(
+                (*x * 0.01).distance(*y) <= 1e-4 * s * 0.01,
+                "at {t}: joint '{}' at {y} instead of {}",
+                d.skeleton.names()[j],
+                *x * 0.01
+            );
+        }
+    }
+}
+
+/// `(bone, joint)` expectations, written out per character.
+fn expect(model: &Model, pairs: &[(&str, &str)]) {
+    let map = automap(&model.skeleton).unwrap_or_else(|e| panic!("{}: {e}", model.source));
+    for (bone, joint) in pairs {
+        let got = map.joint(bone).map(|j| model.skeleton.names()[j].as_str());
+        assert_eq!(got, Some(*joint), "{}: {bone}", model.source);
+    }
+}
+
+#[test]
+fn every_shared_humanoid_maps_onto_the_profile() {
+    expect(
+        &demo(),
+        &[
+            ("hips", "pelvis"),
+            ("spine", "spine_01"),
+            ("chest", "spine_02"),
+            ("upperChest", "spine_03"),
+            ("neck", "neck"),
+            ("head", "head"),
+            ("leftShoulder", "clavicle_l"),
+            ("leftUpperArm", "upperarm_l"),
+            ("leftLowerArm", "lowerarm_l"),
+            ("leftHand", "hand_l"),
+            ("rightHand", "hand_r"),
+            ("leftUpperLeg", "thigh_l"),
+            ("leftLowerLeg", "calf_l"),
+            ("leftFoot", "foot_l"),
+            ("leftToes", "toe_l"),
+            ("rightFoot", "foot_r"),
+        ],
+    );
+    let robot = asset::load(&shared("assets/Robot/robot.glb")).unwrap();
+    expect(
+        &robot,
+        &[
+            ("hips", "Hips"),
+            ("spine", "Abdomen"),
+            ("chest", "Torso"),
+            ("neck", "Neck"),
+            ("head", "Head"),
+            ("leftShoulder", "Shoulder.L"),
+            ("leftUpperArm", "UpperArm.L"),
+            ("leftLowerArm", "LowerArm.L"),
+            // No hand bone: the middle palm stands for it.
+            ("leftHand", "Palm2.L"),
+            ("rightHand", "Palm2.R"),
+            ("leftUpperLeg", "UpperLeg.L"),
+            ("leftLowerLeg", "LowerLeg.L"),
+            ("leftFoot", "Foot.L"),
+            ("rightUpperLeg", "UpperLeg.R"),
+        ],
+    );
+    // The robot's mesh nodes share the bones' names; the map holds bones only.
+    let map = automap(&robot.skeleton).unwrap();
+    for m in map.mapped() {
+        assert!(robot.skeleton.is_bound(m.joint), "{} -> mesh node", m.bone);
+    }
+    // CesiumMan: names that say little; found by the skeleton's shape.
+    let cesium = asset::load(&shared("assets/CesiumMan/CesiumMan.glb")).unwrap();
+    expect(
+        &cesium,
+        &[
+            ("hips", "Skeleton_torso_joint_1"),
+            ("spine", "Skeleton_torso_joint_2"),
+            ("chest", "torso_joint_3"),
+            ("neck", "Skeleton_neck_joint_1"),
+            ("head", "Skeleton_neck_joint_2"),
+            ("leftUpperArm", "Skeleton_arm_joint_L__4_"),
+            ("leftLowerArm", "Skeleton_arm_joint_L__3_"),
+            ("leftHand", "Skeleton_arm_joint_L__2_"),
+            ("rightUpperArm", "Skeleton_arm_joint_R"),
+            ("rightLowerArm", "Skeleton_arm_joint_R__2_"),
+            ("rightHand", "Skeleton_arm_joint_R__3_"),
+            ("leftUpperLeg", "leg_joint_L_1"),
+            ("leftLowerLeg", "leg_joint_L_2"),
+            ("leftFoot", "leg_joint_L_3"),
+            ("leftToes", "leg_joint_L_5"),
+            ("rightUpperLeg", "leg_joint_R_1"),
+        ],
+    );
+    let bandai = asset::load(&shared("mocap/bandai/dataset-2_walk_normal_002.bvh")).unwrap();
+    expect(
+        &bandai,
+        &[
+            ("hips", "Hips"),
+            ("spine", "Spine"),
+            ("chest", "Chest"),
+            ("neck", "Neck"),
+            ("head", "Head"),
+            ("leftShoulder", "Shoulder_L"),
+            ("leftUpperArm", "UpperArm_L"),
+            ("leftLowerArm", "LowerArm_L"),
+            ("leftHand", "Hand_L"),
+            ("leftUpperLeg", "UpperLeg_L"),
+            ("leftLowerLeg", "LowerLeg_L"),
+            ("leftFoot", "Foot_L"),
+            ("leftToes", "Toes_L"),
+            ("rightToes", "Toes_R"),
+        ],
+    );
+    let hik = asset::load(&shared("fbx/ufbx/maya_human_ik_7400_binary.fbx")).unwrap();
+    expect(
+        &hik,
+        &[
+            ("hips", "Character1_Hips"),
+            ("spine", "Character1_Spine"),
+            ("neck", "Character1_Neck"),
+            ("head", "Character1_Head"),
+            ("leftShoulder", "Character1_LeftShoulder"),
+            ("leftUpperArm", "Character1_LeftArm"),
+            ("leftLowerArm", "Character1_LeftForeArm"),
+            ("leftHand", "Character1_LeftHand"),
+            ("leftUpperLeg", "Character1_LeftUpLeg"),
+            ("leftLowerLeg", "Character1_LeftLeg"),
+            ("leftFoot", "Character1_LeftFoot"),
+            ("leftToes", "Character1_LeftToeBase"),
+        ],
+    );
+    // A quadruped is no humanoid: the error names what is missing.
+    let fox = asset::load(&shared("assets/Fox/Fox.glb")).unwrap();
+    let e = automap(&fox.skeleton).unwrap_err().to_string();
+    assert!(
+        e.contains("no joint found for") && e.contains("Hand"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_bandai_walk_keeps_its_plants_on_the_demo_and_on_cesium_man() {
+    let source = asset::load(&shared("mocap/bandai/dataset-2_walk_normal_002.bvh")).unwrap();
+    for target in [
+        demo(),
+        asset::load(&shared("assets/CesiumMan/CesiumMan.glb")).unwrap(),
+    ] {
+        let mut figures = Vec::new();
+        for ik in [true, false] {
+            let options = RetargetOptions {
+                foot_ik: ik,
+                ..Default::default()
+            };
+            let (clips, report) = retarget_models(&source, &target, &[], &options).unwrap();
+            assert_eq!(clips.len(), 1);
+            assert!(report.mapping.len() >= 15, "{:?}", report.unmapped);
+            let q = &report.clips[0];
+            // The hips travel by the leg ratio: the speed follows it.
+            assert!((q.speed_ratio / q.leg_ratio - 1.0).abs() < 0.02, "{q:?}");
+            figures.push((q.planted_foot_slide_mps, q.contact_agreement));
+        }
+        let ((slide_ik, agree_ik), (slide_fk, agree_fk)) = (figures[0], figures[1]);
+        eprintln!(
+            "{}: planted-foot slide {slide_ik:.3} m/s with IK ({slide_fk:.3} without), contact \
+             agreement {agree_ik:.2} ({agree_fk:.2})",
+            target.source
+        );
+        // Measured: 0.006-0.007 m/s and 0.96-1.00 with IK; 0.04 m/s without.
+        assert!(slide_ik < 0.02, "{}: slide {slide_ik}", target.source);
+        assert!(agree_ik > 0.9, "{}: agreement {agree_ik}", target.source);
+        assert!(
+            slide_fk > slide_ik,
+            "IK pins the feet: {slide_fk} vs {slide_ik}"
+        );
+    }
+}
+
+#[test]
+fn retarget_out_writes_the_target_with_the_clip_added() {
+    let dir = std::env::temp_dir().join(format!("stridescope-retarget-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let walk = shared("mocap/bandai/dataset-2_walk_normal_002.bvh");
+    let target = shared("assets/CesiumMan/CesiumMan.glb");
+    let out = dir.join("cesium_walk.glb");
+    let run = Command::new(env!("CARGO_BIN_EXE_stridescope"))
+        .arg("retarget")
+        .arg(&walk)
+        .arg("--onto")
+        .arg(&target)
+        .arg("--out")
+        .arg(&out)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(report["mapping"][0]["bone"], "hips");
+    assert_eq!(report["mapping"][0]["target"], "Skeleton_torso_joint_1");
+    for key in [
+        "planted_foot_slide_mps",
+        "contact_agreement",
+        "speed_ratio",
+        "leg_ratio",
+    ] {
+        assert!(report["clips"][0][key].is_number(), "{key}: {report}");
+    }
+    // The written file: CesiumMan's own clip, then the retargeted one, whose keys are
+    // the retargeted clip's (sampled at the same times, the same pose).
+    let written = asset::load(&out).unwrap();
+    let original = asset::load(&target).unwrap();
+    assert_eq!(written.clips.len(), original.clips.len() + 1);
+    let name = "dataset-2_walk_normal_002";
+    let reloaded = &written.clips[written.find_clip(name).unwrap()];
+    let source = asset::load(&walk).unwrap();
+    let (clips, _) = retarget_models(&source, &original, &[], &RetargetOptions::default()).unwrap();
+    for k in 0..=6 {
+        let t = reloaded.duration_secs() * k as f32 / 6.0;
+        let a = positions(&original.skeleton, &clips[0], t);
+        let b = positions(&written.skeleton, reloaded, t);
+        let s = size(&a);
+        for (x, y) in a.iter().zip(&b) {
+            assert!(x.distance(*y) <= 1e-4 * s, "at {t}: {x} vs {y}");
+        }
+    }
+    // The contacts the report measured are the source's: planted somewhere in every step.
+    let map = automap(&source.skeleton).unwrap();
+    let r = Retargeter::new(
+        &source.skeleton,
+        &map,
+        &original.skeleton,
+        &automap(&original.skeleton).unwrap(),
+    )
+    .unwrap();
+    let contacts = stridescope::anim::contacts::detect_contacts(
+        &source.skeleton,
+        &source.clips[0],
+        &r.source_legs,
+        &Default::default(),
+    )
+    .unwrap();
+    let d = source.clips[0].duration_secs();
+    let planted = (0..100)
+        .filter(|i| planted_at(&contacts[0], *i as f32 * d / 100.0, d))
+        .count();
+    assert!(
+        (30..80).contains(&planted),
+        "{planted} of 100 samples planted"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
