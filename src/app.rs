@@ -894,10 +894,13 @@ impl App {
         }
         let path = watcher.path().to_path_buf();
         if self.previewer.open_path(&path).is_ok() {
-            self.previewer.set_message(
-                format!("reloaded {} (changed on disk)", path.display()),
-                false,
-            );
+            // A folder reloads in the background: say so now, "reloaded" when it is done.
+            let text = if path.is_dir() {
+                format!("reloading {} (changed on disk) ...", path.display())
+            } else {
+                format!("reloaded {} (changed on disk)", path.display())
+            };
+            self.previewer.set_message(text, false);
         }
         if let Some(w) = &self.window {
             w.request_redraw();

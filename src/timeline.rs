@@ -587,19 +587,27 @@ impl Timeline {
     /// Jumps to the last frame of the current cycle (a seek): the end itself for a
     /// non-looping clip; for a looping one the last whole frame before the wrap (the end
     /// instant is the next cycle's frame 0).
+    /// The last frame End reaches, at [`Self::frame_rate_hz`]: a looping clip's is the
+    /// last whole frame before the wrap (the frame at the duration is frame 0 again), a
+    /// clip that does not loop ends on the frame its duration falls in.
+    pub fn last_frame(&self) -> f64 {
+        let d = self.player.clock.duration_secs();
+        let frames = d * self.frame_rate_hz;
+        // 1.1 s * 30 fps is 33.000000000000004: snap near-whole counts first.
+        let whole = (frames - frames.round()).abs() < 1e-6;
+        let last = match (self.player.clock.looping(), whole) {
+            (true, true) => frames.round() - 1.0,
+            (_, false) => frames.floor(),
+            (false, true) => frames.round(),
+        };
+        last.max(0.0)
+    }
+
     pub fn jump_to_end(&mut self) {
         let t = self.player.clock.time();
         let d = self.player.clock.duration_secs();
         let phase = if self.player.clock.looping() {
-            let fps = self.frame_rate_hz;
-            let frames = d * fps;
-            // 1.1 s * 30 fps is 33.000000000000004: snap near-whole counts first.
-            let last = if (frames - frames.round()).abs() < 1e-6 {
-                frames.round() - 1.0
-            } else {
-                frames.floor()
-            };
-            (last / fps).max(0.0)
+            (self.last_frame() / self.frame_rate_hz).max(0.0)
         } else {
             d
         };

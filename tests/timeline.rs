@@ -418,3 +418,29 @@ fn ping_pong_without_loop_and_the_chosen_rate() {
     assert!(!t.is_playing());
     assert!((t.phase_secs() - 0.5).abs() < 1e-6, "{}", t.phase_secs());
 }
+
+/// The frame readout's range is where End lands, also when the duration is not a whole
+/// number of frames (the Walk's 1.1 s at an overridden 24 fps is 26.4 frames).
+#[test]
+fn end_lands_on_the_last_frame_the_readout_names() {
+    let model = demo();
+    let mut t = Timeline::new(&model);
+    let walk = model.find_clip("Walk").unwrap();
+    t.select_clip(&model, walk);
+    // 33 whole frames at 30 fps: a loop's last is 32, a clip that stops ends on 33.
+    assert_eq!(t.last_frame(), 32.0);
+    t.set_looping(false);
+    assert_eq!(t.last_frame(), 33.0);
+    t.set_frame_rate_hz(24.0);
+    for looping in [true, false] {
+        t.set_looping(looping);
+        assert_eq!(t.last_frame(), 26.0, "looping {looping}");
+        t.jump_to_end();
+        assert_eq!(t.frame_index().floor(), 26.0, "looping {looping}");
+    }
+    use stridescope::ui::timeline::fps_text;
+    assert_eq!(fps_text(30.0), "30");
+    assert_eq!(fps_text(30000.0 / 1001.0), "29.97");
+    assert_eq!(fps_text(24000.0 / 1001.0), "23.976");
+    assert_eq!(fps_text(12.5), "12.5");
+}

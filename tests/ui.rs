@@ -780,8 +780,23 @@ fn a_folder_loads_in_the_background_with_a_progress_bar() {
     assert!(h.state().loading_progress().is_none());
     let m = h.state().message().unwrap();
     assert!(!m.is_error && m.text.starts_with("opened"), "{}", m.text);
+    // Motion capture has no mesh: the status bar says the bones are drawn, not a skin.
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("joints (no mesh: bones drawn from the skeleton)")
+            .is_some(),
+        "status bar of a skeleton-only character"
+    );
+    // A file opened while a folder still loads wins: the folder is dropped.
+    h.state_mut().open_path(&dir).unwrap();
+    let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Fox/Fox.glb");
+    h.state_mut().open_path(&fox).unwrap();
+    assert!(h.state().loading_progress().is_none());
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!h.state_mut().poll_pending_load());
+    assert_eq!(h.state().model().source, "Fox.glb");
 
-    // A folder without clips: an error, and the 12 clips stay.
+    // A folder without clips: an error, and the character stays.
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     h.state_mut().open_path(&empty).unwrap();
@@ -790,7 +805,7 @@ fn a_folder_loads_in_the_background_with_a_progress_bar() {
         assert!(started.elapsed().as_secs() < 30);
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    assert_eq!(h.state().model().clips.len(), 12);
+    assert_eq!(h.state().model().source, "Fox.glb");
     let m = h.state().message().unwrap();
     assert!(
         m.is_error && m.text.contains("no .bvh or .fbx file"),

@@ -586,10 +586,15 @@ impl Previewer {
             .unwrap_or_else(|_| Err(format!("{}: the loader stopped", pending.path.display())));
         match result {
             Ok(model) => {
+                let verb = if self.path.as_deref() == Some(pending.path.as_path()) {
+                    "reloaded"
+                } else {
+                    "opened"
+                };
                 self.replace_model(model, Some(pending.path.clone()));
                 let text = match self.import_warning_summary() {
-                    Some(w) => format!("opened {}: {w}", pending.path.display()),
-                    None => format!("opened {}", pending.path.display()),
+                    Some(w) => format!("{verb} {}: {w}", pending.path.display()),
+                    None => format!("{verb} {}", pending.path.display()),
                 };
                 self.set_message(text, false);
             }
@@ -603,6 +608,8 @@ impl Previewer {
     /// Shows `model`: keeps mode, rate and looping, selects the clip of the same name when
     /// there is one (a reload), frames the camera for a new file.
     pub fn replace_model(&mut self, model: Model, path: Option<PathBuf>) {
+        // A folder still loading would replace what the user opened after it.
+        self.pending_load = None;
         let reload = path.is_some() && path == self.path;
         let clip_name = self
             .timeline

@@ -34,7 +34,11 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .recent_phase_warning()
         .map(|(t, ago)| (t.to_string(), ago));
     if p.graph.is_none() {
-        ui.weak("Off: the timeline plays the selected clip.");
+        ui.weak(if p.matching.is_some() {
+            "Off: motion matching drives the character (M turns it off)."
+        } else {
+            "Off: the timeline plays the selected clip."
+        });
         two_clip_blend_ui(p, ui);
         return;
     }

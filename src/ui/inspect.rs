@@ -379,7 +379,7 @@ impl CurveGroup {
 
 /// The channels that jump most at the loop wrap; clicking a row selects its joint.
 pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let clip = if p.graph.is_some() {
+    let clip = if p.timeline_hidden_by().is_some() {
         None
     } else {
         p.timeline.clip()
@@ -509,6 +509,12 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         });
         if let Some(step) = p.timeline_hidden_by() {
             ui.weak(format!("Ghosts show the timeline's clip: {step}."));
+        }
+        // Why no ghost may show.
+        if p.toggles.bind_pose {
+            ui.weak("Hidden while View > Bind pose is on.");
+        } else if p.inspect.onion.style == crate::inspect::GhostStyle::Meshes && !p.toggles.mesh {
+            ui.weak("Mesh ghosts show with the mesh: View > Mesh.");
         }
     }
     if p.inspect.onion != before {

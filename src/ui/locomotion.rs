@@ -173,7 +173,13 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         p.set_drive(driving);
     }
     if !p.is_driving() {
-        ui.weak("Off: the clip plays at its own speed. Drive sets a movement speed and direction.");
+        ui.weak(if p.matching.is_some() {
+            "Off: motion matching moves the character (WASD). Drive turns it off."
+        } else if p.graph.is_some() {
+            "Off: the pose graph plays at its own speed. Drive sets a movement speed and direction."
+        } else {
+            "Off: the clip plays at its own speed. Drive sets a movement speed and direction."
+        });
         return;
     }
     let mut s: LocomotionSettings = p.locomotion_settings;

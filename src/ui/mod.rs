@@ -545,22 +545,39 @@ impl Previewer {
                 self.stats.fps, self.stats.frame_ms
             ));
             ui.separator();
+            let bones_mesh = crate::asset::bone_shapes::BONE_MESH_NAME;
             let skins: Vec<String> = self
                 .model
                 .skins
                 .iter()
+                .filter(|s| s.name != bones_mesh)
                 .map(|s| s.joints.len().to_string())
                 .collect();
-            ui.label(format!(
-                "{} joints ({} in skins)  {} vertices",
-                self.model.skeleton.joint_count(),
-                if skins.is_empty() {
-                    "none".into()
-                } else {
-                    skins.join("+")
-                },
-                self.model.vertex_count()
-            ));
+            let drawn_bones = self.model.meshes.iter().any(|m| m.name == bones_mesh);
+            let vertices: usize = self
+                .model
+                .meshes
+                .iter()
+                .filter(|m| m.name != bones_mesh)
+                .flat_map(|m| &m.primitives)
+                .map(|p| p.positions.len())
+                .sum();
+            ui.label(if drawn_bones && vertices == 0 {
+                format!(
+                    "{} joints (no mesh: bones drawn from the skeleton)",
+                    self.model.skeleton.joint_count()
+                )
+            } else {
+                format!(
+                    "{} joints ({} in skins)  {vertices} vertices",
+                    self.model.skeleton.joint_count(),
+                    if skins.is_empty() {
+                        "none".into()
+                    } else {
+                        skins.join("+")
+                    },
+                )
+            });
             ui.separator();
             ui.label(if self.stats.adapter.is_empty() {
                 "no GPU"
@@ -572,7 +589,7 @@ impl Previewer {
                 let name = dir
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
+                    .unwrap_or_else(|| dir.display().to_string());
                 let fraction = if total > 0 {
                     done as f32 / total as f32
                 } else {
@@ -581,7 +598,11 @@ impl Previewer {
                 ui.add(
                     egui::ProgressBar::new(fraction)
                         .desired_width(220.0)
-                        .text(format!("loading {name}: {done}/{total} files")),
+                        .text(if total == 0 {
+                            format!("loading {name}: listing files ...")
+                        } else {
+                            format!("loading {name}: {done}/{total} files")
+                        }),
                 );
             }
             if let Some(m) = &self.message {

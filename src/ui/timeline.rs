@@ -326,6 +326,12 @@ pub fn parse_goto(text: &str, fps: f64, duration_secs: f64) -> Result<f64, Strin
     Ok(secs.min(duration_secs))
 }
 
+/// A frame rate as people write it: `30`, `29.97`, `23.976` (at most 3 decimals).
+pub fn fps_text(fps: f64) -> String {
+    let s = format!("{fps:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// "0.533 s / 1.100 s  frame 16 of 0-32 @ 30 fps  cycle 2": the frame and the range
 /// Home and End reach (a looping clip's last frame is the one before the wrap, since the
 /// frame at the clip's duration is frame 0 again; a clip that does not loop ends on it).
@@ -335,19 +341,14 @@ pub fn time_readout(p: &Previewer) -> String {
     };
     let fps = p.timeline.frame_rate_hz();
     let duration = clip.duration_secs() as f64;
-    let frames = (duration * fps).round();
-    let last = if p.timeline.clock().looping() {
-        (frames - 1.0).max(0.0)
-    } else {
-        frames
-    };
+    let last = p.timeline.last_frame();
     format!(
         "{:.3} s / {:.3} s  frame {:.0} of 0-{:.0} @ {} fps  cycle {}",
         p.timeline.phase_secs(),
         duration,
-        p.timeline.frame_index().floor(),
+        p.timeline.frame_index().floor().min(last),
         last,
-        fps,
+        fps_text(fps),
         p.timeline.clock().time().cycle
     )
 }
