@@ -257,7 +257,9 @@ impl Timeline {
     /// Starts or stops playback. Starting a non-looping clip that rests at its end (in the
     /// direction of play) first seeks back to the other end, like any player.
     pub fn set_playing(&mut self, playing: bool) {
-        self.playing = playing && self.clip.is_some();
+        // A zero-length take is a single pose: nothing to play (the transport keeps
+        // showing Play, and the Morphs panel keeps its sliders).
+        self.playing = playing && self.clip.is_some() && self.player.clock.duration_secs() > 0.0;
         if self.playing {
             self.error = None;
             if !self.player.clock.looping() && self.at_clamped_end() {

@@ -444,3 +444,18 @@ fn end_lands_on_the_last_frame_the_readout_names() {
     assert_eq!(fps_text(24000.0 / 1001.0), "23.976");
     assert_eq!(fps_text(12.5), "12.5");
 }
+
+/// A zero-length take (an FBX pose take) is one pose: Play does not start playback.
+#[test]
+fn a_zero_length_take_does_not_play() {
+    let model = stridescope::asset::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/fbx/ufbx/maya_character_7500_binary.fbx"),
+    )
+    .unwrap();
+    assert_eq!(model.clips[0].duration_secs(), 0.0);
+    let mut t = Timeline::new(&model);
+    t.select_clip(&model, 0);
+    t.set_playing(true);
+    assert!(!t.is_playing());
+}

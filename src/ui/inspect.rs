@@ -525,9 +525,10 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 /// The A/B compare panel: B's clip or file, the phase lock, the view, the numbers and
 /// the difference curve over the cycle.
 pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    // Numbers only while they describe what plays (not the last valid ones).
     let title = match &p.compare {
-        Some(c) => format!("A/B compare: max {:.1} cm", c.difference.max_m * 100.0),
-        None => "A/B compare".to_string(),
+        Some(c) if c.valid => format!("A/B compare: max {:.1} cm", c.difference.max_m * 100.0),
+        _ => "A/B compare".to_string(),
     };
     egui::CollapsingHeader::new(title)
         .id_salt("ab_compare")
@@ -597,6 +598,9 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             });
             if let Some(note) = &c.note {
                 ui.weak(note);
+            }
+            if !c.valid {
+                return;
             }
             let d = &c.difference;
             let worst = d

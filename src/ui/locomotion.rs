@@ -243,11 +243,19 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             for w in &l.warnings {
                 ui.colored_label(WARN, w);
             }
-            ui.label(format!(
-                "slide {:.1} cm/cycle   skating {:.0}% of frames",
-                l.slide.slide_per_cycle(l.cycles_played) * 100.0,
-                l.slide.skating_ratio() * 100.0
-            ));
+            // Per cycle once a cycle has played (a part cycle divides by a small number).
+            ui.label(if l.cycles_played >= 1.0 {
+                format!(
+                    "slide {:.1} cm/cycle   skating {:.0}% of frames",
+                    l.slide.slide_per_cycle(l.cycles_played) * 100.0,
+                    l.slide.skating_ratio() * 100.0
+                )
+            } else {
+                format!(
+                    "slide: after the first cycle   skating {:.0}% of frames",
+                    l.slide.skating_ratio() * 100.0
+                )
+            });
             let slide = l.slide.slide_per_cycle(l.cycles_played);
             if !l.settings.foot_lock
                 && l.cycles_played >= 1.0
