@@ -147,6 +147,15 @@ fn m_toggles_motion_matching_on_the_plain_demo_and_edits_restart_the_recording()
     h.key_press(Key::M);
     h.run_steps(2);
     assert!(h.state().matching.is_some());
+    // Panels that describe the timeline's clip say who drives instead.
+    for text in [
+        "Motion matching moves the root",
+        "Off: motion matching drives the character",
+        "Off: motion matching moves the character",
+    ] {
+        assert!(h.query_by_label_contains(text).is_some(), "no '{text}'");
+    }
+    assert!(h.query_by_label_contains("Loop seam").is_none());
     // The plain demo's clips: Idle, Walk, Run and TurnWalk (Wave is additive).
     let names: Vec<String> = session(&h)
         .db

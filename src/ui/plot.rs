@@ -11,8 +11,12 @@ use super::Previewer;
 
 pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.heading("Root motion");
+    if p.matching.is_some() {
+        ui.weak("Motion matching moves the root: see the Motion matching panel.");
+        return;
+    }
     if let Some(g) = &p.graph {
-        blended_root_motion_ui(g, ui);
+        blended_root_motion_ui(g, p.is_driving(), ui);
         return;
     }
     match p.timeline.root_motion() {
@@ -62,6 +66,17 @@ pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 }
                 Some(Err(e)) => {
                     ui.weak(format!("No root motion: {e}"));
+                }
+                _ if p.timeline.clip().is_none() => {
+                    ui.weak("No clip.");
+                }
+                _ if p
+                    .timeline
+                    .clip()
+                    .and_then(|i| p.model().clips.get(i))
+                    .is_some_and(|c| c.duration_secs() <= 0.0) =>
+                {
+                    ui.weak("A zero-length take (a single pose): no root motion.");
                 }
                 _ => {
                     ui.weak("This clip has no root motion (no joint translation is animated).");
@@ -179,16 +194,30 @@ fn root_speed_plot_ui(p: &Previewer, ui: &mut egui::Ui) {
 
 /// With the pose graph: the blended root motion's world position and its horizontal speed
 /// per played frame (walk -> run fades show as a smooth rise).
-fn blended_root_motion_ui(g: &crate::graph::session::GraphSession, ui: &mut egui::Ui) {
+fn blended_root_motion_ui(
+    g: &crate::graph::session::GraphSession,
+    driving: bool,
+    ui: &mut egui::Ui,
+) {
     let w = g.world_from_root();
+    // Driving, the locomotion stage moves the root at the movement speed and direction.
+    let how = if driving {
+        "moved by Drive at the movement speed"
+    } else {
+        "blended from the inputs' own deltas"
+    };
     ui.label(format!(
-        "blended from the inputs' own deltas; world x {:.3} z {:.3} m, yaw {:.1}°",
+        "{how}; world x {:.3} z {:.3} m, yaw {:.1}°",
         w.translation.x,
         w.translation.y,
         w.yaw_rad.to_degrees()
     ));
     let speeds: Vec<[f64; 2]> = g.speed_history().map(|(t, v)| [t, v]).collect();
-    ui.label("Blended root speed (m/s)");
+    ui.label(if driving {
+        "Driven root speed (m/s)"
+    } else {
+        "Blended root speed (m/s)"
+    });
     Plot::new("blended_speed")
         .height(ui.available_height().max(120.0))
         .allow_scroll(false)
