@@ -815,6 +815,13 @@ struct FpsCounter {
 }
 
 impl FpsCounter {
+    /// The window slept (nothing animating): the next frames start a new window, so the
+    /// sleep is not counted as one slow frame.
+    fn idle(&mut self) {
+        self.window_start = None;
+        self.frames = 0;
+    }
+
     fn frame(&mut self, now: Instant) {
         let start = *self.window_start.get_or_insert(now);
         self.frames += 1;
@@ -935,6 +942,10 @@ impl App {
             (true, Some(last)) => now.duration_since(last).as_secs_f64(),
             _ => 0.0,
         };
+        if self.last_tick.is_none() {
+            // The window slept since the last frame (or this is the first).
+            self.fps.idle();
+        }
         self.last_tick = self.previewer.is_animating().then_some(now);
         if let (true, Some(keys), Some(m)) = (
             scripted,

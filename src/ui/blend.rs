@@ -473,7 +473,7 @@ pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.separator();
         let world = session.world_from_root();
         ui.label(format!(
-            "root ({:.2}, {:.2}) m",
+            "root x {:.2}  z {:.2} m",
             world.translation.x, world.translation.y
         ));
         if let Some(v) = session.last_speed() {

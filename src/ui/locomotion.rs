@@ -229,7 +229,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     }
                 }
             } else {
-                ui.weak("turn Drive on to see the clip's speed");
+                ui.weak("the clip's speed is unknown (no root motion and no planted feet)");
             }
         });
     });
