@@ -58,6 +58,12 @@ pub struct MatchingSummary {
 pub struct MatchingTraceReport {
     pub source: String,
     pub clips: Vec<String>,
+    /// With `--library`: the clip files read (`null` without).
+    pub library_files: Option<usize>,
+    /// With `--library`: whether mirrored copies entered too (not yet: always false).
+    pub mirrored: bool,
+    /// Seconds spent reading, retargeting and building the database.
+    pub build_secs: f64,
     pub database_frames: usize,
     pub feature_dims: usize,
     pub fps: f64,
@@ -209,9 +215,66 @@ impl ScenarioInputs {
     }
 }
 
+/// The character (FILE's, or the plain built-in demo) with every clip of `library` on it
+/// instead of its own clips: clips of another skeleton retargeted onto it (foot IK on),
+/// names made unique. Returns the model and how many clip files were read.
+pub fn library_model(
+    file: Option<&Path>,
+    library: &[std::path::PathBuf],
+) -> Result<(Model, usize), String> {
+    let mut character = asset::load_or_demo(file)?;
+    let mut clips: Vec<crate::anim::Clip> = Vec::new();
+    let mut files = 0;
+    for path in library {
+        files += if path.is_dir() {
+            asset::folder::bvh_files(path)
+                .map_err(|e| e.to_string())?
+                .len()
+        } else {
+            1
+        };
+        let source = super::load_model(Some(path))?;
+        let same = source.skeleton.names() == character.skeleton.names()
+            && source.skeleton.parents() == character.skeleton.parents();
+        let found = if same {
+            source.clips.clone()
+        } else {
+            super::retarget::retarget_models(
+                &source,
+                &character,
+                &[],
+                &crate::anim::retarget::RetargetOptions::default(),
+            )?
+            .0
+        };
+        for clip in found {
+            let mut name = clip.name().to_string();
+            let mut k = 2;
+            while clips.iter().any(|c| c.name() == name) {
+                name = format!("{} ({k})", clip.name());
+                k += 1;
+            }
+            clips.push(clip.renamed(name));
+        }
+    }
+    if clips.is_empty() {
+        return Err("--library: no clip found in the given files and folders".into());
+    }
+    character.clips = clips;
+    character.analysis = Default::default();
+    character.source = format!("{} + library of {files} files", character.source);
+    Ok((character, files))
+}
+
 /// Runs the trace.
 pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
-    let mut model = load(args.file.as_deref())?;
+    let started = std::time::Instant::now();
+    let (mut model, library_files) = if args.library.is_empty() {
+        (load(args.file.as_deref())?, None)
+    } else {
+        let (m, n) = library_model(args.file.as_deref(), &args.library)?;
+        (m, Some(n))
+    };
     args.in_place.apply(&mut model);
     let scenario = match &args.scenario {
         Some(p) => Some(super::graph_trace::load_scenario(p)?.0),
@@ -224,12 +287,14 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
     if args.brute_force {
         def.accelerated = false;
     }
-    let cache_file = if args.no_cache {
+    // The cache sits beside FILE and is keyed by its clips: not for a library.
+    let cache_file = if args.no_cache || library_files.is_some() {
         None
     } else {
         args.file.as_deref()
     };
     let mut session = MatchingSession::new(&model, def, cache_file)?;
+    let build_secs = started.elapsed().as_secs_f64();
     let scenario =
         scenario.unwrap_or_else(|| default_scenario(session.walk_speed_mps, session.run_speed_mps));
     if !(scenario.fps.is_finite() && scenario.fps > 0.0 && scenario.fps <= 1000.0) {
@@ -310,6 +375,9 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
     Ok(MatchingTraceReport {
         source: model.source.clone(),
         clips: session.db.clips().iter().map(|c| c.name.clone()).collect(),
+        library_files,
+        mirrored: false,
+        build_secs,
         database_frames: session.db.frame_count(),
         feature_dims: session.db.dims(),
         fps: scenario.fps,

@@ -330,6 +330,11 @@ pub struct TraceArgs {
     /// With --motion-matching: neither read nor write the database cache next to FILE.
     #[arg(long, requires = "motion_matching")]
     pub no_cache: bool,
+    /// With --motion-matching: match these clips instead of the character's own (files or
+    /// folders of BVH, FBX, glTF; repeatable), retargeted onto FILE's character (the
+    /// built-in demo without FILE) where their skeleton differs.
+    #[arg(long, value_name = "PATH", requires = "motion_matching")]
+    pub library: Vec<PathBuf>,
     #[command(flatten)]
     pub in_place: InPlaceArgs,
 }

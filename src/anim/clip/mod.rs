@@ -212,6 +212,12 @@ impl Clip {
         self
     }
 
+    /// The same clip under another name (the data, and so the cache identity, are shared).
+    pub fn renamed(mut self, name: String) -> Self {
+        self.name = name;
+        self
+    }
+
     /// Sets the source's frame rate (Hz), e.g. a BVH file's `1 / Frame Time`; `None`, a
     /// non-finite or non-positive rate: the source has none (glTF).
     pub fn with_frame_rate(mut self, hz: Option<f64>) -> Self {
