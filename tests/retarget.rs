@@ -373,3 +373,54 @@ fn retarget_out_writes_the_target_with_the_clip_added() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_map_file_overrides_the_automatic_map_and_names_its_errors() {
+    let dir = std::env::temp_dir().join(format!("stridescope-retarget-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let walk = shared("mocap/bandai/dataset-2_walk_normal_002.bvh");
+    let robot = shared("assets/Robot/robot.glb");
+    let run = |map: &str| {
+        let file = dir.join("map.ron");
+        std::fs::write(&file, map).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_stridescope"))
+            .arg("retarget")
+            .arg(&walk)
+            .arg("--onto")
+            .arg(&robot)
+            .arg("--map")
+            .arg(&file)
+            .arg("--json")
+            .output()
+            .unwrap()
+    };
+    let ok = run(r#"(target: {"leftHand": "Palm1.L", "rightHand": "Palm1.R"})"#);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    let hand = r["mapping"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["bone"] == "leftHand")
+        .unwrap()
+        .clone();
+    assert_eq!(hand["target"], "Palm1.L");
+    assert_eq!(hand["how"], "name/given");
+    let bad_joint = run(r#"(target: {"leftHand": "NoSuchJoint"})"#);
+    let e = String::from_utf8_lossy(&bad_joint.stderr);
+    assert!(
+        !bad_joint.status.success() && e.contains("no joint named 'NoSuchJoint'"),
+        "{e}"
+    );
+    let bad_bone = run(r#"(source: {"leftWing": "Hips"})"#);
+    let e = String::from_utf8_lossy(&bad_bone.stderr);
+    assert!(e.contains("'leftWing' is not a bone of the profile"), "{e}");
+    let bad_syntax = run("(target: {\n\"leftHand\" \"Palm1.L\"})");
+    let e = String::from_utf8_lossy(&bad_syntax.stderr);
+    assert!(e.contains("map.ron: line 2"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -24,6 +24,11 @@ pub struct RetargetArgs {
     /// A source clip to retarget (repeatable; default: every clip).
     #[arg(long, value_name = "NAME")]
     pub clip: Vec<String>,
+    /// A RON map that overrides the automatic one, bone by bone:
+    /// `(source: {"hips": "Hips", ...}, target: {"leftHand": "Palm2.L", ...})` with VRM's
+    /// bone names and the skeletons' joint names.
+    #[arg(long, value_name = "MAP.ron")]
+    pub map: Option<PathBuf>,
     /// Keep the target over the origin (drop the source hips' ground travel).
     #[arg(long)]
     pub in_place: bool,
@@ -77,9 +82,69 @@ pub struct RetargetReport {
     pub out: Option<String>,
 }
 
-/// Maps a skeleton, naming the file in the error.
-fn map_of(model: &Model, role: &str) -> Result<RetargetMap, String> {
-    automap(&model.skeleton).map_err(|e| format!("{} ({role}): {e}", model.source))
+/// A map file: per side, VRM bone name -> joint name.
+#[derive(Debug, Default, serde::Deserialize, Serialize)]
+pub struct MapFile {
+    #[serde(default)]
+    pub source: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    pub target: std::collections::BTreeMap<String, String>,
+}
+
+impl MapFile {
+    /// Reads a map file; errors name the file and the line.
+    pub fn read(path: &Path) -> Result<MapFile, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        ron::from_str(&text).map_err(|e| {
+            format!(
+                "{}: line {}, column {}: {}",
+                path.display(),
+                e.span.start.line,
+                e.span.start.col,
+                e.code
+            )
+        })
+    }
+}
+
+/// Maps a skeleton (the automatic map, with `given` bone -> joint names over it), naming
+/// the file in the error.
+fn map_of(
+    model: &Model,
+    role: &str,
+    given: &std::collections::BTreeMap<String, String>,
+) -> Result<RetargetMap, String> {
+    let mut map = match automap(&model.skeleton) {
+        Ok(m) => m,
+        Err(e) if given.is_empty() => {
+            return Err(format!("{} ({role}): {e}", model.source));
+        }
+        Err(_) => RetargetMap::new(),
+    };
+    for (bone, joint) in given {
+        let j = model.skeleton.find(joint).ok_or_else(|| {
+            format!(
+                "map: {role} bone '{bone}': no joint named '{joint}' in {}",
+                model.source
+            )
+        })?;
+        if !map.set(bone, j, "given") {
+            return Err(format!(
+                "map: {role}: '{bone}' is not a bone of the profile ({})",
+                BONES.join(", ")
+            ));
+        }
+    }
+    let missing = map.missing_required();
+    if !missing.is_empty() {
+        return Err(format!(
+            "{} ({role}): no joint for {}; add them to the map",
+            model.source,
+            missing.join(", ")
+        ));
+    }
+    Ok(map)
 }
 
 /// The source hips' ground speed over the clip (net travel / duration).
@@ -105,8 +170,19 @@ pub fn retarget_models(
     clips: &[String],
     options: &RetargetOptions,
 ) -> Result<(Vec<Clip>, RetargetReport), String> {
-    let source_map = map_of(source, "source")?;
-    let target_map = map_of(target, "target")?;
+    retarget_models_with(source, target, clips, options, &MapFile::default())
+}
+
+/// [`retarget_models`] with bones given by a map file over the automatic maps.
+pub fn retarget_models_with(
+    source: &Model,
+    target: &Model,
+    clips: &[String],
+    options: &RetargetOptions,
+    given: &MapFile,
+) -> Result<(Vec<Clip>, RetargetReport), String> {
+    let source_map = map_of(source, "source", &given.source)?;
+    let target_map = map_of(target, "target", &given.target)?;
     let r = Retargeter::new(&source.skeleton, &source_map, &target.skeleton, &target_map)
         .map_err(|e| format!("{} onto {}: {e}", source.source, target.source))?;
     let mapping = BONES
@@ -248,7 +324,11 @@ pub fn run(args: &RetargetArgs) -> Result<String, String> {
         foot_ik: !args.no_ik,
         ..Default::default()
     };
-    let (clips, mut report) = retarget_models(&source, &target, &args.clip, &options)?;
+    let given = match &args.map {
+        Some(path) => MapFile::read(path)?,
+        None => MapFile::default(),
+    };
+    let (clips, mut report) = retarget_models_with(&source, &target, &args.clip, &options, &given)?;
     if let Some(out) = &args.out {
         let bytes = std::fs::read(&args.onto)
             .map_err(|e| format!("{}: cannot read: {e}", args.onto.display()))?;
