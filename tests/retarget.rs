@@ -424,3 +424,55 @@ fn a_map_file_overrides_the_automatic_map_and_names_its_errors() {
     assert!(e.contains("map.ron: line 2"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Khronos' glTF validator (npm `gltf-validator`, installed by `.ci/setup` into
+/// target/tools; run with node) finds no error in what `retarget --out` writes. Under `CI`
+/// a missing validator fails; elsewhere the test says why it skips.
+#[test]
+fn the_retargeted_file_passes_the_gltf_validator() {
+    let validator =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/node_modules/gltf-validator");
+    let node_ok = Command::new("node").arg("--version").output().is_ok();
+    if !validator.is_dir() || !node_ok {
+        if std::env::var_os("CI").is_some() {
+            panic!("CI is set but node or gltf-validator is missing (run .ci/setup)");
+        }
+        eprintln!("skipping: no gltf-validator (bash .ci/setup installs it with npm)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("stridescope-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("robot_walk.glb");
+    let run = Command::new(env!("CARGO_BIN_EXE_stridescope"))
+        .arg("retarget")
+        .arg(shared("mocap/bandai/dataset-2_walk_normal_002.bvh"))
+        .arg("--onto")
+        .arg(shared("assets/Robot/robot.glb"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let script = "const v = require(process.argv[1]); \
+        const data = new Uint8Array(require('fs').readFileSync(process.argv[2])); \
+        v.validateBytes(data, {maxIssues: 100}).then(r => { \
+          console.log(JSON.stringify({errors: r.issues.numErrors, \
+            messages: r.issues.messages.filter(m => m.severity === 0).slice(0, 5)})); \
+        }, e => { console.log(JSON.stringify({failed: String(e)})); process.exit(2); });";
+    let v = Command::new("node")
+        .arg("-e")
+        .arg(script)
+        .arg(&validator)
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&v.stdout);
+    let report: serde_json::Value = serde_json::from_str(text.trim())
+        .unwrap_or_else(|e| panic!("{e}: {text} {}", String::from_utf8_lossy(&v.stderr)));
+    assert_eq!(report["errors"], 0, "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
