@@ -1035,6 +1035,17 @@ impl App {
                         let _ = self.previewer.compare_with_file(&path);
                     }
                 }
+                Action::OpenRetargetDialog => {
+                    let picked = self.pick_file(Purpose::Retarget, || {
+                        rfd::FileDialog::new()
+                            .add_filter("glTF 2.0, FBX and BVH", &["gltf", "glb", "fbx", "bvh"])
+                            .set_title(Purpose::Retarget.title())
+                            .pick_file()
+                    });
+                    if let Some(path) = picked {
+                        let _ = self.previewer.retarget_from(&path);
+                    }
+                }
                 Action::Quit => {
                     self.exit(event_loop);
                     return;

@@ -19,6 +19,8 @@ pub enum Purpose {
     CompareB,
     /// Save a preview of the clip (previews listed; a name field and a format choice).
     Export,
+    /// Retarget the clips of a file or folder onto the character.
+    Retarget,
 }
 
 impl Purpose {
@@ -28,13 +30,14 @@ impl Purpose {
             Self::Open => "Open a character or a clip (glTF, BVH)",
             Self::CompareB => "Compare with a clip of another file",
             Self::Export => "Export a preview of the clip",
+            Self::Retarget => "Retarget clips onto this character (glTF, FBX, BVH, or a folder)",
         }
     }
 
     /// Whether a file shows in the listing.
     fn lists(self, path: &Path) -> bool {
         match self {
-            Self::Open | Self::CompareB => is_model_path(path),
+            Self::Open | Self::CompareB | Self::Retarget => is_model_path(path),
             Self::Export => ExportFormat::from_path(path).is_ok(),
         }
     }

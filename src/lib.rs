@@ -14,6 +14,7 @@ pub mod inspect;
 pub mod lint;
 pub mod matching;
 pub mod render;
+pub mod retargeting;
 pub mod scene;
 pub mod settings;
 pub mod timeline;

@@ -814,3 +814,67 @@ fn a_folder_loads_in_the_background_with_a_progress_bar() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// File > Retarget onto this character: the menu asks the window for a file; a Bandai
+/// walk picked in the built-in browser joins the demo's clip list (selected, with the
+/// quality in the status bar); a second time it is "(retargeted)"; a quadruped is refused
+/// with the missing bones named and the clips stay.
+#[test]
+fn retargeting_a_mocap_take_adds_it_to_the_clip_list() {
+    use stridescope::controller::Action;
+    use stridescope::file_browser::Purpose;
+    let mut h = harness();
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Retarget onto this character…").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state_mut().take_actions(),
+        vec![Action::OpenRetargetDialog]
+    );
+
+    let dir = std::env::temp_dir().join(format!("stridescope-ui-retarget-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let take = "dataset-2_walk_normal_002.bvh";
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/mocap/bandai")
+            .join(take),
+        dir.join(take),
+    )
+    .unwrap();
+    let before = h.state().model().clips.len();
+    h.state_mut().open_file_browser_for(Purpose::Retarget);
+    h.state_mut().file_browser.as_mut().unwrap().go_to(&dir);
+    h.run_steps(2);
+    h.get_by_label("Retarget clips onto this character (glTF, FBX, BVH, or a folder)");
+    h.get_by_label(take).click();
+    h.run_steps(1);
+    h.get_by_label("Open").click();
+    h.run_steps(2);
+    let model = h.state().model();
+    assert_eq!(model.clips.len(), before + 1);
+    assert_eq!(model.clips[before].name(), "dataset-2_walk_normal_002");
+    assert_eq!(h.state().timeline.clip(), Some(before));
+    let m = h.state().message().unwrap();
+    assert!(
+        !m.is_error
+            && m.text.starts_with("retargeted 1 clip(s)")
+            && m.text.contains("contact agreement"),
+        "{}",
+        m.text
+    );
+    // Again: the name is taken.
+    h.state_mut().retarget_from(&dir.join(take)).unwrap();
+    assert_eq!(
+        h.state().model().clips[before + 1].name(),
+        "dataset-2_walk_normal_002 (retargeted)"
+    );
+    // A quadruped has no humanoid bones.
+    let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Fox/Fox.glb");
+    let e = h.state_mut().retarget_from(&fox).unwrap_err();
+    assert!(e.contains("no joint found for"), "{e}");
+    assert_eq!(h.state().model().clips.len(), before + 2);
+    assert!(h.state().message().unwrap().is_error);
+    let _ = std::fs::remove_dir_all(&dir);
+}

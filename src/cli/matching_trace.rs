@@ -239,7 +239,7 @@ pub fn library_model(
         let found = if same {
             source.clips.clone()
         } else {
-            super::retarget::retarget_models(
+            crate::retargeting::retarget_models(
                 &source,
                 &character,
                 &[],

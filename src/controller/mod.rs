@@ -30,6 +30,8 @@ pub enum Action {
     OpenDialog,
     /// Pick the file A/B compare takes clip B from.
     OpenCompareDialog,
+    /// Pick a file or folder whose clips are retargeted onto the character.
+    OpenRetargetDialog,
     /// Ask where to save a preview (GIF / APNG / MP4) of the clip as the viewport shows it.
     ExportPreview,
     /// Save that preview to this file (picked in the in-app browser).
@@ -506,6 +508,78 @@ impl Previewer {
                 let text = e.to_string();
                 self.set_message(format!("{text} (kept {})", self.model.source), true);
                 Err(text)
+            }
+        }
+    }
+
+    /// Retargets every clip of `path` (a glTF, FBX or BVH file, or a folder of BVH/FBX)
+    /// onto the character and adds them to its clip list (a name already taken gets
+    /// " (retargeted)"), with foot IK; selects the first. The status bar gives the worst
+    /// quality figures. On failure the character is unchanged and the error is shown.
+    pub fn retarget_from(&mut self, path: &Path) -> Result<(), String> {
+        let result = (|| -> Result<(Model, String), String> {
+            let source = if path.is_dir() {
+                let options = crate::asset::LoadOptions::from_env()?;
+                crate::asset::folder::load_folder(path, &options, &|_, _| {})
+                    .map_err(|e| e.to_string())?
+            } else {
+                crate::asset::load(path).map_err(|e| e.to_string())?
+            };
+            let (clips, report) = crate::retargeting::retarget_models(
+                &source,
+                &self.model,
+                &[],
+                &crate::anim::retarget::RetargetOptions::default(),
+            )?;
+            let mut model = self.model.clone();
+            for clip in clips {
+                let mut name = clip.name().to_string();
+                if model.find_clip(&name).is_some() {
+                    name = format!("{name} (retargeted)");
+                }
+                let mut k = 2;
+                while model.find_clip(&name).is_some() {
+                    name = format!("{} (retargeted {k})", clip.name());
+                    k += 1;
+                }
+                model.clips.push(clip.renamed(name));
+            }
+            model.analysis = Default::default();
+            let worst_slide = report
+                .clips
+                .iter()
+                .map(|c| c.planted_foot_slide_mps)
+                .fold(0.0f32, f32::max);
+            let worst_agreement = report
+                .clips
+                .iter()
+                .map(|c| c.contact_agreement)
+                .fold(1.0f32, f32::min);
+            let summary = format!(
+                "retargeted {} clip(s) from {} ({} bones mapped): planted-foot slide up to {:.3} m/s, contact agreement from {:.2}",
+                report.clips.len(),
+                path.display(),
+                report.mapping.len(),
+                worst_slide,
+                worst_agreement
+            );
+            Ok((model, summary))
+        })();
+        match result {
+            Ok((model, summary)) => {
+                let first_new = self.model.clips.len();
+                let path = self.path.clone();
+                // The same file with more clips: kept as a reload (mode, rate, selection).
+                self.replace_model(model, path);
+                if first_new < self.model.clips.len() {
+                    self.select_clip(first_new);
+                }
+                self.set_message(summary, false);
+                Ok(())
+            }
+            Err(e) => {
+                self.set_message(format!("{e} (kept {})", self.model.source), true);
+                Err(e)
             }
         }
     }

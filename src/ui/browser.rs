@@ -135,10 +135,15 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                                         && (crate::asset::is_bvh_path(&e.path)
                                             || crate::asset::is_fbx_path(&e.path))
                                 });
-                            if purpose == Purpose::Open
+                            let folder_label = if purpose == Purpose::Retarget {
+                                "Retarget this folder"
+                            } else {
+                                "Open this folder"
+                            };
+                            if matches!(purpose, Purpose::Open | Purpose::Retarget)
                                 && has_bvh
                                 && ui
-                                    .button("Open this folder")
+                                    .button(folder_label)
                                     .on_hover_text("every BVH and FBX file of this folder as the clips of one character")
                                     .clicked()
                             {
@@ -176,6 +181,7 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
         let done = match purpose {
             Purpose::Open => p.open_path(&path),
             Purpose::CompareB => p.compare_with_file(&path),
+            Purpose::Retarget => p.retarget_from(&path),
             Purpose::Export => {
                 p.actions.push(Action::ExportPreviewTo(path));
                 Ok(())

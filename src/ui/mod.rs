@@ -378,6 +378,16 @@ impl Previewer {
                     ui.close();
                 }
                 if ui
+                    .button("Retarget onto this character…")
+                    .on_hover_text(
+                        "play the clips of another humanoid (glTF, FBX, BVH, or a folder) on this one: they join the clip list",
+                    )
+                    .clicked()
+                {
+                    self.actions.push(Action::OpenRetargetDialog);
+                    ui.close();
+                }
+                if ui
                     .button("Export preview…")
                     .on_hover_text(
                         "one cycle of the clip as the viewport shows it: GIF, animated PNG or MP4",

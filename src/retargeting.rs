@@ -1,0 +1,285 @@
+//! Retargeting whole models: the maps of both skeletons (automatic, with a map file's
+//! bones over them), every chosen clip played on the target, each clip's quality, and the
+//! target's GLB with the clips added. Used by `stridescope retarget`, by motion matching's
+//! `--library` and by the window's File > Retarget onto this character.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::anim::contacts::{detect_contacts, ContactSettings};
+use crate::anim::retarget::quality::{measure, planted_at};
+use crate::anim::retarget::{automap, RetargetMap, RetargetOptions, Retargeter, BONES};
+use crate::anim::{Clip, Skeleton};
+use crate::asset::Model;
+
+/// One line of the mapping.
+#[derive(Debug, Serialize)]
+pub struct MappingReport {
+    /// VRM's bone name (`hips`, `leftUpperLeg`...).
+    pub bone: &'static str,
+    pub source: String,
+    pub target: String,
+    /// How each side was found: `name`, `hierarchy` or `given`, as `source/target`.
+    pub how: String,
+}
+
+/// One retargeted clip's figures (see [`crate::anim::retarget::quality`]).
+#[derive(Debug, Serialize)]
+pub struct ClipQualityReport {
+    pub name: String,
+    pub duration_secs: f32,
+    pub planted_foot_slide_mps: f32,
+    pub contact_agreement: f32,
+    pub speed_ratio: f32,
+    pub leg_ratio: f32,
+}
+
+/// What `retarget --json` prints.
+#[derive(Debug, Serialize)]
+pub struct RetargetReport {
+    pub source: String,
+    pub target: String,
+    pub mapping: Vec<MappingReport>,
+    /// Profile bones mapped on neither or only one side.
+    pub unmapped: Vec<&'static str>,
+    pub foot_ik: bool,
+    pub in_place: bool,
+    pub clips: Vec<ClipQualityReport>,
+    /// The file written with `--out`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out: Option<String>,
+}
+
+/// A map file: per side, VRM bone name -> joint name.
+#[derive(Debug, Default, serde::Deserialize, Serialize)]
+pub struct MapFile {
+    #[serde(default)]
+    pub source: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    pub target: std::collections::BTreeMap<String, String>,
+}
+
+impl MapFile {
+    /// Reads a map file; errors name the file and the line.
+    pub fn read(path: &Path) -> Result<MapFile, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        ron::from_str(&text).map_err(|e| {
+            format!(
+                "{}: line {}, column {}: {}",
+                path.display(),
+                e.span.start.line,
+                e.span.start.col,
+                e.code
+            )
+        })
+    }
+}
+
+/// Maps a skeleton (the automatic map, with `given` bone -> joint names over it), naming
+/// the file in the error.
+fn map_of(
+    model: &Model,
+    role: &str,
+    given: &std::collections::BTreeMap<String, String>,
+) -> Result<RetargetMap, String> {
+    let mut map = match automap(&model.skeleton) {
+        Ok(m) => m,
+        Err(e) if given.is_empty() => {
+            return Err(format!("{} ({role}): {e}", model.source));
+        }
+        Err(_) => RetargetMap::new(),
+    };
+    for (bone, joint) in given {
+        let j = model.skeleton.find(joint).ok_or_else(|| {
+            format!(
+                "map: {role} bone '{bone}': no joint named '{joint}' in {}",
+                model.source
+            )
+        })?;
+        if !map.set(bone, j, "given") {
+            return Err(format!(
+                "map: {role}: '{bone}' is not a bone of the profile ({})",
+                BONES.join(", ")
+            ));
+        }
+    }
+    let missing = map.missing_required();
+    if !missing.is_empty() {
+        return Err(format!(
+            "{} ({role}): no joint for {}; add them to the map",
+            model.source,
+            missing.join(", ")
+        ));
+    }
+    Ok(map)
+}
+
+/// The source hips' ground speed over the clip (net travel / duration).
+fn hips_speed(skeleton: &Skeleton, model: &Model, clip: usize, hips: usize) -> Result<f32, String> {
+    let c = &model.clips[clip];
+    let d = c.duration_secs();
+    if d <= 0.0 {
+        return Ok(0.0);
+    }
+    let at = |t: f32| -> Result<glam::Vec3, String> {
+        let pose = crate::scene::pose_at(model, Some(clip), t)?;
+        Ok(pose.model_from_joint[hips].w_axis.truncate())
+    };
+    let _ = skeleton;
+    let travel = at(d)? - at(0.0)?;
+    Ok(glam::Vec3::new(travel.x, 0.0, travel.z).length() / d)
+}
+
+/// Retargets the chosen clips; returns the target clips and the report.
+pub fn retarget_models(
+    source: &Model,
+    target: &Model,
+    clips: &[String],
+    options: &RetargetOptions,
+) -> Result<(Vec<Clip>, RetargetReport), String> {
+    retarget_models_with(source, target, clips, options, &MapFile::default())
+}
+
+/// [`retarget_models`] with bones given by a map file over the automatic maps.
+pub fn retarget_models_with(
+    source: &Model,
+    target: &Model,
+    clips: &[String],
+    options: &RetargetOptions,
+    given: &MapFile,
+) -> Result<(Vec<Clip>, RetargetReport), String> {
+    let source_map = map_of(source, "source", &given.source)?;
+    let target_map = map_of(target, "target", &given.target)?;
+    let r = Retargeter::new(&source.skeleton, &source_map, &target.skeleton, &target_map)
+        .map_err(|e| format!("{} onto {}: {e}", source.source, target.source))?;
+    let mapping = BONES
+        .iter()
+        .filter_map(|&bone| {
+            let s = source_map.mapped().into_iter().find(|m| m.bone == bone)?;
+            let t = target_map.mapped().into_iter().find(|m| m.bone == bone)?;
+            Some(MappingReport {
+                bone,
+                source: source.skeleton.names()[s.joint].clone(),
+                target: target.skeleton.names()[t.joint].clone(),
+                how: format!("{}/{}", s.how, t.how),
+            })
+        })
+        .collect::<Vec<_>>();
+    let unmapped = BONES
+        .iter()
+        .copied()
+        .filter(|b| !mapping.iter().any(|m| m.bone == *b))
+        .collect();
+    let chosen: Vec<usize> = if clips.is_empty() {
+        (0..source.clips.len()).collect()
+    } else {
+        clips
+            .iter()
+            .map(|n| {
+                source
+                    .find_clip(n)
+                    .ok_or_else(|| format!("{}: no clip named '{n}'", source.source))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let source_hips = source_map.joint("hips").unwrap_or(0);
+    let target_hips = target_map.joint("hips").unwrap_or(0);
+    let settings = ContactSettings::default();
+    let mut out_clips = Vec::new();
+    let mut reports = Vec::new();
+    for c in chosen {
+        let clip = &source.clips[c];
+        let what = |e: String| format!("{}: clip '{}': {e}", source.source, clip.name());
+        let contacts = if clip.duration_secs() > 0.0 {
+            detect_contacts(&source.skeleton, clip, &r.source_legs, &settings)
+                .map_err(|e| what(e.to_string()))?
+        } else {
+            Vec::new()
+        };
+        let duration = clip.duration_secs();
+        let planted = |leg: usize, t: f32| {
+            contacts
+                .get(leg)
+                .is_some_and(|fc| planted_at(fc, t, duration))
+        };
+        let retargeted = r
+            .retarget_clip(clip, clip.name(), options, &planted)
+            .map_err(|e| what(e.to_string()))?;
+        let source_speed = hips_speed(&source.skeleton, source, c, source_hips)?;
+        let q = if duration > 0.0 {
+            measure(
+                &target.skeleton,
+                &retargeted,
+                &r.target_legs,
+                target_hips,
+                &contacts,
+                source_speed,
+                r.leg_ratio,
+            )
+            .map_err(|e| what(e.to_string()))?
+        } else {
+            crate::anim::retarget::quality::RetargetQuality {
+                planted_foot_slide_mps: 0.0,
+                contact_agreement: 0.0,
+                speed_ratio: 0.0,
+                leg_ratio: r.leg_ratio,
+            }
+        };
+        reports.push(ClipQualityReport {
+            name: clip.name().to_string(),
+            duration_secs: duration,
+            planted_foot_slide_mps: q.planted_foot_slide_mps,
+            contact_agreement: q.contact_agreement,
+            speed_ratio: q.speed_ratio,
+            leg_ratio: q.leg_ratio,
+        });
+        out_clips.push(retargeted);
+    }
+    Ok((
+        out_clips,
+        RetargetReport {
+            source: source.source.clone(),
+            target: target.source.clone(),
+            mapping,
+            unmapped,
+            foot_ik: options.foot_ik,
+            in_place: options.in_place,
+            clips: reports,
+            out: None,
+        },
+    ))
+}
+
+/// `glb` (TARGET's bytes) with `clips` (on `model`'s skeleton) added as animations.
+pub fn glb_with_clips(glb: &[u8], model: &Model, clips: &[Clip]) -> Result<Vec<u8>, String> {
+    use crate::asset::glb_writer::{append_animations, NewChannel};
+    let animations = clips
+        .iter()
+        .map(|clip| {
+            let mut channels = Vec::new();
+            for t in clip.tracks() {
+                let node = model.node_of_joint[t.joint];
+                if let Some(track) = &t.translation {
+                    channels.push(NewChannel {
+                        node,
+                        path: "translation",
+                        times: track.times().to_vec(),
+                        values: track.values().iter().flat_map(|v| v.to_array()).collect(),
+                    });
+                }
+                if let Some(track) = &t.rotation {
+                    channels.push(NewChannel {
+                        node,
+                        path: "rotation",
+                        times: track.times().to_vec(),
+                        values: track.values().iter().flat_map(|q| q.to_array()).collect(),
+                    });
+                }
+            }
+            (clip.name().to_string(), channels)
+        })
+        .collect::<Vec<_>>();
+    append_animations(glb, &animations)
+}
