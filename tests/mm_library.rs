@@ -55,5 +55,36 @@ fn a_folder_of_mocap_is_retargeted_onto_the_demo_and_matched() {
     let walking = secs["dataset-2_walk_normal_002"].as_f64().unwrap_or(0.0)
         + secs["dataset-2_walk_normal_004"].as_f64().unwrap_or(0.0);
     assert!(walking > 6.0, "walked {walking} s: {secs}");
+
+    // --mirror: every clip enters mirrored too, doubling the database.
+    let run = Command::new(env!("CARGO_BIN_EXE_stridescope"))
+        .args([
+            "trace",
+            "--motion-matching",
+            "--json",
+            "--mirror",
+            "--library",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let m: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(m["mirrored"], true);
+    assert_eq!(m["database_frames"].as_u64().unwrap(), 2 * frames);
+    let names: Vec<&str> = m["clips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"dataset-2_walk_normal_002 (mirrored)"),
+        "{names:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

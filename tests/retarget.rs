@@ -476,3 +476,42 @@ fn the_retargeted_file_passes_the_gltf_validator() {
     assert_eq!(report["errors"], 0, "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_mirrored_walk_swaps_the_feet_and_mirrors_twice_to_itself() {
+    use stridescope::anim::retarget::mirror::{counterparts, mirror_clip};
+    let d = demo();
+    let sk = &d.skeleton;
+    let other = counterparts(sk);
+    let (l, r) = (sk.find("foot_l").unwrap(), sk.find("foot_r").unwrap());
+    assert_eq!((other[l], other[r]), (r, l));
+    let pelvis = sk.find("pelvis").unwrap();
+    assert_eq!(other[pelvis], pelvis);
+    // The demo faces +Z: its left is +X, the mirror plane is x = 0.
+    let walk = &d.clips[d.find_clip("TurnWalk").unwrap()];
+    let once = mirror_clip(sk, walk, Vec3::X, "mirrored").unwrap();
+    let twice = mirror_clip(sk, &once, Vec3::X, "back").unwrap();
+    let flip = |v: Vec3| Vec3::new(-v.x, v.y, v.z);
+    for k in 0..=8 {
+        let t = walk.duration_secs() * k as f32 / 8.0;
+        let a = positions(sk, walk, t);
+        let b = positions(sk, &once, t);
+        let c = positions(sk, &twice, t);
+        let s = size(&a);
+        for j in 0..sk.joint_count() {
+            // Joint j of the mirrored clip stands where its counterpart stood, reflected.
+            assert!(
+                b[j].distance(flip(a[other[j]])) <= 1e-4 * s,
+                "at {t}: '{}' at {} instead of {}",
+                sk.names()[j],
+                b[j],
+                flip(a[other[j]])
+            );
+            assert!(
+                c[j].distance(a[j]) <= 1e-4 * s,
+                "twice at {t}: '{}'",
+                sk.names()[j]
+            );
+        }
+    }
+}

@@ -60,7 +60,7 @@ pub struct MatchingTraceReport {
     pub clips: Vec<String>,
     /// With `--library`: the clip files read (`null` without).
     pub library_files: Option<usize>,
-    /// With `--library`: whether mirrored copies entered too (not yet: always false).
+    /// With `--library --mirror`: whether mirrored copies entered too.
     pub mirrored: bool,
     /// Seconds spent reading, retargeting and building the database.
     pub build_secs: f64,
@@ -221,6 +221,7 @@ impl ScenarioInputs {
 pub fn library_model(
     file: Option<&Path>,
     library: &[std::path::PathBuf],
+    mirror: bool,
 ) -> Result<(Model, usize), String> {
     let mut character = asset::load_or_demo(file)?;
     let mut clips: Vec<crate::anim::Clip> = Vec::new();
@@ -260,6 +261,28 @@ pub fn library_model(
     if clips.is_empty() {
         return Err("--library: no clip found in the given files and folders".into());
     }
+    if mirror {
+        let left =
+            crate::anim::retarget::mirror::left_axis_of(&character.skeleton).ok_or_else(|| {
+                format!(
+                    "--mirror: {}: no left and right legs to mirror across",
+                    character.source
+                )
+            })?;
+        let mirrored: Vec<crate::anim::Clip> = clips
+            .iter()
+            .map(|c| {
+                crate::anim::retarget::mirror::mirror_clip(
+                    &character.skeleton,
+                    c,
+                    left,
+                    &format!("{} (mirrored)", c.name()),
+                )
+                .map_err(|e| format!("--mirror: clip '{}': {e}", c.name()))
+            })
+            .collect::<Result<_, _>>()?;
+        clips.extend(mirrored);
+    }
     character.clips = clips;
     character.analysis = Default::default();
     character.source = format!("{} + library of {files} files", character.source);
@@ -272,7 +295,7 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
     let (mut model, library_files) = if args.library.is_empty() {
         (load(args.file.as_deref())?, None)
     } else {
-        let (m, n) = library_model(args.file.as_deref(), &args.library)?;
+        let (m, n) = library_model(args.file.as_deref(), &args.library, args.mirror)?;
         (m, Some(n))
     };
     args.in_place.apply(&mut model);
@@ -376,7 +399,7 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
         source: model.source.clone(),
         clips: session.db.clips().iter().map(|c| c.name.clone()).collect(),
         library_files,
-        mirrored: false,
+        mirrored: library_files.is_some() && args.mirror,
         build_secs,
         database_frames: session.db.frame_count(),
         feature_dims: session.db.dims(),

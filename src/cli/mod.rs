@@ -335,6 +335,10 @@ pub struct TraceArgs {
     /// built-in demo without FILE) where their skeleton differs.
     #[arg(long, value_name = "PATH", requires = "motion_matching")]
     pub library: Vec<PathBuf>,
+    /// With --library: every library clip also enters mirrored left/right (`NAME
+    /// (mirrored)`), doubling the database.
+    #[arg(long, requires = "library")]
+    pub mirror: bool,
     #[command(flatten)]
     pub in_place: InPlaceArgs,
 }

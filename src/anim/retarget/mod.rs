@@ -19,6 +19,7 @@
 
 mod automap;
 mod job;
+pub mod mirror;
 pub mod quality;
 
 pub use automap::{automap, MappedBone, RetargetMap};
