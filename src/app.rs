@@ -66,6 +66,10 @@ pub struct AppOptions {
     pub in_place: crate::anim::locomotion::InPlaceOverride,
     /// Start in motion-matching mode (the demo's locomotion set without a file).
     pub motion_matching: bool,
+    /// Motion matching on these clip files and folders instead of the character's own
+    /// clips, retargeted onto it (and mirrored with `mirror`).
+    pub library: Vec<PathBuf>,
+    pub mirror: bool,
     /// Movement keys held throughout a scripted run (`--screenshot`, `--export`).
     pub hold_keys: Option<crate::matching::KeyInput>,
     /// A file dropped on the window halfway through a scripted run (`--drop`).
@@ -101,13 +105,38 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         Some(p) => Settings::load(p),
         None => (Settings::default(), None),
     };
-    let (model, path, load_error) = initial_model(options.file.as_deref())?;
+    let mut library_note = None;
+    let (model, path, load_error) = if options.library.is_empty() {
+        initial_model(options.file.as_deref())?
+    } else {
+        // The library on the character: built before the window opens (a progress bar on
+        // the terminal while a folder loads).
+        let (m, files) = crate::retargeting::library_model(
+            options.file.as_deref(),
+            &options.library,
+            options.mirror,
+        )?;
+        let note = format!(
+            "motion matching on {} clips from {files} library files{}",
+            m.clips.len(),
+            if options.mirror {
+                " (mirrored too)"
+            } else {
+                ""
+            }
+        );
+        library_note = Some(note);
+        (m, None, None)
+    };
     let mut previewer = Previewer::new(model, path, settings);
     if options.in_place != crate::anim::locomotion::InPlaceOverride::Auto {
         previewer.set_in_place_override_all(options.in_place);
     }
     if let Some(e) = load_error.or(settings_note) {
         previewer.set_message(e, true);
+    }
+    if let Some(note) = library_note {
+        previewer.set_message(note, false);
     }
     if let Some(name) = &options.clip {
         match previewer.model().find_clip(name) {
@@ -175,7 +204,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         }
     }
     if options.motion_matching {
-        if options.file.is_none() {
+        if options.file.is_none() && options.library.is_empty() {
             previewer.open_matching_demo();
         } else {
             previewer.set_matching_enabled(true);

@@ -49,6 +49,8 @@ fn main() -> ExitCode {
             movement_speed: args.movement_speed,
             direction_deg: args.direction,
             motion_matching: args.motion_matching,
+            library: args.library,
+            mirror: args.mirror,
             hold_keys: args.hold_keys,
             drop: args.drop,
             in_place: args.in_place.choice(),

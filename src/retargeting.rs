@@ -283,3 +283,77 @@ pub fn glb_with_clips(glb: &[u8], model: &Model, clips: &[Clip]) -> Result<Vec<u
         .collect::<Vec<_>>();
     append_animations(glb, &animations)
 }
+
+/// The character (FILE's, or the plain built-in demo) with every clip of `library` on it
+/// instead of its own clips: clips of another skeleton retargeted onto it (foot IK on),
+/// names made unique. Returns the model and how many clip files were read.
+pub fn library_model(
+    file: Option<&Path>,
+    library: &[std::path::PathBuf],
+    mirror: bool,
+) -> Result<(Model, usize), String> {
+    let mut character = crate::asset::load_or_demo(file)?;
+    let mut clips: Vec<crate::anim::Clip> = Vec::new();
+    let mut files = 0;
+    for path in library {
+        files += if path.is_dir() {
+            crate::asset::folder::bvh_files(path)
+                .map_err(|e| e.to_string())?
+                .len()
+        } else {
+            1
+        };
+        let source = crate::asset::folder::load_with_progress(Some(path))?;
+        let same = source.skeleton.names() == character.skeleton.names()
+            && source.skeleton.parents() == character.skeleton.parents();
+        let found = if same {
+            source.clips.clone()
+        } else {
+            retarget_models(
+                &source,
+                &character,
+                &[],
+                &crate::anim::retarget::RetargetOptions::default(),
+            )?
+            .0
+        };
+        for clip in found {
+            let mut name = clip.name().to_string();
+            let mut k = 2;
+            while clips.iter().any(|c| c.name() == name) {
+                name = format!("{} ({k})", clip.name());
+                k += 1;
+            }
+            clips.push(clip.renamed(name));
+        }
+    }
+    if clips.is_empty() {
+        return Err("--library: no clip found in the given files and folders".into());
+    }
+    if mirror {
+        let left =
+            crate::anim::retarget::mirror::left_axis_of(&character.skeleton).ok_or_else(|| {
+                format!(
+                    "--mirror: {}: no left and right legs to mirror across",
+                    character.source
+                )
+            })?;
+        let mirrored: Vec<crate::anim::Clip> = clips
+            .iter()
+            .map(|c| {
+                crate::anim::retarget::mirror::mirror_clip(
+                    &character.skeleton,
+                    c,
+                    left,
+                    &format!("{} (mirrored)", c.name()),
+                )
+                .map_err(|e| format!("--mirror: clip '{}': {e}", c.name()))
+            })
+            .collect::<Result<_, _>>()?;
+        clips.extend(mirrored);
+    }
+    character.clips = clips;
+    character.analysis = Default::default();
+    character.source = format!("{} + library of {files} files", character.source);
+    Ok((character, files))
+}

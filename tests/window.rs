@@ -705,3 +705,59 @@ fn the_viewport_keeps_half_the_window_at_both_sizes() {
         }
     }
 }
+
+/// Motion matching on a mocap library in the window (issue 22): `CesiumMan.glb
+/// --motion-matching --library DIR --mirror` retargets the takes onto CesiumMan before the
+/// window opens, matches on them and their mirrors, and walks with W held: the character
+/// is drawn (CesiumMan's white body fills part of the viewport) and the title names the
+/// library.
+#[test]
+fn the_window_matches_on_a_retargeted_mocap_library() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("mm_library");
+    let lib = dir.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    let bandai = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
+    for n in ["dataset-2_walk_normal_002", "dataset-2_walk_normal_004"] {
+        std::fs::copy(
+            bandai.join(format!("{n}.bvh")),
+            lib.join(format!("{n}.bvh")),
+        )
+        .unwrap();
+    }
+    let cesium =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/CesiumMan/CesiumMan.glb");
+    let out = dir.join("mm.png");
+    let o = run_scripted(
+        &x,
+        &dir,
+        &[
+            cesium.to_str().unwrap(),
+            "--motion-matching",
+            "--library",
+            lib.to_str().unwrap(),
+            "--mirror",
+            "--hold-keys",
+            "w",
+            "--screenshot",
+            out.to_str().unwrap(),
+            "--after-frames",
+            "60",
+            "--size",
+            "1000x640",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("motion matching on 4 clips from 2 library files (mirrored too)"),
+        "{err}"
+    );
+    let img = RgbaImage::load_png(&out).unwrap();
+    // CesiumMan's white body in the viewport (between the side panels).
+    let white = count_like(&img, 230, 30, 720, 540, [235, 235, 235], 25);
+    assert!(
+        white > 800,
+        "{white} white px: the character is not in view"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -278,3 +278,31 @@ fn other_skeleton(first: &Model, other: &Model) -> Option<String> {
     }
     None
 }
+
+/// Loads `file`, or the built-in demo character when `None` (see [`super::load_or_demo`]);
+/// a folder of BVH/FBX files shows a progress bar on a terminal (indicatif draws nothing
+/// into pipes and CI logs).
+pub fn load_with_progress(file: Option<&Path>) -> Result<Model, String> {
+    if let Some(dir) = file.filter(|p| p.is_dir()) {
+        // A folder of BVH files: one character, every file a clip, with a progress bar
+        // on a terminal (indicatif draws nothing into pipes and CI logs).
+        let options = LoadOptions::from_env()?;
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("loading {bar:30} {pos}/{len} files")
+                .map_err(|e| e.to_string())?,
+        );
+        let model = load_folder(dir, &options, &|done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        })
+        .map_err(|e| e.to_string());
+        bar.finish_and_clear();
+        let mut model = model?;
+        if let Some(tolerance_m) = super::reduce_keys_from_env()? {
+            model.reduce_keys(tolerance_m)?;
+        }
+        return Ok(model);
+    }
+    super::load_or_demo(file)
+}

@@ -93,6 +93,14 @@ pub struct Cli {
     /// runs, Ctrl strafes). Without FILE: the demo character with its locomotion set.
     #[arg(long)]
     pub motion_matching: bool,
+    /// With --motion-matching: match these clips instead of the character's own (files or
+    /// folders of BVH, FBX, glTF; repeatable), retargeted onto FILE's character (the demo
+    /// without FILE).
+    #[arg(long, value_name = "PATH", requires = "motion_matching")]
+    pub library: Vec<PathBuf>,
+    /// With --library: every library clip also enters mirrored left/right.
+    #[arg(long, requires = "library")]
+    pub mirror: bool,
     /// Keys held during a scripted run (--screenshot, --export) in motion-matching mode,
     /// e.g. `w`, `w+shift`, `a+ctrl`.
     #[arg(long, value_name = "KEYS", value_parser = parse_keys, requires = "motion_matching")]
@@ -389,30 +397,10 @@ fn parse_seek(s: &str) -> Result<(f64, u64), String> {
     Ok((t, frame))
 }
 
-/// Loads `file`, or the built-in demo character when `None` (see [`asset::load_or_demo`]).
+/// Loads `file`, or the built-in demo character when `None` (see
+/// [`asset::folder::load_with_progress`]: a folder shows a progress bar on a terminal).
 pub fn load_model(file: Option<&Path>) -> Result<Model, String> {
-    if let Some(dir) = file.filter(|p| p.is_dir()) {
-        // A folder of BVH files: one character, every file a clip, with a progress bar
-        // on a terminal (indicatif draws nothing into pipes and CI logs).
-        let options = asset::LoadOptions::from_env()?;
-        let bar = indicatif::ProgressBar::new(0);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("loading {bar:30} {pos}/{len} files")
-                .map_err(|e| e.to_string())?,
-        );
-        let model = asset::folder::load_folder(dir, &options, &|done, total| {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-        })
-        .map_err(|e| e.to_string());
-        bar.finish_and_clear();
-        let mut model = model?;
-        if let Some(tolerance_m) = asset::reduce_keys_from_env()? {
-            model.reduce_keys(tolerance_m)?;
-        }
-        return Ok(model);
-    }
-    asset::load_or_demo(file)
+    asset::folder::load_with_progress(file)
 }
 
 fn joint_by_name(skeleton: &Skeleton, name: Option<&str>) -> Result<Option<usize>, String> {

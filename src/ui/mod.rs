@@ -436,7 +436,12 @@ impl Previewer {
             ui.separator();
             ui.label(match &self.path {
                 Some(p) => p.display().to_string(),
-                None => "built-in demo character".to_string(),
+                // Not from one file: the demo, or a character built in memory (a motion
+                // matching library on it).
+                None if self.model.source == "demo.glb" || self.model.source == "demo" => {
+                    "built-in demo character".to_string()
+                }
+                None => self.model.source.clone(),
             });
         });
     }

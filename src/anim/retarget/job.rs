@@ -57,6 +57,8 @@ pub struct Retargeter {
     align: Quat,
     /// Target leg length / source leg length.
     pub leg_ratio: f32,
+    /// The source's leg length (its model units).
+    source_leg: f32,
     source_hips: usize,
     /// The target joint that carries the hips and both legs (the hips, or the joint above
     /// them where the legs hang beside the hips, as on the Quaternius robot): the source
@@ -238,6 +240,7 @@ impl Retargeter {
             target_ref_model: model,
             align,
             leg_ratio: target_leg / source_leg,
+            source_leg,
             source_hips,
             target_legs,
             source_legs,
@@ -257,6 +260,20 @@ impl Retargeter {
         &self,
         source_local: &[Transform],
         in_place: bool,
+        out: &mut [Transform],
+    ) -> Result<(), AnimError> {
+        self.retarget_pose_from(source_local, in_place, None, out)
+    }
+
+    /// [`Self::retarget_pose`] with the source hips' ground position counted from
+    /// `ground_start` (source model space, its height ignored) instead of from the
+    /// retarget pose: a clip's first frame then stands where the target's retarget pose
+    /// stands (takes of a capture session start wherever the actor stood).
+    pub fn retarget_pose_from(
+        &self,
+        source_local: &[Transform],
+        in_place: bool,
+        ground_start: Option<Vec3>,
         out: &mut [Transform],
     ) -> Result<(), AnimError> {
         let n = self.target.joint_count();
@@ -296,10 +313,13 @@ impl Retargeter {
             world[j] = (parent * out[j].rotation).normalize();
         }
         // Hips: the source hips' displacement from its retarget pose, aligned and scaled.
-        let mut moved = self.align
-            * (position_of(&source_model[self.source_hips])
-                - position_of(&self.source_ref_model[self.source_hips]))
-            * self.leg_ratio;
+        let mut from = position_of(&self.source_ref_model[self.source_hips]);
+        if let Some(g) = ground_start {
+            from.x = g.x;
+            from.z = g.z;
+        }
+        let mut moved =
+            self.align * (position_of(&source_model[self.source_hips]) - from) * self.leg_ratio;
         if in_place {
             moved.x = 0.0;
             moved.z = 0.0;
@@ -374,7 +394,9 @@ impl Retargeter {
         let mut source_local = self.source.rest_pose().to_vec();
         let mut cache = SamplingCache::new();
         let mut poses: Vec<Vec<Transform>> = Vec::with_capacity(times.len());
-        for &t in &times {
+        // Where the source hips stand at the clip's start, on the ground.
+        let mut ground_start = None;
+        for (i, &t) in times.iter().enumerate() {
             SamplingJob {
                 clip,
                 time_secs: t,
@@ -382,7 +404,19 @@ impl Retargeter {
             }
             .run_with_cache(&mut cache, &mut source_local)?;
             let mut out = vec![Transform::IDENTITY; n];
-            self.retarget_pose(&source_local, options.in_place, &mut out)?;
+            if i == 0 {
+                // A take that starts away from the retarget pose (more than half a leg:
+                // the actor stood elsewhere) is moved to start there; a clip that starts
+                // at it (a cycle's sway) is left as it is.
+                let model = model_of(&self.source, &source_local)?;
+                let h = position_of(&model[self.source_hips]);
+                let r = position_of(&self.source_ref_model[self.source_hips]);
+                let away = Vec3::new(h.x - r.x, 0.0, h.z - r.z).length();
+                if away > 0.5 * self.source_leg {
+                    ground_start = Some(h);
+                }
+            }
+            self.retarget_pose_from(&source_local, options.in_place, ground_start, &mut out)?;
             poses.push(out);
         }
         if options.foot_ik {
