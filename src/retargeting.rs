@@ -187,56 +187,60 @@ pub fn retarget_models_with(
     let source_hips = source_map.joint("hips").unwrap_or(0);
     let target_hips = target_map.joint("hips").unwrap_or(0);
     let settings = ContactSettings::default();
-    let mut out_clips = Vec::new();
-    let mut reports = Vec::new();
-    for c in chosen {
-        let clip = &source.clips[c];
-        let what = |e: String| format!("{}: clip '{}': {e}", source.source, clip.name());
-        let contacts = if clip.duration_secs() > 0.0 {
-            detect_contacts(&source.skeleton, clip, &r.source_legs, &settings)
+    // Clips in parallel (a folder of takes), in their order.
+    use rayon::prelude::*;
+    let done: Vec<(Clip, ClipQualityReport)> = chosen
+        .par_iter()
+        .map(|&c| -> Result<(Clip, ClipQualityReport), String> {
+            let clip = &source.clips[c];
+            let what = |e: String| format!("{}: clip '{}': {e}", source.source, clip.name());
+            let contacts = if clip.duration_secs() > 0.0 {
+                detect_contacts(&source.skeleton, clip, &r.source_legs, &settings)
+                    .map_err(|e| what(e.to_string()))?
+            } else {
+                Vec::new()
+            };
+            let duration = clip.duration_secs();
+            let planted = |leg: usize, t: f32| {
+                contacts
+                    .get(leg)
+                    .is_some_and(|fc| planted_at(fc, t, duration))
+            };
+            let retargeted = r
+                .retarget_clip(clip, clip.name(), options, &planted)
+                .map_err(|e| what(e.to_string()))?;
+            let source_speed = hips_speed(&source.skeleton, source, c, source_hips)?;
+            let q = if duration > 0.0 {
+                measure(
+                    &target.skeleton,
+                    &retargeted,
+                    &r.target_legs,
+                    target_hips,
+                    &contacts,
+                    source_speed,
+                    r.leg_ratio,
+                )
                 .map_err(|e| what(e.to_string()))?
-        } else {
-            Vec::new()
-        };
-        let duration = clip.duration_secs();
-        let planted = |leg: usize, t: f32| {
-            contacts
-                .get(leg)
-                .is_some_and(|fc| planted_at(fc, t, duration))
-        };
-        let retargeted = r
-            .retarget_clip(clip, clip.name(), options, &planted)
-            .map_err(|e| what(e.to_string()))?;
-        let source_speed = hips_speed(&source.skeleton, source, c, source_hips)?;
-        let q = if duration > 0.0 {
-            measure(
-                &target.skeleton,
-                &retargeted,
-                &r.target_legs,
-                target_hips,
-                &contacts,
-                source_speed,
-                r.leg_ratio,
-            )
-            .map_err(|e| what(e.to_string()))?
-        } else {
-            crate::anim::retarget::quality::RetargetQuality {
-                planted_foot_slide_mps: 0.0,
-                contact_agreement: 0.0,
-                speed_ratio: 0.0,
-                leg_ratio: r.leg_ratio,
-            }
-        };
-        reports.push(ClipQualityReport {
-            name: clip.name().to_string(),
-            duration_secs: duration,
-            planted_foot_slide_mps: q.planted_foot_slide_mps,
-            contact_agreement: q.contact_agreement,
-            speed_ratio: q.speed_ratio,
-            leg_ratio: q.leg_ratio,
-        });
-        out_clips.push(retargeted);
-    }
+            } else {
+                crate::anim::retarget::quality::RetargetQuality {
+                    planted_foot_slide_mps: 0.0,
+                    contact_agreement: 0.0,
+                    speed_ratio: 0.0,
+                    leg_ratio: r.leg_ratio,
+                }
+            };
+            let report = ClipQualityReport {
+                name: clip.name().to_string(),
+                duration_secs: duration,
+                planted_foot_slide_mps: q.planted_foot_slide_mps,
+                contact_agreement: q.contact_agreement,
+                speed_ratio: q.speed_ratio,
+                leg_ratio: q.leg_ratio,
+            };
+            Ok((retargeted, report))
+        })
+        .collect::<Result<_, _>>()?;
+    let (out_clips, reports): (Vec<Clip>, Vec<ClipQualityReport>) = done.into_iter().unzip();
     Ok((
         out_clips,
         RetargetReport {

@@ -62,8 +62,9 @@ pub struct MatchingTraceReport {
     pub library_files: Option<usize>,
     /// With `--library --mirror`: whether mirrored copies entered too.
     pub mirrored: bool,
-    /// Seconds spent reading, retargeting and building the database.
-    pub build_secs: f64,
+    /// With `--library`: seconds spent reading, retargeting and building the database
+    /// (`null` without, so that the same trace gives the same bytes).
+    pub build_secs: Option<f64>,
     pub database_frames: usize,
     pub feature_dims: usize,
     pub fps: f64,
@@ -328,7 +329,7 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
         clips: session.db.clips().iter().map(|c| c.name.clone()).collect(),
         library_files,
         mirrored: library_files.is_some() && args.mirror,
-        build_secs,
+        build_secs: library_files.map(|_| build_secs),
         database_frames: session.db.frame_count(),
         feature_dims: session.db.dims(),
         fps: scenario.fps,
