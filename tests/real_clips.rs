@@ -849,3 +849,70 @@ fn a_mocap_walk_and_run_step_together() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 18, item 5, on motion capture: the implied speed of every straight Bandai walk and
+/// run (travelling takes: measured by their strides) is within 5% of an independent
+/// estimate, the hips' ground travel between the first and the last touch-down of each foot
+/// over the time between them (the hips, not the feet; the take's start and stop, where the
+/// actor speeds up and slows down, left out as the plants leave them out).
+#[test]
+fn the_implied_speed_of_mocap_walks_and_runs_is_their_travel_speed() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().to_string();
+            (n.starts_with("dataset-2_walk_") || n.starts_with("dataset-2_run_"))
+                && n.ends_with(".bvh")
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() > 200, "{} takes", files.len());
+    let mut worst = (0.0f64, String::new());
+    let mut ratios = Vec::new();
+    for f in &files {
+        let m = stridescope::asset::load(f).unwrap();
+        let a = m.clip_analysis(0).unwrap();
+        assert!(!a.in_place.in_place, "{}: {}", f.display(), a.in_place.reason);
+        let implied = f64::from(a.implied.as_ref().expect("planted feet").speed);
+        let hips = m.skeleton.find("Hips").unwrap();
+        let at = |t: f32| {
+            let p = stridescope::scene::pose_at(&m, Some(0), t).unwrap();
+            p.model_from_joint[hips].w_axis
+        };
+        // Per foot: the hips' travel between its first and last touch-down.
+        let (mut travel, mut time) = (0.0f64, 0.0f64);
+        for c in &a.contacts {
+            let downs: Vec<f32> = c
+                .intervals
+                .iter()
+                .filter(|(d, u)| u > d)
+                .map(|(d, _)| *d)
+                .collect();
+            let (t0, t1) = (downs[0], *downs.last().unwrap());
+            assert!(t1 > t0 + 0.3, "{}: plants {downs:?}", f.display());
+            let (a0, a1) = (at(t0), at(t1));
+            travel += f64::from(((a1.x - a0.x).powi(2) + (a1.z - a0.z).powi(2)).sqrt());
+            time += f64::from(t1 - t0);
+        }
+        let truth = travel / time;
+        let ratio = implied / truth;
+        ratios.push(ratio);
+        let off = (ratio - 1.0).abs();
+        if off > worst.0 {
+            worst = (off, format!("{}: implied {implied:.3} vs {truth:.3} m/s", f.display()));
+        }
+    }
+    ratios.sort_by(f64::total_cmp);
+    eprintln!(
+        "{} takes: implied / travel speed from {:.3} to {:.3} (median {:.3}); worst {}",
+        ratios.len(),
+        ratios[0],
+        ratios[ratios.len() - 1],
+        ratios[ratios.len() / 2],
+        worst.1
+    );
+    assert!(worst.0 <= 0.05, "{}", worst.1);
+}

@@ -16,6 +16,14 @@
 //!    median of the velocities projected on it, over all legs' samples;
 //! 4. the same is repeated with the contact height threshold halved and doubled; the
 //!    spread of the three speeds, relative to the median, says how sure the estimate is.
+//!
+//! A clip that travels (root motion, such as a motion-capture take) with at least two
+//! plants of one foot is measured by its strides instead: from one plant of a foot to its
+//! next, the distance between where it stood (the ankle's mean ground position over the
+//! middle of each plant) over the time between the touch-downs, summed over every stride of
+//! every foot. The stance-phase estimate above reads low there: a walker's hips slow down
+//! over the planted foot (and speed up between plants), and the root's yaw, the pelvis'
+//! twist, swings the feet measured in its frame.
 
 use glam::{Mat4, Vec3};
 
@@ -210,6 +218,12 @@ pub fn implied_speed_with_contacts(
     }
     let duration = clip.duration_secs();
     let samples = ((duration * settings.samples_per_sec).ceil() as usize).max(8);
+    if root.is_some() {
+        let ground = foot_tracks(skeleton, clip, legs, None, samples)?;
+        if let Some(s) = strides(&ground, legs, base, duration, skeleton) {
+            return Ok(Some(s));
+        }
+    }
     let tracks = foot_tracks(skeleton, clip, legs, root, samples)?;
     let joints: Vec<(usize, usize)> = foot_joints(legs).collect();
     let Some((speed, direction, per_leg, count)) = estimate(&tracks, &joints, base, duration)
@@ -249,6 +263,84 @@ pub fn implied_speed_with_contacts(
         spread,
         touch_and_go: false,
     }))
+}
+
+/// The stride measure of a travelling clip (see the module docs): `ground` holds the foot
+/// joints' model-space positions with the root motion in, `[sample][joint]` as
+/// [`foot_tracks`] gives them. `None` when no foot plants twice (a looping cycle plants each
+/// foot once) or the strides have no length.
+fn strides(
+    ground: &[Vec<Vec3>],
+    legs: &[LegChain],
+    contacts: &[FootContacts],
+    duration: f32,
+    skeleton: &Skeleton,
+) -> Option<ImpliedSpeed> {
+    let n = ground.len();
+    if n < 2 || contacts.len() != legs.len() {
+        return None;
+    }
+    let dt = duration / n as f32;
+    let joints: Vec<(usize, usize)> = foot_joints(legs).collect();
+    let (mut length, mut time, mut sum) = (0.0f32, 0.0f32, Vec3::ZERO);
+    let mut per_leg = Vec::with_capacity(legs.len());
+    let mut count = 0;
+    for (leg, c) in contacts.iter().enumerate() {
+        // The ankle's column: `foot_joints` lists each leg's ankle first.
+        let Some(k) = joints.iter().position(|&(l, _)| l == leg) else {
+            per_leg.push(None);
+            continue;
+        };
+        let plants: Vec<(f32, Vec3)> = c
+            .intervals
+            .iter()
+            .filter(|&&(down, up)| up > down)
+            .filter_map(|&(down, up)| {
+                // The middle half of the plant: the foot is flat there.
+                let (a, b) = (down + 0.25 * (up - down), up - 0.25 * (up - down));
+                let (i0, i1) = ((a / dt).ceil() as usize, ((b / dt).floor() as usize).min(n - 1));
+                if i1 < i0 {
+                    return None;
+                }
+                let mean = (i0..=i1).map(|i| ground[i][k]).sum::<Vec3>() / (i1 - i0 + 1) as f32;
+                Some((down, Vec3::new(mean.x, 0.0, mean.z)))
+            })
+            .collect();
+        let (mut leg_length, mut leg_time) = (0.0f32, 0.0f32);
+        for pair in plants.windows(2) {
+            let (t0, p0) = pair[0];
+            let (t1, p1) = pair[1];
+            if t1 > t0 {
+                let d = p1 - p0;
+                leg_length += d.length();
+                leg_time += t1 - t0;
+                sum += d;
+                count += 1;
+            }
+        }
+        per_leg.push((leg_time > 0.0).then(|| leg_length / leg_time));
+        length += leg_length;
+        time += leg_time;
+    }
+    if time <= 0.0 || sum.length_squared() <= 0.0 {
+        return None;
+    }
+    let speed = length / time;
+    let leg_length = super::unit_scale(skeleton, legs) * super::REFERENCE_LEG_LENGTH_M;
+    if speed < STANDING_LEGS_PER_SEC * leg_length {
+        return None;
+    }
+    let known: Vec<f32> = per_leg.iter().flatten().copied().collect();
+    let lo = known.iter().copied().fold(f32::INFINITY, f32::min);
+    let hi = known.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    Some(ImpliedSpeed {
+        speed,
+        direction: sum.normalize(),
+        per_leg,
+        samples: count,
+        spread: if known.len() > 1 { (hi - lo) / speed } else { 0.0 },
+        touch_and_go: false,
+    })
 }
 
 /// Fallback of [`implied_speed`] for feet that never rest: each ankle's horizontal velocity
