@@ -84,12 +84,11 @@ fn map_of(
     role: &str,
     given: &std::collections::BTreeMap<String, String>,
 ) -> Result<RetargetMap, String> {
-    let mut map = match automap(&model.skeleton) {
-        Ok(m) => m,
-        Err(e) if given.is_empty() => {
-            return Err(format!("{} ({role}): {e}", model.source));
-        }
-        Err(_) => RetargetMap::new(),
+    // With bones given, what the tables and the shape found stays: the file adds to it.
+    let mut map = if given.is_empty() {
+        automap(&model.skeleton).map_err(|e| format!("{} ({role}): {e}", model.source))?
+    } else {
+        crate::anim::retarget::automap_partial(&model.skeleton)
     };
     for (bone, joint) in given {
         let j = model.skeleton.find(joint).ok_or_else(|| {
@@ -308,8 +307,16 @@ pub fn library_model(
             1
         };
         let source = crate::asset::folder::load_with_progress(Some(path))?;
+        // The same rig (names, hierarchy and bone offsets within 1 mm): the clips play as
+        // they are; another actor on a rig of the same names is retargeted.
         let same = source.skeleton.names() == character.skeleton.names()
-            && source.skeleton.parents() == character.skeleton.parents();
+            && source.skeleton.parents() == character.skeleton.parents()
+            && source
+                .skeleton
+                .rest_pose()
+                .iter()
+                .zip(character.skeleton.rest_pose())
+                .all(|(a, b)| a.translation.distance(b.translation) <= 1e-3);
         let found = if same {
             source.clips.clone()
         } else {

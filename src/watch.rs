@@ -19,9 +19,14 @@ impl FileWatcher {
     pub fn new(path: &Path, wake: impl Fn() + Send + 'static) -> Option<Self> {
         use notify::Watcher;
         let (tx, rx) = mpsc::channel();
-        let name = path.file_name()?.to_os_string();
         // A folder of clips: any BVH or FBX file in it that changes, appears or goes.
         let folder = path.is_dir();
+        // A file is matched by its name (a folder such as `.` has none, and needs none).
+        let name = if folder {
+            std::ffi::OsString::new()
+        } else {
+            path.file_name()?.to_os_string()
+        };
         let mut watcher =
             notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
                 if let Ok(event) = event {

@@ -875,7 +875,12 @@ fn the_implied_speed_of_mocap_walks_and_runs_is_their_travel_speed() {
     for f in &files {
         let m = stridescope::asset::load(f).unwrap();
         let a = m.clip_analysis(0).unwrap();
-        assert!(!a.in_place.in_place, "{}: {}", f.display(), a.in_place.reason);
+        assert!(
+            !a.in_place.in_place,
+            "{}: {}",
+            f.display(),
+            a.in_place.reason
+        );
         let implied = f64::from(a.implied.as_ref().expect("planted feet").speed);
         let hips = m.skeleton.find("Hips").unwrap();
         let at = |t: f32| {
@@ -902,7 +907,10 @@ fn the_implied_speed_of_mocap_walks_and_runs_is_their_travel_speed() {
         ratios.push(ratio);
         let off = (ratio - 1.0).abs();
         if off > worst.0 {
-            worst = (off, format!("{}: implied {implied:.3} vs {truth:.3} m/s", f.display()));
+            worst = (
+                off,
+                format!("{}: implied {implied:.3} vs {truth:.3} m/s", f.display()),
+            );
         }
     }
     ratios.sort_by(f64::total_cmp);

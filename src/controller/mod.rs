@@ -200,6 +200,8 @@ struct PendingLoad {
         std::sync::atomic::AtomicUsize,
     )>,
     handle: std::thread::JoinHandle<Result<Model, String>>,
+    /// The folder changed again while loading: load it once more when done.
+    again: bool,
 }
 
 impl Previewer {
@@ -589,6 +591,12 @@ impl Previewer {
     /// shows the character when it is ready.
     fn start_folder_load(&mut self, dir: &Path) {
         use std::sync::atomic::{AtomicUsize, Ordering};
+        // The same folder already loading (files still being copied in): load it once more
+        // when this load is done, instead of parsing it twice at once.
+        if let Some(p) = self.pending_load.as_mut().filter(|p| p.path == dir) {
+            p.again = true;
+            return;
+        }
         let progress = std::sync::Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
         let (worker_progress, worker_dir) = (progress.clone(), dir.to_path_buf());
         let spawned = std::thread::Builder::new()
@@ -613,6 +621,7 @@ impl Previewer {
                     path: dir.to_path_buf(),
                     progress,
                     handle,
+                    again: false,
                 });
                 self.set_message(format!("loading {} ...", dir.display()), false);
             }
@@ -654,6 +663,7 @@ impl Previewer {
         let Some(pending) = self.pending_load.take() else {
             return false;
         };
+        let again = pending.again;
         let result = pending
             .handle
             .join()
@@ -676,14 +686,26 @@ impl Previewer {
                 self.set_message(format!("{e} (kept {})", self.model.source), true);
             }
         }
+        if again {
+            self.start_folder_load(&pending.path);
+        }
         true
     }
 
     /// Shows `model`: keeps mode, rate and looping, selects the clip of the same name when
     /// there is one (a reload), frames the camera for a new file.
     pub fn replace_model(&mut self, model: Model, path: Option<PathBuf>) {
-        // A folder still loading would replace what the user opened after it.
-        self.pending_load = None;
+        // A folder still loading would replace what the user opened after it: drop it,
+        // and say so.
+        if let Some(p) = self.pending_load.take() {
+            self.set_message(
+                format!(
+                    "stopped loading {} (another character was opened)",
+                    p.path.display()
+                ),
+                false,
+            );
+        }
         let reload = path.is_some() && path == self.path;
         let clip_name = self
             .timeline

@@ -298,7 +298,10 @@ fn strides(
             .filter_map(|&(down, up)| {
                 // The middle half of the plant: the foot is flat there.
                 let (a, b) = (down + 0.25 * (up - down), up - 0.25 * (up - down));
-                let (i0, i1) = ((a / dt).ceil() as usize, ((b / dt).floor() as usize).min(n - 1));
+                let (i0, i1) = (
+                    (a / dt).ceil() as usize,
+                    ((b / dt).floor() as usize).min(n - 1),
+                );
                 if i1 < i0 {
                     return None;
                 }
@@ -338,7 +341,11 @@ fn strides(
         direction: sum.normalize(),
         per_leg,
         samples: count,
-        spread: if known.len() > 1 { (hi - lo) / speed } else { 0.0 },
+        spread: if known.len() > 1 {
+            (hi - lo) / speed
+        } else {
+            0.0
+        },
         touch_and_go: false,
     })
 }

@@ -101,11 +101,16 @@ fn words(name: &str) -> Vec<String> {
     let mut fixed = Vec::with_capacity(out.len());
     for (i, w) in out.into_iter().enumerate() {
         let original_start = i == 0 && name.len() > 1;
+        // ...but not a whole word in capitals (`LEFT_FOOT`, `RIGHTHAND`): only a capital
+        // followed by a capital then a lower-case letter (`LHip`).
         if original_start
             && (w.starts_with('l') || w.starts_with('r'))
             && w.len() > 1
+            && !w.starts_with("left")
+            && !w.starts_with("right")
             && name.chars().next().is_some_and(|c| c == 'L' || c == 'R')
             && name.chars().nth(1).is_some_and(char::is_uppercase)
+            && name.chars().nth(2).is_some_and(char::is_lowercase)
         {
             fixed.push(w[..1].to_string());
             fixed.push(w[1..].to_string());
@@ -172,6 +177,24 @@ fn middle_part(key: &str) -> Option<&'static str> {
 /// taken). Errors: a required bone found neither by name nor by shape (the message names
 /// every missing bone).
 pub fn automap(skeleton: &Skeleton) -> Result<RetargetMap, AnimError> {
+    let map = automap_partial(skeleton);
+    let missing = map.missing_required();
+    if !missing.is_empty() {
+        return Err(AnimError::OutOfRange {
+            what: "humanoid mapping".into(),
+            detail: format!(
+                "no joint found for {} (by name or by the skeleton's shape); give them in a \
+                 map file",
+                missing.join(", ")
+            ),
+        });
+    }
+    Ok(map)
+}
+
+/// What [`automap`] finds, without requiring every required bone (a map file adds the
+/// rest).
+pub fn automap_partial(skeleton: &Skeleton) -> RetargetMap {
     let mut map = RetargetMap::new();
     let n = skeleton.joint_count();
     let depth: Vec<usize> = (0..n).map(|j| skeleton.depth(j)).collect();
@@ -195,18 +218,7 @@ pub fn automap(skeleton: &Skeleton) -> Result<RetargetMap, AnimError> {
     }
     // The spine between hips and neck by hierarchy when names gave fewer spine bones.
     fill_from_hierarchy(skeleton, &mut map);
-    let missing = map.missing_required();
-    if !missing.is_empty() {
-        return Err(AnimError::OutOfRange {
-            what: "humanoid mapping".into(),
-            detail: format!(
-                "no joint found for {} (by name or by the skeleton's shape); give them in a \
-                 map file",
-                missing.join(", ")
-            ),
-        });
-    }
-    Ok(map)
+    map
 }
 
 /// Model-space joint positions in the skeleton's reference pose.
@@ -252,14 +264,17 @@ fn fill_from_hierarchy(skeleton: &Skeleton, map: &mut RetargetMap) {
         return;
     };
     let left = left_axis(&p, &legs);
-    // Legs: the first two, sided by their name or by where they stand.
+    // Legs: the first two, sided by their name or by where they stand (against the middle
+    // of the thighs, not the origin: the rig may stand anywhere).
+    let middle =
+        legs.iter().take(2).map(|l| p[l.thigh]).sum::<Vec3>() / legs.len().clamp(1, 2) as f32;
     let mut sided: Vec<(&str, &LegChain)> = Vec::new();
     for leg in legs.iter().take(2) {
         let side = match leg.name.as_str() {
             "left" => "left",
             "right" => "right",
             _ => {
-                if p[leg.thigh].dot(left) >= 0.0 {
+                if (p[leg.thigh] - middle).dot(left) >= 0.0 {
                     "left"
                 } else {
                     "right"
@@ -417,6 +432,12 @@ fn fill_from_hierarchy(skeleton: &Skeleton, map: &mut RetargetMap) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_in_capitals_keep_their_side_word() {
+        assert_eq!(key("LEFT_FOOT"), (Some('l'), "foot".into()));
+        assert_eq!(key("RIGHT_HAND"), (Some('r'), "hand".into()));
+    }
 
     #[test]
     fn names_split_into_side_and_part() {

@@ -149,7 +149,9 @@ impl Retargeter {
         let source_ref_model = model_of(source, source.reference_pose())?;
         let rest_model = model_of(target, target.rest_pose())?;
         let source_leg = leg_length(&source_ref_model, &source_legs);
-        let target_leg = leg_length(&rest_model, &target_legs);
+        // Standing measures (a zero-pose BVH target stands in its reference pose).
+        let standing = model_of(target, target.reference_pose())?;
+        let target_leg = leg_length(&standing, &target_legs);
         if !(source_leg > 1e-9 && target_leg > 1e-9) {
             return Err(AnimError::OutOfRange {
                 what: "retargeting".into(),
@@ -159,7 +161,7 @@ impl Retargeter {
         // Facings: each character's left (up x forward) in its model space.
         let positions = |m: &[Mat4]| m.iter().map(position_of).collect::<Vec<_>>();
         let source_left = left_from(&positions(&source_ref_model), &source_legs);
-        let target_left = left_from(&positions(&rest_model), &target_legs);
+        let target_left = left_from(&positions(&standing), &target_legs);
         let align = yaw_between(source_left, target_left);
 
         let pairs: Vec<(usize, usize)> = BONES

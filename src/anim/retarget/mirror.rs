@@ -143,6 +143,7 @@ pub fn mirror_clip(
     let mut translations = vec![Vec::with_capacity(times.len()); joints];
     let mut world_rot = vec![Quat::IDENTITY; joints];
     let mut world_pos = vec![Vec3::ZERO; joints];
+    let mut world_scale = vec![Vec3::ONE; joints];
     for &t in &times {
         SamplingJob {
             clip,
@@ -160,17 +161,21 @@ pub fn mirror_clip(
             let x = m * model[other[j]] * m;
             world_rot[j] = (rotation(&x) * fix[j]).normalize();
             world_pos[j] = x.w_axis.truncate();
+            world_scale[j] = model[other[j]].to_scale_rotation_translation().0;
         }
         for j in 0..joints {
-            let (pr, pp) = match parents[j] {
-                Some(p) => (world_rot[p], world_pos[p]),
-                None => (Quat::IDENTITY, Vec3::ZERO),
+            let (pr, pp, ps) = match parents[j] {
+                Some(p) => (world_rot[p], world_pos[p], world_scale[p]),
+                None => (Quat::IDENTITY, Vec3::ZERO, Vec3::ONE),
             };
             let r = (pr.inverse() * world_rot[j]).normalize();
             // Bone lengths stay the joint's own: only where the counterpart's offset
             // differs from the mirrored own does the translation follow the motion.
             let own = local[j].translation;
-            let moved = pr.inverse() * (world_pos[j] - pp);
+            // In the parent's space: its scale too (a rig under a 0.01 armature node keys
+            // its hips in centimetres).
+            let ps = Vec3::select(ps.abs().cmplt(Vec3::splat(1e-12)), Vec3::ONE, ps);
+            let moved = (pr.inverse() * (world_pos[j] - pp)) / ps;
             let animated = clip
                 .joint_tracks(other[j])
                 .is_some_and(|t| t.translation.is_some());

@@ -22,7 +22,7 @@ mod job;
 pub mod mirror;
 pub mod quality;
 
-pub use automap::{automap, MappedBone, RetargetMap};
+pub use automap::{automap, automap_partial, MappedBone, RetargetMap};
 pub use job::{RetargetOptions, Retargeter};
 
 /// The humanoid profile: VRM's bone names, parents first within each chain.

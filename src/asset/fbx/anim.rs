@@ -109,7 +109,8 @@ pub(super) fn clips(
                         .map_err(fail)?,
                 );
             }
-            if !holds(&r, |q| q.dot(rest.rotation).abs() > 1.0 - 1e-9) {
+            // Within 1e-6 (f32 cannot hold 1 - 1e-9: it is 1 there).
+            if !holds(&r, |q| q.dot(rest.rotation).abs() > 1.0 - 1e-6) {
                 let (times, values) = window.cut(&r, |a, b, u| a.slerp(b, u));
                 finite(values.iter().all(|q| q.is_finite()), joint_name, "rotation").map_err(at)?;
                 jt.rotation = Some(
@@ -130,11 +131,12 @@ pub(super) fn clips(
         let mut morph_tracks = Vec::new();
         for m in morphs {
             let frames = ((end - begin) * fps).round().max(0.0) as usize + 1;
-            total_keys = total_keys.saturating_add(frames);
+            let targets: usize = m.channels.iter().map(|(_, t)| t.len()).sum();
+            // Every frame holds a weight per target: count them all before allocating.
+            total_keys = total_keys.saturating_add(frames.saturating_mul(targets.max(1)));
             if total_keys > MAX_TOTAL_KEYS {
                 return Err(at(format!("more than {MAX_TOTAL_KEYS} keys in all")));
             }
-            let targets: usize = m.channels.iter().map(|(_, t)| t.len()).sum();
             let mut times = Vec::with_capacity(frames);
             let mut values = Vec::with_capacity(frames * targets);
             let mut animated = false;

@@ -125,6 +125,14 @@ pub(super) fn build<'s>(
         let mesh_index = out.meshes.len();
         let skin = build_skin(mesh, node, joints, &mut out, &mut over_influences).map_err(at)?;
         let morph = morph_shapes(mesh).map_err(at)?;
+        // Shapes are stored per face corner once triangulated.
+        let shapes: usize = morph.channels.iter().map(|(_, s)| s.len()).sum();
+        if shapes.saturating_mul(mesh.num_triangles.saturating_mul(3)) > MAX_TOTAL_VERTICES {
+            return Err(at(format!(
+                "{shapes} blend shapes on {} triangles: more than {MAX_TOTAL_VERTICES} shape corners",
+                mesh.num_triangles
+            )));
+        }
         let primitives = primitives(mesh, node, skin.as_ref(), &morph, &materials).map_err(at)?;
         if primitives.is_empty() {
             continue;
@@ -271,6 +279,13 @@ fn build_skin(
                 .filter(|sw| sw.weight.is_finite() && sw.weight > 0.0)
                 .map(|sw| (sw.cluster_index, sw.weight))
                 .collect();
+            // Normalised in f64 (a weight of 1e300 would be infinite as f32).
+            let total: f64 = sorted.iter().take(MAX_INFLUENCES).map(|s| s.1).sum();
+            if total.is_finite() && total > 0.0 {
+                for s in &mut sorted {
+                    s.1 /= total;
+                }
+            }
             sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
             if sorted.len() > MAX_INFLUENCES {
                 *over_influences += 1;
@@ -288,7 +303,7 @@ fn build_skin(
             }
         }
         let sum: f32 = w.iter().sum();
-        if count == 0 || sum.is_nan() || sum <= 0.0 {
+        if count == 0 || !sum.is_finite() || sum <= 0.0 {
             j = [0; MAX_INFLUENCES];
             w = [0.0; MAX_INFLUENCES];
             j[0] = fallback as u16;

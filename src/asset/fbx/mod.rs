@@ -87,11 +87,9 @@ pub(crate) fn load_from_slice(
     let clips = anim::clips(&scene, &joints, &skeleton, &built.morphs, fps, path)?;
 
     let settings = &scene.settings;
-    let source_units_m = if options.source_space {
-        settings.unit_meters
-    } else {
-        settings.original_unit_meters
-    };
+    // What the file declares (UnitScaleFactor): the unit its data is in. The
+    // "original" settings describe the authoring application's scene before export.
+    let source_units_m = settings.unit_meters;
     let source_units_m = if source_units_m.is_finite() && source_units_m > 0.0 {
         source_units_m
     } else {
@@ -227,7 +225,9 @@ fn unit_name(metres: f64) -> String {
 /// The up axis the file declares: what ufbx recorded before converting, else the
 /// `UpAxis`/`UpAxisSign` global settings (files already +Y up keep ufbx's record empty).
 fn declared_up(scene: &ufbx::Scene) -> &'static str {
-    let recorded = axis_name(scene.settings.original_axis_up);
+    // The file's UpAxis (what its data uses; OriginalUpAxis is the authoring
+    // application's before export).
+    let recorded = axis_name(scene.settings.axes.up);
     if recorded != "unknown" {
         return recorded;
     }
