@@ -618,13 +618,32 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 #[test]
-fn the_database_is_cached_next_to_the_file() {
+fn the_database_is_cached_in_the_users_cache_folder() {
     let dir = temp_dir("cache");
     let file = dir.join("set.glb");
     std::fs::write(&file, demo::locomotion_set_glb()).unwrap();
     let model = asset::load(&file).unwrap();
     let first = MatchingSession::new(&model, MatchingDef::default(), Some(&file)).unwrap();
     assert_eq!(first.cache, CacheOutcome::Written(cache_path(&file)));
+    // Not beside the user's file (issue 22): in the cache folder, named after the file.
+    let cached = cache_path(&file);
+    assert!(
+        cached.starts_with(stridescope::matching::cache::cache_dir()),
+        "{}",
+        cached.display()
+    );
+    assert!(cached.exists());
+    assert!(cached
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .ends_with("-set.glb.stridescope-mm"));
+    let beside: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(beside, [std::ffi::OsString::from("set.glb")]);
     let second = MatchingSession::new(&model, MatchingDef::default(), Some(&file)).unwrap();
     assert_eq!(second.cache, CacheOutcome::Loaded(cache_path(&file)));
     assert_eq!(first.db, second.db);

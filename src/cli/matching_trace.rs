@@ -239,7 +239,7 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
     if args.brute_force {
         def.accelerated = false;
     }
-    // The cache sits beside FILE and is keyed by its clips: not for a library.
+    // The cache is named after FILE and keyed by its clips: not for a library.
     let cache_file = if args.no_cache || library_files.is_some() {
         None
     } else {

@@ -1,5 +1,6 @@
-//! The database's disk cache: `FILE.stridescope-mm` next to the glTF file, keyed by a
-//! content hash (FNV-1a, 64 bits) of what the features are computed from: the skeleton
+//! The database's disk cache, in the user's cache folder ([`cache_dir`]:
+//! `$XDG_CACHE_HOME/stridescope/mm`, not beside the user's files: a folder they consider
+//! theirs, or one that is read-only), one file per opened file, keyed by a content hash (FNV-1a, 64 bits) of what the features are computed from: the skeleton
 //! (names, parents, rest pose), every key of every clip in the set as decoded (so a
 //! `.gltf` whose external `.bin` changed counts as changed), the clip set and the
 //! database settings. Re-opening an unchanged file reads the features instead of
@@ -44,11 +45,37 @@ impl Fnv1a {
     }
 }
 
-/// Where the cache of `file` lives.
+/// Environment variable: the folder caches are written to (instead of the user's cache
+/// folder).
+pub const CACHE_DIR_ENV: &str = "STRIDESCOPE_CACHE_DIR";
+
+/// The folder motion-matching caches go to: [`CACHE_DIR_ENV`], else
+/// `$XDG_CACHE_HOME/stridescope/mm`, else `$HOME/.cache/stridescope/mm`, else the system's
+/// temporary folder.
+pub fn cache_dir() -> PathBuf {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(d) = var(CACHE_DIR_ENV) {
+        return d;
+    }
+    let base = var("XDG_CACHE_HOME")
+        .or_else(|| var("HOME").map(|h| h.join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("stridescope").join("mm")
+}
+
+/// Where the cache of `file` lives: in [`cache_dir`], named by a hash of the file's full
+/// path and its name (`3f2a...-robot.glb.stridescope-mm`). What it holds is checked against
+/// the content key when read.
 pub fn cache_path(file: &Path) -> PathBuf {
-    let mut name = file.file_name().unwrap_or_default().to_os_string();
-    name.push(".stridescope-mm");
-    file.with_file_name(name)
+    let full = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut h = Fnv1a::default();
+    h.write(full.to_string_lossy().as_bytes());
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    cache_dir().join(format!("{:016x}-{name}.stridescope-mm", h.finish()))
 }
 
 fn hash_track<T: crate::anim::clip::TrackValue>(
@@ -149,20 +176,23 @@ pub fn load_or_build(
     let db = build()?;
     // Written to a temporary name first, so a crash never leaves half a cache.
     let tmp = path.with_extension("stridescope-mm.tmp");
-    let outcome =
-        match std::fs::write(&tmp, db.to_bytes(key)).and_then(|_| std::fs::rename(&tmp, &path)) {
-            Ok(()) => CacheOutcome::Written(path),
-            Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
-                CacheOutcome::Skipped(format!(
-                    "{}: cannot write the cache: {e}{}",
-                    path.display(),
-                    stale
-                        .map(|s| format!(" (old cache: {s})"))
-                        .unwrap_or_default()
-                ))
-            }
-        };
+    let folder = path.parent().map_or(Ok(()), std::fs::create_dir_all);
+    let outcome = match folder
+        .and_then(|_| std::fs::write(&tmp, db.to_bytes(key)))
+        .and_then(|_| std::fs::rename(&tmp, &path))
+    {
+        Ok(()) => CacheOutcome::Written(path),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            CacheOutcome::Skipped(format!(
+                "{}: cannot write the cache: {e}{}",
+                path.display(),
+                stale
+                    .map(|s| format!(" (old cache: {s})"))
+                    .unwrap_or_default()
+            ))
+        }
+    };
     Ok((db, outcome))
 }
 

@@ -86,7 +86,7 @@ pub struct MatchingSession {
     pub dt_secs: f64,
     pub walk_speed_mps: f32,
     pub run_speed_mps: f32,
-    /// The file the cache lives next to (`None`: no cache).
+    /// The file whose cache is used (in the user's cache folder; `None`: no cache).
     file: Option<PathBuf>,
     live: Matcher,
     inputs: Vec<MatcherInput>,
@@ -121,7 +121,7 @@ impl MatchingSession {
             Some(f) => load_or_build(f, model, &set, build)?,
             None => (
                 build()?,
-                CacheOutcome::Skipped("built-in model: no file to cache next to".into()),
+                CacheOutcome::Skipped("built-in model: no file to cache".into()),
             ),
         };
         let load_secs = started.elapsed().as_secs_f64();
