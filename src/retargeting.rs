@@ -8,9 +8,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::anim::contacts::{detect_contacts, ContactSettings};
-use crate::anim::retarget::quality::{measure, planted_at};
+use crate::anim::retarget::quality::measure;
 use crate::anim::retarget::{automap, RetargetMap, RetargetOptions, Retargeter, BONES};
-use crate::anim::{Clip, Skeleton};
+use crate::anim::Clip;
 use crate::asset::Model;
 
 /// One line of the mapping.
@@ -116,7 +116,7 @@ fn map_of(
 }
 
 /// The source hips' ground speed over the clip (net travel / duration).
-fn hips_speed(skeleton: &Skeleton, model: &Model, clip: usize, hips: usize) -> Result<f32, String> {
+fn hips_speed(model: &Model, clip: usize, hips: usize) -> Result<f32, String> {
     let c = &model.clips[clip];
     let d = c.duration_secs();
     if d <= 0.0 {
@@ -126,7 +126,6 @@ fn hips_speed(skeleton: &Skeleton, model: &Model, clip: usize, hips: usize) -> R
         let pose = crate::scene::pose_at(model, Some(clip), t)?;
         Ok(pose.model_from_joint[hips].w_axis.truncate())
     };
-    let _ = skeleton;
     let travel = at(d)? - at(0.0)?;
     Ok(glam::Vec3::new(travel.x, 0.0, travel.z).length() / d)
 }
@@ -203,12 +202,12 @@ pub fn retarget_models_with(
             let planted = |leg: usize, t: f32| {
                 contacts
                     .get(leg)
-                    .is_some_and(|fc| planted_at(fc, t, duration))
+                    .is_some_and(|fc| fc.is_down(t, duration, 0.0))
             };
             let retargeted = r
                 .retarget_clip(clip, clip.name(), options, &planted)
                 .map_err(|e| what(e.to_string()))?;
-            let source_speed = hips_speed(&source.skeleton, source, c, source_hips)?;
+            let source_speed = hips_speed(source, c, source_hips)?;
             let q = if duration > 0.0 {
                 measure(
                     &target.skeleton,

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use glam::{Mat4, Vec3};
-use stridescope::anim::retarget::quality::planted_at;
 use stridescope::anim::retarget::{automap, RetargetOptions, Retargeter};
 use stridescope::anim::{Clip, LocalToModelJob, SamplingJob, Skeleton, Transform};
 use stridescope::asset::{self, Model};
@@ -365,7 +364,7 @@ fn retarget_out_writes_the_target_with_the_clip_added() {
     .unwrap();
     let d = source.clips[0].duration_secs();
     let planted = (0..100)
-        .filter(|i| planted_at(&contacts[0], *i as f32 * d / 100.0, d))
+        .filter(|i| contacts[0].is_down(*i as f32 * d / 100.0, d, 0.0))
         .count();
     assert!(
         (30..80).contains(&planted),

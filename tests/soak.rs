@@ -229,6 +229,11 @@ fn window_onion_skin_keeps_flat_memory() {
 }
 
 #[test]
+fn window_mocap_take_keeps_flat_memory() {
+    soak_window("mocap");
+}
+
+#[test]
 fn window_ab_compare_keeps_flat_memory() {
     soak_window("compare");
 }

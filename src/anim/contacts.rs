@@ -163,7 +163,9 @@ fn parse_leg_name(name: &str) -> Option<(Side, Part)> {
 /// Model-space joint positions in the skeleton's reference pose (its rest pose unless
 /// that is no standing pose, see [`Skeleton::reference_pose`]; roots placed by the
 /// identity).
-fn rest_positions(skeleton: &Skeleton) -> Vec<Vec3> {
+/// Model-space joint positions in the skeleton's reference pose (the standing pose legs
+/// are found and measured on).
+pub(crate) fn rest_positions(skeleton: &Skeleton) -> Vec<Vec3> {
     let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
     let job = LocalToModelJob {
         parents: skeleton.parents(),
@@ -684,6 +686,26 @@ pub struct FootContacts {
     /// walk scores about 0.9; feet that hover near the thresholds (a shuffle, a foot
     /// barely lifted, noisy capture) score lower, and their contacts deserve a look.
     pub certainty: f32,
+}
+
+impl FootContacts {
+    /// Whether the foot is down at clip time `t` (seconds, a clip of `duration_secs`;
+    /// intervals that wrap count), with `trim_share` of each contact cut off at either end
+    /// (0: the whole contact; heel strike and toe-off roll the foot).
+    pub fn is_down(&self, t: f32, duration_secs: f32, trim_share: f32) -> bool {
+        if self.intervals.len() == 1 && self.intervals[0].0 == self.intervals[0].1 {
+            return true;
+        }
+        if duration_secs <= 0.0 {
+            return false;
+        }
+        self.intervals.iter().any(|&(down, up)| {
+            let len = (up - down).rem_euclid(duration_secs);
+            let trim = len * trim_share;
+            let rel = (t - down).rem_euclid(duration_secs);
+            rel >= trim && rel <= len - trim
+        })
+    }
 }
 
 impl FootContacts {

@@ -131,6 +131,8 @@ pub struct Renderer {
     ghost_pipelines: [wgpu::RenderPipeline; 2],
     /// Blended draws of this frame, sorted back to front (reused).
     blend_order: Vec<(f32, usize, u32, usize)>,
+    /// Ghost characters, farthest first `(depth, character)`, reused every frame.
+    ghost_order: Vec<(f32, usize)>,
     line_pipelines: [wgpu::RenderPipeline; 2],
     point_pipelines: [wgpu::RenderPipeline; 2],
     line_buffer: GrowBuffer,
@@ -545,6 +547,7 @@ impl Renderer {
             mesh_pipelines,
             ghost_pipelines,
             blend_order: Vec::new(),
+            ghost_order: Vec::new(),
             line_pipelines,
             point_pipelines,
             line_buffer: GrowBuffer::new("overlay lines", wgpu::BufferUsages::VERTEX),
@@ -786,21 +789,24 @@ impl Renderer {
         // Ghosts after the opaque characters, farthest first (by each ghost's first
         // palette matrix, its root or first skin joint), so a nearer ghost blends over a
         // farther one.
-        let mut ghosts: Vec<(f32, usize)> = scene
-            .characters
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.ghost.is_some_and(|g| g.opacity > 0.0))
-            .map(|(c, character)| {
-                let carry = character
-                    .instances
-                    .palette_matrix(0, 0)
-                    .unwrap_or(glam::Mat4::IDENTITY);
-                (carry.w_axis.truncate().dot(forward), c)
-            })
-            .collect();
-        ghosts.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        for &(_, c) in &ghosts {
+        self.ghost_order.clear();
+        self.ghost_order.extend(
+            scene
+                .characters
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.ghost.is_some_and(|g| g.opacity > 0.0))
+                .map(|(c, character)| {
+                    let carry = character
+                        .instances
+                        .palette_matrix(0, 0)
+                        .unwrap_or(glam::Mat4::IDENTITY);
+                    (carry.w_axis.truncate().dot(forward), c)
+                }),
+        );
+        self.ghost_order
+            .sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        for &(_, c) in &self.ghost_order {
             let character = &scene.characters[c];
             let (Some(tint), model) = (character.ghost, character.model) else {
                 continue;

@@ -4,7 +4,7 @@
 /// Every mode that animates, by name, with the window's arguments (relative to the
 /// checkout, `../shared` beside it). Motion matching is driven by held keys, which each
 /// runner adds its own way (`--hold-keys` in a scripted run, xdotool in the bench).
-pub const WINDOW_MODES: [(&str, &[&str]); 8] = [
+pub const WINDOW_MODES: [(&str, &[&str]); 9] = [
     (
         "clip",
         &[
@@ -27,7 +27,21 @@ pub const WINDOW_MODES: [(&str, &[&str]); 8] = [
         ],
     ),
     ("matching", &["--motion-matching"]),
-    ("onion", &["--clip", "Walk", "--play", "--onion", "3"]),
+    // Skeleton and mesh ghosts (one skinned instance per ghost, the ghost pipeline).
+    (
+        "onion",
+        &[
+            "--clip", "Walk", "--play", "--onion", "3", "--ghosts", "both",
+        ],
+    ),
+    // A motion-capture take (BVH: bone shapes, zero-pose skeleton) left playing.
+    (
+        "mocap",
+        &[
+            "../shared/mocap/bandai/dataset-2_walk_normal_002.bvh",
+            "--play",
+        ],
+    ),
     (
         "compare",
         &[

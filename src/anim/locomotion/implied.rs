@@ -73,18 +73,6 @@ fn median(v: &mut [f32]) -> Option<f32> {
     })
 }
 
-fn in_contact(c: &FootContacts, t: f32, duration: f32) -> bool {
-    if c.intervals.len() == 1 && c.intervals[0].0 == c.intervals[0].1 {
-        return true;
-    }
-    c.intervals.iter().any(|&(d, u)| {
-        let len = (u - d).rem_euclid(duration);
-        let trim = len * CONTACT_TRIM;
-        let rel = (t - d).rem_euclid(duration);
-        rel >= trim && rel <= len - trim
-    })
-}
-
 /// Positions of every foot joint (ankle, then toe where the leg has one; model space,
 /// root motion removed when `root` is given) over one cycle, `[sample][joint]`, and the
 /// leg of each joint.
@@ -149,7 +137,7 @@ fn estimate(
         for (k, &(leg, _)) in joints.iter().enumerate() {
             if contacts
                 .get(leg)
-                .is_some_and(|c| in_contact(c, t, duration))
+                .is_some_and(|c| c.is_down(t, duration, CONTACT_TRIM))
             {
                 let (a, b) = (tracks[(i + n - 1) % n][k], tracks[(i + 1) % n][k]);
                 let v = (b - a) / (2.0 * dt);

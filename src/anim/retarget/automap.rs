@@ -2,12 +2,12 @@
 //! VRM/Unity, Quaternius, Bandai/LAFAN1, CMU, HumanIK), then the hierarchy (legs that reach
 //! the ground, the spine up to the highest joint, arms branching off it).
 
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 
 use super::{BONES, REQUIRED};
-use crate::anim::contacts::{detect_legs, LegChain};
+use crate::anim::contacts::{detect_legs, rest_positions, LegChain};
 use crate::anim::locomotion::stride_warp::pelvis_of;
-use crate::anim::{AnimError, LocalToModelJob, Skeleton};
+use crate::anim::{AnimError, Skeleton};
 
 /// One profile bone's joint and how it was found.
 #[derive(Clone, Debug, PartialEq)]
@@ -221,22 +221,6 @@ pub fn automap_partial(skeleton: &Skeleton) -> RetargetMap {
     map
 }
 
-/// Model-space joint positions in the skeleton's reference pose.
-fn reference_positions(skeleton: &Skeleton) -> Vec<Vec3> {
-    let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
-    let ok = LocalToModelJob {
-        parents: skeleton.parents(),
-        local: skeleton.reference_pose(),
-        model_from_root: Mat4::IDENTITY,
-    }
-    .run(&mut model)
-    .is_ok();
-    if !ok {
-        return vec![Vec3::ZERO; skeleton.joint_count()];
-    }
-    model.iter().map(|m| m.w_axis.truncate()).collect()
-}
-
 /// The character's left in model space: up x forward, forward from the feet (ankle to
 /// toe) where there are toes, else from which side the thighs are on (+X when unknown).
 pub(super) fn left_axis(p: &[Vec3], legs: &[LegChain]) -> Vec3 {
@@ -253,7 +237,7 @@ pub(super) fn left_axis(p: &[Vec3], legs: &[LegChain]) -> Vec3 {
 
 /// Fills what names did not give from the skeleton's shape.
 fn fill_from_hierarchy(skeleton: &Skeleton, map: &mut RetargetMap) {
-    let p = reference_positions(skeleton);
+    let p = rest_positions(skeleton);
     let parents = skeleton.parents();
     let children = |j: usize| -> Vec<usize> {
         (0..skeleton.joint_count())

@@ -73,7 +73,7 @@ pub struct Retargeter {
     pub source_legs: Vec<LegChain>,
 }
 
-fn model_of(skeleton: &Skeleton, local: &[Transform]) -> Result<Vec<Mat4>, AnimError> {
+pub(super) fn model_of(skeleton: &Skeleton, local: &[Transform]) -> Result<Vec<Mat4>, AnimError> {
     let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
     LocalToModelJob {
         parents: skeleton.parents(),
@@ -84,7 +84,7 @@ fn model_of(skeleton: &Skeleton, local: &[Transform]) -> Result<Vec<Mat4>, AnimE
     Ok(model)
 }
 
-fn rotation_of(m: &Mat4) -> Quat {
+pub(super) fn rotation_of(m: &Mat4) -> Quat {
     let (_, r, _) = m.to_scale_rotation_translation();
     r.normalize()
 }
@@ -509,7 +509,7 @@ impl Retargeter {
                     target: ankle + offset,
                     // Zero: the knee stays in the plane the animation gives it.
                     pole_vector: Vec3::ZERO,
-                    mid_axis: hinge_axis(&model, parents, leg),
+                    mid_axis: hinge_axis(&model, leg),
                     weight: 1.0,
                     soften: 0.97,
                     twist_angle: 0.0,
@@ -539,7 +539,7 @@ impl Retargeter {
 
 /// The knee's hinge axis in the calf's local space: perpendicular to the thigh and shin,
 /// oriented so a positive turn straightens the leg (falls back to local X when straight).
-fn hinge_axis(model: &[Mat4], _parents: &[Option<usize>], leg: &LegChain) -> Vec3 {
+fn hinge_axis(model: &[Mat4], leg: &LegChain) -> Vec3 {
     let hip = position_of(&model[leg.thigh]);
     let knee = position_of(&model[leg.calf]);
     let ankle = position_of(&model[leg.foot]);

@@ -10,6 +10,8 @@
 
 use glam::{Mat3, Mat4, Quat, Vec3};
 
+use super::job::{model_of, rotation_of};
+
 use crate::anim::{
     AnimError, Clip, Interpolation, JointTracks, LocalToModelJob, SamplingCache, SamplingJob,
     Skeleton, Track,
@@ -65,23 +67,10 @@ fn swapped_names(name: &str) -> Vec<String> {
 pub fn left_axis_of(skeleton: &Skeleton) -> Option<Vec3> {
     let map = super::automap(skeleton).ok()?;
     let (l, r) = (map.joint("leftUpperLeg")?, map.joint("rightUpperLeg")?);
-    let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
-    LocalToModelJob {
-        parents: skeleton.parents(),
-        local: skeleton.reference_pose(),
-        model_from_root: Mat4::IDENTITY,
-    }
-    .run(&mut model)
-    .ok()?;
-    let d = model[l].w_axis.truncate() - model[r].w_axis.truncate();
+    let p = crate::anim::contacts::rest_positions(skeleton);
+    let d = p[l] - p[r];
     let d = Vec3::new(d.x, 0.0, d.z);
     (d.length_squared() > 1e-12).then(|| d.normalize())
-}
-
-/// The rotation part of `m` as a quaternion (unit scale assumed after orthonormalising).
-fn rotation(m: &Mat4) -> Quat {
-    let (_, r, _) = m.to_scale_rotation_translation();
-    r.normalize()
 }
 
 /// Mirrors `clip` across the plane through the model origin with normal `left` (the
@@ -108,19 +97,13 @@ pub fn mirror_clip(
     let joints = skeleton.joint_count();
     let parents = skeleton.parents();
     let rest = skeleton.rest_pose();
-    let mut rest_model = vec![Mat4::IDENTITY; joints];
-    LocalToModelJob {
-        parents,
-        local: rest,
-        model_from_root: Mat4::IDENTITY,
-    }
-    .run(&mut rest_model)?;
+    let rest_model = model_of(skeleton, rest)?;
     // Each joint's rest rotation against its mirrored counterpart's: the correction that
     // keeps its own rest frame.
     let fix: Vec<Quat> = (0..joints)
         .map(|j| {
-            let mirrored = rotation(&(m * rest_model[other[j]] * m));
-            (mirrored.inverse() * rotation(&rest_model[j])).normalize()
+            let mirrored = rotation_of(&(m * rest_model[other[j]] * m));
+            (mirrored.inverse() * rotation_of(&rest_model[j])).normalize()
         })
         .collect();
     let duration = clip.duration_secs();
@@ -159,7 +142,7 @@ pub fn mirror_clip(
         .run(&mut model)?;
         for j in 0..joints {
             let x = m * model[other[j]] * m;
-            world_rot[j] = (rotation(&x) * fix[j]).normalize();
+            world_rot[j] = (rotation_of(&x) * fix[j]).normalize();
             world_pos[j] = x.w_axis.truncate();
             world_scale[j] = model[other[j]].to_scale_rotation_translation().0;
         }

@@ -24,20 +24,6 @@ pub struct RetargetQuality {
     pub leg_ratio: f32,
 }
 
-/// Whether clip time `t` lies in one of the contact intervals (wrapping intervals count).
-pub fn planted_at(c: &FootContacts, t: f32, duration: f32) -> bool {
-    if c.intervals.len() == 1 && c.intervals[0].0 == c.intervals[0].1 {
-        return true;
-    }
-    if duration <= 0.0 {
-        return false;
-    }
-    c.intervals.iter().any(|&(down, up)| {
-        let len = (up - down).rem_euclid(duration);
-        (t - down).rem_euclid(duration) <= len
-    })
-}
-
 /// Measures `clip` (already retargeted onto `skeleton`, whose legs are `legs`, left then
 /// right) against the source's contacts `source_contacts` (same legs, same clip times) and
 /// the source's hips ground speed `source_speed`.
@@ -101,10 +87,10 @@ pub fn measure(
             let t = (i as f32 + 0.5) * dt;
             let src = source_contacts
                 .get(k)
-                .is_some_and(|c| planted_at(c, t, duration));
+                .is_some_and(|c| c.is_down(t, duration, 0.0));
             let tgt = target_contacts
                 .get(k)
-                .is_some_and(|c| planted_at(c, t, duration));
+                .is_some_and(|c| c.is_down(t, duration, 0.0));
             if src {
                 let d = ankles[k][i + 1] - ankles[k][i];
                 slide_sum += Vec3::new(d.x, 0.0, d.z).length() / dt;

@@ -144,8 +144,7 @@ pub(super) fn build<'s>(
                 mesh.skin_deformers.len()
             ));
         }
-        if let Some(s) = skin.as_ref().filter(|s| s.dual_quaternion) {
-            let _ = s;
+        if skin.as_ref().is_some_and(|s| s.dual_quaternion) {
             warnings.push(format!(
                 "{}: dual-quaternion skinning is drawn with linear blend skinning",
                 element()

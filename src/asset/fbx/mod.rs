@@ -207,19 +207,13 @@ fn frame_rate(scene: &ufbx::Scene, warnings: &mut Vec<String>) -> f64 {
     }
 }
 
+/// `centimetres`, `inches`... or `0.05 m per unit` ([`crate::asset::Units`]' words).
 fn unit_name(metres: f64) -> String {
-    let named = [
-        (0.001, "millimetres"),
-        (0.01, "centimetres"),
-        (0.0254, "inches"),
-        (0.3048, "feet"),
-        (1.0, "metres"),
-    ];
-    named
-        .iter()
-        .find(|(m, _)| ((metres / m) - 1.0).abs() < 1e-6)
-        .map(|(_, n)| n.to_string())
-        .unwrap_or_else(|| format!("{metres} m per unit"))
+    crate::asset::Units::NAMED
+        .into_iter()
+        .find(|u| ((metres / u.metres_per_unit()) - 1.0).abs() < 1e-6)
+        .unwrap_or(crate::asset::Units::MetresPerUnit(metres))
+        .describe()
 }
 
 /// The up axis the file declares: what ufbx recorded before converting, else the
@@ -320,7 +314,7 @@ impl Joints {
         let mut rest = Vec::with_capacity(self.nodes.len());
         for (j, &n) in self.nodes.iter().enumerate() {
             let node = &scene.nodes[n];
-            names.push(node_name(scene, node, j));
+            names.push(node_name(node, j));
             let parent = node.parent.as_ref().and_then(|p| self.of(p));
             if parent.is_some_and(|p| p >= j) {
                 return Err((
@@ -373,7 +367,7 @@ impl Joints {
 
 /// A node's name: the file's, `<parent> (scale helper)` for helpers ufbx made, else
 /// `node N`.
-fn node_name(scene: &ufbx::Scene, node: &ufbx::Node, joint: usize) -> String {
+fn node_name(node: &ufbx::Node, joint: usize) -> String {
     let name = node.element.name.to_string();
     if !name.is_empty() {
         return name;
@@ -388,7 +382,6 @@ fn node_name(scene: &ufbx::Scene, node: &ufbx::Node, joint: usize) -> String {
             return format!("{} ({what})", p.element.name);
         }
     }
-    let _ = scene;
     format!("node {joint}")
 }
 
