@@ -20,8 +20,8 @@ use stridescope::render::{
     framed_camera, render_to_image, Background, CharacterDraw, GpuContext, Grid, OffscreenTarget,
     OverlayBatch, Renderer, SceneView, SkeletonStyle, OFFSCREEN_FORMAT,
 };
-use stridescope::scene::pose_at;
-use stridescope::scene::Pose;
+use stridescope::stage::pose::pose_at;
+use stridescope::stage::pose::Pose;
 
 const INSTANCE_COUNTS: [u32; 3] = [1, 10, 100];
 

@@ -26,8 +26,8 @@ use stridescope::anim::locomotion::{
 };
 use stridescope::anim::{LocalToModelJob, SamplingJob};
 use stridescope::asset::{self, Model};
-use stridescope::graph::locomotion::{Locomotion, LocomotionSettings};
 use stridescope::graph::PoseGraph;
+use stridescope::stage::locomotion::{Locomotion, LocomotionSettings};
 
 fn characters() -> Vec<(&'static str, Model, &'static str)> {
     let demo =

@@ -23,7 +23,7 @@ use stridescope::anim::motion_matching::{
     search_accelerated, search_brute_force, Database, MatcherInput, SearchParams,
 };
 use stridescope::asset::{self, demo, Model};
-use stridescope::matching::{ClipSet, MatchingDef, MatchingSession};
+use stridescope::stage::matching::{ClipSet, MatchingDef, MatchingSession};
 
 fn set_model() -> Model {
     asset::load_from_slice(

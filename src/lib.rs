@@ -1,22 +1,23 @@
-//! stridescope: a glTF animation previewer with wrap-safe root motion.
+//! stridescope: a glTF/FBX/BVH animation previewer with wrap-safe root motion.
 //!
-//! - [`anim`]: the pure-CPU animation core (sampling, hierarchy, skinning oracle, root
-//!   motion, playback clock).
+//! The top-level modules are layers, bottom to top; each uses only the ones above it in
+//! this list (`tests/architecture.rs` checks it):
+//! - [`anim`]: the pure-CPU animation core (sampling, blending, root motion, contacts,
+//!   IK, stride warping, retargeting, motion matching): glam and std only.
+//! - [`asset`]: one importer per format (glTF, FBX, BVH, the built-in demo), all
+//!   producing the same [`asset::Model`].
+//! - [`graph`]: the pose graph: RON definitions and their evaluation.
+//! - [`render`]: wgpu only; draws matrices, morph weights and overlay data into a view.
+//! - [`stage`]: the characters on screen, each a model, a placement and one motion source
+//!   (clip timeline, pose graph, drive, motion matching, retargeted), advanced by one call.
+//! - [`app`]: the window: event loop, controller, egui UI, file browser, settings.
+//! - [`cli`]: the commands (inspect, trace, render, lint, snapshot, retarget).
 
 pub mod anim;
-pub mod app;
 pub mod asset;
-pub mod cli;
-pub mod controller;
-pub mod file_browser;
 pub mod graph;
-pub mod inspect;
-pub mod lint;
-pub mod matching;
 pub mod render;
-pub mod retargeting;
-pub mod scene;
-pub mod settings;
-pub mod timeline;
-pub mod ui;
-pub mod watch;
+pub mod stage;
+
+pub mod app;
+pub mod cli;

@@ -24,7 +24,7 @@ fn main() -> ExitCode {
     }
     let result = match args.command {
         // Lint has its own exit codes: 1 means "found problems", 2 a usage error.
-        Some(cli::Command::Lint(args)) => return cli::lint::main(&args),
+        Some(cli::Command::Lint(args)) => return cli::lint::command::main(&args),
         Some(command) => cli::run(command).map(|text| {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (e.g. `| head`) is not an error worth a panic.

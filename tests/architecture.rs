@@ -1,7 +1,18 @@
-//! Layering: the animation core stays pure CPU, the renderer stays free of windowing and
-//! UI crates, the UI stays free of GPU and windowing crates.
+//! Layering. The top-level folders of `src` are layers, bottom to top: `anim` (the pure
+//! CPU core), `asset` (importers), `graph` (the pose graph), `render` (wgpu), `stage`
+//! (characters and their motion sources), then `app` (the window) and `cli` (the
+//! commands). A layer may use the ones below it and never one above it or beside it at the
+//! top; each also keeps to its own external crates (no GPU in the stage, no window in the
+//! renderer, egui only in the UI). Every `.rs` file is read and every `crate::` path and
+//! external crate outside comments is checked, so a new dependency that breaks the
+//! layering fails here with the file and line.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -14,12 +25,45 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Fails when any `.rs` file under `src/<module>` mentions one of `forbidden` outside a
-/// comment.
-fn assert_module_avoids(module: &str, min_files: usize, forbidden: &[&str]) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("src")
-        .join(module);
+/// The code of a line: what comes before a `//` comment (doc comments included).
+fn code_of(line: &str) -> &str {
+    line.split("//").next().unwrap_or("")
+}
+
+/// Every `crate::NAME` in `code`, as NAME.
+fn crate_paths(code: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        let before = rest[..i].chars().next_back();
+        let after = &rest[i + "crate::".len()..];
+        let end = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        // `$crate::` and `some_crate::` are not this crate.
+        if !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+            out.push(&after[..end]);
+        }
+        rest = &after[end..];
+    }
+    out
+}
+
+/// Whether `code` names the external crate `name` (as `name::` or `use name`).
+fn names_crate(code: &str, name: &str) -> bool {
+    let needle = format!("{name}::");
+    code.match_indices(&needle).any(|(i, _)| {
+        !code[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+    }) || code.trim_start().starts_with(&format!("use {name}"))
+}
+
+/// Fails, naming file and line, when a file under `src/<layer>` uses a `crate::` module
+/// outside `allowed` or names one of the `forbidden` external crates.
+fn assert_layer(layer: &str, min_files: usize, allowed: &[&str], forbidden: &[&str]) {
+    let dir = src().join(layer);
     let mut files = Vec::new();
     rust_files(&dir, &mut files);
     assert!(
@@ -27,54 +71,154 @@ fn assert_module_avoids(module: &str, min_files: usize, forbidden: &[&str]) {
         "expected at least {min_files} modules under {}",
         dir.display()
     );
+    let mut problems = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
         for (n, line) in text.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            for word in forbidden {
-                assert!(
-                    !code.contains(word),
-                    "{}:{}: src/{module} must not use `{word}`: {line}",
-                    file.display(),
-                    n + 1
-                );
+            let code = code_of(line);
+            for module in crate_paths(code) {
+                if !allowed.contains(&module) {
+                    problems.push(format!(
+                        "{}:{}: src/{layer} must not use crate::{module}: {}",
+                        file.display(),
+                        n + 1,
+                        line.trim()
+                    ));
+                }
+            }
+            for name in forbidden {
+                if names_crate(code, name) {
+                    problems.push(format!(
+                        "{}:{}: src/{layer} must not use `{name}`: {}",
+                        file.display(),
+                        n + 1,
+                        line.trim()
+                    ));
+                }
             }
         }
     }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+const GPU_WINDOW_UI: [&str; 6] = [
+    "wgpu",
+    "winit",
+    "egui",
+    "egui_wgpu",
+    "egui_winit",
+    "egui_plot",
+];
+
+#[test]
+fn the_top_level_folders_are_the_layers() {
+    let mut found = BTreeSet::new();
+    for entry in std::fs::read_dir(src()).unwrap() {
+        let entry = entry.unwrap();
+        found.insert(entry.file_name().to_string_lossy().into_owned());
+    }
+    let expected: BTreeSet<String> = [
+        "anim", "asset", "graph", "render", "stage", "app", "cli", "lib.rs", "main.rs",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(
+        found, expected,
+        "src holds the layers and lib.rs/main.rs, nothing else"
+    );
 }
 
 #[test]
-fn animation_core_imports_no_gpu_window_or_ui_crate() {
-    assert_module_avoids(
-        "anim",
+fn the_animation_core_is_pure_cpu_and_uses_no_other_layer() {
+    let mut forbidden = GPU_WINDOW_UI.to_vec();
+    forbidden.extend(["gltf", "ufbx", "image", "ron", "notify", "clap"]);
+    assert_layer("anim", 8, &["anim"], &forbidden);
+}
+
+#[test]
+fn importers_use_only_the_core() {
+    assert_layer("asset", 8, &["anim", "asset"], &GPU_WINDOW_UI);
+}
+
+#[test]
+fn the_pose_graph_uses_only_the_core_and_the_importers() {
+    let mut forbidden = GPU_WINDOW_UI.to_vec();
+    forbidden.extend(["gltf", "ufbx"]);
+    assert_layer("graph", 3, &["anim", "asset", "graph"], &forbidden);
+}
+
+#[test]
+fn the_renderer_draws_matrices_and_knows_no_stage_window_or_ui() {
+    // It draws what `asset::PoseMatrices` gives; it evaluates nothing.
+    assert_layer(
+        "render",
         8,
+        &["anim", "asset", "render"],
+        &["winit", "egui", "egui_winit", "egui_plot", "gltf", "ufbx"],
+    );
+}
+
+#[test]
+fn the_stage_is_cpu_only_and_below_the_window_and_the_commands() {
+    let mut forbidden = GPU_WINDOW_UI.to_vec();
+    forbidden.extend(["gltf", "ufbx", "clap"]);
+    assert_layer("stage", 6, &["anim", "asset", "graph", "stage"], &forbidden);
+}
+
+#[test]
+fn the_window_does_not_use_the_commands() {
+    assert_layer(
+        "app",
+        8,
+        &["anim", "asset", "graph", "render", "stage", "app"],
+        &["clap", "gltf", "ufbx"],
+    );
+}
+
+#[test]
+fn the_ui_is_egui_only() {
+    // Panels draw the controller and send it commands; the GPU and the event loop are the
+    // window's (`app/mod.rs`).
+    assert_layer(
+        "app/ui",
+        8,
+        &["anim", "asset", "graph", "render", "stage", "app"],
         &[
             "wgpu",
             "winit",
-            "egui",
-            "crate::render",
-            "crate::ui",
-            "crate::app",
-            "crate::asset",
+            "egui_wgpu",
+            "egui_winit",
             "gltf",
+            "ufbx",
+            "clap",
         ],
     );
 }
 
 #[test]
-fn renderer_imports_no_window_or_ui_crate() {
-    // Nor the pose pipeline: it draws matrices (`PoseMatrices`), it evaluates nothing.
-    assert_module_avoids(
-        "render",
-        8,
-        &[
-            "winit",
-            "egui",
-            "crate::ui",
-            "crate::app",
-            "crate::scene",
-            "crate::timeline",
-            "crate::graph",
-        ],
+fn the_commands_do_not_use_the_window() {
+    let mut forbidden = GPU_WINDOW_UI.to_vec();
+    forbidden.retain(|c| *c != "wgpu");
+    assert_layer(
+        "cli",
+        6,
+        &["anim", "asset", "graph", "render", "stage", "cli"],
+        &forbidden,
     );
+}
+
+#[test]
+fn the_guard_sees_paths_and_crates() {
+    // The scanner itself: these must be found (or not), or every test above passes vacuously.
+    assert_eq!(
+        crate_paths("use crate::stage::pose::Pose; x = crate::anim::Transform"),
+        ["stage", "anim"]
+    );
+    assert!(crate_paths("$crate::foo, other_crate::bar").is_empty());
+    assert!(names_crate("let d: wgpu::Device", "wgpu"));
+    assert!(names_crate("use winit::event::WindowEvent;", "winit"));
+    assert!(!names_crate("egui_wgpu::Renderer", "wgpu"));
+    assert!(!names_crate("crate::render::wgpu_thing", "wgpu"));
+    assert_eq!(code_of("let a = 1; // crate::app"), "let a = 1; ");
 }

@@ -328,7 +328,7 @@ fn frame_times_snap_to_round_rates_only_when_close() {
     assert!((hz - 1.0 / 0.011).abs() < 1e-9, "{hz}");
     // The timeline steps at that rate.
     assert_eq!(
-        stridescope::timeline::key_rate_hz(&m.clips[0]),
+        stridescope::stage::timeline::key_rate_hz(&m.clips[0]),
         hz,
         "timeline key rate"
     );

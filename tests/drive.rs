@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
+use stridescope::app::controller::Previewer;
+use stridescope::app::settings::Settings;
 use stridescope::asset;
-use stridescope::controller::Previewer;
-use stridescope::settings::Settings;
 
 fn demo() -> Previewer {
     let model =
@@ -193,8 +193,8 @@ fn legs_can_be_chosen_and_a_bad_choice_is_refused() {
 fn ik_foot_bones_are_used_when_the_rig_has_them() {
     use stridescope::anim::contacts::detect_legs;
     use stridescope::anim::Skeleton;
-    use stridescope::graph::locomotion::{ik_foot_bones, Locomotion, LocomotionSettings};
     use stridescope::graph::PoseGraph;
+    use stridescope::stage::locomotion::{ik_foot_bones, Locomotion, LocomotionSettings};
     let mut model =
         asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb")).expect("demo");
     let legs = detect_legs(&model.skeleton).unwrap();

@@ -96,7 +96,7 @@ fn frames_need_somewhere_to_go() {
 fn mp4_through_ffmpeg_or_a_clear_message() {
     let dir = scratch("mp4");
     let mp4 = dir.join("walk.mp4");
-    let have = stridescope::cli::export::ffmpeg_available();
+    let have = stridescope::render::frames::ffmpeg_available();
     if !have && std::env::var_os("CI").is_none() {
         let out = bin()
             .args(["render", "--clip", "Walk", "--frames", "4", "--mp4"])
@@ -105,10 +105,13 @@ fn mp4_through_ffmpeg_or_a_clear_message() {
             .unwrap();
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(stridescope::cli::export::NO_FFMPEG), "{err}");
+        assert!(
+            err.contains(stridescope::render::frames::NO_FFMPEG),
+            "{err}"
+        );
         eprintln!(
             "skipping the MP4 check: {}",
-            stridescope::cli::export::NO_FFMPEG
+            stridescope::render::frames::NO_FFMPEG
         );
         return;
     }

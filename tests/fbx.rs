@@ -515,7 +515,7 @@ fn a_skinless_character_take_is_a_skeleton_with_legs_drawn_as_bones() {
     // A null above the skeleton is not a bone.
     let reference = model.skeleton.find("Character1_Ctrl_Reference").unwrap();
     assert!(!model.skeleton.is_bound(reference));
-    let pose = stridescope::scene::pose_at(&model, None, 0.0).unwrap();
+    let pose = stridescope::stage::pose::pose_at(&model, None, 0.0).unwrap();
     use stridescope::render::PoseMatrices;
     let head = model.skeleton.find("Character1_Head").unwrap();
     let foot = model.skeleton.find("Character1_LeftFoot").unwrap();

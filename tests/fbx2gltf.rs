@@ -12,7 +12,7 @@ use std::process::Command;
 use glam::Vec3;
 use stridescope::asset::{self, Model};
 use stridescope::render::PoseMatrices;
-use stridescope::scene::pose_at;
+use stridescope::stage::pose::pose_at;
 
 fn manifest() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use stridescope::asset::load_from_slice;
 use stridescope::render::bounds::pose_bounds;
-use stridescope::scene::pose_at;
+use stridescope::stage::pose::pose_at;
 
 /// Base64 (standard alphabet, padded) for a data URI.
 fn base64(bytes: &[u8]) -> String {
@@ -326,7 +326,7 @@ fn without_a_default_scene_scene_0_shows_and_another_can_be_picked() {
     let path = dir.join("two.glb");
     std::fs::write(&path, two_scenes(None)).unwrap();
     let demo = stridescope::asset::load_or_demo(None).unwrap();
-    let mut p = stridescope::ui::Previewer::new(demo, None, Default::default());
+    let mut p = stridescope::app::ui::Previewer::new(demo, None, Default::default());
     p.open_path(&path).unwrap();
     assert_eq!(p.model().scene, Some(0));
     p.show_scene(1).unwrap();

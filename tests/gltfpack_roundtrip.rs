@@ -19,7 +19,7 @@ use stridescope::render::{
     framed_camera, render_to_image, Background, CharacterDraw, GpuContext, Renderer, RgbaImage,
     SceneView, OFFSCREEN_FORMAT,
 };
-use stridescope::scene::pose_at;
+use stridescope::stage::pose::pose_at;
 
 fn manifest() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

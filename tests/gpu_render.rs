@@ -29,8 +29,8 @@ use stridescope::render::{
     Grid, OffscreenTarget, OrbitCamera, OverlayBatch, RenderError, Renderer, Rgba8, RgbaImage,
     SceneView, SkeletonStyle, OFFSCREEN_FORMAT,
 };
-use stridescope::scene::pose_at;
-use stridescope::scene::Pose;
+use stridescope::stage::pose::pose_at;
+use stridescope::stage::pose::Pose;
 
 /// A pixel differs when any channel differs by more than this (0..255).
 const PIXEL_THRESHOLD: u8 = 40;

@@ -17,8 +17,8 @@ use stridescope::render::bounds::{cpu_skin_primitive, pose_bounds};
 use stridescope::render::{
     GpuContext, RenderError, Renderer, SkinnedInstances, SkinningLimits, OFFSCREEN_FORMAT,
 };
-use stridescope::scene::pose_at;
-use stridescope::scene::Pose;
+use stridescope::stage::pose::pose_at;
+use stridescope::stage::pose::Pose;
 
 /// Positions: relative to the posed model's bounding-box diagonal.
 const POSITION_TOLERANCE: f32 = 1e-4;

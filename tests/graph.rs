@@ -7,12 +7,9 @@ use std::path::Path;
 
 use stridescope::anim::{LocalToModelJob, SyncMarker};
 use stridescope::asset::{self, Model};
-use stridescope::graph::def::{
-    self, Action, BlendInputDef, GraphDef, NodeDef, ParamDef, Scenario, ScenarioEvent, SyncMode,
-    Weight,
-};
-use stridescope::graph::scenario::ScenarioRun;
+use stridescope::graph::def::{self, BlendInputDef, GraphDef, NodeDef, ParamDef, SyncMode, Weight};
 use stridescope::graph::PoseGraph;
+use stridescope::stage::scenario::{Action, Scenario, ScenarioEvent, ScenarioRun};
 
 fn demo() -> Model {
     asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb")).unwrap()
@@ -418,7 +415,7 @@ fn single_clip_requests_go_through_a_one_clip_graph_and_show_the_clip_exactly() 
     // removed (timeline In place / Accumulate) or kept (Loop and reset), at the clip's
     // first key, inside it and at its very end (a clamped timeline shows the last key).
     use stridescope::anim::{ClipRootMotion, SamplingJob, Transform};
-    use stridescope::scene::{Pose, PoseRequest};
+    use stridescope::stage::pose::{Pose, PoseRequest};
     let model = demo();
     let walk = model.find_clip("Walk").unwrap();
     let clip = &model.clips[walk];

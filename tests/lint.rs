@@ -9,7 +9,7 @@ use std::process::Command;
 use glam::{Quat, Vec3};
 use stridescope::anim::{Clip, ClipRootMotion, Interpolation, JointTracks, SyncMarker, Track};
 use stridescope::asset::Model;
-use stridescope::lint::{lint_loaded, Finding, LintReport, LintSettings};
+use stridescope::cli::lint::{lint_loaded, Finding, LintReport, LintSettings};
 
 fn demo() -> Model {
     stridescope::asset::load_or_demo(None).unwrap()
@@ -543,7 +543,7 @@ fn long_clips_and_symlink_loops_do_not_stall_lint() {
         let demo_path = dir.join("demo.glb");
         stridescope::asset::demo::write_demo(&demo_path).unwrap();
         std::os::unix::fs::symlink(&dir, dir.join("again")).unwrap();
-        let files = stridescope::lint::collect_files(std::slice::from_ref(&dir)).unwrap();
+        let files = stridescope::cli::lint::collect_files(std::slice::from_ref(&dir)).unwrap();
         assert_eq!(files, vec![demo_path]);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -16,8 +16,8 @@ use stridescope::anim::{
     Clip, ClipRootMotion, LocalToModelJob, SamplingJob, Skeleton, Track, Transform,
 };
 use stridescope::asset::{self, Model};
-use stridescope::graph::locomotion::{Locomotion, LocomotionSettings};
 use stridescope::graph::PoseGraph;
+use stridescope::stage::locomotion::{Locomotion, LocomotionSettings};
 
 mod common;
 use common::scaled;

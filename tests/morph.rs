@@ -21,7 +21,7 @@ use stridescope::graph::def::{
 };
 use stridescope::graph::PoseGraph;
 use stridescope::render::bounds::cpu_skin_primitive;
-use stridescope::scene::Pose;
+use stridescope::stage::pose::Pose;
 
 /// Four vertices of a 1 x 2 m quad in the xy plane; the top two follow joint 1 by half.
 /// Target 0 ("Smile") moves the top edge 0.5 m along +x and tilts v2's normal; target 1
@@ -315,7 +315,7 @@ fn the_cpu_oracle_morphs_before_skinning() {
     let clip = model.find_clip("Linear");
     pose.evaluate(
         &model,
-        &stridescope::scene::PoseRequest {
+        &stridescope::stage::pose::PoseRequest {
             clip,
             time_secs: 1.0,
             remove_root_motion: None,
@@ -361,7 +361,7 @@ fn gpu_morph_and_skin_match_the_cpu_oracle() {
         let mut pose = Pose::new(&model);
         pose.evaluate(
             &model,
-            &stridescope::scene::PoseRequest {
+            &stridescope::stage::pose::PoseRequest {
                 clip,
                 time_secs: t,
                 remove_root_motion: None,
@@ -464,7 +464,7 @@ fn the_pose_graph_blends_morph_weights_like_the_pose() {
 #[test]
 fn paused_overrides_replace_the_animated_weights_until_playback_resumes() {
     let model = quad();
-    let mut p = stridescope::controller::Previewer::new(model, None, Default::default());
+    let mut p = stridescope::app::controller::Previewer::new(model, None, Default::default());
     let clip = p.model().find_clip("Linear").unwrap();
     p.select_clip(clip);
     p.timeline.seek_secs(0.5);
@@ -481,11 +481,11 @@ fn paused_overrides_replace_the_animated_weights_until_playback_resumes() {
 #[test]
 fn the_morphs_panel_sets_a_weight_by_hand_and_releases_it() {
     use egui_kittest::kittest::Queryable;
-    let previewer = stridescope::ui::Previewer::new(quad(), None, Default::default());
+    let previewer = stridescope::app::ui::Previewer::new(quad(), None, Default::default());
     let mut h = egui_kittest::Harness::builder()
         .with_size(egui::vec2(1280.0, 900.0))
         .build_ui_state(
-            |ui, p: &mut stridescope::ui::Previewer| p.ui(ui, None),
+            |ui, p: &mut stridescope::app::ui::Previewer| p.ui(ui, None),
             previewer,
         );
     h.run_steps(2);

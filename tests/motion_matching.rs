@@ -10,8 +10,8 @@ use stridescope::anim::motion_matching::{
 };
 use stridescope::anim::{LocalToModelJob, Transform};
 use stridescope::asset::{self, demo, Model};
-use stridescope::matching::cache::{cache_path, CacheOutcome};
-use stridescope::matching::{ClipSet, MatchingDef, MatchingSession};
+use stridescope::stage::matching::cache::{cache_path, CacheOutcome};
+use stridescope::stage::matching::{ClipSet, MatchingDef, MatchingSession};
 
 fn set_model() -> Model {
     asset::load_from_slice(
@@ -201,7 +201,7 @@ fn a_database_frame_is_found_with_cost_zero() {
 fn normalisation_gives_each_group_unit_variance() {
     let model = set_model();
     let def = MatchingDef {
-        weights: stridescope::matching::WeightsDef::from_array([1.0; 6]),
+        weights: stridescope::stage::matching::WeightsDef::from_array([1.0; 6]),
         ..MatchingDef::default()
     };
     let (_, db) = database(&model, &def);
@@ -628,7 +628,7 @@ fn the_database_is_cached_in_the_users_cache_folder() {
     // Not beside the user's file (issue 22): in the cache folder, named after the file.
     let cached = cache_path(&file);
     assert!(
-        cached.starts_with(stridescope::matching::cache::cache_dir()),
+        cached.starts_with(stridescope::stage::matching::cache::cache_dir()),
         "{}",
         cached.display()
     );
@@ -718,8 +718,8 @@ fn the_cache_key_covers_external_buffers() {
     let third = MatchingSession::new(&changed, MatchingDef::default(), Some(&file)).unwrap();
     assert_eq!(third.cache, CacheOutcome::Written(cache_path(&file)));
     assert_ne!(
-        stridescope::matching::cache::content_key(&model, &first.set),
-        stridescope::matching::cache::content_key(&changed, &third.set)
+        stridescope::stage::matching::cache::content_key(&model, &first.set),
+        stridescope::stage::matching::cache::content_key(&changed, &third.set)
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -811,7 +811,7 @@ fn bad_settings_and_clip_names_are_clear_errors() {
     w.weights.hip_velocity = f32::NAN;
     assert!(err(w).contains("weights"));
     let e = err(MatchingDef {
-        tags: vec![stridescope::matching::TagDef {
+        tags: vec![stridescope::stage::matching::TagDef {
             tag: "stop".into(),
             clip: "Nope".into(),
             start_secs: None,
@@ -1025,7 +1025,7 @@ fn a_stop_plays_the_stop_clip_and_ends_standing_in_idle() {
 /// goes, at a snapshot boundary, the newest frame stays, and the kept frames still replay.
 #[test]
 fn the_recording_stays_under_its_byte_cap() {
-    use stridescope::matching::session::{MAX_RECORDING_BYTES, SNAPSHOT_EVERY};
+    use stridescope::stage::matching::session::{MAX_RECORDING_BYTES, SNAPSHOT_EVERY};
     let (model, mut s) = walk_session(MatchingDef::default());
     let walk = s.walk_speed_mps;
     // Default cap: what 600 frames cost says how many fit in 8 MiB (over 3 minutes).

@@ -5,8 +5,8 @@
 use glam::{DVec2, Quat, Vec3};
 use stridescope::anim::{Clip, Interpolation, JointTracks, Skeleton, Track, Transform};
 use stridescope::asset::Model;
-use stridescope::scene::Pose;
-use stridescope::timeline::{RootMotionMode, Timeline};
+use stridescope::stage::pose::Pose;
+use stridescope::stage::timeline::{RootMotionMode, Timeline};
 
 /// `offset` (translated and turned 90 degrees) -> `root` (walks an arc, turning 40 degrees
 /// per 1 s cycle) -> `pelvis`. A second clip `Stand` only rotates the pelvis (no root
@@ -109,7 +109,7 @@ fn drawn_root(model: &Model, timeline: &Timeline, pose: &mut Pose) -> DVec2 {
 
 /// The raw clip (root motion left in, no placement) at clip time `t`.
 fn raw_root(model: &Model, t: f32) -> DVec2 {
-    let pose = stridescope::scene::pose_at(model, Some(0), t).unwrap();
+    let pose = stridescope::stage::pose::pose_at(model, Some(0), t).unwrap();
     let p = pose.model_from_joint[1].w_axis;
     DVec2::new(p.x as f64, p.z as f64)
 }

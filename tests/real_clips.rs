@@ -216,13 +216,13 @@ fn the_override_flags_win_and_say_so() {
 
 #[test]
 fn accumulate_does_not_move_or_turn_a_drifting_in_place_walk() {
-    use stridescope::timeline::Timeline;
+    use stridescope::stage::timeline::Timeline;
     let dir = temp_dir("accumulate");
     let path = drifting_robot(&dir, 0.005, None);
     let model = stridescope::asset::load(&path).unwrap();
     let mut t = Timeline::new(&model);
     t.select_clip(&model, model.find_clip(CLIP).unwrap());
-    t.set_mode(stridescope::timeline::RootMotionMode::Accumulate);
+    t.set_mode(stridescope::stage::timeline::RootMotionMode::Accumulate);
     t.set_playing(true);
     // A minute at 60 fps.
     for _ in 0..3600 {
@@ -685,13 +685,13 @@ fn the_window_takes_the_override_for_every_clip() {
 }
 
 /// The window's controller on the Robot whose walk drifts 0.5% of a leg per cycle.
-fn drifting_previewer(dir: &Path) -> stridescope::controller::Previewer {
+fn drifting_previewer(dir: &Path) -> stridescope::app::controller::Previewer {
     let path = drifting_robot(dir, 0.005, None);
     let model = stridescope::asset::load(&path).unwrap();
-    stridescope::controller::Previewer::new(
+    stridescope::app::controller::Previewer::new(
         model,
         Some(path),
-        stridescope::settings::Settings::default(),
+        stridescope::app::settings::Settings::default(),
     )
 }
 
@@ -884,7 +884,7 @@ fn the_implied_speed_of_mocap_walks_and_runs_is_their_travel_speed() {
         let implied = f64::from(a.implied.as_ref().expect("planted feet").speed);
         let hips = m.skeleton.find("Hips").unwrap();
         let at = |t: f32| {
-            let p = stridescope::scene::pose_at(&m, Some(0), t).unwrap();
+            let p = stridescope::stage::pose::pose_at(&m, Some(0), t).unwrap();
             p.model_from_joint[hips].w_axis
         };
         // Per foot: the hips' travel between its first and last touch-down.

@@ -2,7 +2,7 @@
 
 use glam::DVec2;
 use stridescope::cli::load_model;
-use stridescope::timeline::{key_rate_hz, RootMotionMode, Timeline};
+use stridescope::stage::timeline::{key_rate_hz, RootMotionMode, Timeline};
 
 fn demo() -> stridescope::asset::Model {
     load_model(None).unwrap()
@@ -438,7 +438,7 @@ fn end_lands_on_the_last_frame_the_readout_names() {
         t.jump_to_end();
         assert_eq!(t.frame_index().floor(), 26.0, "looping {looping}");
     }
-    use stridescope::ui::timeline::fps_text;
+    use stridescope::app::ui::timeline::fps_text;
     assert_eq!(fps_text(30.0), "30");
     assert_eq!(fps_text(30000.0 / 1001.0), "29.97");
     assert_eq!(fps_text(24000.0 / 1001.0), "23.976");

@@ -7,9 +7,9 @@ use egui::Key;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use glam::DVec2;
-use stridescope::settings::Settings;
-use stridescope::timeline::RootMotionMode;
-use stridescope::ui::Previewer;
+use stridescope::app::settings::Settings;
+use stridescope::app::ui::Previewer;
+use stridescope::stage::timeline::RootMotionMode;
 
 fn harness() -> Harness<'static, Previewer> {
     let model = stridescope::cli::load_model(None).unwrap();
@@ -340,8 +340,8 @@ fn the_built_in_browser_lists_gltf_files_and_opens_one() {
 /// the folder being browsed, with the reason (item 5), and the next browser starts there.
 #[test]
 fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
-    use stridescope::file_browser::Purpose;
-    use stridescope::ui::Action;
+    use stridescope::app::file_browser::Purpose;
+    use stridescope::app::ui::Action;
     let dir = std::env::temp_dir().join(format!("stridescope-browse-save-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("bad")).unwrap();
@@ -534,7 +534,7 @@ fn errors_toast_and_every_message_is_logged() {
 #[test]
 fn phase_warnings_are_held_and_logged() {
     use stridescope::graph::def::{BlendInputDef, GraphDef, NodeDef, ParamDef, SyncMode, Weight};
-    use stridescope::graph::session::GraphSession;
+    use stridescope::stage::session::GraphSession;
     let mut h = harness();
     let model = h.state().model().clone();
     // Walk against itself half a cycle later, without sync: cancels while `w` is 0.5.
@@ -667,7 +667,7 @@ fn transport_buttons_are_icons_with_shortcuts() {
 /// pointer, and the ruler numbers frames.
 #[test]
 fn go_to_a_typed_frame_or_time_and_zoom_the_timeline() {
-    use stridescope::ui::timeline::parse_goto;
+    use stridescope::app::ui::timeline::parse_goto;
     assert_eq!(parse_goto("12", 30.0, 1.1), Ok(0.4));
     assert_eq!(parse_goto(" 0.25s", 30.0, 1.1), Ok(0.25));
     assert_eq!(parse_goto("0.5 s", 30.0, 1.1), Ok(0.5));
@@ -821,8 +821,8 @@ fn a_folder_loads_in_the_background_with_a_progress_bar() {
 /// with the missing bones named and the clips stay.
 #[test]
 fn retargeting_a_mocap_take_adds_it_to_the_clip_list() {
-    use stridescope::controller::Action;
-    use stridescope::file_browser::Purpose;
+    use stridescope::app::controller::Action;
+    use stridescope::app::file_browser::Purpose;
     let mut h = harness();
     h.get_by_label("File").click();
     h.run_steps(2);

@@ -7,8 +7,8 @@ mod common;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use stridescope::anim::blend::space::BlendSpace2D;
-use stridescope::settings::Settings;
-use stridescope::ui::{blend_space_2d_ui, Previewer};
+use stridescope::app::settings::Settings;
+use stridescope::app::ui::{blend_space_2d_ui, Previewer};
 
 fn harness() -> Harness<'static, Previewer> {
     harness_sized(900.0)

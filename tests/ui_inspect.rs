@@ -6,8 +6,8 @@ mod common;
 
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
-use stridescope::settings::Settings;
-use stridescope::ui::Previewer;
+use stridescope::app::settings::Settings;
+use stridescope::app::ui::Previewer;
 
 fn harness(model: stridescope::asset::Model) -> Harness<'static, Previewer> {
     let previewer = Previewer::new(model, None, Settings::default());
@@ -98,7 +98,7 @@ fn seam_table_names_the_popping_joint_and_onion_skin_makes_ghosts() {
     let ghost = h.state().ghosts[2].0.model_from_joint[foot].w_axis;
     assert!((now - ghost).length() > 1e-3, "{now:?} {ghost:?}");
     // Ghosts are skeletons until the user picks meshes (or both).
-    use stridescope::inspect::GhostStyle;
+    use stridescope::stage::inspect::GhostStyle;
     assert_eq!(h.state().inspect.onion.style, GhostStyle::Skeletons);
     // The curve view of the selected joint takes the bottom of the window; without it
     // the onion-skin panel is in view.
@@ -378,7 +378,7 @@ fn views_that_follow_the_timeline_name_what_hides_it() {
 #[test]
 fn camera_presets_look_from_the_characters_sides() {
     use std::f32::consts::{FRAC_PI_2, PI, TAU};
-    use stridescope::timeline::RootMotionMode;
+    use stridescope::stage::timeline::RootMotionMode;
     let mut h = harness(stridescope::asset::load_or_demo(None).unwrap());
     let mode = h.state().timeline.mode();
     let yaw_pitch = |h: &Harness<'static, Previewer>| {
@@ -432,7 +432,7 @@ fn camera_presets_look_from_the_characters_sides() {
 /// only): every joint of both is inside the viewport after F.
 #[test]
 fn side_by_side_compare_frames_both() {
-    use stridescope::inspect::CompareView;
+    use stridescope::stage::inspect::CompareView;
     let mut h = harness(stridescope::asset::load_or_demo(None).unwrap());
     let walk = h.state().model().find_clip("Walk").unwrap();
     h.state_mut().select_clip(walk);

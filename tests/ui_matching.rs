@@ -5,8 +5,8 @@
 use egui::Key;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
-use stridescope::settings::Settings;
-use stridescope::ui::Previewer;
+use stridescope::app::settings::Settings;
+use stridescope::app::ui::Previewer;
 
 fn harness() -> Harness<'static, Previewer> {
     let model = stridescope::cli::load_model(None).unwrap();
@@ -19,7 +19,9 @@ fn harness() -> Harness<'static, Previewer> {
 }
 
 /// The motion-matching session (motion matching must be on).
-fn session<'a>(h: &'a Harness<'static, Previewer>) -> &'a stridescope::matching::MatchingSession {
+fn session<'a>(
+    h: &'a Harness<'static, Previewer>,
+) -> &'a stridescope::stage::matching::MatchingSession {
     &h.state()
         .matching
         .as_ref()

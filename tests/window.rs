@@ -297,7 +297,7 @@ fn resizing_to_tiny_sizes_and_back_does_not_crash() {
         o.status,
         String::from_utf8_lossy(&o.stderr)
     );
-    let (settings, note) = stridescope::settings::Settings::load(&dir.join("settings.json"));
+    let (settings, note) = stridescope::app::settings::Settings::load(&dir.join("settings.json"));
     assert!(note.is_none());
     assert_eq!(
         settings.window_size,

@@ -90,6 +90,10 @@ pub struct LoopSeamJob<'a> {
     pub root_motion: Option<&'a ClipRootMotion>,
 }
 
+/// The seam size (metres at the clip's unit scale) above which a seam is worth showing:
+/// the lint's default and the window's seam readout.
+pub const DEFAULT_SEAM_M: f32 = 0.01;
+
 /// Seconds between the samples a velocity is measured from: small enough to stay inside
 /// the last and the first key interval of 30, 60 or 120 fps clips (a linear segment's
 /// slope is then exact), large enough for f32 clip times.

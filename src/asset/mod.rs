@@ -13,6 +13,8 @@ pub mod glb_writer;
 mod gltf_import;
 mod meshopt;
 mod options;
+mod pose_matrices;
+pub use pose_matrices::PoseMatrices;
 
 use std::path::Path;
 

@@ -10,9 +10,10 @@ use serde::Serialize;
 
 use crate::anim::state_machine::Slot;
 use crate::asset::Model;
-use crate::graph::def::{self, BlendInputDef, GraphDef, NodeDef, Scenario, SyncMode, Weight};
-use crate::graph::scenario::ScenarioRun;
+use crate::graph::def::{self, BlendInputDef, GraphDef, NodeDef, SyncMode, Weight};
 use crate::graph::PoseGraph;
+use crate::stage::scenario::Scenario;
+use crate::stage::scenario::ScenarioRun;
 
 use super::TraceArgs;
 
@@ -259,7 +260,7 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, Strin
                 sync_notes.push(note.clone());
             }
         }
-        let delta = if kind == crate::graph::scenario::FrameKind::Play {
+        let delta = if kind == crate::stage::scenario::FrameKind::Play {
             graph.root_delta()
         } else {
             crate::anim::GroundTransform::IDENTITY

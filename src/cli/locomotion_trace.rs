@@ -11,8 +11,8 @@ use serde::Serialize;
 use crate::anim::contacts::{legs_from_override, LegOverride};
 use crate::anim::locomotion::SpeedSource;
 use crate::asset::Model;
-use crate::graph::locomotion::{Locomotion, LocomotionSettings};
-use crate::graph::scenario::{FrameKind, ScenarioRun};
+use crate::stage::locomotion::{Locomotion, LocomotionSettings};
+use crate::stage::scenario::{FrameKind, ScenarioRun};
 
 use super::graph_trace;
 use super::TraceArgs;
@@ -145,7 +145,7 @@ pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, Str
                 "--stride-scale must be >= 0 and --stride-direction finite, got {scale} and {dir}"
             ));
         }
-        settings.manual_stride = Some(crate::graph::locomotion::ManualStride {
+        settings.manual_stride = Some(crate::stage::locomotion::ManualStride {
             direction_deg: dir,
             scale,
         });

@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use crate::anim::motion_matching::{MatcherInput, FEATURE_GROUPS};
 use crate::asset::{self, Model};
-use crate::graph::def::{Action, Scenario, ScenarioEvent};
-use crate::matching::{MatchingDef, MatchingSession};
+use crate::stage::matching::{MatchingDef, MatchingSession};
+use crate::stage::scenario::{Action, Scenario, ScenarioEvent};
 
 use super::TraceArgs;
 
@@ -216,7 +216,7 @@ impl ScenarioInputs {
     }
 }
 
-pub use crate::retargeting::library_model;
+pub use crate::stage::retarget::library_model;
 
 /// Runs the trace.
 pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
@@ -264,7 +264,7 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
             scenario.seconds
         ));
     }
-    if let crate::matching::cache::CacheOutcome::Skipped(why) = &session.cache {
+    if let crate::stage::matching::cache::CacheOutcome::Skipped(why) = &session.cache {
         if args.file.is_some() && !args.no_cache {
             eprintln!("motion matching cache not used: {why}");
         }

@@ -1,7 +1,6 @@
 //! Command-line interface: the window (`stridescope [FILE]`), and `inspect`, `trace`,
 //! `render`, `lint` and `make-demo` (the scriptable face of the previewer, for tests and CI).
 
-pub mod export;
 pub mod graph_trace;
 pub mod lint;
 pub mod locomotion_trace;
@@ -52,7 +51,7 @@ pub struct Cli {
     /// How onion-skin ghosts are drawn: skeletons (default), meshes (translucent, tinted)
     /// or both.
     #[arg(long, value_name = "STYLE", value_parser = parse_ghost_style)]
-    pub ghosts: Option<crate::inspect::GhostStyle>,
+    pub ghosts: Option<crate::stage::inspect::GhostStyle>,
     /// Export one cycle of the clip as the window shows it (GIF, PNG = animated PNG, or
     /// MP4) after `--after-frames` frames, then exit: File > Export preview, scripted.
     #[arg(long, value_name = "FILE")]
@@ -104,7 +103,7 @@ pub struct Cli {
     /// Keys held during a scripted run (--screenshot, --export) in motion-matching mode,
     /// e.g. `w`, `w+shift`, `a+ctrl`.
     #[arg(long, value_name = "KEYS", value_parser = parse_keys, requires = "motion_matching")]
-    pub hold_keys: Option<crate::matching::KeyInput>,
+    pub hold_keys: Option<crate::stage::matching::KeyInput>,
     /// Drop this file on the window halfway through a scripted run (--screenshot,
     /// --export), as dragging it from a file manager does; status messages go to stderr.
     #[arg(long, value_name = "FILE")]
@@ -121,8 +120,8 @@ pub struct Cli {
     pub in_place: InPlaceArgs,
 }
 
-fn parse_keys(s: &str) -> Result<crate::matching::KeyInput, String> {
-    let mut k = crate::matching::KeyInput::default();
+fn parse_keys(s: &str) -> Result<crate::stage::matching::KeyInput, String> {
+    let mut k = crate::stage::matching::KeyInput::default();
     for part in s.split('+') {
         match part.trim().to_ascii_lowercase().as_str() {
             "w" | "up" => k.forward = true,
@@ -166,7 +165,7 @@ pub enum Command {
     /// Check every clip of a clip library (folders and files): load errors, loop seams,
     /// foot slide, root reversal, additive flags, markers, sets that do not blend.
     /// Exit 0 when clean, 1 with findings, 2 on usage errors.
-    Lint(lint::LintArgs),
+    Lint(lint::command::LintArgs),
     /// Render a frame (or a sequence) offscreen to PNG with the GPU renderer.
     Render(render::RenderArgs),
     /// Write the posed mesh at one clip time as Wavefront OBJ (skinned and morphed, every
@@ -352,8 +351,8 @@ pub struct TraceArgs {
     pub in_place: InPlaceArgs,
 }
 
-fn parse_ghost_style(s: &str) -> Result<crate::inspect::GhostStyle, String> {
-    crate::inspect::GhostStyle::ALL
+fn parse_ghost_style(s: &str) -> Result<crate::stage::inspect::GhostStyle, String> {
+    crate::stage::inspect::GhostStyle::ALL
         .into_iter()
         .find(|g| g.label().eq_ignore_ascii_case(s.trim()))
         .ok_or_else(|| format!("'{s}' is not a ghost style (skeletons, meshes, both)"))
@@ -421,7 +420,7 @@ pub fn run(command: Command) -> Result<String, String> {
         Command::Render(args) => render::run(&args),
         Command::Snapshot(args) => snapshot::run(&args),
         Command::Retarget(args) => retarget::run(&args),
-        Command::Lint(args) => lint::run(&args).map(|(text, _)| text),
+        Command::Lint(args) => lint::command::run(&args).map(|(text, _)| text),
         Command::MakeDemo(args) => {
             let written = if args.locomotion_set {
                 std::fs::write(&args.out, asset::demo::locomotion_set_glb())

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::export::{ExportFormat, FrameWriter};
 use crate::asset::Model;
+use crate::render::frames::{ExportFormat, FrameWriter};
 use crate::render::{
     self, bounds, Aabb, CharacterDraw, GpuContext, Grid, LocomotionDraw, LocomotionOverlays,
     OverlayBatch, Renderer, SceneView, SkeletonStyle, OFFSCREEN_FORMAT,
@@ -100,14 +100,14 @@ enum SourceKind {
     Clip(Option<usize>),
     /// A scenario through the pose graph, placed by its root motion.
     Scenario {
-        run: crate::graph::scenario::ScenarioRun,
+        run: crate::stage::scenario::ScenarioRun,
         graph: crate::graph::PoseGraph,
     },
     /// The clip or scenario played through the locomotion stage.
     Driven {
-        run: crate::graph::scenario::ScenarioRun,
+        run: crate::stage::scenario::ScenarioRun,
         graph: crate::graph::PoseGraph,
-        loco: Box<crate::graph::locomotion::Locomotion>,
+        loco: Box<crate::stage::locomotion::Locomotion>,
     },
 }
 
@@ -117,7 +117,7 @@ enum SourceKind {
 /// every pose, one to draw; both play the same deterministic steps.
 struct FrameSource {
     kind: SourceKind,
-    pose: crate::scene::Pose,
+    pose: crate::stage::pose::Pose,
     /// Leg length in model units (1 unless driven).
     leg_length: f32,
 }
@@ -131,9 +131,9 @@ impl FrameSource {
         times: &[f32],
         driving: bool,
     ) -> Result<Self, String> {
-        use crate::graph::locomotion::{Locomotion, LocomotionSettings};
-        use crate::graph::scenario::ScenarioRun;
-        let pose = crate::scene::Pose::new(model);
+        use crate::stage::locomotion::{Locomotion, LocomotionSettings};
+        use crate::stage::scenario::ScenarioRun;
+        let pose = crate::stage::pose::Pose::new(model);
         let last = times.iter().copied().fold(0.0f32, f32::max) as f64;
         if !driving {
             let Some(path) = &args.scenario else {
@@ -214,7 +214,7 @@ impl FrameSource {
                 self.pose
                     .evaluate(
                         model,
-                        &crate::scene::PoseRequest {
+                        &crate::stage::pose::PoseRequest {
                             clip: *clip,
                             time_secs: t,
                             remove_root_motion: None,
@@ -323,8 +323,8 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         return Err("--frames needs --out-dir, --gif, --apng or --mp4 to write them to".into());
     }
     // Fail before rendering anything rather than after.
-    if args.mp4.is_some() && !super::export::ffmpeg_available() {
-        return Err(super::export::NO_FFMPEG.into());
+    if args.mp4.is_some() && !crate::render::frames::ffmpeg_available() {
+        return Err(crate::render::frames::NO_FFMPEG.into());
     }
     let model = super::load_model(args.file.as_deref())?;
     let clip = match args.scenario {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::anim::retarget::RetargetOptions;
 use crate::asset;
-pub use crate::retargeting::{
+pub use crate::stage::retarget::{
     glb_with_clips, retarget_models, retarget_models_with, ClipQualityReport, MapFile,
     MappingReport, RetargetReport,
 };

@@ -114,7 +114,7 @@ impl PosedMesh {
 /// mesh morphed and skinned (model space, the model's units), or the joints and bones when
 /// no mesh is bound to the skeleton (bone shapes drawn for a BVH do not count).
 pub fn posed_mesh(model: &Model, clip: Option<usize>, time_secs: f32) -> Result<PosedMesh, String> {
-    let mut pose = crate::scene::pose_at(model, clip, time_secs)?;
+    let mut pose = crate::stage::pose::pose_at(model, clip, time_secs)?;
     let mut weights = model.default_morph_weights();
     model.morph_weights_at(clip, time_secs, &mut weights);
     pose.set_morph_weights(&weights);

@@ -770,13 +770,11 @@ impl PoseGraph {
         Self::build(model, &Self::one_clip_def(model, clip)?, true)
     }
 
-    /// The one-clip graph the timeline shows its clip through ([`scene::Pose`] evaluates
+    /// The one-clip graph the timeline shows its clip through (the stage's `Pose` evaluates
     /// every clip request with one): [`PoseGraph::show_clip_time`] puts it at the
     /// timeline's time. Cheap to build: without sync there are no legs to find and no
     /// markers to detect (the clip's analysis, which decides its root motion, is the
     /// model's, computed once per clip).
-    ///
-    /// [`scene::Pose`]: crate::scene::Pose
     pub fn clip_preview(model: &Model, clip: usize) -> Result<Self, String> {
         Self::build(model, &Self::one_clip_def(model, clip)?, false)
     }

@@ -7,11 +7,8 @@
 pub mod def;
 pub mod eval;
 mod inertial;
-pub mod locomotion;
 pub mod player;
-pub mod scenario;
-pub mod session;
 
-pub use def::{GraphDef, NodeDef, Scenario, SyncMode};
+pub use def::{GraphDef, NodeDef, SyncMode};
 pub use eval::{InputStatus, PoseGraph};
 pub use player::ClipPlayer;

@@ -151,6 +151,40 @@ pub fn world_to_pixel(clip_from_world: &Mat4, point: Vec3, size_px: Vec2) -> Opt
     ))
 }
 
+/// The joint nearest to `click_px` on screen (within `radius_px`), from the joints'
+/// world positions (`model_from_joint` translations, already placed in the world) seen
+/// by `camera` in a `size_px` viewport. Nearer joints to the camera win ties.
+pub fn pick_joint(
+    model_from_joint: &[Mat4],
+    camera: &OrbitCamera,
+    size_px: Vec2,
+    click_px: Vec2,
+    radius_px: f32,
+) -> Option<usize> {
+    let clip_from_world = camera.clip_from_world(size_px.x / size_px.y.max(1.0));
+    let eye = camera.eye();
+    let mut best: Option<(f32, f32, usize)> = None;
+    for (j, m) in model_from_joint.iter().enumerate() {
+        let p: Vec3 = m.w_axis.truncate();
+        let Some(px) = world_to_pixel(&clip_from_world, p, size_px) else {
+            continue;
+        };
+        let d = px.distance(click_px);
+        if d > radius_px {
+            continue;
+        }
+        let depth = p.distance(eye);
+        let better = match best {
+            None => true,
+            Some((bd, bz, _)) => d < bd - 0.5 || ((d - bd).abs() <= 0.5 && depth < bz),
+        };
+        if better {
+            best = Some((d, depth, j));
+        }
+    }
+    best.map(|b| b.2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@ use egui_plot::{HLine, Legend, Line, Plot, PlotPoints, Points};
 
 use super::Previewer;
 use crate::anim::locomotion::{SpeedSource, REFERENCE_LEG_LENGTH_M};
-use crate::graph::locomotion::LocomotionSettings;
+use crate::stage::locomotion::LocomotionSettings;
 
 const RATE: Color32 = Color32::from_rgb(120, 180, 255);
 const STRIDE: Color32 = Color32::from_rgb(255, 150, 40);
@@ -291,7 +291,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .on_hover_text("a fixed stride direction and scale instead of the graph-driven ones")
             .changed()
         {
-            s.manual_stride = manual.then_some(crate::graph::locomotion::ManualStride {
+            s.manual_stride = manual.then_some(crate::stage::locomotion::ManualStride {
                 direction_deg: 0.0,
                 scale: 1.0,
             });

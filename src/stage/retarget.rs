@@ -123,7 +123,7 @@ fn hips_speed(model: &Model, clip: usize, hips: usize) -> Result<f32, String> {
         return Ok(0.0);
     }
     let at = |t: f32| -> Result<glam::Vec3, String> {
-        let pose = crate::scene::pose_at(model, Some(clip), t)?;
+        let pose = crate::stage::pose::pose_at(model, Some(clip), t)?;
         Ok(pose.model_from_joint[hips].w_axis.truncate())
     };
     let travel = at(d)? - at(0.0)?;

@@ -195,7 +195,7 @@ fn root_speed_plot_ui(p: &Previewer, ui: &mut egui::Ui) {
 /// With the pose graph: the blended root motion's world position and its horizontal speed
 /// per played frame (walk -> run fades show as a smooth rise).
 fn blended_root_motion_ui(
-    g: &crate::graph::session::GraphSession,
+    g: &crate::stage::session::GraphSession,
     driving: bool,
     ui: &mut egui::Ui,
 ) {

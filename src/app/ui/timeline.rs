@@ -4,7 +4,7 @@
 use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
 use super::Previewer;
-use crate::timeline::RootMotionMode;
+use crate::stage::timeline::RootMotionMode;
 
 /// Play rates offered as one-click presets (negative = reverse).
 const RATE_PRESETS: [f64; 5] = [-1.0, 0.25, 0.5, 1.0, 2.0];

@@ -13,15 +13,15 @@ use glam::Vec3;
 
 pub use matching::{MatchingMode, MatchingOverlays};
 
+use crate::app::settings::{Settings, ViewToggles};
 use crate::asset::Model;
 use crate::graph::def::{GraphDef, NodeDef};
-use crate::graph::locomotion::LocomotionSettings;
-use crate::graph::session::GraphSession;
 use crate::render::camera::OrbitCamera;
 use crate::render::LocomotionOverlays;
-use crate::scene::{Pose, PoseRequest};
-use crate::settings::{Settings, ViewToggles};
-use crate::timeline::{RootMotionMode, Timeline};
+use crate::stage::locomotion::LocomotionSettings;
+use crate::stage::pose::{Pose, PoseRequest};
+use crate::stage::session::GraphSession;
+use crate::stage::timeline::{RootMotionMode, Timeline};
 
 /// Something the window must do for the UI (things egui cannot do itself).
 #[derive(Clone, Debug, PartialEq)]
@@ -167,14 +167,14 @@ pub struct Previewer {
     /// Legs chosen by the user (`None`: detected).
     pub leg_override: Option<Vec<crate::anim::contacts::LegChain>>,
     /// Outliner selection, curve view, onion skin and seam table.
-    pub inspect: crate::inspect::Inspection,
+    pub inspect: crate::stage::inspect::Inspection,
     /// Onion-skin ghosts of the last evaluation with their opacity (empty when off).
     pub ghosts: Vec<(Pose, f32)>,
     /// Each ghost's time from the playhead (seconds; negative = the past), parallel to
     /// `ghosts`: past and future are tinted differently.
     pub ghost_offsets_secs: Vec<f64>,
     /// A/B compare against another clip or file (`None`: off).
-    pub compare: Option<crate::inspect::AbCompare>,
+    pub compare: Option<crate::stage::inspect::AbCompare>,
     /// Counts the B files opened, so the window uploads each once.
     compare_files_opened: u64,
     /// Morphs panel: weights set by hand per mesh and target, applied over the animated
@@ -182,7 +182,7 @@ pub struct Previewer {
     pub morph_overrides: Vec<Vec<Option<f32>>>,
     /// The in-app file browser while it is open (File > Open where no desktop portal
     /// answers, or File > Open with the built-in browser).
-    pub file_browser: Option<crate::file_browser::FileBrowser>,
+    pub file_browser: Option<crate::app::file_browser::FileBrowser>,
     /// The folder the file browser showed last, where it opens next time (also after an
     /// open that failed there).
     pub(crate) browsed_dir: Option<PathBuf>,
@@ -252,7 +252,7 @@ impl Previewer {
             drive_graph: false,
             leg_override: None,
             speed_chosen: false,
-            inspect: crate::inspect::Inspection::new(),
+            inspect: crate::stage::inspect::Inspection::new(),
             ghosts: Vec::new(),
             ghost_offsets_secs: Vec::new(),
             compare: None,
@@ -446,12 +446,12 @@ impl Previewer {
 
     /// Opens the in-app file browser to open a character.
     pub fn open_file_browser(&mut self) {
-        self.open_file_browser_for(crate::file_browser::Purpose::Open);
+        self.open_file_browser_for(crate::app::file_browser::Purpose::Open);
     }
 
     /// Opens the in-app file browser for `purpose` in the folder last browsed (else the
     /// open file's, else the most recent file's, else the working directory).
-    pub fn open_file_browser_for(&mut self, purpose: crate::file_browser::Purpose) {
+    pub fn open_file_browser_for(&mut self, purpose: crate::app::file_browser::Purpose) {
         let start = self
             .browsed_dir
             .clone()
@@ -465,7 +465,7 @@ impl Previewer {
             .or_else(|| self.recent_folders().into_iter().next())
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("."));
-        self.file_browser = Some(crate::file_browser::FileBrowser::for_purpose(
+        self.file_browser = Some(crate::app::file_browser::FileBrowser::for_purpose(
             &start, purpose,
         ));
     }
@@ -527,7 +527,7 @@ impl Previewer {
             } else {
                 crate::asset::load(path).map_err(|e| e.to_string())?
             };
-            let (clips, report) = crate::retargeting::retarget_models(
+            let (clips, report) = crate::stage::retarget::retarget_models(
                 &source,
                 &self.model,
                 &[],
@@ -1226,7 +1226,7 @@ impl Previewer {
         if let Some(m) = &self.matching {
             let s = &m.session;
             let end = s.viewed().map(|i| i + 1).unwrap_or(s.frames().len());
-            let start = end.saturating_sub(crate::graph::session::SESSION_HISTORY_LEN);
+            let start = end.saturating_sub(crate::stage::session::SESSION_HISTORY_LEN);
             return Box::new(
                 s.frames()[start..end]
                     .iter()
@@ -1347,7 +1347,7 @@ impl Previewer {
             return;
         }
         let keep = self.compare.take();
-        let mut c = crate::inspect::AbCompare::new(&self.model, b_clip);
+        let mut c = crate::stage::inspect::AbCompare::new(&self.model, b_clip);
         if let Some(k) = keep {
             (c.lock, c.offset, c.view) = (k.lock, k.offset, k.view);
         }
@@ -1368,7 +1368,7 @@ impl Previewer {
             }
         };
         self.compare_files_opened += 1;
-        match crate::inspect::AbCompare::with_file(
+        match crate::stage::inspect::AbCompare::with_file(
             &self.model,
             path.to_path_buf(),
             b,
@@ -1432,7 +1432,7 @@ impl Previewer {
     /// 12 px; clears the selection otherwise.
     pub fn pick_joint(&mut self, click_px: glam::Vec2) {
         let [w, h] = self.viewport_size_px;
-        let picked = crate::inspect::pick_joint(
+        let picked = crate::render::camera::pick_joint(
             &self.pose.model_from_joint,
             &self.camera,
             glam::Vec2::new(w as f32, h as f32),
@@ -1501,7 +1501,7 @@ impl Previewer {
         if let Some(c) = self
             .compare
             .as_ref()
-            .filter(|c| c.valid && c.view == crate::inspect::CompareView::SideBySide)
+            .filter(|c| c.valid && c.view == crate::stage::inspect::CompareView::SideBySide)
         {
             let b = crate::render::bounds::pose_bounds(c.b(&self.model), &c.b_pose)
                 .ok()
@@ -1567,7 +1567,7 @@ impl Previewer {
     /// Remembers the open file's playback state (clip, rate, looping, outliner search)
     /// by its path, for when it is opened again.
     pub fn remember_file_state(&mut self) {
-        let state = crate::settings::FileState {
+        let state = crate::app::settings::FileState {
             path: self.path.clone(),
             clip: self
                 .timeline
@@ -1582,7 +1582,11 @@ impl Previewer {
     }
 
     /// A file's remembered playback state on a fresh timeline of `model`.
-    fn apply_file_state(timeline: &mut Timeline, model: &Model, file: &crate::settings::FileState) {
+    fn apply_file_state(
+        timeline: &mut Timeline,
+        model: &Model,
+        file: &crate::app::settings::FileState,
+    ) {
         if let Some(i) = file.clip.as_deref().and_then(|n| model.find_clip(n)) {
             timeline.select_clip(model, i);
         }

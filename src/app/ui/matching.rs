@@ -7,7 +7,7 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
 use super::Previewer;
 use crate::anim::motion_matching::FEATURE_GROUPS;
-use crate::controller::MatchingMode;
+use crate::app::controller::MatchingMode;
 
 /// Short column titles of the feature groups (full names in the hover text).
 const GROUP_TITLES: [&str; 6] = [
@@ -37,7 +37,7 @@ pub fn clip_color(clip: usize) -> Color32 {
 }
 
 fn heat(value: f32, full: f32) -> Color32 {
-    let [r, g, b] = crate::inspect::heat_color(value, full);
+    let [r, g, b] = crate::stage::inspect::heat_color(value, full);
     Color32::from_rgb(r, g, b)
 }
 
@@ -208,7 +208,7 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             for (v, g) in w.iter_mut().zip(FEATURE_GROUPS) {
                 ui.add(egui::Slider::new(v, 0.0..=5.0).text(g.as_str()));
             }
-            def.weights = crate::matching::WeightsDef::from_array(w);
+            def.weights = crate::stage::matching::WeightsDef::from_array(w);
         });
     egui::CollapsingHeader::new("Continuity and blending")
         .default_open(false)
@@ -420,7 +420,7 @@ fn track_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 /// Reads the held movement keys (every frame, while motion matching is on).
 pub(super) fn read_keys(m: &mut MatchingMode, ui: &egui::Ui) {
     use egui::Key;
-    m.keys = ui.input(|i| crate::matching::KeyInput {
+    m.keys = ui.input(|i| crate::stage::matching::KeyInput {
         forward: i.key_down(Key::W) || i.key_down(Key::ArrowUp),
         back: i.key_down(Key::S) || i.key_down(Key::ArrowDown),
         left: i.key_down(Key::A) || i.key_down(Key::ArrowLeft),

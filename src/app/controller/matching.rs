@@ -6,7 +6,7 @@
 
 use crate::anim::motion_matching::MatcherInput;
 use crate::asset::Model;
-use crate::matching::{KeyInput, MatchingDef, MatchingSession};
+use crate::stage::matching::{KeyInput, MatchingDef, MatchingSession};
 
 use super::Previewer;
 pub use crate::render::MatchingOverlays;
@@ -69,13 +69,13 @@ impl Previewer {
                 self.graph = None;
                 self.drive_graph = false;
                 let note = match &session.cache {
-                    crate::matching::cache::CacheOutcome::Loaded(_) => {
+                    crate::stage::matching::cache::CacheOutcome::Loaded(_) => {
                         "loaded from its cache".to_string()
                     }
-                    crate::matching::cache::CacheOutcome::Written(_) => {
+                    crate::stage::matching::cache::CacheOutcome::Written(_) => {
                         "built and cached".to_string()
                     }
-                    crate::matching::cache::CacheOutcome::Skipped(why) => {
+                    crate::stage::matching::cache::CacheOutcome::Skipped(why) => {
                         format!("built (not cached: {why})")
                     }
                 };

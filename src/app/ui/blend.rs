@@ -1,7 +1,7 @@
 //! The Blend panel: the pose graph's parameters, the state machine as a graph view (states,
 //! transitions, the active one and its progress), every input with its clip time and
 //! weight, the phase-cancellation warning, and the 2D blend-space widget. It draws the
-//! previewer's [`GraphSession`](crate::graph::session::GraphSession) and calls its
+//! previewer's [`GraphSession`](crate::stage::session::GraphSession) and calls its
 //! methods; no state of its own.
 
 use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
@@ -10,7 +10,7 @@ use super::Previewer;
 use crate::anim::blend::space::{BlendSpace2D, BlendSpace2DQuery};
 use crate::anim::state_machine::{Ease, Slot, StateMachine};
 use crate::graph::def::{LayerMode, NodeDef, ParamDef, ReferenceDef, SyncMode, Weight};
-use crate::graph::session::GraphSession;
+use crate::stage::session::GraphSession;
 
 const ACTIVE: Color32 = Color32::from_rgb(90, 170, 255);
 const WARN: Color32 = Color32::from_rgb(255, 170, 80);

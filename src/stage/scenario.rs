@@ -5,9 +5,90 @@
 use crate::anim::GroundTransform;
 use crate::asset::Model;
 
-use super::def::{Action, Scenario};
-use super::eval::PoseGraph;
+use serde::{Deserialize, Serialize};
+
 use super::locomotion::Locomotion;
+use crate::graph::def::GraphDef;
+use crate::graph::eval::PoseGraph;
+
+/// A headless run: a graph (or the file's default), parameter changes over time and seeks
+/// (`stridescope trace --scenario FILE`, `stridescope render --scenario FILE --time T`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct Scenario {
+    /// `None` = the file's default graph ([`default_graph`](crate::graph::def::default_graph)).
+    #[serde(default)]
+    pub graph: Option<GraphDef>,
+    /// Simulated frames per second.
+    #[serde(default = "sixty")]
+    pub fps: f64,
+    /// Seconds to run.
+    pub seconds: f64,
+    /// Actions at given times, applied before the frame that starts at or after `at_secs`.
+    #[serde(default)]
+    pub events: Vec<ScenarioEvent>,
+    /// Settings for `trace --motion-matching` (`None` = the defaults).
+    #[serde(default)]
+    pub motion_matching: Option<crate::stage::matching::MatchingDef>,
+}
+
+fn sixty() -> f64 {
+    60.0
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct ScenarioEvent {
+    pub at_secs: f64,
+    pub action: Action,
+}
+
+/// What a scenario can do.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub enum Action {
+    /// Sets a float parameter.
+    Set(String, f32),
+    /// Sets a bool parameter.
+    SetBool(String, bool),
+    /// Moves a float parameter linearly to `to` over `secs` seconds.
+    Ramp { param: String, to: f32, secs: f64 },
+    /// Seeks the base leader to this clip time in seconds (no root motion).
+    Seek(f64),
+    /// Forces a cross-fade of the state machine to a state.
+    Travel {
+        state: String,
+        #[serde(default)]
+        duration_secs: Option<f32>,
+    },
+    /// Global play rate (negative = reverse).
+    Rate(f64),
+    /// Motion matching: move at `speed_mps` towards `heading_deg` (degrees from +Z
+    /// towards +X, i.e. counter-clockwise seen from above; 90 = the starting character's
+    /// left), facing `facing_deg` (default: the heading; give it to strafe).
+    Move {
+        speed_mps: f32,
+        heading_deg: f32,
+        #[serde(default)]
+        facing_deg: Option<f32>,
+    },
+    /// Motion matching: stand still, keeping the facing.
+    Stand,
+    /// Motion matching: jump targets must have every `require` tag and no `exclude` tag.
+    Tags {
+        #[serde(default)]
+        require: Vec<String>,
+        #[serde(default)]
+        exclude: Vec<String>,
+    },
+}
+
+impl Action {
+    /// Whether the action drives motion matching (and nothing else).
+    pub fn is_motion_matching(&self) -> bool {
+        matches!(
+            self,
+            Action::Move { .. } | Action::Stand | Action::Tags { .. }
+        )
+    }
+}
 
 /// What happened in a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Clip inspection panels: the joint outliner (tree, search, skin joints marked), the
 //! selected joint's transforms, the curve view (egui_plot: channels over the clip, keys as
 //! points, playhead, loop seam; a click seeks), the loop-seam table and the onion-skin
-//! settings. They draw [`crate::inspect::Inspection`] on the previewer; no state of their
+//! settings. They draw [`crate::stage::inspect::Inspection`] on the previewer; no state of their
 //! own beyond egui's collapsing state.
 
 use egui::Color32;
@@ -463,7 +463,7 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 }
 
 /// A seam's own jump: degrees for a rotation, character-scaled centimetres for a
-/// translation (`k` = [`crate::inspect::Inspection::unit_scale`]), a factor for a scale.
+/// translation (`k` = [`crate::stage::inspect::Inspection::unit_scale`]), a factor for a scale.
 pub(crate) fn seam_jump_text(s: &crate::anim::seam::ChannelSeam, k: f32) -> String {
     match s.channel {
         SeamChannel::Rotation => format!("{:.2} deg", s.position_jump.to_degrees()),
@@ -482,12 +482,12 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
             ui.add(
                 egui::DragValue::new(&mut o.before)
-                    .range(0..=crate::inspect::MAX_GHOSTS)
+                    .range(0..=crate::stage::inspect::MAX_GHOSTS)
                     .prefix("before "),
             );
             ui.add(
                 egui::DragValue::new(&mut o.after)
-                    .range(0..=crate::inspect::MAX_GHOSTS)
+                    .range(0..=crate::stage::inspect::MAX_GHOSTS)
                     .prefix("after "),
             );
         });
@@ -503,7 +503,7 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.checkbox(&mut o.at_markers, "at the sync markers instead");
         ui.horizontal(|ui| {
             ui.label("draw as");
-            for style in crate::inspect::GhostStyle::ALL {
+            for style in crate::stage::inspect::GhostStyle::ALL {
                 ui.selectable_value(&mut o.style, style, style.label());
             }
         });
@@ -513,7 +513,9 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         // Why no ghost may show.
         if p.toggles.bind_pose {
             ui.weak("Hidden while View > Bind pose is on.");
-        } else if p.inspect.onion.style == crate::inspect::GhostStyle::Meshes && !p.toggles.mesh {
+        } else if p.inspect.onion.style == crate::stage::inspect::GhostStyle::Meshes
+            && !p.toggles.mesh
+        {
             ui.weak("Mesh ghosts show with the mesh: View > Mesh.");
         }
     }
@@ -576,14 +578,14 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     .on_hover_text("another export of the same skeleton, e.g. the previous version of this walk")
                     .clicked()
                 {
-                    p.actions.push(crate::controller::Action::OpenCompareDialog);
+                    p.actions.push(crate::app::controller::Action::OpenCompareDialog);
                 }
             });
             let Some(c) = p.compare.as_mut() else {
                 return;
             };
             ui.horizontal(|ui| {
-                use crate::inspect::{CompareLock, CompareView};
+                use crate::stage::inspect::{CompareLock, CompareView};
                 changed |= ui.radio_value(&mut c.lock, CompareLock::Phase, "lock to phase").changed();
                 changed |= ui.radio_value(&mut c.lock, CompareLock::Markers, "sync on markers").changed();
                 if c.lock == CompareLock::Phase {

@@ -9,9 +9,9 @@ use glam::{DVec2, Mat4};
 use crate::anim::GroundTransform;
 use crate::asset::Model;
 
-use super::def::GraphDef;
-use super::eval::PoseGraph;
 use super::locomotion::{Locomotion, LocomotionSettings};
+use crate::graph::def::GraphDef;
+use crate::graph::eval::PoseGraph;
 
 /// One played frame of the locomotion stage, for the plots under the timeline.
 #[derive(Clone, Debug, PartialEq)]
@@ -226,7 +226,7 @@ impl GraphSession {
     pub fn default_for(model: &Model) -> Result<Self, String> {
         let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
         let additive: Vec<bool> = model.clips.iter().map(|c| c.is_additive()).collect();
-        let def = super::def::default_graph(&names, &additive)
+        let def = crate::graph::def::default_graph(&names, &additive)
             .ok_or_else(|| format!("{}: has no animations", model.source))?;
         Self::new(model, &def)
     }

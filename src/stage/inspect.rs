@@ -1,16 +1,14 @@
 //! Clip-inspection state of the previewer (no egui): the selected and pinned joints of the
 //! outliner and curve view, the curve view's channels, the onion-skin settings, and the
-//! loop-seam table of the current clip. The UI draws it (src/ui/inspect.rs), the window
-//! draws the ghosts and the selected bone (src/app.rs).
+//! loop-seam table of the current clip. The UI draws it (src/app/ui/inspect.rs), the window
+//! draws the ghosts and the selected bone (src/app/mod.rs).
 
-use glam::{Mat4, Vec2, Vec3};
+use glam::{Mat4, Vec3};
 
 use crate::anim::curves::{EulerOrder, JointCurves};
 use crate::anim::seam::{ChannelSeam, LoopSeamJob};
 use crate::anim::Skeleton;
 use crate::asset::Model;
-use crate::render::camera::world_to_pixel;
-use crate::render::OrbitCamera;
 
 /// Which curves the curve view draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -263,7 +261,7 @@ impl Inspection {
     /// A seam that moves the end of its chain farther than this (metres) is a pop: the
     /// lint's threshold, scaled by the rig's leg length like every metre threshold.
     pub fn seam_pop_m(&mut self, model: &Model) -> f32 {
-        crate::lint::LintSettings::default().seam_m * self.unit_scale(model)
+        crate::anim::seam::DEFAULT_SEAM_M * self.unit_scale(model)
     }
 
     /// Rig units per metre of a human-sized character (the legs against a 0.9 m leg; 1
@@ -301,40 +299,6 @@ impl Inspection {
     pub fn seams(&self) -> &[ChannelSeam] {
         &self.seams
     }
-}
-
-/// The joint nearest to `click_px` on screen (within `radius_px`), from the joints'
-/// world positions (`model_from_joint` translations, already placed in the world) seen
-/// by `camera` in a `size_px` viewport. Nearer joints to the camera win ties.
-pub fn pick_joint(
-    model_from_joint: &[Mat4],
-    camera: &OrbitCamera,
-    size_px: Vec2,
-    click_px: Vec2,
-    radius_px: f32,
-) -> Option<usize> {
-    let clip_from_world = camera.clip_from_world(size_px.x / size_px.y.max(1.0));
-    let eye = camera.eye();
-    let mut best: Option<(f32, f32, usize)> = None;
-    for (j, m) in model_from_joint.iter().enumerate() {
-        let p: Vec3 = m.w_axis.truncate();
-        let Some(px) = world_to_pixel(&clip_from_world, p, size_px) else {
-            continue;
-        };
-        let d = px.distance(click_px);
-        if d > radius_px {
-            continue;
-        }
-        let depth = p.distance(eye);
-        let better = match best {
-            None => true,
-            Some((bd, bz, _)) => d < bd - 0.5 || ((d - bd).abs() <= 0.5 && depth < bz),
-        };
-        if better {
-            best = Some((d, depth, j));
-        }
-    }
-    best.map(|b| b.2)
 }
 
 /// Heat-map colour of a joint difference: green at 0, yellow at half of `full_m`, red
@@ -382,7 +346,7 @@ pub struct AbCompare {
     pub offset: f32,
     pub view: CompareView,
     /// B's pose this frame, placed for the view.
-    pub b_pose: crate::scene::Pose,
+    pub b_pose: crate::stage::pose::Pose,
     /// A against B this frame.
     pub difference: crate::anim::compare::PoseDifference,
     /// `(phase, max_m, mean_m)` over A's cycle for the current settings.
@@ -424,7 +388,7 @@ impl AbCompare {
             lock: CompareLock::default(),
             offset: 0.0,
             view: CompareView::default(),
-            b_pose: crate::scene::Pose::new(a),
+            b_pose: crate::stage::pose::Pose::new(a),
             difference: Default::default(),
             curve: Vec::new(),
             valid: false,
@@ -468,7 +432,7 @@ impl AbCompare {
             ));
         }
         let mut s = Self::new(a, 0);
-        s.b_pose = crate::scene::Pose::new(&b);
+        s.b_pose = crate::stage::pose::Pose::new(&b);
         s.joint_map = map;
         s.b_model = Some((path, b));
         s.generation = generation;
@@ -575,7 +539,7 @@ impl AbCompare {
             CompareView::Overlay => model_from_root,
             CompareView::SideBySide => Mat4::from_translation(side_offset) * model_from_root,
         };
-        let request = crate::scene::PoseRequest {
+        let request = crate::stage::pose::PoseRequest {
             clip: Some(b_clip),
             time_secs: ub * bc.duration_secs(),
             remove_root_motion: root_b.as_ref(),

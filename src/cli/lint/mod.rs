@@ -30,6 +30,7 @@
 
 mod checks;
 
+pub mod command;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -60,7 +61,7 @@ pub struct LintSettings {
 impl Default for LintSettings {
     fn default() -> Self {
         Self {
-            seam_m: 0.01,
+            seam_m: crate::anim::seam::DEFAULT_SEAM_M,
             seam_velocity_mps: 1.0,
             slide_m_per_cycle: 0.05,
             skating_ratio: 0.1,

@@ -11,7 +11,7 @@ use crate::anim::root_motion::GroundTransform;
 use crate::anim::seam::{ChannelSeam, LoopSeamJob, SeamChannel};
 use crate::anim::{Clip, ClipRootMotion, LocalToModelJob, SamplingCache, SamplingJob};
 use crate::asset::Model;
-use crate::graph::locomotion::{clip_locomotion, ClipLocomotion};
+use crate::stage::locomotion::{clip_locomotion, ClipLocomotion};
 
 /// A seam velocity jump this many times the channel's largest one at another key stands
 /// out as a hitch (linear keys change slope at every key).
@@ -185,7 +185,7 @@ fn skeleton_key(model: &Model) -> String {
 /// Frames of one cycle, played from mid-cycle across the wrap, that move against the
 /// direction of travel.
 fn reversal(clip: &Clip, rm: &ClipRootMotion, out: &mut Vec<Finding>) {
-    let Some(dir) = crate::timeline::travel_direction_of(&rm.motion) else {
+    let Some(dir) = crate::stage::timeline::travel_direction_of(&rm.motion) else {
         return; // In place: no direction to move against.
     };
     let motion = &rm.motion;
@@ -209,7 +209,7 @@ fn reversal(clip: &Clip, rm: &ClipRootMotion, out: &mut Vec<Finding>) {
             .yaw_rad;
         let forward = GroundTransform::rotate(-heading, dir);
         let along = step.translation.dot(forward);
-        if along < -crate::timeline::BACKWARDS_EPSILON_M {
+        if along < -crate::stage::timeline::BACKWARDS_EPSILON_M {
             against += 1;
             if -along > worst {
                 worst = -along;

@@ -5,6 +5,12 @@
 //! Repaint on demand: the event loop sleeps (`ControlFlow::Wait`) unless a clip plays or
 //! egui asks for a repaint, so a paused preview costs almost no CPU.
 
+pub mod controller;
+pub mod file_browser;
+pub mod settings;
+pub mod ui;
+pub mod watch;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,16 +21,16 @@ use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
+use crate::app::file_browser::Purpose;
+use crate::app::settings::Settings;
+use crate::app::ui::{Action, Previewer};
+use crate::app::watch::FileWatcher;
 use crate::asset::Model;
-use crate::file_browser::Purpose;
 use crate::render::{
     CharacterDraw, DepthTest, GpuContext, GpuModel, Grid, LocomotionDraw, OffscreenTarget,
     OverlayBatch, RenderError, Renderer, Rgba8, RgbaImage, SceneView, SkeletonStyle,
     SkinnedInstances,
 };
-use crate::settings::Settings;
-use crate::ui::{Action, Previewer};
-use crate::watch::FileWatcher;
 
 /// How the window starts.
 #[derive(Clone, Debug, Default)]
@@ -45,7 +51,7 @@ pub struct AppOptions {
     /// Onion skin with this many ghosts on each side.
     pub onion: Option<u32>,
     /// How the ghosts are drawn (`None`: the default, skeletons).
-    pub ghosts: Option<crate::inspect::GhostStyle>,
+    pub ghosts: Option<crate::stage::inspect::GhostStyle>,
     /// Export a preview of the clip (like File > Export preview) after `after_frames`
     /// frames, then exit.
     pub export: Option<PathBuf>,
@@ -71,7 +77,7 @@ pub struct AppOptions {
     pub library: Vec<PathBuf>,
     pub mirror: bool,
     /// Movement keys held throughout a scripted run (`--screenshot`, `--export`).
-    pub hold_keys: Option<crate::matching::KeyInput>,
+    pub hold_keys: Option<crate::stage::matching::KeyInput>,
     /// A file dropped on the window halfway through a scripted run (`--drop`).
     pub drop: Option<PathBuf>,
 }
@@ -111,7 +117,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     } else {
         // The library on the character: built before the window opens (a progress bar on
         // the terminal while a folder loads).
-        let (m, files) = crate::retargeting::library_model(
+        let (m, files) = crate::stage::retarget::library_model(
             options.file.as_deref(),
             &options.library,
             options.mirror,
@@ -159,9 +165,9 @@ pub fn run(options: AppOptions) -> Result<(), String> {
                 previewer.compare_with_clip(i);
                 if let Some(c) = previewer.compare.as_mut() {
                     c.view = if options.side_by_side {
-                        crate::inspect::CompareView::SideBySide
+                        crate::stage::inspect::CompareView::SideBySide
                     } else {
-                        crate::inspect::CompareView::Overlay
+                        crate::stage::inspect::CompareView::Overlay
                     };
                 }
                 previewer.evaluate_pose();
@@ -172,7 +178,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     if let Some(n) = options.onion {
         let onion = &mut previewer.inspect.onion;
         onion.enabled = n > 0;
-        onion.before = n.min(crate::inspect::MAX_GHOSTS);
+        onion.before = n.min(crate::stage::inspect::MAX_GHOSTS);
         onion.after = onion.before;
         if let Some(style) = options.ghosts {
             onion.style = style;
@@ -424,7 +430,7 @@ impl Gpu {
             });
         match result {
             Ok((gpu_model, instances)) => {
-                let pose = crate::scene::Pose::new(model);
+                let pose = crate::stage::pose::Pose::new(model);
                 let bounds = crate::render::bounds::pose_bounds(model, &pose).unwrap_or_default();
                 let grid = if bounds.is_empty() {
                     Grid::for_bounds(Vec3::splat(-1.0), Vec3::splat(1.0))
@@ -451,7 +457,7 @@ impl Gpu {
         let Some(c) = previewer
             .compare
             .as_ref()
-            .filter(|c| c.view == crate::inspect::CompareView::SideBySide)
+            .filter(|c| c.view == crate::stage::inspect::CompareView::SideBySide)
         else {
             self.compare = None;
             return;
@@ -547,7 +553,7 @@ impl Gpu {
         let fps = previewer.timeline.frame_rate_hz().clamp(1.0, 30.0);
         let frames = ((duration * fps).round() as u32).clamp(1, 600);
         let [w, h] = previewer.viewport_size_px;
-        let format = crate::cli::export::ExportFormat::from_path(path)?;
+        let format = crate::render::frames::ExportFormat::from_path(path)?;
         let (was_playing, time, phase) = (
             previewer.timeline.is_playing(),
             previewer.timeline.time_secs(),
@@ -556,7 +562,7 @@ impl Gpu {
         previewer.timeline.set_playing(false);
         // Written as the frames are drawn: one image in memory at a time.
         let mut writer =
-            crate::cli::export::FrameWriter::create(path, format, (w, h), frames, fps as f32)?;
+            crate::render::frames::FrameWriter::create(path, format, (w, h), frames, fps as f32)?;
         let mut result = Ok(());
         for i in 0..frames {
             previewer
@@ -642,7 +648,7 @@ impl Gpu {
         }
         if let Some(c) = previewer.compare.as_ref().filter(|c| c.valid) {
             let model = previewer.model();
-            let full = crate::inspect::HEAT_FULL_M * c.unit_scale;
+            let full = crate::stage::inspect::HEAT_FULL_M * c.unit_scale;
             let skin_joint = |j: usize| {
                 model.skins.is_empty() || model.skins.iter().any(|s| s.joints.contains(&j))
             };
@@ -651,7 +657,7 @@ impl Gpu {
                     continue;
                 }
                 if let Some(m) = previewer.pose.model_from_joint.get(j) {
-                    let [r, g, b] = crate::inspect::heat_color(*d, full);
+                    let [r, g, b] = crate::stage::inspect::heat_color(*d, full);
                     self.overlay.point(
                         m.w_axis.truncate(),
                         8.0,
@@ -1415,8 +1421,8 @@ impl ApplicationHandler<UserEvent> for App {
                 PhysicalKey::Code(KeyCode::Numpad9) => Some(9),
                 _ => None,
             };
-            let preset =
-                digit.and_then(|d| crate::controller::CameraPreset::for_digit(d, self.ctrl_held));
+            let preset = digit
+                .and_then(|d| crate::app::controller::CameraPreset::for_digit(d, self.ctrl_held));
             if let (Some(preset), false) = (preset, self.egui_ctx.egui_wants_keyboard_input()) {
                 if key.state.is_pressed() {
                     self.previewer.camera_preset(preset);

@@ -37,8 +37,8 @@ use std::path::PathBuf;
 use egui::{Color32, Key, PointerButton, Sense};
 use glam::Vec2;
 
-pub use crate::controller::{Action, CameraPreset, Message, Previewer, Stats};
-use crate::timeline::RootMotionMode;
+pub use crate::app::controller::{Action, CameraPreset, Message, Previewer, Stats};
+use crate::stage::timeline::RootMotionMode;
 
 impl Previewer {
     /// Draws the whole UI. `viewport_texture` is the renderer's image of the 3D view (or
@@ -137,7 +137,7 @@ impl Previewer {
         self.messages_ui(&ctx);
     }
 
-    /// The last error over the top right of the window for [`crate::controller::TOAST_SECS`],
+    /// The last error over the top right of the window for [`crate::app::controller::TOAST_SECS`],
     /// with a button to close it (the status bar and View > Messages keep it).
     fn toast_ui(&mut self, ctx: &egui::Context) {
         let now = ctx.input(|i| i.time);

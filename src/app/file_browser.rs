@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::asset::is_model_path;
-use crate::cli::export::ExportFormat;
+use crate::render::frames::ExportFormat;
 
 /// What the picked file is for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -32,7 +32,7 @@ use crate::anim::locomotion::{
 use crate::anim::{GroundTransform, LocalToModelJob, Transform};
 use crate::asset::Model;
 
-use super::eval::PoseGraph;
+use crate::graph::eval::PoseGraph;
 
 /// Everything the user sets (window panel, `trace` flags).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -479,7 +479,7 @@ impl Locomotion {
         self.pending_clips = graph.players().iter().map(|p| p.clip).collect();
         self.measured_speed = None;
         self.speed_param = graph.def().params.iter().find_map(|p| match p {
-            super::def::ParamDef::Float { name, .. }
+            crate::graph::def::ParamDef::Float { name, .. }
                 if ["speed", "movement_speed"].contains(&name.to_ascii_lowercase().as_str()) =>
             {
                 Some(name.clone())

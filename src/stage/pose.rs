@@ -189,7 +189,7 @@ impl Pose {
     }
 }
 
-impl crate::render::PoseMatrices for Pose {
+impl crate::asset::PoseMatrices for Pose {
     fn model_from_joint(&self) -> &[Mat4] {
         &self.model_from_joint
     }

@@ -1,0 +1,14 @@
+//! The stage: what is on screen and how it moves. A character is a model, a placement on
+//! the ground and one motion source; this layer turns sources (a clip's timeline, a pose
+//! graph session, locomotion drive, motion matching, a retargeted model) into poses.
+//! Built on [`crate::anim`], [`crate::asset`] and [`crate::graph`]; the window
+//! ([`crate::app`]) and every CLI command ([`crate::cli`]) drive it.
+
+pub mod inspect;
+pub mod locomotion;
+pub mod matching;
+pub mod pose;
+pub mod retarget;
+pub mod scenario;
+pub mod session;
+pub mod timeline;
