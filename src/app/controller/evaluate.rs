@@ -1,0 +1,238 @@
+//! The frame's poses: the character's, the onion-skin ghosts, A/B compare's B, and
+//! the Morphs panel's hand-set weights over them.
+
+use super::*;
+
+impl Previewer {
+    /// Sets (`Some`) or releases (`None`) the Morphs panel's weight for one target of one
+    /// mesh; it shows while paused. Out-of-range indices are ignored.
+    pub fn set_morph_override(&mut self, mesh: usize, target: usize, weight: Option<f32>) {
+        let Some(count) = self.model.meshes.get(mesh).map(|m| m.morph_target_count()) else {
+            return;
+        };
+        if target >= count || weight.is_some_and(|w| !w.is_finite()) {
+            return;
+        }
+        if self.morph_overrides.len() < self.model.meshes.len() {
+            self.morph_overrides
+                .resize(self.model.meshes.len(), Vec::new());
+        }
+        let slot = &mut self.morph_overrides[mesh];
+        slot.resize(count, None);
+        slot[target] = weight;
+        self.evaluate_pose();
+    }
+
+    /// Releases every hand-set morph weight.
+    pub fn clear_morph_overrides(&mut self) {
+        self.morph_overrides.clear();
+        self.evaluate_pose();
+    }
+
+    pub(super) fn apply_morph_overrides(&mut self) {
+        if self.is_playing() {
+            return;
+        }
+        for (weights, overrides) in self
+            .pose
+            .morph_weights
+            .iter_mut()
+            .zip(&self.morph_overrides)
+        {
+            for (w, o) in weights.iter_mut().zip(overrides) {
+                if let Some(v) = o {
+                    *w = *v;
+                }
+            }
+        }
+    }
+
+    /// Evaluates the current pose (after playback or any seek).
+    pub fn evaluate_pose(&mut self) {
+        let request = if self.toggles.bind_pose {
+            PoseRequest {
+                clip: None,
+                time_secs: 0.0,
+                remove_root_motion: None,
+                model_from_root: self.timeline.model_from_root(),
+            }
+        } else {
+            self.timeline.pose_request()
+        };
+        let result = match (&self.matching, &self.graph) {
+            (Some(m), _) if !self.toggles.bind_pose => {
+                let s = &m.session;
+                self.pose
+                    .evaluate_local(&self.model, s.pose(), s.world_from_root().to_mat4())
+            }
+            (_, Some(g)) if !self.toggles.bind_pose => {
+                let r = self
+                    .pose
+                    .evaluate_local(&self.model, g.local_pose(), g.model_from_root());
+                self.pose.set_morph_weights(g.morph_weights());
+                r
+            }
+            _ => self.pose.evaluate(&self.model, &request),
+        };
+        self.apply_morph_overrides();
+        self.evaluate_ghosts();
+        self.evaluate_compare();
+        if let Err(e) = result {
+            // Per-frame errors are reported once, the viewer keeps running.
+            let text = format!("pose evaluation: {e}");
+            if self.message.as_ref().map(|m| &m.text) != Some(&text) {
+                self.set_message(text, true);
+            }
+        }
+        if self.toggles.follow {
+            let root = self.root_position();
+            match self.follow_offset {
+                Some(offset) => self.camera.target = root + offset,
+                None => self.follow_offset = Some(self.camera.target - root),
+            }
+        }
+    }
+
+    /// The onion-skin ghosts around the playhead (or at the clip's sync markers) of the
+    /// timeline's clip. The pose graph blends several clocks, so it has no single clip
+    /// to ghost: ghosts show in timeline playback only.
+    pub(super) fn evaluate_ghosts(&mut self) {
+        let onion = self.inspect.onion;
+        if !onion.enabled
+            || self.graph.is_some()
+            || self.matching.is_some()
+            || self.toggles.bind_pose
+        {
+            self.ghosts.clear();
+            self.ghost_offsets_secs.clear();
+            return;
+        }
+        let offsets: Vec<(f64, f32)> = if onion.at_markers {
+            let Some(clip) = self.timeline.clip().map(|c| &self.model.clips[c]) else {
+                self.ghosts.clear();
+                return;
+            };
+            let markers = if clip.markers().is_empty() {
+                self.timeline.detected_markers()
+            } else {
+                clip.markers()
+            };
+            let phase = self.timeline.phase_secs();
+            markers
+                .iter()
+                .map(|m| (f64::from(m.time_secs) - phase, onion.opacity))
+                .collect()
+        } else {
+            onion.offsets(self.timeline.frame_rate_hz())
+        };
+        // Poses are reused from frame to frame; a ghost the clock cannot place (a
+        // zero-length clip) is dropped rather than left showing an old frame.
+        let mut used = 0;
+        for (offset, alpha) in offsets {
+            let Some(request) = self.timeline.ghost_request(offset) else {
+                continue;
+            };
+            if used == self.ghosts.len() {
+                self.ghosts.push((Pose::new(&self.model), alpha));
+            }
+            let ghost = &mut self.ghosts[used];
+            ghost.1 = alpha;
+            if ghost.0.evaluate(&self.model, &request).is_ok() {
+                if used == self.ghost_offsets_secs.len() {
+                    self.ghost_offsets_secs.push(offset);
+                }
+                self.ghost_offsets_secs[used] = offset;
+                used += 1;
+            }
+        }
+        self.ghosts.truncate(used);
+        self.ghost_offsets_secs.truncate(used);
+    }
+
+    /// Starts comparing the timeline's clip (A) with clip `b_clip` of the open file.
+    pub fn compare_with_clip(&mut self, b_clip: usize) {
+        if b_clip >= self.model.clips.len() {
+            return;
+        }
+        let keep = self.compare.take();
+        let mut c = crate::stage::inspect::AbCompare::new(&self.model, b_clip);
+        if let Some(k) = keep {
+            (c.lock, c.offset, c.view) = (k.lock, k.offset, k.view);
+        }
+        self.compare = Some(c);
+        self.evaluate_pose();
+    }
+
+    /// Starts comparing with the first clip of another file on the same skeleton (two
+    /// versions of one walk). A file that does not load or does not match is reported and
+    /// changes nothing.
+    pub fn compare_with_file(&mut self, path: &Path) -> Result<(), String> {
+        let b = match crate::asset::load(path) {
+            Ok(b) => b,
+            Err(e) => {
+                let text = format!("compare: {e}");
+                self.set_message(text.clone(), true);
+                return Err(text);
+            }
+        };
+        self.compare_files_opened += 1;
+        match crate::stage::inspect::AbCompare::with_file(
+            &self.model,
+            path.to_path_buf(),
+            b,
+            self.compare_files_opened,
+        ) {
+            Ok(c) => {
+                self.compare = Some(c);
+                self.set_message(format!("comparing with {}", path.display()), false);
+                self.evaluate_pose();
+                Ok(())
+            }
+            Err(e) => {
+                let text = format!("compare: {e}");
+                self.set_message(text.clone(), true);
+                Err(text)
+            }
+        }
+    }
+
+    pub fn stop_compare(&mut self) {
+        self.compare = None;
+    }
+
+    /// B at A's phase, beside A for the side-by-side view (1.5 times A's width away).
+    pub(super) fn evaluate_compare(&mut self) {
+        let hidden = self.timeline_hidden_by();
+        let Some(c) = self.compare.as_mut() else {
+            return;
+        };
+        if self.matching.is_some() {
+            c.valid = false;
+            c.note =
+                Some("A/B compare follows the timeline's clip: turn motion matching off".into());
+            return;
+        }
+        let (Some(a_clip), None) = (self.timeline.clip(), self.graph.as_ref()) else {
+            c.valid = false;
+            c.note = Some(format!(
+                "A/B compare follows the timeline's clip: {}",
+                hidden.unwrap_or("pick a clip")
+            ));
+            return;
+        };
+        let bounds = crate::render::bounds::joint_bounds(&self.pose);
+        let size = if bounds.is_empty() {
+            Vec3::ONE
+        } else {
+            bounds.max - bounds.min
+        };
+        let side = Vec3::X * (size.x.max(size.z).max(0.25 * size.y) * 1.5);
+        c.evaluate(
+            &self.model,
+            a_clip,
+            self.timeline.phase_secs(),
+            self.timeline.model_from_root(),
+            side,
+        );
+    }
+}

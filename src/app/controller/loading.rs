@@ -1,0 +1,412 @@
+//! Opening files and folders (a folder loads on a worker thread), retargeting clips
+//! onto the character, replacing the model on a reload, and the per-file state kept in
+//! the settings.
+
+use super::*;
+
+impl Previewer {
+    /// Loads `path` and shows it. On failure the error goes to the status bar and the
+    /// current character stays (returns the error too).
+    pub fn open_path(&mut self, path: &Path) -> Result<(), String> {
+        // A reload of the open file keeps the scene the user picked.
+        let scene = if self.path.as_deref() == Some(path) {
+            self.model.scene.filter(|&s| s < self.model.scenes.len())
+        } else {
+            None
+        };
+        self.load_path(path, scene)
+    }
+
+    /// Opens the in-app file browser to open a character.
+    pub fn open_file_browser(&mut self) {
+        self.open_file_browser_for(crate::app::file_browser::Purpose::Open);
+    }
+
+    /// Opens the in-app file browser for `purpose` in the folder last browsed (else the
+    /// open file's, else the most recent file's, else the working directory).
+    pub fn open_file_browser_for(&mut self, purpose: crate::app::file_browser::Purpose) {
+        let start = self
+            .browsed_dir
+            .clone()
+            .filter(|d| d.is_dir())
+            .or_else(|| {
+                self.path
+                    .as_deref()
+                    .and_then(Path::parent)
+                    .map(Path::to_path_buf)
+            })
+            .or_else(|| self.recent_folders().into_iter().next())
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("."));
+        self.file_browser = Some(crate::app::file_browser::FileBrowser::for_purpose(
+            &start, purpose,
+        ));
+    }
+
+    /// Folders of the recent files that still exist, most recent first, each once.
+    pub fn recent_folders(&self) -> Vec<PathBuf> {
+        let mut folders: Vec<PathBuf> = Vec::new();
+        for file in &self.settings.recent_files {
+            if let Some(dir) = file.parent().filter(|d| d.is_dir()) {
+                if !folders.iter().any(|f| f == dir) {
+                    folders.push(dir.to_path_buf());
+                }
+            }
+        }
+        folders
+    }
+
+    /// Shows scene `scene` of the open file (Clips > Scene); the demo has one scene.
+    pub fn show_scene(&mut self, scene: usize) -> Result<(), String> {
+        let Some(path) = self.path.clone() else {
+            return Err("the built-in demo has one scene".into());
+        };
+        self.load_path(&path, Some(scene))
+    }
+
+    pub(super) fn load_path(&mut self, path: &Path, scene: Option<usize>) -> Result<(), String> {
+        if path.is_dir() {
+            self.start_folder_load(path);
+            return Ok(());
+        }
+        match crate::asset::load_scene(path, scene) {
+            Ok(model) => {
+                self.replace_model(model, Some(path.to_path_buf()));
+                let text = match self.import_warning_summary() {
+                    Some(w) => format!("opened {}: {w}", path.display()),
+                    None => format!("opened {}", path.display()),
+                };
+                self.set_message(text, false);
+                Ok(())
+            }
+            Err(e) => {
+                let text = e.to_string();
+                self.set_message(format!("{text} (kept {})", self.model.source), true);
+                Err(text)
+            }
+        }
+    }
+
+    /// Retargets every clip of `path` (a glTF, FBX or BVH file, or a folder of BVH/FBX)
+    /// onto the character and adds them to its clip list (a name already taken gets
+    /// " (retargeted)"), with foot IK; selects the first. The status bar gives the worst
+    /// quality figures. On failure the character is unchanged and the error is shown.
+    pub fn retarget_from(&mut self, path: &Path) -> Result<(), String> {
+        let result = (|| -> Result<(Model, String), String> {
+            let source = if path.is_dir() {
+                let options = crate::asset::LoadOptions::from_env()?;
+                crate::asset::folder::load_folder(path, &options, &|_, _| {})
+                    .map_err(|e| e.to_string())?
+            } else {
+                crate::asset::load(path).map_err(|e| e.to_string())?
+            };
+            let (clips, report) = crate::stage::retarget::retarget_models(
+                &source,
+                &self.model,
+                &[],
+                &crate::anim::retarget::RetargetOptions::default(),
+            )?;
+            let mut model = self.model.clone();
+            for clip in clips {
+                let mut name = clip.name().to_string();
+                if model.find_clip(&name).is_some() {
+                    name = format!("{name} (retargeted)");
+                }
+                let mut k = 2;
+                while model.find_clip(&name).is_some() {
+                    name = format!("{} (retargeted {k})", clip.name());
+                    k += 1;
+                }
+                model.clips.push(clip.renamed(name));
+            }
+            model.analysis = Default::default();
+            let worst_slide = report
+                .clips
+                .iter()
+                .map(|c| c.planted_foot_slide_mps)
+                .fold(0.0f32, f32::max);
+            let worst_agreement = report
+                .clips
+                .iter()
+                .map(|c| c.contact_agreement)
+                .fold(1.0f32, f32::min);
+            let summary = format!(
+                "retargeted {} clip(s) from {} ({} bones mapped): planted-foot slide up to {:.3} m/s, contact agreement from {:.2}",
+                report.clips.len(),
+                path.display(),
+                report.mapping.len(),
+                worst_slide,
+                worst_agreement
+            );
+            Ok((model, summary))
+        })();
+        match result {
+            Ok((model, summary)) => {
+                let first_new = self.model.clips.len();
+                let path = self.path.clone();
+                // The same file with more clips: kept as a reload (mode, rate, selection).
+                self.replace_model(model, path);
+                if first_new < self.model.clips.len() {
+                    self.select_clip(first_new);
+                }
+                self.set_message(summary, false);
+                Ok(())
+            }
+            Err(e) => {
+                self.set_message(format!("{e} (kept {})", self.model.source), true);
+                Err(e)
+            }
+        }
+    }
+
+    /// Starts loading the BVH/FBX files of `dir` on a worker thread (a previous folder
+    /// load still running is left to finish and dropped). [`Self::poll_pending_load`]
+    /// shows the character when it is ready.
+    pub(super) fn start_folder_load(&mut self, dir: &Path) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        // The same folder already loading (files still being copied in): load it once more
+        // when this load is done, instead of parsing it twice at once.
+        if let Some(p) = self.pending_load.as_mut().filter(|p| p.path == dir) {
+            p.again = true;
+            return;
+        }
+        let progress = std::sync::Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+        let (worker_progress, worker_dir) = (progress.clone(), dir.to_path_buf());
+        let spawned = std::thread::Builder::new()
+            .name("folder load".into())
+            .spawn(move || -> Result<Model, String> {
+                let options = crate::asset::LoadOptions::from_env()
+                    .map_err(|e| format!("{}: {e}", worker_dir.display()))?;
+                let report = |done: usize, total: usize| {
+                    worker_progress.1.store(total, Ordering::Relaxed);
+                    worker_progress.0.store(done, Ordering::Relaxed);
+                };
+                let mut model = crate::asset::folder::load_folder(&worker_dir, &options, &report)
+                    .map_err(|e| e.to_string())?;
+                if let Some(tolerance_m) = crate::asset::reduce_keys_from_env()? {
+                    model.reduce_keys(tolerance_m)?;
+                }
+                Ok(model)
+            });
+        match spawned {
+            Ok(handle) => {
+                self.pending_load = Some(PendingLoad {
+                    path: dir.to_path_buf(),
+                    progress,
+                    handle,
+                    again: false,
+                });
+                self.set_message(format!("loading {} ...", dir.display()), false);
+            }
+            Err(e) => self.set_message(
+                format!(
+                    "{}: cannot start loading: {e} (kept {})",
+                    dir.display(),
+                    self.model.source
+                ),
+                true,
+            ),
+        }
+    }
+
+    /// The folder loading in the background, with files done and files in all (0 until
+    /// the worker has listed them), or `None`.
+    pub fn loading_progress(&self) -> Option<(&Path, usize, usize)> {
+        use std::sync::atomic::Ordering;
+        self.pending_load.as_ref().map(|p| {
+            (
+                p.path.as_path(),
+                p.progress.0.load(Ordering::Relaxed),
+                p.progress.1.load(Ordering::Relaxed),
+            )
+        })
+    }
+
+    /// Shows the folder loaded in the background once it is ready (or its error, keeping
+    /// the current character). Returns true when a load finished this call. Called once
+    /// per frame by the window.
+    pub fn poll_pending_load(&mut self) -> bool {
+        if !self
+            .pending_load
+            .as_ref()
+            .is_some_and(|p| p.handle.is_finished())
+        {
+            return false;
+        }
+        let Some(pending) = self.pending_load.take() else {
+            return false;
+        };
+        let again = pending.again;
+        let result = pending
+            .handle
+            .join()
+            .unwrap_or_else(|_| Err(format!("{}: the loader stopped", pending.path.display())));
+        match result {
+            Ok(model) => {
+                let verb = if self.path.as_deref() == Some(pending.path.as_path()) {
+                    "reloaded"
+                } else {
+                    "opened"
+                };
+                self.replace_model(model, Some(pending.path.clone()));
+                let text = match self.import_warning_summary() {
+                    Some(w) => format!("{verb} {}: {w}", pending.path.display()),
+                    None => format!("{verb} {}", pending.path.display()),
+                };
+                self.set_message(text, false);
+            }
+            Err(e) => {
+                self.set_message(format!("{e} (kept {})", self.model.source), true);
+            }
+        }
+        if again {
+            self.start_folder_load(&pending.path);
+        }
+        true
+    }
+
+    /// Shows `model`: keeps mode, rate and looping, selects the clip of the same name when
+    /// there is one (a reload), frames the camera for a new file.
+    pub fn replace_model(&mut self, model: Model, path: Option<PathBuf>) {
+        // A folder still loading would replace what the user opened after it: drop it,
+        // and say so.
+        if let Some(p) = self.pending_load.take() {
+            self.set_message(
+                format!(
+                    "stopped loading {} (another character was opened)",
+                    p.path.display()
+                ),
+                false,
+            );
+        }
+        let reload = path.is_some() && path == self.path;
+        let clip_name = self
+            .timeline
+            .clip()
+            .and_then(|i| self.model.clips.get(i))
+            .map(|c| c.name().to_string());
+        let (mode, rate, looping, playing) = (
+            self.timeline.mode(),
+            self.timeline.clock().rate(),
+            self.timeline.clock().looping(),
+            self.timeline.is_playing(),
+        );
+        if !reload {
+            // The file being left keeps its own rate, loop, clip and search for later.
+            self.remember_file_state();
+        }
+        let time = self.timeline.clock().time();
+        let world = self.timeline.world_from_root();
+        let old_names = self.model.skeleton.names().to_vec();
+        self.model = model;
+        self.path = path.clone();
+        self.model_generation += 1;
+        self.pose = Pose::new(&self.model);
+        self.morph_overrides.clear();
+        // A reload of the same file keeps the selected and pinned joints that still
+        // exist, found again by name (the joint order may have changed).
+        let name_of = |j: usize| old_names.get(j).cloned();
+        let selected = self.inspect.selected.and_then(name_of);
+        let pinned: Vec<String> = self
+            .inspect
+            .pinned
+            .iter()
+            .filter_map(|&j| name_of(j))
+            .collect();
+        self.inspect.reset_for_model();
+        if reload {
+            let sk = &self.model.skeleton;
+            self.inspect.selected = selected.and_then(|n| sk.find(&n));
+            self.inspect.pinned = pinned.iter().filter_map(|n| sk.find(n)).collect();
+        }
+        // B's joints were matched against the old skeleton.
+        self.compare = None;
+        self.ghosts.clear();
+        // The graph names clips of the old file: rebuild the new file's default graph (or
+        // the drive graph of the selected clip) once the timeline is rebuilt.
+        let had_graph = self.graph.is_some() && !self.drive_graph;
+        if !reload {
+            self.leg_override = None;
+        }
+        let driving = self.is_driving();
+        self.graph = None;
+        self.drive_graph = false;
+        let had_matching = self.matching.take().is_some();
+        let mut timeline = Timeline::new(&self.model);
+        timeline.set_mode(mode);
+        if reload {
+            timeline.set_rate(rate);
+            timeline.set_looping(looping);
+        } else {
+            // Another file: its own remembered state, or the defaults the first time.
+            let file = self.settings.file_state(path.as_deref());
+            Self::apply_file_state(&mut timeline, &self.model, &file);
+            self.inspect.filter = file.joint_filter;
+        }
+        if reload {
+            // A reload (file changed on disk): same clip, same cycle and phase, same
+            // accumulated placement.
+            if let Some(i) = clip_name.and_then(|n| self.model.find_clip(&n)) {
+                timeline.select_clip(&self.model, i);
+                timeline.seek(time);
+            }
+            timeline.set_world_from_root(world);
+        }
+        timeline.set_playing(playing);
+        self.timeline = timeline;
+        if !reload {
+            self.frame_pending = true;
+        }
+        if let Some(p) = &path {
+            self.settings.push_recent(p);
+        }
+        self.settings.last_file = path;
+        if had_graph {
+            self.set_graph_enabled(true);
+        }
+        if driving {
+            self.set_drive(true);
+        }
+        if had_matching {
+            self.set_matching_enabled(true);
+        }
+        self.evaluate_pose();
+    }
+
+    /// Writes the current preferences into `settings` (the window saves them on exit).
+    pub fn store_settings(&mut self) {
+        self.settings.toggles = self.toggles;
+        self.settings.root_motion_mode = self.timeline.mode().label().to_string();
+        self.remember_file_state();
+    }
+
+    /// Remembers the open file's playback state (clip, rate, looping, outliner search)
+    /// by its path, for when it is opened again.
+    pub fn remember_file_state(&mut self) {
+        let state = crate::app::settings::FileState {
+            path: self.path.clone(),
+            clip: self
+                .timeline
+                .clip()
+                .and_then(|i| self.model.clips.get(i))
+                .map(|c| c.name().to_string()),
+            play_rate: self.timeline.chosen_rate(),
+            looping: self.timeline.clock().looping(),
+            joint_filter: self.inspect.filter.clone(),
+        };
+        self.settings.remember_file(state);
+    }
+
+    /// A file's remembered playback state on a fresh timeline of `model`.
+    pub(super) fn apply_file_state(
+        timeline: &mut Timeline,
+        model: &Model,
+        file: &crate::app::settings::FileState,
+    ) {
+        if let Some(i) = file.clip.as_deref().and_then(|n| model.find_clip(n)) {
+            timeline.select_clip(model, i);
+        }
+        timeline.set_rate(file.play_rate);
+        timeline.set_looping(file.looping);
+    }
+}

@@ -1,0 +1,402 @@
+//! What plays: the timeline's clip, the pose graph (a blend, the file's graph), Drive
+//! (locomotion) or motion matching; switching between them and advancing them.
+
+use super::*;
+
+impl Previewer {
+    /// What hides the timeline's clip from the views that follow it (curve view, onion
+    /// skin, A/B compare), as the step that brings it back: motion matching, Drive, or
+    /// the pose graph the user turned on; `None` while the timeline's clip plays.
+    pub fn timeline_hidden_by(&self) -> Option<&'static str> {
+        if self.matching.is_some() {
+            Some("turn motion matching off (M)")
+        } else if self.is_driving() && self.drive_graph {
+            Some("turn Drive off (D)")
+        } else if self.is_driving() {
+            Some("turn Drive (D) and the pose graph off")
+        } else if self.graph.is_some() {
+            Some("turn the pose graph off")
+        } else {
+            None
+        }
+    }
+
+    /// How much each clip of the model shows now (0..1, one entry per clip), for the
+    /// clip list: the timeline's clip; in pose-graph mode every input by its weight (a
+    /// layer at its weight too); in motion matching the clip the matcher plays.
+    pub fn clip_weights(&self) -> Vec<f32> {
+        let mut w = vec![0.0f32; self.model.clips.len()];
+        if let Some(m) = &self.matching {
+            if let Some(f) = m.session.current() {
+                if let Some(x) = w.get_mut(f.clip) {
+                    *x = 1.0;
+                }
+            }
+        } else if let Some(g) = &self.graph {
+            for p in g.graph.players() {
+                if let Some(x) = w.get_mut(p.clip) {
+                    *x = (*x + p.weight.max(0.0)).min(1.0);
+                }
+            }
+        } else if let Some(x) = self.timeline.clip().and_then(|i| w.get_mut(i)) {
+            *x = 1.0;
+        }
+        w
+    }
+
+    /// Switches to clip `index` (a seek: the character does not move).
+    pub fn select_clip(&mut self, index: usize) {
+        // Picking a clip in the list plays that clip alone (driven, while driving).
+        let driving = self.is_driving();
+        self.matching = None;
+        self.graph = None;
+        self.drive_graph = false;
+        self.timeline.select_clip(&self.model, index);
+        if driving {
+            self.set_drive(true);
+        }
+        self.evaluate_pose();
+    }
+
+    /// Sets the user's in-place choice for the timeline's clip (Locomotion panel,
+    /// `--in-place` / `--root-motion`) and replays the clip with it: an in-place clip's
+    /// root stays in the pose (it neither moves nor turns the character) and its feet give
+    /// the speed. The pose graph and motion matching take it when next started.
+    /// The same in-place choice for every clip of the model (the window's `--in-place` /
+    /// `--root-motion`); the selected clip restarts with it.
+    pub fn set_in_place_override_all(&mut self, choice: crate::anim::locomotion::InPlaceOverride) {
+        self.model.set_in_place_override_all(choice);
+        if let Some(clip) = self.timeline.clip() {
+            self.select_clip(clip);
+            self.evaluate_pose();
+        }
+    }
+
+    pub fn set_in_place_override(&mut self, choice: crate::anim::locomotion::InPlaceOverride) {
+        let Some(clip) = self.timeline.clip() else {
+            return;
+        };
+        if self.model.in_place_override(clip) == choice {
+            return;
+        }
+        self.model.set_in_place_override(clip, choice);
+        let name = self.model.clips[clip].name().to_string();
+        let graph_mode = (self.graph.is_some() && !self.drive_graph) || self.matching.is_some();
+        if graph_mode {
+            self.set_message(
+                format!(
+                    "'{name}': {} (applies when the graph or motion matching restarts)",
+                    choice.as_str()
+                ),
+                false,
+            );
+            return;
+        }
+        let time = self.timeline.clock().time().phase_secs;
+        self.select_clip(clip);
+        self.timeline.seek_secs(time);
+        self.evaluate_pose();
+        let reason = self
+            .model
+            .clip_analysis(clip)
+            .map(|a| a.in_place.reason.clone())
+            .unwrap_or_else(|e| e);
+        self.set_message(format!("'{name}': {reason}"), false);
+    }
+
+    /// True while the locomotion stage drives the character (movement speed and
+    /// direction, speed matching, stride warping, foot IK).
+    pub fn is_driving(&self) -> bool {
+        self.graph.as_ref().is_some_and(|g| g.locomotion.is_some())
+    }
+
+    /// Turns "drive" on or off (D). On a single clip it plays that clip through a one-clip
+    /// pose graph from the timeline's time; in graph mode it drives the graph (a blend
+    /// space, the state machine). A rig without legs stays undriven with the reason in
+    /// the status bar.
+    pub fn set_drive(&mut self, on: bool) {
+        if on {
+            self.matching = None;
+        }
+        if !on {
+            if let Some(g) = &mut self.graph {
+                let _ = g.set_drive(&self.model, false, self.locomotion_settings, None);
+            }
+            if self.drive_graph {
+                self.graph = None;
+                self.drive_graph = false;
+            }
+            self.evaluate_pose();
+            return;
+        }
+        if self.is_driving() {
+            return;
+        }
+        if self.graph.is_none() {
+            let Some(clip) = self.timeline.clip() else {
+                self.set_message("drive: the file has no clip to drive", true);
+                return;
+            };
+            let def = GraphDef {
+                params: Vec::new(),
+                base: NodeDef::Clip {
+                    clip: self.model.clips[clip].name().to_string(),
+                    rate: 1.0,
+                },
+                layers: Vec::new(),
+            };
+            match GraphSession::new(&self.model, &def) {
+                Ok(mut g) => {
+                    g.playing = self.timeline.is_playing();
+                    let t = self.timeline.clock().time();
+                    g.seek(
+                        &self.model,
+                        t.to_secs(self.model.clips[clip].duration_secs() as f64),
+                    );
+                    self.graph = Some(g);
+                    self.drive_graph = true;
+                }
+                Err(e) => {
+                    self.set_message(format!("drive: {e}"), true);
+                    return;
+                }
+            }
+        }
+        let settings = self.locomotion_settings;
+        let legs = self.leg_override.clone();
+        if let Some(g) = &mut self.graph {
+            if let Err(e) = g.set_drive(&self.model, true, settings, legs) {
+                if self.drive_graph {
+                    self.graph = None;
+                    self.drive_graph = false;
+                }
+                self.set_message(format!("drive: {e}"), true);
+            }
+        }
+        if !self.speed_chosen {
+            let natural = self
+                .graph
+                .as_ref()
+                .and_then(|g| g.locomotion.as_ref())
+                .map(|l| l.anim_speed as f32)
+                .filter(|v| *v > 0.0);
+            if let Some(v) = natural {
+                let mut s = self.locomotion_settings;
+                s.movement_speed = v;
+                self.locomotion_settings = s;
+                if let Some(g) = &mut self.graph {
+                    g.set_locomotion_settings(&self.model, s);
+                }
+            }
+        }
+        self.evaluate_pose();
+    }
+
+    /// Chooses the legs (`None`: detected) and re-drives with them. A bad choice keeps
+    /// the previous legs, with the reason in the status bar.
+    pub fn set_leg_override(&mut self, legs: Option<Vec<crate::anim::contacts::LegChain>>) {
+        let previous = std::mem::replace(&mut self.leg_override, legs);
+        if let Some(g) = &mut self.graph {
+            if g.locomotion.is_some() {
+                let settings = self.locomotion_settings;
+                if let Err(e) = g.set_drive(&self.model, true, settings, self.leg_override.clone())
+                {
+                    self.leg_override = previous;
+                    let _ = g.set_drive(&self.model, true, settings, self.leg_override.clone());
+                    self.set_message(format!("legs: {e}"), true);
+                }
+            }
+        }
+        self.evaluate_pose();
+    }
+
+    /// Edits the pose graph's definition (Blend panel), undoably; a refused edit keeps the
+    /// graph and shows why.
+    pub fn edit_graph(&mut self, f: impl FnOnce(&mut crate::graph::GraphDef)) {
+        if let Some(g) = &mut self.graph {
+            if let Err(e) = g.edit(&self.model, f) {
+                self.set_message(format!("graph edit: {e}"), true);
+            }
+        }
+        self.evaluate_pose();
+    }
+
+    /// Ctrl+Z on the pose graph's edits.
+    pub fn undo_graph_edit(&mut self) {
+        let done = self.graph.as_mut().is_some_and(|g| g.undo(&self.model));
+        if !done {
+            self.set_message("nothing to undo", false);
+        }
+        self.evaluate_pose();
+    }
+
+    /// Ctrl+Shift+Z.
+    pub fn redo_graph_edit(&mut self) {
+        let done = self.graph.as_mut().is_some_and(|g| g.redo(&self.model));
+        if !done {
+            self.set_message("nothing to redo", false);
+        }
+        self.evaluate_pose();
+    }
+
+    /// Applies changed locomotion settings (the panel's controls).
+    pub fn set_locomotion_settings(&mut self, settings: LocomotionSettings) {
+        if settings.movement_speed != self.locomotion_settings.movement_speed {
+            self.speed_chosen = true;
+        }
+        self.locomotion_settings = settings;
+        if let Some(g) = &mut self.graph {
+            g.set_locomotion_settings(&self.model, settings);
+        }
+        self.evaluate_pose();
+    }
+
+    /// Advances playback by `dt_secs` of wall time and re-evaluates the pose.
+    pub fn advance(&mut self, dt_secs: f64) {
+        if self.matching.is_some() {
+            self.advance_matching(dt_secs);
+            self.evaluate_pose();
+            return;
+        }
+        match &mut self.graph {
+            Some(g) => g.tick(&self.model, dt_secs),
+            None => {
+                self.timeline.tick(dt_secs);
+            }
+        }
+        self.evaluate_pose();
+        self.note_phase_warning();
+    }
+
+    /// Plays clips `a` and `b` blended through a one-dimensional blend space on the
+    /// parameter `weight` (0 = all `a`, 1 = all `b`, held at `weight` until changed),
+    /// synced on their foot markers: the two-clip blend slider of the Blend panel.
+    pub fn blend_two_clips(&mut self, a: usize, b: usize, weight: f32) {
+        use crate::graph::def::{Sample1DDef, SyncMode};
+        let (Some(ca), Some(cb)) = (self.model.clips.get(a), self.model.clips.get(b)) else {
+            return;
+        };
+        let def = GraphDef {
+            params: vec![crate::graph::def::ParamDef::Float {
+                name: TWO_CLIP_WEIGHT.to_string(),
+                default: weight.clamp(0.0, 1.0),
+                min: Some(0.0),
+                max: Some(1.0),
+            }],
+            base: NodeDef::BlendSpace1D {
+                param: TWO_CLIP_WEIGHT.to_string(),
+                samples: vec![
+                    Sample1DDef {
+                        clip: ca.name().to_string(),
+                        position: Some(0.0),
+                    },
+                    Sample1DDef {
+                        clip: cb.name().to_string(),
+                        position: Some(1.0),
+                    },
+                ],
+                sync: SyncMode::Markers,
+            },
+            layers: Vec::new(),
+        };
+        self.matching = None;
+        match GraphSession::new(&self.model, &def) {
+            Ok(mut g) => {
+                g.playing = self.timeline.is_playing();
+                self.graph = Some(g);
+                self.drive_graph = false;
+                // The new session's clock starts at 0: an old warning's time means nothing.
+                self.last_phase_warning = None;
+                self.phase_warning_on = false;
+                self.set_message(
+                    format!(
+                        "blending {} and {} (weight slider in the Blend panel)",
+                        ca.name(),
+                        cb.name()
+                    ),
+                    false,
+                );
+            }
+            Err(e) => self.set_message(format!("blend: {e}"), true),
+        }
+        self.evaluate_pose();
+    }
+
+    /// Switches between the pose graph (the file's default graph) and single-clip
+    /// playback. A graph that cannot be built leaves single-clip playback on, with the
+    /// reason in the status bar.
+    pub fn set_graph_enabled(&mut self, on: bool) {
+        if on {
+            self.matching = None;
+        }
+        let driving = self.is_driving();
+        if self.drive_graph {
+            // The one-clip drive graph gives way to the file's graph (and back).
+            self.graph = None;
+            self.drive_graph = false;
+        }
+        if !on {
+            self.graph = None;
+            if driving {
+                self.set_drive(true);
+            }
+        } else if self.graph.is_none() {
+            match GraphSession::default_for(&self.model) {
+                Ok(mut g) => {
+                    g.playing = self.timeline.is_playing();
+                    self.graph = Some(g);
+                    if driving {
+                        self.set_drive(true);
+                    }
+                }
+                Err(e) => self.set_message(format!("pose graph: {e}"), true),
+            }
+        }
+        self.evaluate_pose();
+    }
+
+    /// Play / pause whatever plays (Space).
+    pub fn toggle_play(&mut self) {
+        if let Some(m) = &mut self.matching {
+            m.playing = !m.playing;
+            return;
+        }
+        match &mut self.graph {
+            Some(g) => g.playing = !g.playing,
+            None => self.timeline.toggle_play(),
+        }
+        if self.is_playing() {
+            // Hand-set morph weights are a paused-preview tweak; playback shows the clip.
+            self.morph_overrides.clear();
+        }
+    }
+
+    /// Whether the timeline (or the pose graph) is playing.
+    pub fn is_playing(&self) -> bool {
+        if let Some(m) = &self.matching {
+            return m.playing;
+        }
+        match &self.graph {
+            Some(g) => g.playing,
+            None => self.timeline.is_playing(),
+        }
+    }
+
+    /// Ground positions of the root trail, oldest first.
+    pub fn trail(&self) -> Box<dyn Iterator<Item = glam::DVec2> + '_> {
+        if let Some(m) = &self.matching {
+            let s = &m.session;
+            let end = s.viewed().map(|i| i + 1).unwrap_or(s.frames().len());
+            let start = end.saturating_sub(crate::stage::session::SESSION_HISTORY_LEN);
+            return Box::new(
+                s.frames()[start..end]
+                    .iter()
+                    .map(|f| f.world_from_root.translation),
+            );
+        }
+        match &self.graph {
+            Some(g) => Box::new(g.trail()),
+            None => Box::new(self.timeline.trail()),
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! The camera and picking: framing, presets, following, the joint under the cursor.
+
+use super::*;
+
+impl Previewer {
+    /// Selects the joint drawn nearest to `click_px` (viewport pixels), if any within
+    /// 12 px; clears the selection otherwise.
+    pub fn pick_joint(&mut self, click_px: glam::Vec2) {
+        let [w, h] = self.viewport_size_px;
+        let picked = crate::render::camera::pick_joint(
+            &self.pose.model_from_joint,
+            &self.camera,
+            glam::Vec2::new(w as f32, h as f32),
+            click_px,
+            12.0,
+        );
+        self.select_joint(picked);
+    }
+
+    /// Selects `joint` (or clears the selection) and opens its ancestors in the outliner,
+    /// so a joint picked in the viewport or the seam table shows there too.
+    pub fn select_joint(&mut self, joint: Option<usize>) {
+        self.inspect.select(joint);
+        if let Some(j) = joint {
+            self.inspect.reveal_in_outliner(&self.model.skeleton, j);
+        }
+    }
+
+    /// World position of the displayed root on the ground (y = 0).
+    pub fn root_position(&self) -> Vec3 {
+        let p = match (&self.matching, &self.graph) {
+            (Some(m), _) => m.session.world_from_root().translation,
+            (_, Some(g)) => g.world_from_root().translation,
+            (None, None) => self.timeline.root_world_position(),
+        };
+        Vec3::new(p.x as f32, 0.0, p.y as f32)
+    }
+
+    /// The screen rectangle (UI points, the viewport's top-left at `origin`) around the
+    /// displayed character's joints, for overlays to keep clear of it; `None` when none
+    /// projects in front of the camera.
+    pub fn character_screen_rect(
+        &self,
+        pixels_per_point: f32,
+        origin: egui::Pos2,
+    ) -> Option<egui::Rect> {
+        let [w, h] = self.viewport_size_px;
+        let size = glam::Vec2::new(w as f32, h as f32);
+        let clip_from_world = self.camera.clip_from_world(size.x / size.y.max(1.0));
+        // The pose's matrices already include the world placement.
+        let mut r = egui::Rect::NOTHING;
+        for m in &self.pose.model_from_joint {
+            let p = m.w_axis.truncate();
+            if let Some(px) = crate::render::camera::world_to_pixel(&clip_from_world, p, size) {
+                r.extend_with(origin + egui::vec2(px.x, px.y) / pixels_per_point.max(1e-3));
+            }
+        }
+        r.is_positive().then_some(r)
+    }
+
+    /// Frames the character in the viewport (F).
+    pub fn frame_character(&mut self) {
+        self.frame_pending = true;
+    }
+
+    pub(crate) fn apply_pending_frame(&mut self) {
+        if !self.frame_pending {
+            return;
+        }
+        self.frame_pending = false;
+        let mut bounds = match crate::render::bounds::pose_bounds(&self.model, &self.pose) {
+            Ok(b) if !b.is_empty() => b,
+            _ => return,
+        };
+        // Side by side, B stands beside A: frame both (B's skin when it has its own file).
+        if let Some(c) = self
+            .compare
+            .as_ref()
+            .filter(|c| c.valid && c.view == crate::stage::inspect::CompareView::SideBySide)
+        {
+            let b = crate::render::bounds::pose_bounds(c.b(&self.model), &c.b_pose)
+                .ok()
+                .filter(|b| !b.is_empty())
+                .unwrap_or_else(|| crate::render::bounds::joint_bounds(&c.b_pose));
+            if !b.is_empty() {
+                bounds = bounds.union(&b);
+            }
+        }
+        let [w, h] = self.viewport_size_px;
+        self.camera
+            .frame_to_fit(bounds.min, bounds.max, w.max(1) as f32 / h.max(1) as f32);
+        self.follow_offset = self
+            .toggles
+            .follow
+            .then(|| self.camera.target - self.root_position());
+    }
+
+    /// The displayed character's facing about +Y (radians; 0 = the rig's +Z, glTF's
+    /// front), with the root motion applied so far.
+    pub fn root_yaw_rad(&self) -> f32 {
+        let yaw = match (&self.matching, &self.graph) {
+            (Some(m), _) => m.session.world_from_root().yaw_rad,
+            (_, Some(g)) => g.world_from_root().yaw_rad,
+            (None, None) => self.timeline.world_from_root().yaw_rad,
+        };
+        yaw as f32
+    }
+
+    /// Looks at the character from a preset side (relative to its facing), framed.
+    pub fn camera_preset(&mut self, preset: CameraPreset) {
+        let facing = self.root_yaw_rad();
+        let (yaw, pitch) = match preset {
+            CameraPreset::Front => (facing, 0.0),
+            CameraPreset::Back => (facing + std::f32::consts::PI, 0.0),
+            // The character's right is -X when it faces +Z (glTF: +X is its left).
+            CameraPreset::Right => (facing - std::f32::consts::FRAC_PI_2, 0.0),
+            CameraPreset::Left => (facing + std::f32::consts::FRAC_PI_2, 0.0),
+            CameraPreset::Top => (facing, crate::render::camera::MAX_PITCH_RAD),
+            CameraPreset::Follow => (facing + std::f32::consts::PI, 15f32.to_radians()),
+        };
+        self.camera.yaw_rad = yaw.rem_euclid(std::f32::consts::TAU);
+        self.camera.pitch_rad = pitch;
+        if preset == CameraPreset::Follow {
+            self.toggles.follow = true;
+        }
+        self.frame_pending = true;
+    }
+
+    /// Resets the camera to the default three-quarter view, framed.
+    pub fn reset_view(&mut self) {
+        self.camera = OrbitCamera::default();
+        self.frame_pending = true;
+    }
+}

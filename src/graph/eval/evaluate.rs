@@ -1,0 +1,375 @@
+//! Sampling and blending the pose, morph weights, the phase report and input status.
+
+use super::*;
+
+impl PoseGraph {
+    /// Samples the weighted inputs and blends them (then the layers) into the output pose.
+    pub fn evaluate(&mut self, model: &Model) -> Result<(), AnimError> {
+        self.assign_weights()?;
+        let skeleton = &model.skeleton;
+        for p in &mut self.players {
+            if p.weight > 0.0 {
+                p.sample(&model.clips, skeleton)?;
+            }
+        }
+        {
+            let mut inputs: Inline<BlendLayer> = self
+                .players
+                .iter()
+                .filter(|p| p.weight > 0.0 && !p.is_layer)
+                .map(|p| BlendLayer {
+                    pose: &p.pose,
+                    weight: p.weight,
+                    joint_weights: None,
+                })
+                .collect();
+            if self.snapshot_weight > 0.0 {
+                inputs.push(BlendLayer {
+                    pose: &self.snapshot,
+                    weight: self.snapshot_weight,
+                    joint_weights: None,
+                });
+            }
+            BlendingJob {
+                layers: &inputs,
+                rest_pose: skeleton.rest_pose(),
+                threshold: BlendingJob::DEFAULT_THRESHOLD,
+            }
+            .run(&mut self.local)?;
+        }
+        for l in &mut self.layers {
+            if l.current_weight <= 0.0 {
+                continue;
+            }
+            let pose = &self.players[l.player].pose;
+            match l.mode {
+                LayerMode::Additive => {
+                    AdditiveJob {
+                        base: &self.local,
+                        additive: pose,
+                        reference: &l.reference,
+                        weight: l.current_weight,
+                        joint_weights: l.mask.as_ref().map(|m| m.weights()),
+                    }
+                    .run(&mut self.scratch)?;
+                }
+                LayerMode::Override => {
+                    let w = l.current_weight.min(1.0);
+                    for j in 0..self.local.len() {
+                        let m = l.mask.as_ref().map_or(1.0, |m| m.weights()[j]);
+                        l.layer_weights[j] = m * w;
+                        l.base_weights[j] = 1.0 - m * w;
+                    }
+                    let inputs = [
+                        BlendLayer {
+                            pose: &self.local,
+                            weight: 1.0,
+                            joint_weights: Some(&l.base_weights),
+                        },
+                        BlendLayer {
+                            pose,
+                            weight: 1.0,
+                            joint_weights: Some(&l.layer_weights),
+                        },
+                    ];
+                    BlendingJob {
+                        layers: &inputs,
+                        rest_pose: skeleton.rest_pose(),
+                        threshold: BlendingJob::DEFAULT_THRESHOLD,
+                    }
+                    .run(&mut self.scratch)?;
+                }
+            }
+            std::mem::swap(&mut self.local, &mut self.scratch);
+        }
+        self.inertia
+            .process(&mut self.local, self.inertia_dt, self.inertia_jump)?;
+        self.blend_morph(model);
+        self.update_phase_report(model)?;
+        Ok(())
+    }
+
+    /// Morph weights per mesh (index = mesh index), blended like the pose.
+    pub fn morph_weights(&self) -> &[Vec<f32>] {
+        &self.morph
+    }
+
+    /// Blends each mesh's morph weights with the pose's weights: the inputs' weights
+    /// normalised (the snapshot included; below [`BlendingJob::DEFAULT_THRESHOLD`] the
+    /// mesh defaults join, as the rest pose does for joints), then each layer at its
+    /// weight times its mask's weight on the mesh's node: additive layers add their
+    /// difference to the reference, override layers cross-fade to theirs.
+    pub(super) fn blend_morph(&mut self, model: &Model) {
+        let threshold = BlendingJob::DEFAULT_THRESHOLD;
+        for (m, mesh) in model.meshes.iter().enumerate() {
+            let n = mesh.morph_target_count();
+            if n == 0 || self.morph[m].len() != n {
+                continue;
+            }
+            let out = &mut self.morph[m];
+            let scratch = &mut self.morph_scratch[..n];
+            out.fill(0.0);
+            let mut total = 0.0f32;
+            for p in self
+                .players
+                .iter()
+                .filter(|p| p.weight > 0.0 && !p.is_layer)
+            {
+                model.mesh_morph_weights_at(
+                    m,
+                    Some(p.clip),
+                    p.clock.time().phase_secs as f32,
+                    scratch,
+                );
+                for (o, s) in out.iter_mut().zip(scratch.iter()) {
+                    *o += p.weight * s;
+                }
+                total += p.weight;
+            }
+            if self.snapshot_weight > 0.0 {
+                for (o, s) in out.iter_mut().zip(&self.morph_snapshot[m]) {
+                    *o += self.snapshot_weight * s;
+                }
+                total += self.snapshot_weight;
+            }
+            if total < threshold {
+                for (o, d) in out.iter_mut().zip(&mesh.morph_weights) {
+                    *o += (threshold - total) * d;
+                }
+                total = threshold;
+            }
+            let inv = 1.0 / total;
+            out.iter_mut().for_each(|o| *o *= inv);
+            for l in &self.layers {
+                let mask = l.mask.as_ref().map_or(1.0, |k| k.weights()[mesh.joint]);
+                let w = l.current_weight * mask;
+                if w <= 0.0 {
+                    continue;
+                }
+                let p = &self.players[l.player];
+                model.mesh_morph_weights_at(
+                    m,
+                    Some(p.clip),
+                    p.clock.time().phase_secs as f32,
+                    scratch,
+                );
+                match l.mode {
+                    LayerMode::Additive => {
+                        for ((o, s), r) in out
+                            .iter_mut()
+                            .zip(scratch.iter())
+                            .zip(&l.morph_reference[m])
+                        {
+                            *o += w * (s - r);
+                        }
+                    }
+                    LayerMode::Override => {
+                        let w = w.min(1.0);
+                        for (o, s) in out.iter_mut().zip(scratch.iter()) {
+                            *o += (s - *o) * w;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Re-measures phase cancellation when the set of active inputs, their weights (to
+    /// 0.05) or their relative phases (to 0.01 cycle) changed.
+    pub(super) fn update_phase_report(&mut self, model: &Model) -> Result<(), AnimError> {
+        let active: Inline<usize> = (0..self.players.len())
+            .filter(|&i| self.players[i].weight > 0.0 && !self.players[i].is_layer)
+            .collect();
+        if active.len() < 2 || self.legs.is_empty() {
+            self.phase = None;
+            self.phase_key.clear();
+            self.sync_notes.clear();
+            return Ok(());
+        }
+        let lead = self.leader_index();
+        let lead_u = self.players[lead].normalized();
+        let key: Inline<(usize, i32, i32)> = active
+            .iter()
+            .map(|&i| {
+                let p = &self.players[i];
+                let off = (p.normalized() - lead_u).rem_euclid(1.0);
+                (
+                    p.clip,
+                    (p.weight * 20.0).round() as i32,
+                    ((off * 100.0).round() as i32) % 100,
+                )
+            })
+            .collect();
+        if key[..] == self.phase_key[..] && self.phase.is_some() {
+            return Ok(());
+        }
+        let legs: Vec<(usize, usize)> = self.legs.iter().map(|l| (l.thigh, l.foot)).collect();
+        // Takes of several steps synced per gait cycle: measure the gait cycles that play
+        // now, at their relative gait phase (their whole clips are not one cycle each).
+        let gait = |i: usize| -> Option<(f64, f64, f64)> {
+            if !self.uses_marker_sync() {
+                return None;
+            }
+            let (l, p) = (&self.players[lead], &self.players[i]);
+            let name = sync::gait_marker(&l.sync_markers, &p.sync_markers)?;
+            let now = p.clock.time().phase_secs;
+            let (start, len) = sync::gait_cycle_at(&p.sync_markers, name, p.duration_secs(), now)?;
+            let phase = ((now - start) / len).rem_euclid(1.0);
+            Some((start, len, phase))
+        };
+        let lead_gait = gait(lead);
+        // Clips turned onto another's start are measured as they blend.
+        fn aligned(p: &ClipPlayer) -> Option<(&crate::anim::ClipRootMotion, GroundTransform)> {
+            p.root
+                .as_ref()
+                .filter(|_| p.align != GroundTransform::IDENTITY)
+                .map(|r| (r, p.align))
+        }
+        let inputs: Vec<PhaseInput> = active
+            .iter()
+            .map(|&i| {
+                let p = &self.players[i];
+                match (lead_gait, gait(i)) {
+                    (Some((_, _, lg)), Some((start, len, g))) => PhaseInput {
+                        clip: &model.clips[p.clip],
+                        phase_offset: (g - lg).rem_euclid(1.0),
+                        weight: p.weight,
+                        window_secs: Some((start, len)),
+                        aligned: aligned(p),
+                    },
+                    _ => PhaseInput {
+                        clip: &model.clips[p.clip],
+                        phase_offset: (p.normalized() - lead_u).rem_euclid(1.0),
+                        weight: p.weight,
+                        window_secs: None,
+                        aligned: aligned(p),
+                    },
+                }
+            })
+            .collect();
+        self.phase = Some(phase::measure_phase_cancellation_with_curves(
+            &model.skeleton,
+            &legs,
+            &inputs,
+            PHASE_SAMPLES,
+            &mut self.swing,
+        )?);
+        self.swing_clips.clear();
+        self.swing_clips
+            .extend(active.iter().map(|&i| self.players[i].clip));
+        self.phase_key = key.to_vec();
+        self.sync_notes.clear();
+        if self.uses_marker_sync() {
+            let l = &self.players[lead];
+            for &i in active.iter().filter(|&&i| i != lead) {
+                let f = &self.players[i];
+                let note = sync::marker_alignment(
+                    &l.sync_markers,
+                    l.duration_secs(),
+                    &f.sync_markers,
+                    f.duration_secs(),
+                )
+                .note();
+                if let Some(note) = note {
+                    self.sync_notes.push(format!(
+                        "'{}' on '{}': {note}",
+                        model.clips[f.clip].name(),
+                        model.clips[l.clip].name()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Per-input status for the UI and `trace` (base inputs with weight > 0 first by
+    /// weight, then layers).
+    pub fn status(&self, model: &Model) -> Vec<InputStatus> {
+        let mut out = Vec::new();
+        let owner_of = |i: usize| -> Option<String> {
+            if let Base::Machine(m) = &self.base {
+                for (s, node) in m.states.iter().enumerate() {
+                    if node.players().contains(&i) {
+                        return Some(m.sm.state_name(s).to_string());
+                    }
+                }
+            }
+            None
+        };
+        for (i, p) in self.players.iter().enumerate() {
+            let layer = self.layers.iter().find(|l| l.player == i);
+            if p.weight <= 0.0 && layer.is_none() {
+                continue;
+            }
+            out.push(InputStatus {
+                player: i,
+                clip: model.clips[p.clip].name().to_string(),
+                time_secs: p.clock.time().phase_secs,
+                phase: p.normalized(),
+                weight: p.weight,
+                owner: layer.map(|l| l.name.clone()).or_else(|| owner_of(i)),
+                is_layer: layer.is_some(),
+                markers_detected: p.markers_detected,
+            });
+        }
+        out.sort_by(|a, b| {
+            a.is_layer
+                .cmp(&b.is_layer)
+                .then(b.weight.total_cmp(&a.weight))
+        });
+        out
+    }
+}
+
+/// The clip and time an additive layer's reference is sampled at (`None`: the bind pose).
+pub(super) fn reference_frame(
+    model: &Model,
+    def: &ReferenceDef,
+    own_clip: usize,
+) -> Result<Option<(usize, f32)>, String> {
+    Ok(Some(match def {
+        ReferenceDef::BindPose => return Ok(None),
+        ReferenceDef::FirstFrame => (own_clip, model.clips[own_clip].first_key_secs()),
+        ReferenceDef::ClipFrame { clip, time_secs } => {
+            let c = model
+                .find_clip(clip)
+                .ok_or_else(|| format!("unknown clip '{clip}'"))?;
+            (c, *time_secs)
+        }
+    }))
+}
+
+/// The reference morph weights of an additive layer (per mesh), sampled once like
+/// [`reference_pose`].
+pub(super) fn reference_morph(
+    model: &Model,
+    def: &ReferenceDef,
+    own_clip: usize,
+) -> Result<Vec<Vec<f32>>, String> {
+    let mut out = model.default_morph_weights();
+    if let Some((clip, time)) = reference_frame(model, def, own_clip)? {
+        model.morph_weights_at(Some(clip), time, &mut out);
+    }
+    Ok(out)
+}
+
+/// The reference pose of an additive layer, sampled once.
+pub(super) fn reference_pose(
+    model: &Model,
+    def: &ReferenceDef,
+    own_clip: usize,
+) -> Result<Vec<Transform>, String> {
+    let skeleton = &model.skeleton;
+    let mut pose = skeleton.rest_pose().to_vec();
+    let Some((clip, time)) = reference_frame(model, def, own_clip)? else {
+        return Ok(pose);
+    };
+    SamplingJob {
+        clip: &model.clips[clip],
+        time_secs: time,
+        rest_pose: skeleton.rest_pose(),
+    }
+    .run(&mut pose)
+    .map_err(|e| e.to_string())?;
+    Ok(pose)
+}
