@@ -29,7 +29,7 @@ fn drive_a_single_clip_paused_scrubbed_and_played() {
     assert!(p.is_driving());
     // Paused: the warp is evaluated at once (rate 1.25, stride 1.2).
     {
-        let g = p.graph.as_ref().unwrap();
+        let g = p.graph().unwrap();
         let l = g.locomotion.as_ref().unwrap();
         assert!((g.graph.rate() - 1.25).abs() < 1e-9);
         assert!((l.warp.scale - 1.2).abs() < 1e-4, "{}", l.warp.scale);
@@ -39,7 +39,7 @@ fn drive_a_single_clip_paused_scrubbed_and_played() {
     // the character does not move.
     let feet_at = |p: &mut Previewer, t: f64| {
         let model = p.model().clone();
-        let g = p.graph.as_mut().unwrap();
+        let g = p.graph_mut().unwrap();
         g.seek(&model, t);
         let l = g.locomotion.as_ref().unwrap();
         (
@@ -54,14 +54,14 @@ fn drive_a_single_clip_paused_scrubbed_and_played() {
     assert!(a.iter().zip(&c).all(|(x, y)| x.distance(*y) < 1e-6));
     assert_eq!(wa, wc);
     // Playing one second moves the character 1.909 m.
-    p.graph.as_mut().unwrap().playing = true;
+    p.graph_mut().unwrap().playing = true;
     let start = p.root_position();
     for _ in 0..60 {
         p.advance(1.0 / 60.0);
     }
     let moved = p.root_position().distance(start);
     assert!((moved - WALK * 1.5).abs() < 0.06, "moved {moved} m in 1 s");
-    let g = p.graph.as_ref().unwrap();
+    let g = p.graph().unwrap();
     assert_eq!(g.locomotion_history().len(), 60);
     // Changing the speed while playing takes effect: 0.6x gives rate 0.75, stride 0.8.
     let mut s = p.locomotion_settings;
@@ -71,7 +71,7 @@ fn drive_a_single_clip_paused_scrubbed_and_played() {
     for _ in 0..60 {
         p.advance(1.0 / 60.0);
     }
-    let g = p.graph.as_ref().unwrap();
+    let g = p.graph().unwrap();
     assert!((g.graph.rate() - 0.75).abs() < 1e-9);
     assert!((g.locomotion.as_ref().unwrap().warp.scale - 0.8).abs() < 1e-3);
 
@@ -79,12 +79,12 @@ fn drive_a_single_clip_paused_scrubbed_and_played() {
     let run = p.model().find_clip("Run").unwrap();
     p.select_clip(run);
     assert!(p.is_driving());
-    let g = p.graph.as_ref().unwrap();
+    let g = p.graph().unwrap();
     assert_eq!(g.graph.leader().clip, run);
     // Drive off: back to the timeline.
     p.set_drive(false);
     assert!(!p.is_driving());
-    assert!(p.graph.is_none());
+    assert!(p.graph().is_none());
     assert_eq!(p.timeline.clip(), Some(run));
 }
 
@@ -97,11 +97,11 @@ fn drive_the_demo_state_machine_by_movement_speed() {
     p.set_locomotion_settings(s);
     p.set_drive(true);
     assert!(p.is_driving());
-    p.graph.as_mut().unwrap().playing = true;
+    p.graph_mut().unwrap().playing = true;
     for _ in 0..120 {
         p.advance(1.0 / 60.0);
     }
-    let g = p.graph.as_ref().unwrap();
+    let g = p.graph().unwrap();
     // The movement speed drives the graph's `speed`: Move state, Walk and Run blended at
     // weights 0.536 / 0.464. Cycle-synced, that blend covers (0.536 x 1.4 + 0.464 x 3.5) m
     // per (0.536 x 1.1 + 0.464 x 0.7) s = 2.597 m/s, not 3: speed matching makes up the
@@ -136,7 +136,7 @@ fn a_rig_without_legs_cannot_drive() {
     assert!(!p.is_driving());
     let m = p.message().expect("a message");
     assert!(m.is_error && m.text.contains("no legs"), "{}", m.text);
-    assert!(p.graph.is_none());
+    assert!(p.graph().is_none());
 }
 
 #[test]
@@ -155,16 +155,7 @@ fn legs_can_be_chosen_and_a_bad_choice_is_refused() {
     )
     .unwrap();
     p.set_leg_override(Some(one));
-    let legs = |p: &Previewer| {
-        p.graph
-            .as_ref()
-            .unwrap()
-            .locomotion
-            .as_ref()
-            .unwrap()
-            .legs()
-            .len()
-    };
+    let legs = |p: &Previewer| p.graph().unwrap().locomotion.as_ref().unwrap().legs().len();
     assert_eq!(legs(&p), 1);
     // The calf above the thigh: refused, the one leg stays, the reason is shown.
     let bad = legs_from_override(
@@ -229,9 +220,9 @@ fn graph_edits_apply_and_undo() {
     let mut p = demo();
     p.set_graph_enabled(true);
     let model = p.model().clone();
-    p.graph.as_mut().unwrap().set_float(&model, "speed", 3.0);
-    p.graph.as_mut().unwrap().seek(&model, 0.4);
-    let sync_of = |p: &Previewer| match &p.graph.as_ref().unwrap().graph.def().base {
+    p.graph_mut().unwrap().set_float(&model, "speed", 3.0);
+    p.graph_mut().unwrap().seek(&model, 0.4);
+    let sync_of = |p: &Previewer| match &p.graph().unwrap().graph.def().base {
         NodeDef::StateMachine { machine, .. } => match &machine.states[1].node {
             NodeDef::BlendSpace1D { sync, .. } => *sync,
             other => panic!("{other:?}"),
@@ -239,16 +230,7 @@ fn graph_edits_apply_and_undo() {
         other => panic!("{other:?}"),
     };
     assert_eq!(sync_of(&p), SyncMode::Cycle);
-    let time = |p: &Previewer| {
-        p.graph
-            .as_ref()
-            .unwrap()
-            .graph
-            .leader()
-            .clock
-            .time()
-            .phase_secs
-    };
+    let time = |p: &Previewer| p.graph().unwrap().graph.leader().clock.time().phase_secs;
     let t0 = time(&p);
     p.edit_graph(|d| {
         if let NodeDef::StateMachine { machine, .. } = &mut d.base {
@@ -258,7 +240,7 @@ fn graph_edits_apply_and_undo() {
         }
     });
     assert_eq!(sync_of(&p), SyncMode::None);
-    let g = p.graph.as_ref().unwrap();
+    let g = p.graph().unwrap();
     assert_eq!(g.graph.params().get_float("speed"), Some(3.0));
     assert!(
         (time(&p) - t0).abs() < 1e-9,
@@ -271,7 +253,7 @@ fn graph_edits_apply_and_undo() {
     assert_eq!(sync_of(&p), SyncMode::None);
     // A clip that does not exist: refused, graph unchanged, reason shown.
     p.edit_graph(|d| d.layers[0].clip = "NoSuchClip".into());
-    assert_eq!(p.graph.as_ref().unwrap().graph.def().layers[0].clip, "Wave");
+    assert_eq!(p.graph().unwrap().graph.def().layers[0].clip, "Wave");
     assert!(
         p.message().unwrap().text.contains("NoSuchClip"),
         "{:?}",

@@ -447,7 +447,7 @@ fn drive_starts_at_the_implied_speed_of_an_in_place_walk() {
         (v - implied).abs() <= 0.02 * implied,
         "movement speed {v} vs implied {implied}"
     );
-    let g = p.graph.as_ref().unwrap();
+    let g = p.graph().unwrap();
     let l = g.locomotion.as_ref().unwrap();
     assert!(l.uses_implied);
     assert_eq!(l.speed_source(), "implied by the feet");

@@ -564,7 +564,7 @@ fn phase_warnings_are_held_and_logged() {
     };
     let mut g = GraphSession::new(&model, &def).unwrap();
     g.playing = true;
-    h.state_mut().graph = Some(g);
+    h.state_mut().play_graph(g);
     let logged = |h: &Harness<'static, Previewer>| {
         h.state()
             .message_log()
@@ -578,8 +578,7 @@ fn phase_warnings_are_held_and_logged() {
     assert_eq!(logged(&h), 1, "logged once while it keeps firing");
     // The second input fades out: the warning stops but stays up for 2 s.
     h.state_mut()
-        .graph
-        .as_mut()
+        .graph_mut()
         .unwrap()
         .set_float(&model, "w", 0.0);
     for _ in 0..60 {

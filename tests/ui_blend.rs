@@ -27,25 +27,24 @@ fn harness_sized(height: f32) -> Harness<'static, Previewer> {
 #[test]
 fn the_graph_walks_runs_and_waves_from_the_blend_panel() {
     let mut h = harness();
-    assert!(h.state().graph.is_none());
+    assert!(h.state().graph().is_none());
     h.get_by_label("Play through the pose graph").click();
     h.run_steps(2);
-    let g = h.state().graph.as_ref().expect("graph on");
+    let g = h.state().graph().expect("graph on");
     let sm = g.graph.state_machine().unwrap();
     assert_eq!(sm.state_name(sm.current()), "Idle");
     // The parameters of the demo graph are sliders; set speed through the state.
-    h.state_mut().graph.as_mut().unwrap().playing = true;
+    h.state_mut().graph_mut().unwrap().playing = true;
     let model = h.state().model().clone();
     h.state_mut()
-        .graph
-        .as_mut()
+        .graph_mut()
         .unwrap()
         .set_float(&model, "speed", 5.0);
     for _ in 0..60 {
         h.state_mut().advance(1.0 / 60.0);
     }
     h.run_steps(2);
-    let g = h.state().graph.as_ref().unwrap();
+    let g = h.state().graph().unwrap();
     let sm = g.graph.state_machine().unwrap();
     assert_eq!(sm.state_name(sm.current()), "Move");
     assert!(
@@ -58,7 +57,7 @@ fn the_graph_walks_runs_and_waves_from_the_blend_panel() {
     // The state view's buttons cross-fade: Go to Idle.
     h.get_by_label("Idle").click();
     h.run_steps(1);
-    let g = h.state().graph.as_ref().unwrap();
+    let g = h.state().graph().unwrap();
     let (_, to, _) = g
         .graph
         .state_machine()
@@ -69,7 +68,7 @@ fn the_graph_walks_runs_and_waves_from_the_blend_panel() {
     // Picking a clip in the list goes back to single-clip playback.
     h.get_by_label("Walk  (1.100 s)").click();
     h.run_steps(1);
-    assert!(h.state().graph.is_none());
+    assert!(h.state().graph().is_none());
 }
 
 #[test]
@@ -125,14 +124,14 @@ fn edit_section_undo_and_drive_from_the_panels() {
     h.run_steps(2);
     h.get_by_label("Edit graph").click();
     h.run_steps(2);
-    assert!(!h.state().graph.as_ref().unwrap().can_undo());
+    assert!(!h.state().graph().unwrap().can_undo());
     h.state_mut()
         .edit_graph(|d| d.layers[0].mode = stridescope::graph::def::LayerMode::Override);
     h.run_steps(2);
-    assert!(h.state().graph.as_ref().unwrap().can_undo());
+    assert!(h.state().graph().unwrap().can_undo());
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run_steps(2);
-    let g = h.state().graph.as_ref().unwrap();
+    let g = h.state().graph().unwrap();
     assert_eq!(
         g.graph.def().layers[0].mode,
         stridescope::graph::def::LayerMode::Additive
@@ -156,7 +155,7 @@ fn mask_picker_and_reference_frame_edit_the_layer() {
     h.run_steps(2);
     h.get_by_label("Edit graph").click();
     h.run_steps(2);
-    let ramp_before = h.state().graph.as_ref().unwrap().graph.def().layers[0]
+    let ramp_before = h.state().graph().unwrap().graph.def().layers[0]
         .mask
         .clone()
         .expect("the demo's Wave layer is masked")
@@ -166,7 +165,7 @@ fn mask_picker_and_reference_frame_edit_the_layer() {
     let pelvis = h.query_all_by_label("joint").nth(1).expect("pelvis row");
     pelvis.click();
     h.run_steps(2);
-    let mask = h.state().graph.as_ref().unwrap().graph.def().layers[0]
+    let mask = h.state().graph().unwrap().graph.def().layers[0]
         .mask
         .clone()
         .unwrap();
@@ -176,7 +175,7 @@ fn mask_picker_and_reference_frame_edit_the_layer() {
     );
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run_steps(2);
-    let mask = h.state().graph.as_ref().unwrap().graph.def().layers[0]
+    let mask = h.state().graph().unwrap().graph.def().layers[0]
         .mask
         .clone()
         .unwrap();
@@ -187,7 +186,7 @@ fn mask_picker_and_reference_frame_edit_the_layer() {
     h.get_by_label("frame of Walk").click();
     h.run_steps(2);
     assert_eq!(
-        h.state().graph.as_ref().unwrap().graph.def().layers[0].reference,
+        h.state().graph().unwrap().graph.def().layers[0].reference,
         ReferenceDef::ClipFrame {
             clip: "Walk".into(),
             time_secs: 0.0
@@ -204,7 +203,7 @@ fn the_clip_list_highlights_what_plays() {
     h.get_by_label("Play through the pose graph").click();
     h.run_steps(2);
     let model = h.state().model().clone();
-    let g = h.state_mut().graph.as_mut().unwrap();
+    let g = h.state_mut().graph_mut().unwrap();
     g.playing = true;
     // Between the walk's and the run's speeds: both blend in Move.
     g.set_float(&model, "speed", 2.4);
@@ -232,7 +231,7 @@ fn the_clip_list_highlights_what_plays() {
     }
     h.run_steps(1);
     let p = h.state();
-    let playing = p.matching.as_ref().unwrap().session.current().unwrap().clip;
+    let playing = p.matching().unwrap().session.current().unwrap().clip;
     let w = p.clip_weights();
     assert_eq!(w.iter().filter(|&&x| x > 0.0).count(), 1, "{w:?}");
     assert_eq!(w[playing], 1.0);
@@ -249,7 +248,7 @@ fn two_clip_blend_and_transition_fades_from_the_panel() {
     h.get_by_label("Blend").click();
     h.run_steps(3);
     let model = h.state().model().clone();
-    let g = h.state().graph.as_ref().expect("blending");
+    let g = h.state().graph().expect("blending");
     // Held at 0.5 until the slider moves: both inputs weigh half.
     let w = h.state().clip_weights();
     let (a, b) = (
@@ -262,8 +261,7 @@ fn two_clip_blend_and_transition_fades_from_the_panel() {
     );
     assert_eq!(g.graph.params().get_float("weight"), Some(0.5));
     h.state_mut()
-        .graph
-        .as_mut()
+        .graph_mut()
         .unwrap()
         .set_float(&model, "weight", 0.8);
     for _ in 0..30 {
@@ -278,15 +276,14 @@ fn two_clip_blend_and_transition_fades_from_the_panel() {
     h.get_by_label("Edit graph").click();
     h.run_steps(2);
     h.get_by_label("Idle -> Move");
-    let first =
-        |h: &Harness<'static, Previewer>| match &h.state().graph.as_ref().unwrap().graph.def().base
-        {
-            stridescope::graph::def::NodeDef::StateMachine { machine, .. } => (
-                machine.transitions[0].duration_secs,
-                machine.transitions[0].ease.clone(),
-            ),
-            _ => panic!("the demo graph is a state machine"),
-        };
+    let first = |h: &Harness<'static, Previewer>| match &h.state().graph().unwrap().graph.def().base
+    {
+        stridescope::graph::def::NodeDef::StateMachine { machine, .. } => (
+            machine.transitions[0].duration_secs,
+            machine.transitions[0].ease.clone(),
+        ),
+        _ => panic!("the demo graph is a state machine"),
+    };
     assert_eq!(first(&h).1, Ease::Smoothstep);
     h.query_all_by_label("curve").next().unwrap().click();
     h.run_steps(2);

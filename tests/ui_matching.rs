@@ -22,11 +22,7 @@ fn harness() -> Harness<'static, Previewer> {
 fn session<'a>(
     h: &'a Harness<'static, Previewer>,
 ) -> &'a stridescope::stage::matching::MatchingSession {
-    &h.state()
-        .matching
-        .as_ref()
-        .expect("motion matching is on")
-        .session
+    &h.state().matching().expect("motion matching is on").session
 }
 
 /// Frames of 1/60 s: the UI reads the keys, then the controller advances.
@@ -44,7 +40,7 @@ fn open_demo_set(h: &mut Harness<'static, Previewer>) {
     h.get_by_label("Open the motion-matching demo").click();
     h.run_steps(2);
     let p = h.state();
-    assert!(p.matching.is_some(), "motion matching is on");
+    assert!(p.matching().is_some(), "motion matching is on");
     assert_eq!(p.model().clips.len(), 13);
 }
 
@@ -59,8 +55,7 @@ fn held_keys_walk_away_from_the_camera_and_shift_runs() {
     run_frames(&mut h, 180);
     let at = |h: &Harness<'static, Previewer>| {
         h.state()
-            .matching
-            .as_ref()
+            .matching()
             .unwrap()
             .session
             .world_from_root()
@@ -77,7 +72,7 @@ fn held_keys_walk_away_from_the_camera_and_shift_runs() {
         "went {moved:?}, camera looks {look:?}"
     );
     let walk = p.model().find_clip("Walk").unwrap();
-    let f = p.matching.as_ref().unwrap().session.current().unwrap();
+    let f = p.matching().unwrap().session.current().unwrap();
     assert_eq!(f.clip, walk, "walking on W");
     // Shift: the run.
     // Shift held (a modifier state, as the window reports it).
@@ -87,7 +82,7 @@ fn held_keys_walk_away_from_the_camera_and_shift_runs() {
         h.run_steps(1);
         h.state_mut().advance(1.0 / 60.0);
         let p = h.state();
-        let f = p.matching.as_ref().unwrap().session.current().unwrap();
+        let f = p.matching().unwrap().session.current().unwrap();
         ran |= p.model().clips[f.clip].name().starts_with("Run");
     }
     assert!(ran, "Shift+W never ran");
@@ -122,7 +117,7 @@ fn pausing_steps_and_scrubs_the_recording() {
     h.key_press(Key::ArrowLeft);
     h.run_steps(1);
     let p = h.state();
-    let s = &p.matching.as_ref().unwrap().session;
+    let s = &p.matching().unwrap().session;
     assert_eq!(s.viewed(), Some(recorded - 3));
     let f = &s.frames()[recorded - 3];
     assert_eq!(s.world_from_root(), f.world_from_root);
@@ -148,7 +143,7 @@ fn m_toggles_motion_matching_on_the_plain_demo_and_edits_restart_the_recording()
     let mut h = harness();
     h.key_press(Key::M);
     h.run_steps(2);
-    assert!(h.state().matching.is_some());
+    assert!(h.state().matching().is_some());
     // Panels that describe the timeline's clip say who drives instead.
     for text in [
         "Motion matching moves the root",
@@ -182,13 +177,13 @@ fn m_toggles_motion_matching_on_the_plain_demo_and_edits_restart_the_recording()
     assert_eq!(s.db.weights()[4], 3.0);
     h.key_press(Key::M);
     h.run_steps(2);
-    assert!(h.state().matching.is_none());
+    assert!(h.state().matching().is_none());
 }
 
 /// Frames (of the last `n`) that played a clip whose name contains `word`.
 fn played(h: &Harness<'static, Previewer>, n: usize, word: &str) -> usize {
     let p = h.state();
-    let frames = p.matching.as_ref().unwrap().session.frames();
+    let frames = p.matching().unwrap().session.frames();
     frames[frames.len().saturating_sub(n)..]
         .iter()
         .filter(|f| p.model().clips[f.clip].name().contains(word))
@@ -222,7 +217,7 @@ fn jump_target_tags_from_the_panel_constrain_the_search() {
     h.run_steps(2);
     let tags = session(&h).db.tag_names().to_vec();
     let bit = 1u32 << tags.iter().position(|t| t == "strafe").unwrap();
-    assert_eq!(h.state().matching.as_ref().unwrap().exclude_tags, bit);
+    assert_eq!(h.state().matching().unwrap().exclude_tags, bit);
     strafe_right(&mut h);
     assert_eq!(played(&h, 180, "Strafe"), 0);
     // The constraint is part of the recorded input, so a replay honours it too.

@@ -188,7 +188,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     if options.graph || !options.param.is_empty() {
         previewer.set_graph_enabled(true);
         let model = previewer.model().clone();
-        if let Some(g) = previewer.graph.as_mut() {
+        if let Some(g) = previewer.graph_mut() {
             for (name, v) in &options.param {
                 g.set_float(&model, name, *v);
             }
@@ -205,7 +205,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         }
         previewer.locomotion_settings = s;
         previewer.set_drive(true);
-        if let Some(g) = previewer.graph.as_mut() {
+        if let Some(g) = previewer.graph_mut() {
             g.playing = options.play;
         }
     }
@@ -708,7 +708,7 @@ impl Gpu {
             self.overlay
                 .point(root, 7.0, Rgba8::rgb(90, 220, 140), DepthTest::OnTop);
         }
-        if let Some(l) = previewer.graph.as_ref().and_then(|g| g.locomotion.as_ref()) {
+        if let Some(l) = previewer.graph().and_then(|g| g.locomotion.as_ref()) {
             let flags = previewer.locomotion_overlays;
             if flags.any() {
                 self.overlay.locomotion(
@@ -725,8 +725,8 @@ impl Gpu {
                 );
             }
         }
-        if let (Some(m), Some(d)) = (previewer.matching.as_ref(), previewer.matching_draw()) {
-            self.overlay.matching(&d, &m.overlays);
+        if let Some(d) = previewer.matching_draw() {
+            self.overlay.matching(&d, &previewer.matching_overlays);
         }
         let mut characters = Vec::new();
         let mut grid = None;
@@ -985,7 +985,7 @@ impl App {
         if let (true, Some(keys), Some(m)) = (
             scripted,
             self.options.hold_keys,
-            self.previewer.matching.as_mut(),
+            self.previewer.matching_mut(),
         ) {
             m.keys = keys;
         }

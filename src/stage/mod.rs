@@ -11,4 +11,5 @@ pub mod pose;
 pub mod retarget;
 pub mod scenario;
 pub mod session;
+pub mod source;
 pub mod timeline;

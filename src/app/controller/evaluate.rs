@@ -49,31 +49,12 @@ impl Previewer {
 
     /// Evaluates the current pose (after playback or any seek).
     pub fn evaluate_pose(&mut self) {
-        let request = if self.toggles.bind_pose {
-            PoseRequest {
-                clip: None,
-                time_secs: 0.0,
-                remove_root_motion: None,
-                model_from_root: self.timeline.model_from_root(),
-            }
-        } else {
-            self.timeline.pose_request()
-        };
-        let result = match (&self.matching, &self.graph) {
-            (Some(m), _) if !self.toggles.bind_pose => {
-                let s = &m.session;
-                self.pose
-                    .evaluate_local(&self.model, s.pose(), s.world_from_root().to_mat4())
-            }
-            (_, Some(g)) if !self.toggles.bind_pose => {
-                let r = self
-                    .pose
-                    .evaluate_local(&self.model, g.local_pose(), g.model_from_root());
-                self.pose.set_morph_weights(g.morph_weights());
-                r
-            }
-            _ => self.pose.evaluate(&self.model, &request),
-        };
+        let result = self.source.evaluate(
+            &self.model,
+            &self.timeline,
+            self.toggles.bind_pose,
+            &mut self.pose,
+        );
         self.apply_morph_overrides();
         self.evaluate_ghosts();
         self.evaluate_compare();
@@ -98,11 +79,7 @@ impl Previewer {
     /// to ghost: ghosts show in timeline playback only.
     pub(super) fn evaluate_ghosts(&mut self) {
         let onion = self.inspect.onion;
-        if !onion.enabled
-            || self.graph.is_some()
-            || self.matching.is_some()
-            || self.toggles.bind_pose
-        {
+        if !onion.enabled || !matches!(self.source, MotionSource::Clip) || self.toggles.bind_pose {
             self.ghosts.clear();
             self.ghost_offsets_secs.clear();
             return;
@@ -206,13 +183,13 @@ impl Previewer {
         let Some(c) = self.compare.as_mut() else {
             return;
         };
-        if self.matching.is_some() {
+        if self.source.matching().is_some() {
             c.valid = false;
             c.note =
                 Some("A/B compare follows the timeline's clip: turn motion matching off".into());
             return;
         }
-        let (Some(a_clip), None) = (self.timeline.clip(), self.graph.as_ref()) else {
+        let (Some(a_clip), None) = (self.timeline.clip(), self.source.graph()) else {
             c.valid = false;
             c.note = Some(format!(
                 "A/B compare follows the timeline's clip: {}",

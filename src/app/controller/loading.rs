@@ -324,14 +324,13 @@ impl Previewer {
         self.ghosts.clear();
         // The graph names clips of the old file: rebuild the new file's default graph (or
         // the drive graph of the selected clip) once the timeline is rebuilt.
-        let had_graph = self.graph.is_some() && !self.drive_graph;
+        let had_graph = self.source.graph().is_some() && !self.source.is_drive_only();
         if !reload {
             self.leg_override = None;
         }
         let driving = self.is_driving();
-        self.graph = None;
-        self.drive_graph = false;
-        let had_matching = self.matching.take().is_some();
+        let had_matching = self.source.matching().is_some();
+        self.source = MotionSource::Clip;
         let mut timeline = Timeline::new(&self.model);
         timeline.set_mode(mode);
         if reload {

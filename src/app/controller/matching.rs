@@ -1,52 +1,16 @@
-//! The previewer's motion-matching mode: the session, whether it plays, the keys held,
-//! and the debugger's view options. While it is on, the character is driven by the
+//! The previewer's motion-matching mode (the source is [`MatchingPlay`]; the debugger's
+//! view options are the controller's). While it is on, the character is driven by the
 //! keyboard (WASD or arrows relative to the camera, Shift runs, Ctrl strafes); pausing
 //! freezes the recording, and the timeline then scrubs it (a seek: the recorded frame is
 //! replayed exactly, nothing new is simulated).
 
-use crate::anim::motion_matching::MatcherInput;
 use crate::asset::Model;
-use crate::stage::matching::{KeyInput, MatchingDef, MatchingSession};
+use crate::stage::matching::{MatchingDef, MatchingSession};
+use crate::stage::source::{MatchingPlay, MotionSource};
 
 use super::Previewer;
 pub use crate::render::MatchingOverlays;
 use crate::render::{MatchingDraw, PathPoint};
-
-/// Live steps run per drawn frame at most (a stalled window does not fast-forward).
-const MAX_STEPS_PER_FRAME: usize = 8;
-
-/// Motion-matching mode state.
-pub struct MatchingMode {
-    pub session: MatchingSession,
-    pub playing: bool,
-    /// Keys held this frame (set by the UI every frame).
-    pub keys: KeyInput,
-    pub overlays: MatchingOverlays,
-    /// Jump-target constraints from the panel: bit masks over the database's tags.
-    pub require_tags: u32,
-    pub exclude_tags: u32,
-    /// Wall seconds not yet simulated (the simulation steps a fixed 1/60 s).
-    accumulated_secs: f64,
-    /// The last error of a step (shown once in the status bar).
-    pub error: Option<String>,
-}
-
-impl MatchingMode {
-    /// The input the held keys give this frame, relative to the camera's yaw.
-    pub fn input(&self, camera_yaw: f32) -> MatcherInput {
-        let s = &self.session;
-        // The live state's facing: after a scrub, play continues from the newest frame.
-        let yaw = s.live().state().sim.yaw;
-        // The orbit camera's yaw is where it sits; it looks the opposite way.
-        let look = camera_yaw + std::f32::consts::PI;
-        let mut input = self
-            .keys
-            .to_input(look, s.walk_speed_mps, s.run_speed_mps, yaw);
-        input.require_tags = self.require_tags;
-        input.exclude_tags = self.exclude_tags;
-        input
-    }
-}
 
 impl Previewer {
     /// Turns motion matching on (building or loading the database of the open file) or
@@ -54,11 +18,13 @@ impl Previewer {
     /// the reason in the status bar.
     pub fn set_matching_enabled(&mut self, on: bool) {
         if !on {
-            self.matching = None;
+            if self.source.matching().is_some() {
+                self.source = MotionSource::Clip;
+            }
             self.evaluate_pose();
             return;
         }
-        if self.matching.is_some() {
+        if self.source.matching().is_some() {
             return;
         }
         match MatchingSession::new(&self.model, MatchingDef::default(), self.path.as_deref()) {
@@ -66,8 +32,6 @@ impl Previewer {
                 if self.is_driving() {
                     self.set_drive(false);
                 }
-                self.graph = None;
-                self.drive_graph = false;
                 let note = match &session.cache {
                     crate::stage::matching::cache::CacheOutcome::Loaded(_) => {
                         "loaded from its cache".to_string()
@@ -89,16 +53,7 @@ impl Previewer {
                     ),
                     false,
                 );
-                self.matching = Some(MatchingMode {
-                    session,
-                    playing: true,
-                    keys: KeyInput::default(),
-                    overlays: MatchingOverlays::default(),
-                    require_tags: 0,
-                    exclude_tags: 0,
-                    accumulated_secs: 0.0,
-                    error: None,
-                });
+                self.source = MotionSource::Matching(Box::new(MatchingPlay::new(session)));
                 // Motion matching plays no morph channels: the meshes' own weights,
                 // set once (a graph or clip shown before may have left others).
                 self.pose
@@ -130,7 +85,7 @@ impl Previewer {
     pub fn matching_draw(&self) -> Option<MatchingDraw> {
         use crate::anim::motion_matching::FeatureGroup;
         use glam::{DVec2, Vec3};
-        let m = self.matching.as_ref()?;
+        let m = self.source.matching()?;
         let s = &m.session;
         let f = s.current()?;
         let ground = |p: glam::Vec2| Vec3::new(p.x, 0.0, p.y);
@@ -193,48 +148,18 @@ impl Previewer {
 
     /// Runs `steps` live frames with the held keys.
     fn step_matching(&mut self, steps: usize) {
-        let yaw = self.camera.yaw_rad;
-        let Some(m) = self.matching.as_mut() else {
+        let look = self.camera.yaw_rad + std::f32::consts::PI;
+        let Some(m) = self.source.matching_mut() else {
             return;
         };
-        for _ in 0..steps {
-            let input = m.input(yaw);
-            if let Err(e) = m.session.step(&self.model, &input) {
-                m.playing = false;
-                m.error = Some(e);
-                break;
-            }
-        }
-        if let Some(e) = m.error.take() {
+        if let Err(e) = m.step(&self.model, steps, look) {
             self.set_message(e, true);
         }
     }
 
-    /// Motion matching's part of [`Previewer::advance`]: fixed 1/60 s steps for the wall
-    /// time that passed, while playing.
-    pub(super) fn advance_matching(&mut self, dt_secs: f64) {
-        let Some(m) = self.matching.as_mut() else {
-            return;
-        };
-        if !m.playing {
-            return;
-        }
-        m.accumulated_secs += dt_secs.max(0.0);
-        let step = m.session.dt_secs;
-        let mut n = 0;
-        while m.accumulated_secs >= step - 1e-9 && n < MAX_STEPS_PER_FRAME {
-            m.accumulated_secs -= step;
-            n += 1;
-        }
-        if n == MAX_STEPS_PER_FRAME {
-            m.accumulated_secs = 0.0;
-        }
-        self.step_matching(n);
-    }
-
     /// Shows recorded frame `index` (pauses first): the timeline's scrub.
     pub fn seek_matching(&mut self, index: usize) {
-        let Some(m) = self.matching.as_mut() else {
+        let Some(m) = self.source.matching_mut() else {
             return;
         };
         m.playing = false;
@@ -246,7 +171,7 @@ impl Previewer {
 
     /// Steps the shown recorded frame by `delta` (←/→ while paused).
     pub fn step_matching_view(&mut self, delta: i64) {
-        let Some(m) = self.matching.as_ref() else {
+        let Some(m) = self.source.matching() else {
             return;
         };
         let n = m.session.frames().len();
@@ -261,7 +186,7 @@ impl Previewer {
     /// Applies new settings (weights, dwell, biases...): the recording starts over from
     /// the shown pose.
     pub fn edit_matching(&mut self, f: impl FnOnce(&mut MatchingDef)) {
-        let Some(m) = self.matching.as_mut() else {
+        let Some(m) = self.source.matching_mut() else {
             return;
         };
         let mut def = m.session.def.clone();
@@ -278,7 +203,7 @@ impl Previewer {
     /// Back to standing at the origin with an empty recording.
     pub fn reset_matching(&mut self) {
         let model: &Model = &self.model;
-        if let Some(m) = self.matching.as_mut() {
+        if let Some(m) = self.source.matching_mut() {
             if let Err(e) = m.session.reset(model) {
                 self.message = Some(super::Message {
                     text: e,

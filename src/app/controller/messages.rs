@@ -77,7 +77,7 @@ impl Previewer {
     /// fires, and remembered with the graph's clock so the Blend panel keeps it visible
     /// for [`WARNING_HOLD_SECS`] after a short cross-fade ends.
     pub(super) fn note_phase_warning(&mut self) {
-        let Some(g) = &self.graph else {
+        let Some(g) = self.source.graph() else {
             self.phase_warning_on = false;
             return;
         };
@@ -107,7 +107,7 @@ impl Previewer {
     /// The graph's phase warning while it is on, or for [`WARNING_HOLD_SECS`] after it
     /// stopped: its text and the seconds since it last fired (0 while on).
     pub fn recent_phase_warning(&self) -> Option<(&str, f64)> {
-        let g = self.graph.as_ref()?;
+        let g = self.source.graph()?;
         let (text, at) = self.last_phase_warning.as_ref()?;
         let ago = if self.phase_warning_on {
             0.0

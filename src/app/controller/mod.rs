@@ -1,6 +1,6 @@
 //! The previewer's state, owned by a controller the UI only draws: the open character,
-//! single-clip playback (the [`Timeline`]), the pose graph ([`GraphSession`]) or motion
-//! matching ([`MatchingMode`], in `matching.rs`), the
+//! single-clip playback (the [`Timeline`]) and what moves the character now (its
+//! [`MotionSource`]: the clip, a pose graph, Drive or motion matching), the
 //! evaluated pose, camera and view settings, the status message and the actions the window
 //! must carry out. No egui here: `src/ui` draws this state and calls its methods; tests
 //! drive it directly.
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use glam::Vec3;
 
-pub use matching::{MatchingMode, MatchingOverlays};
+pub use matching::MatchingOverlays;
 
 use crate::app::settings::{Settings, ViewToggles};
 use crate::asset::Model;
@@ -24,8 +24,9 @@ use crate::graph::def::{GraphDef, NodeDef};
 use crate::render::camera::OrbitCamera;
 use crate::render::LocomotionOverlays;
 use crate::stage::locomotion::LocomotionSettings;
-use crate::stage::pose::{Pose, PoseRequest};
+use crate::stage::pose::Pose;
 use crate::stage::session::GraphSession;
+use crate::stage::source::{MatchingPlay, MotionSource};
 use crate::stage::timeline::{RootMotionMode, Timeline};
 
 /// Something the window must do for the UI (things egui cannot do itself).
@@ -130,11 +131,12 @@ pub struct Previewer {
     /// Increments whenever `model` is replaced, so the window re-uploads GPU data.
     pub(crate) model_generation: u64,
     pub timeline: Timeline,
-    /// The pose graph, when the previewer plays through it instead of one clip.
-    pub graph: Option<GraphSession>,
-    /// Motion matching, when it drives the character (replaces the graph and the
-    /// timeline while on).
-    pub matching: Option<MatchingMode>,
+    /// What moves the character: the timeline's clip, a pose graph (Drive's one-clip
+    /// graph too) or motion matching. Read it through [`Self::graph`] and
+    /// [`Self::matching`]; switch it with the mode setters.
+    pub(crate) source: MotionSource,
+    /// Which motion-matching debug overlays the viewport draws.
+    pub matching_overlays: MatchingOverlays,
     pub pose: Pose,
     pub camera: OrbitCamera,
     pub toggles: ViewToggles,
@@ -164,8 +166,6 @@ pub struct Previewer {
     pub locomotion_settings: LocomotionSettings,
     /// Which locomotion debug overlays the viewport draws while driving.
     pub locomotion_overlays: LocomotionOverlays,
-    /// The graph was made for driving one clip (drive off returns to the timeline).
-    pub(crate) drive_graph: bool,
     /// The user set the movement speed; until then Drive starts at the clip's own speed
     /// (a rig at any scale starts unwarped).
     pub(crate) speed_chosen: bool,
@@ -233,8 +233,8 @@ impl Previewer {
             path,
             model_generation: 0,
             timeline,
-            graph: None,
-            matching: None,
+            source: MotionSource::Clip,
+            matching_overlays: MatchingOverlays::default(),
             pose,
             camera: OrbitCamera::default(),
             toggles: settings.toggles,
@@ -254,7 +254,6 @@ impl Previewer {
             follow_offset: None,
             locomotion_settings: LocomotionSettings::default(),
             locomotion_overlays: LocomotionOverlays::all(),
-            drive_graph: false,
             leg_override: None,
             speed_chosen: false,
             inspect: crate::stage::inspect::Inspection::new(),
@@ -299,12 +298,33 @@ impl Previewer {
             // Keep polling the folder load and drawing its progress.
             return true;
         }
-        if let Some(m) = &self.matching {
-            return m.playing;
+        match &self.source {
+            MotionSource::Matching(m) => m.playing,
+            MotionSource::Graph { session, .. } => session.playing && session.graph.rate() != 0.0,
+            MotionSource::Clip => self.timeline.is_advancing(),
         }
-        if let Some(g) = &self.graph {
-            return g.playing && g.graph.rate() != 0.0;
-        }
-        self.timeline.is_advancing()
+    }
+
+    /// What moves the character now.
+    pub fn source(&self) -> &MotionSource {
+        &self.source
+    }
+
+    /// The pose graph while one plays (the file's graph, a blend, Drive's one-clip graph).
+    pub fn graph(&self) -> Option<&GraphSession> {
+        self.source.graph()
+    }
+
+    pub fn graph_mut(&mut self) -> Option<&mut GraphSession> {
+        self.source.graph_mut()
+    }
+
+    /// Motion matching while it moves the character.
+    pub fn matching(&self) -> Option<&MatchingPlay> {
+        self.source.matching()
+    }
+
+    pub fn matching_mut(&mut self) -> Option<&mut MatchingPlay> {
+        self.source.matching_mut()
     }
 }

@@ -8,13 +8,13 @@ impl Previewer {
     /// skin, A/B compare), as the step that brings it back: motion matching, Drive, or
     /// the pose graph the user turned on; `None` while the timeline's clip plays.
     pub fn timeline_hidden_by(&self) -> Option<&'static str> {
-        if self.matching.is_some() {
+        if self.source.matching().is_some() {
             Some("turn motion matching off (M)")
-        } else if self.is_driving() && self.drive_graph {
+        } else if self.is_driving() && self.source.is_drive_only() {
             Some("turn Drive off (D)")
         } else if self.is_driving() {
             Some("turn Drive (D) and the pose graph off")
-        } else if self.graph.is_some() {
+        } else if self.source.graph().is_some() {
             Some("turn the pose graph off")
         } else {
             None
@@ -25,32 +25,14 @@ impl Previewer {
     /// clip list: the timeline's clip; in pose-graph mode every input by its weight (a
     /// layer at its weight too); in motion matching the clip the matcher plays.
     pub fn clip_weights(&self) -> Vec<f32> {
-        let mut w = vec![0.0f32; self.model.clips.len()];
-        if let Some(m) = &self.matching {
-            if let Some(f) = m.session.current() {
-                if let Some(x) = w.get_mut(f.clip) {
-                    *x = 1.0;
-                }
-            }
-        } else if let Some(g) = &self.graph {
-            for p in g.graph.players() {
-                if let Some(x) = w.get_mut(p.clip) {
-                    *x = (*x + p.weight.max(0.0)).min(1.0);
-                }
-            }
-        } else if let Some(x) = self.timeline.clip().and_then(|i| w.get_mut(i)) {
-            *x = 1.0;
-        }
-        w
+        self.source.clip_weights(&self.model, &self.timeline)
     }
 
     /// Switches to clip `index` (a seek: the character does not move).
     pub fn select_clip(&mut self, index: usize) {
         // Picking a clip in the list plays that clip alone (driven, while driving).
         let driving = self.is_driving();
-        self.matching = None;
-        self.graph = None;
-        self.drive_graph = false;
+        self.source = MotionSource::Clip;
         self.timeline.select_clip(&self.model, index);
         if driving {
             self.set_drive(true);
@@ -81,7 +63,8 @@ impl Previewer {
         }
         self.model.set_in_place_override(clip, choice);
         let name = self.model.clips[clip].name().to_string();
-        let graph_mode = (self.graph.is_some() && !self.drive_graph) || self.matching.is_some();
+        let graph_mode = (self.source.graph().is_some() && !self.source.is_drive_only())
+            || self.source.matching().is_some();
         if graph_mode {
             self.set_message(
                 format!(
@@ -107,7 +90,7 @@ impl Previewer {
     /// True while the locomotion stage drives the character (movement speed and
     /// direction, speed matching, stride warping, foot IK).
     pub fn is_driving(&self) -> bool {
-        self.graph.as_ref().is_some_and(|g| g.locomotion.is_some())
+        self.source.is_driving()
     }
 
     /// Turns "drive" on or off (D). On a single clip it plays that clip through a one-clip
@@ -115,16 +98,15 @@ impl Previewer {
     /// space, the state machine). A rig without legs stays undriven with the reason in
     /// the status bar.
     pub fn set_drive(&mut self, on: bool) {
-        if on {
-            self.matching = None;
+        if on && self.source.matching().is_some() {
+            self.source = MotionSource::Clip;
         }
         if !on {
-            if let Some(g) = &mut self.graph {
+            if let Some(g) = self.source.graph_mut() {
                 let _ = g.set_drive(&self.model, false, self.locomotion_settings, None);
             }
-            if self.drive_graph {
-                self.graph = None;
-                self.drive_graph = false;
+            if self.source.is_drive_only() {
+                self.source = MotionSource::Clip;
             }
             self.evaluate_pose();
             return;
@@ -132,7 +114,7 @@ impl Previewer {
         if self.is_driving() {
             return;
         }
-        if self.graph.is_none() {
+        if self.source.graph().is_none() {
             let Some(clip) = self.timeline.clip() else {
                 self.set_message("drive: the file has no clip to drive", true);
                 return;
@@ -153,8 +135,10 @@ impl Previewer {
                         &self.model,
                         t.to_secs(self.model.clips[clip].duration_secs() as f64),
                     );
-                    self.graph = Some(g);
-                    self.drive_graph = true;
+                    self.source = MotionSource::Graph {
+                        session: Box::new(g),
+                        drive_only: true,
+                    };
                 }
                 Err(e) => {
                     self.set_message(format!("drive: {e}"), true);
@@ -164,19 +148,18 @@ impl Previewer {
         }
         let settings = self.locomotion_settings;
         let legs = self.leg_override.clone();
-        if let Some(g) = &mut self.graph {
+        if let Some(g) = self.source.graph_mut() {
             if let Err(e) = g.set_drive(&self.model, true, settings, legs) {
-                if self.drive_graph {
-                    self.graph = None;
-                    self.drive_graph = false;
+                if self.source.is_drive_only() {
+                    self.source = MotionSource::Clip;
                 }
                 self.set_message(format!("drive: {e}"), true);
             }
         }
         if !self.speed_chosen {
             let natural = self
-                .graph
-                .as_ref()
+                .source
+                .graph()
                 .and_then(|g| g.locomotion.as_ref())
                 .map(|l| l.anim_speed as f32)
                 .filter(|v| *v > 0.0);
@@ -184,7 +167,7 @@ impl Previewer {
                 let mut s = self.locomotion_settings;
                 s.movement_speed = v;
                 self.locomotion_settings = s;
-                if let Some(g) = &mut self.graph {
+                if let Some(g) = self.source.graph_mut() {
                     g.set_locomotion_settings(&self.model, s);
                 }
             }
@@ -196,7 +179,7 @@ impl Previewer {
     /// the previous legs, with the reason in the status bar.
     pub fn set_leg_override(&mut self, legs: Option<Vec<crate::anim::contacts::LegChain>>) {
         let previous = std::mem::replace(&mut self.leg_override, legs);
-        if let Some(g) = &mut self.graph {
+        if let Some(g) = self.source.graph_mut() {
             if g.locomotion.is_some() {
                 let settings = self.locomotion_settings;
                 if let Err(e) = g.set_drive(&self.model, true, settings, self.leg_override.clone())
@@ -213,7 +196,7 @@ impl Previewer {
     /// Edits the pose graph's definition (Blend panel), undoably; a refused edit keeps the
     /// graph and shows why.
     pub fn edit_graph(&mut self, f: impl FnOnce(&mut crate::graph::GraphDef)) {
-        if let Some(g) = &mut self.graph {
+        if let Some(g) = self.source.graph_mut() {
             if let Err(e) = g.edit(&self.model, f) {
                 self.set_message(format!("graph edit: {e}"), true);
             }
@@ -223,7 +206,7 @@ impl Previewer {
 
     /// Ctrl+Z on the pose graph's edits.
     pub fn undo_graph_edit(&mut self) {
-        let done = self.graph.as_mut().is_some_and(|g| g.undo(&self.model));
+        let done = self.source.graph_mut().is_some_and(|g| g.undo(&self.model));
         if !done {
             self.set_message("nothing to undo", false);
         }
@@ -232,7 +215,7 @@ impl Previewer {
 
     /// Ctrl+Shift+Z.
     pub fn redo_graph_edit(&mut self) {
-        let done = self.graph.as_mut().is_some_and(|g| g.redo(&self.model));
+        let done = self.source.graph_mut().is_some_and(|g| g.redo(&self.model));
         if !done {
             self.set_message("nothing to redo", false);
         }
@@ -245,7 +228,7 @@ impl Previewer {
             self.speed_chosen = true;
         }
         self.locomotion_settings = settings;
-        if let Some(g) = &mut self.graph {
+        if let Some(g) = self.source.graph_mut() {
             g.set_locomotion_settings(&self.model, settings);
         }
         self.evaluate_pose();
@@ -253,19 +236,19 @@ impl Previewer {
 
     /// Advances playback by `dt_secs` of wall time and re-evaluates the pose.
     pub fn advance(&mut self, dt_secs: f64) {
-        if self.matching.is_some() {
-            self.advance_matching(dt_secs);
-            self.evaluate_pose();
-            return;
-        }
-        match &mut self.graph {
-            Some(g) => g.tick(&self.model, dt_secs),
-            None => {
-                self.timeline.tick(dt_secs);
-            }
+        // Motion matching's keys are relative to where the camera looks (the orbit
+        // camera's yaw is where it sits; it looks the opposite way).
+        let look = self.camera.yaw_rad + std::f32::consts::PI;
+        let result = self
+            .source
+            .advance(&self.model, &mut self.timeline, dt_secs, look);
+        if let Err(e) = result {
+            self.set_message(e, true);
         }
         self.evaluate_pose();
-        self.note_phase_warning();
+        if self.source.matching().is_none() {
+            self.note_phase_warning();
+        }
     }
 
     /// Plays clips `a` and `b` blended through a one-dimensional blend space on the
@@ -299,12 +282,13 @@ impl Previewer {
             },
             layers: Vec::new(),
         };
-        self.matching = None;
         match GraphSession::new(&self.model, &def) {
             Ok(mut g) => {
                 g.playing = self.timeline.is_playing();
-                self.graph = Some(g);
-                self.drive_graph = false;
+                self.source = MotionSource::Graph {
+                    session: Box::new(g),
+                    drive_only: false,
+                };
                 // The new session's clock starts at 0: an old warning's time means nothing.
                 self.last_phase_warning = None;
                 self.phase_warning_on = false;
@@ -326,25 +310,29 @@ impl Previewer {
     /// playback. A graph that cannot be built leaves single-clip playback on, with the
     /// reason in the status bar.
     pub fn set_graph_enabled(&mut self, on: bool) {
-        if on {
-            self.matching = None;
+        if on && self.source.matching().is_some() {
+            self.source = MotionSource::Clip;
         }
         let driving = self.is_driving();
-        if self.drive_graph {
+        if self.source.is_drive_only() {
             // The one-clip drive graph gives way to the file's graph (and back).
-            self.graph = None;
-            self.drive_graph = false;
+            self.source = MotionSource::Clip;
         }
         if !on {
-            self.graph = None;
+            if self.source.graph().is_some() {
+                self.source = MotionSource::Clip;
+            }
             if driving {
                 self.set_drive(true);
             }
-        } else if self.graph.is_none() {
+        } else if self.source.graph().is_none() {
             match GraphSession::default_for(&self.model) {
                 Ok(mut g) => {
                     g.playing = self.timeline.is_playing();
-                    self.graph = Some(g);
+                    self.source = MotionSource::Graph {
+                        session: Box::new(g),
+                        drive_only: false,
+                    };
                     if driving {
                         self.set_drive(true);
                     }
@@ -355,48 +343,33 @@ impl Previewer {
         self.evaluate_pose();
     }
 
+    /// Plays `session` (a graph built for this model) in place of what played.
+    pub fn play_graph(&mut self, session: GraphSession) {
+        self.source = MotionSource::Graph {
+            session: Box::new(session),
+            drive_only: false,
+        };
+        self.last_phase_warning = None;
+        self.phase_warning_on = false;
+        self.evaluate_pose();
+    }
+
     /// Play / pause whatever plays (Space).
     pub fn toggle_play(&mut self) {
-        if let Some(m) = &mut self.matching {
-            m.playing = !m.playing;
-            return;
-        }
-        match &mut self.graph {
-            Some(g) => g.playing = !g.playing,
-            None => self.timeline.toggle_play(),
-        }
+        self.source.toggle_play(&mut self.timeline);
         if self.is_playing() {
             // Hand-set morph weights are a paused-preview tweak; playback shows the clip.
             self.morph_overrides.clear();
         }
     }
 
-    /// Whether the timeline (or the pose graph) is playing.
+    /// Whether what moves the character plays.
     pub fn is_playing(&self) -> bool {
-        if let Some(m) = &self.matching {
-            return m.playing;
-        }
-        match &self.graph {
-            Some(g) => g.playing,
-            None => self.timeline.is_playing(),
-        }
+        self.source.is_playing(&self.timeline)
     }
 
     /// Ground positions of the root trail, oldest first.
     pub fn trail(&self) -> Box<dyn Iterator<Item = glam::DVec2> + '_> {
-        if let Some(m) = &self.matching {
-            let s = &m.session;
-            let end = s.viewed().map(|i| i + 1).unwrap_or(s.frames().len());
-            let start = end.saturating_sub(crate::stage::session::SESSION_HISTORY_LEN);
-            return Box::new(
-                s.frames()[start..end]
-                    .iter()
-                    .map(|f| f.world_from_root.translation),
-            );
-        }
-        match &self.graph {
-            Some(g) => Box::new(g.trail()),
-            None => Box::new(self.timeline.trail()),
-        }
+        self.source.trail(&self.timeline)
     }
 }

@@ -28,10 +28,10 @@ impl Previewer {
 
     /// World position of the displayed root on the ground (y = 0).
     pub fn root_position(&self) -> Vec3 {
-        let p = match (&self.matching, &self.graph) {
-            (Some(m), _) => m.session.world_from_root().translation,
-            (_, Some(g)) => g.world_from_root().translation,
-            (None, None) => self.timeline.root_world_position(),
+        let p = match self.source {
+            // The timeline's root stands where its pose puts it (in place or not).
+            MotionSource::Clip => self.timeline.root_world_position(),
+            _ => self.source.world_from_root(&self.timeline).translation,
         };
         Vec3::new(p.x as f32, 0.0, p.y as f32)
     }
@@ -98,11 +98,7 @@ impl Previewer {
     /// The displayed character's facing about +Y (radians; 0 = the rig's +Z, glTF's
     /// front), with the root motion applied so far.
     pub fn root_yaw_rad(&self) -> f32 {
-        let yaw = match (&self.matching, &self.graph) {
-            (Some(m), _) => m.session.world_from_root().yaw_rad,
-            (_, Some(g)) => g.world_from_root().yaw_rad,
-            (None, None) => self.timeline.world_from_root().yaw_rad,
-        };
+        let yaw = self.source.world_from_root(&self.timeline).yaw_rad;
         yaw as f32
     }
 

@@ -18,7 +18,7 @@ const WARN: Color32 = Color32::from_rgb(255, 170, 80);
 pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.heading("Pose graph");
     // Driving one clip plays it through a one-clip graph: that is not the file's graph.
-    let mut on = p.graph.is_some() && !p.drive_graph;
+    let mut on = p.graph().is_some() && !p.source().is_drive_only();
     if ui
         .checkbox(&mut on, "Play through the pose graph")
         .on_hover_text("The file's default graph: the demo's Idle / Walk / Run state machine with the Wave layer, or one state per clip")
@@ -26,15 +26,15 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     {
         p.set_graph_enabled(on);
     }
-    if p.drive_graph {
+    if p.source().is_drive_only() {
         ui.weak("Off: Drive plays the selected clip.");
         return;
     }
     let held_warning = p
         .recent_phase_warning()
         .map(|(t, ago)| (t.to_string(), ago));
-    if p.graph.is_none() {
-        ui.weak(if p.matching.is_some() {
+    if p.graph().is_none() {
+        ui.weak(if p.matching().is_some() {
             "Off: motion matching drives the character (M turns it off)."
         } else {
             "Off: the timeline plays the selected clip."
@@ -42,7 +42,7 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         two_clip_blend_ui(p, ui);
         return;
     }
-    let Some(session) = p.graph.as_mut() else {
+    let Some(session) = p.source.graph_mut() else {
         return;
     };
     let model = &p.model;
@@ -434,7 +434,7 @@ pub fn blend_space_2d_ui(
 /// (dragging it is a seek: every input moves to the matching phase, no root motion), and
 /// one row per input with its clip time, markers and weight.
 pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let Some(session) = p.graph.as_mut() else {
+    let Some(session) = p.source.graph_mut() else {
         return;
     };
     let model = &p.model;
@@ -705,10 +705,10 @@ fn two_clip_blend_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 /// undo (Ctrl+Z) and redo (Ctrl+Shift+Z). Each change rebuilds the graph from its
 /// definition at the same time and parameters.
 pub(super) fn graph_edit_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let Some(session) = p.graph.as_ref() else {
+    let Some(session) = p.graph() else {
         return;
     };
-    if p.drive_graph {
+    if p.source().is_drive_only() {
         return;
     }
     let (can_undo, can_redo) = (session.can_undo(), session.can_redo());

@@ -173,9 +173,9 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         p.set_drive(driving);
     }
     if !p.is_driving() {
-        ui.weak(if p.matching.is_some() {
+        ui.weak(if p.matching().is_some() {
             "Off: motion matching moves the character (WASD). Drive turns it off."
-        } else if p.graph.is_some() {
+        } else if p.graph().is_some() {
             "Off: the pose graph plays at its own speed. Drive sets a movement speed and direction."
         } else {
             "Off: the clip plays at its own speed. Drive sets a movement speed and direction."
@@ -185,11 +185,10 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let mut s: LocomotionSettings = p.locomotion_settings;
     let before = s;
     // Clip speed of what plays (root motion or implied).
-    let (clip_speed, source, unit_scale) =
-        match p.graph.as_ref().and_then(|g| g.locomotion.as_ref()) {
-            Some(l) => (Some(l.anim_speed as f32), l.speed_source(), l.unit_scale()),
-            None => (None, "", 1.0),
-        };
+    let (clip_speed, source, unit_scale) = match p.graph().and_then(|g| g.locomotion.as_ref()) {
+        Some(l) => (Some(l.anim_speed as f32), l.speed_source(), l.unit_scale()),
+        None => (None, "", 1.0),
+    };
     egui::Grid::new("loco_speed").num_columns(2).show(ui, |ui| {
         ui.label("movement speed");
         ui.add(
@@ -233,7 +232,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             }
         });
     });
-    if let Some(g) = &p.graph {
+    if let Some(g) = p.graph() {
         if let Some(l) = &g.locomotion {
             ui.label(format!(
                 "play rate {:.3}   stride scale {:.3}",
@@ -425,7 +424,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         p.set_locomotion_settings(s);
     }
     // Play rate vs stride scale over time.
-    if let Some(g) = &p.graph {
+    if let Some(g) = p.graph() {
         if g.locomotion.is_some() {
             let rate: Vec<[f64; 2]> = g
                 .locomotion_history()
@@ -455,7 +454,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 /// The legs in use, each joint pickable from the skeleton; "Detect" goes back to the
 /// detected legs.
 fn legs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let Some(l) = p.graph.as_ref().and_then(|g| g.locomotion.as_ref()) else {
+    let Some(l) = p.graph().and_then(|g| g.locomotion.as_ref()) else {
         return;
     };
     let mut legs = l.legs().to_vec();
@@ -534,7 +533,7 @@ fn legs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 /// The foot-slide curve under the timeline: each planted foot's world speed per frame,
 /// with the skate threshold as a line.
 pub(super) fn foot_slide_ui(p: &Previewer, ui: &mut egui::Ui) {
-    let Some(g) = &p.graph else { return };
+    let Some(g) = p.graph() else { return };
     let Some(l) = &g.locomotion else { return };
     let names: Vec<String> = l.legs().iter().map(|leg| leg.name.clone()).collect();
     let threshold = f64::from(l.settings.slide.skate_speed_mps * l.unit_scale());
@@ -581,7 +580,7 @@ pub(super) fn overlay_text_ui(p: &Previewer, ui: &egui::Ui, rect: egui::Rect) {
     if !p.locomotion_overlays.text {
         return;
     }
-    let Some(g) = &p.graph else { return };
+    let Some(g) = p.graph() else { return };
     let Some(l) = &g.locomotion else { return };
     let lines = l.readout(g.graph.rate());
     let painter = ui.painter_at(rect);

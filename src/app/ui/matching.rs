@@ -1,13 +1,13 @@
 //! Motion matching's debugger: the panel (what plays, why: the best candidates with
 //! their per-group costs heat-mapped, the weights and continuity settings) and the
 //! timeline track of the recording (which clip played when, the jumps, a scrub bar that
-//! replays recorded frames). The state lives in the controller ([`MatchingMode`]).
+//! replays recorded frames). The state lives in the controller ([`MatchingPlay`], the controller's source).
 
 use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
 use super::Previewer;
 use crate::anim::motion_matching::FEATURE_GROUPS;
-use crate::app::controller::MatchingMode;
+use crate::stage::source::MatchingPlay;
 
 /// Short column titles of the feature groups (full names in the hover text).
 const GROUP_TITLES: [&str; 6] = [
@@ -46,7 +46,7 @@ pub(super) fn matching_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     egui::CollapsingHeader::new("Motion matching")
         .default_open(true)
         .show(ui, |ui| {
-            let mut on = p.matching.is_some();
+            let mut on = p.matching().is_some();
             if ui
                 .checkbox(&mut on, "On (M)")
                 .on_hover_text(
@@ -58,7 +58,7 @@ pub(super) fn matching_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             {
                 p.set_matching_enabled(on);
             }
-            if p.matching.is_none() {
+            if p.matching().is_none() {
                 if p.path.is_none() && p.model.clips.len() < 8 {
                     ui.weak("The demo's locomotion set: File > Open the motion-matching demo.");
                 }
@@ -73,7 +73,7 @@ pub(super) fn matching_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 }
 
 fn readout_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let Some(m) = p.matching.as_ref() else {
+    let Some(m) = p.matching() else {
         return;
     };
     let s = &m.session;
@@ -130,7 +130,7 @@ fn readout_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 }
 
 fn candidates_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let Some(m) = p.matching.as_ref() else {
+    let Some(m) = p.matching() else {
         return;
     };
     let s = &m.session;
@@ -196,11 +196,11 @@ fn candidates_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 }
 
 fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let Some(m) = p.matching.as_mut() else {
+    let mut overlays = p.matching_overlays;
+    let Some(m) = p.matching_mut() else {
         return;
     };
     let mut def = m.session.def.clone();
-    let mut overlays = m.overlays;
     egui::CollapsingHeader::new("Weights")
         .default_open(false)
         .show(ui, |ui| {
@@ -276,8 +276,8 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             ui.checkbox(&mut overlays.features, "Foot features: query / match");
             ui.checkbox(&mut overlays.drift, "Simulated point and drift (red)");
         });
-    if let Some(m) = p.matching.as_mut() {
-        m.overlays = overlays;
+    p.matching_overlays = overlays;
+    if let Some(m) = p.matching_mut() {
         m.require_tags = require;
         m.exclude_tags = exclude;
     }
@@ -291,7 +291,7 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         }
         ui.weak("Edits start a new recording from the shown pose.");
     });
-    if p.matching.as_ref().is_some_and(|m| m.session.def != def) {
+    if p.matching().is_some_and(|m| m.session.def != def) {
         p.edit_matching(|d| *d = def);
     }
 }
@@ -323,7 +323,7 @@ pub(super) fn matching_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         {
             p.step_matching_view(1);
         }
-        if let Some(m) = p.matching.as_ref() {
+        if let Some(m) = p.matching() {
             let s = &m.session;
             let n = s.frames().len();
             let shown = s.viewed().map(|i| i + 1).unwrap_or(n);
@@ -339,7 +339,7 @@ pub(super) fn matching_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 }
 
 fn track_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let Some(m) = p.matching.as_ref() else {
+    let Some(m) = p.matching() else {
         return;
     };
     let width = ui.available_width();
@@ -418,7 +418,7 @@ fn track_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 }
 
 /// Reads the held movement keys (every frame, while motion matching is on).
-pub(super) fn read_keys(m: &mut MatchingMode, ui: &egui::Ui) {
+pub(super) fn read_keys(m: &mut MatchingPlay, ui: &egui::Ui) {
     use egui::Key;
     m.keys = ui.input(|i| crate::stage::matching::KeyInput {
         forward: i.key_down(Key::W) || i.key_down(Key::ArrowUp),

@@ -83,9 +83,9 @@ impl Previewer {
         let timeline = egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| {
-                if self.matching.is_some() {
+                if self.matching().is_some() {
                     matching::matching_timeline_ui(self, ui)
-                } else if self.graph.is_some() {
+                } else if self.graph().is_some() {
                     blend::graph_timeline_ui(self, ui)
                 } else {
                     timeline::timeline_ui(self, ui)
@@ -210,17 +210,17 @@ impl Previewer {
 
     fn keyboard(&mut self, ui: &egui::Ui) {
         if ui.ctx().egui_wants_keyboard_input() {
-            if let Some(m) = self.matching.as_mut() {
+            if let Some(m) = self.matching_mut() {
                 m.keys = Default::default();
             }
             return;
         }
         use egui::Modifiers;
         if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::M)) {
-            let on = self.matching.is_none();
+            let on = self.matching().is_none();
             self.set_matching_enabled(on);
         }
-        if let Some(m) = self.matching.as_mut() {
+        if let Some(m) = self.matching_mut() {
             // Motion matching owns the movement keys while it is on: held WASD / arrows
             // steer; paused, Left/Right step through the recording.
             matching::read_keys(m, ui);
@@ -509,7 +509,7 @@ impl Previewer {
         // Highlighted: what shows now (the timeline's clip, the graph's inputs with their
         // weights, the clip motion matching plays).
         let weights = self.clip_weights();
-        let blending = self.graph.is_some() && self.matching.is_none();
+        let blending = self.graph().is_some() && self.matching().is_none();
         // A long clip list (a mocap folder) scrolls in 40% of the panel, so the outliner
         // and the pose graph below stay reachable.
         egui::ScrollArea::vertical()

@@ -30,9 +30,9 @@ pub(super) fn morphs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             ui.label(
                 egui::RichText::new(if paused {
                     "Drag a slider to set a weight by hand (shown while paused)."
-                } else if p.matching.is_some() {
+                } else if p.matching().is_some() {
                     "Motion matching plays no morph channels (the meshes' defaults). Pause to set them by hand."
-                } else if p.graph.is_some() {
+                } else if p.graph().is_some() {
                     "Playing: weights follow the pose graph's blend. Pause to set them by hand."
                 } else {
                     "Playing: weights follow the clip. Pause to set them by hand."

@@ -11,11 +11,11 @@ use super::Previewer;
 
 pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.heading("Root motion");
-    if p.matching.is_some() {
+    if p.matching().is_some() {
         ui.weak("Motion matching moves the root: see the Motion matching panel.");
         return;
     }
-    if let Some(g) = &p.graph {
+    if let Some(g) = p.graph() {
         blended_root_motion_ui(g, p.is_driving(), ui);
         return;
     }
