@@ -41,6 +41,7 @@ fn main() -> ExitCode {
             onion: args.onion,
             ghosts: args.ghosts,
             compare: args.compare,
+            retarget_from: args.retarget_from,
             export: args.export,
             side_by_side: args.side_by_side,
             graph: args.graph,

@@ -514,3 +514,90 @@ fn a_mirrored_walk_swaps_the_feet_and_mirrors_twice_to_itself() {
         }
     }
 }
+
+/// File > Retarget onto this character: the source's clips join the clip list, the first
+/// is selected, and the source plays beside the character on the same timeline (A/B
+/// compare's B, tinted, no joint compared); picking a clip that is not retargeted says
+/// so; a file that does not load changes nothing.
+#[test]
+fn the_retarget_source_plays_beside_the_character_on_its_timeline() {
+    use stridescope::app::controller::Previewer;
+    use stridescope::app::settings::Settings;
+    use stridescope::stage::inspect::CompareView;
+
+    let walk = shared("mocap/bandai/dataset-2_walk_active_002.bvh");
+    let source = asset::load(&walk).unwrap();
+    let mut p = Previewer::new(demo(), None, Settings::default());
+    let own_clips = p.model().clips.len();
+    assert!(p.retarget_from(Path::new("/nonexistent/walk.bvh")).is_err());
+    assert_eq!(
+        p.model().clips.len(),
+        own_clips,
+        "a failed retarget adds nothing"
+    );
+    assert!(p.compare.is_none());
+
+    p.retarget_from(&walk).unwrap();
+    assert_eq!(p.model().clips.len(), own_clips + 1);
+    let a_clip = p.timeline.clip().unwrap();
+    assert_eq!(a_clip, own_clips, "the retargeted clip is selected");
+    assert_eq!(p.model().clips[a_clip].name(), "dataset-2_walk_active_002");
+    let c = p.compare.as_ref().expect("the source is shown");
+    assert_eq!(c.retarget_pairs.as_deref(), Some(&[(own_clips, 0)][..]));
+    assert_eq!(c.view, CompareView::SideBySide);
+    assert!(c.valid, "{:?}", c.note);
+    assert!(c.joint_map.iter().all(|j| j.is_none()), "no joint compared");
+
+    // Locked to A's timeline: after playing, B shows the source clip at A's time. Every
+    // joint but the root-motion joint (whose travel and turn are taken out for the
+    // side-by-side view) and those above it has the source's own local rotation then.
+    p.timeline.set_playing(true);
+    for _ in 0..37 {
+        p.advance(1.0 / 30.0);
+    }
+    let t = p.timeline.phase_secs() as f32;
+    assert!(t > 1.0, "played to {t} s");
+    let mut expected = source.skeleton.rest_pose().to_vec();
+    SamplingJob {
+        clip: &source.clips[0],
+        time_secs: t,
+        rest_pose: source.skeleton.rest_pose(),
+    }
+    .run(&mut expected)
+    .unwrap();
+    let c = p.compare.as_ref().unwrap();
+    assert!(c.valid);
+    let b_local = &c.b_pose.local;
+    let root =
+        stridescope::anim::ClipRootMotion::for_clip(&source.skeleton, &source.clips[0], None)
+            .unwrap()
+            .expect("a travelling take has root motion")
+            .source
+            .joint;
+    let mut compared = 0;
+    for (j, (b, e)) in b_local.iter().zip(&expected).enumerate() {
+        if j <= root {
+            continue;
+        }
+        // acos of a dot product near 1 is noise at f32 (~1e-3 rad): the half-angle's
+        // sine from the difference's vector part is exact for small angles.
+        let d = b.rotation.inverse() * e.rotation;
+        let angle = 2.0 * d.xyz().length().atan2(d.w.abs());
+        assert!(
+            angle < 1e-4,
+            "joint {j}: {angle} rad from the source at {t} s"
+        );
+        compared += 1;
+    }
+    assert!(compared > 20, "{compared} joints compared");
+
+    // A clip of the character's own has no source clip beside it.
+    p.select_clip(0);
+    let c = p.compare.as_ref().unwrap();
+    assert!(!c.valid);
+    assert!(
+        c.note.as_deref().unwrap_or("").contains("pick one"),
+        "{:?}",
+        c.note
+    );
+}

@@ -58,6 +58,9 @@ pub struct AppOptions {
     /// A/B compare against this clip, over A or beside it.
     pub compare: Option<String>,
     pub side_by_side: bool,
+    /// Retarget this file's or folder's clips onto the character at start, the source
+    /// beside it.
+    pub retarget_from: Option<PathBuf>,
     /// Start in pose-graph mode with the file's default graph.
     pub graph: bool,
     /// Graph parameters to set at start (imply `graph`).
@@ -174,6 +177,10 @@ pub fn run(options: AppOptions) -> Result<(), String> {
             }
             None => previewer.set_message(format!("no clip named '{name}' to compare"), true),
         }
+    }
+    if let Some(path) = &options.retarget_from {
+        // Errors are in the status bar; the character stays as it was.
+        let _ = previewer.retarget_from(path);
     }
     if let Some(n) = options.onion {
         let onion = &mut previewer.inspect.onion;
@@ -821,10 +828,18 @@ impl Gpu {
                 &self.compare,
                 previewer.compare.as_ref().filter(|c| c.valid),
             ) {
+                // A retarget source is tinted: it is the reference, not the character.
+                let retarget = previewer
+                    .compare
+                    .as_ref()
+                    .is_some_and(|c| c.retarget_pairs.is_some());
                 characters.push(CharacterDraw {
                     model: g.model.as_ref().unwrap_or(&c.model),
                     instances: &g.instances,
-                    ghost: None,
+                    ghost: retarget.then_some(crate::render::GhostTint {
+                        tint: [0.95, 0.55, 0.95],
+                        opacity: 0.85,
+                    }),
                 });
             }
         }

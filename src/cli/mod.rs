@@ -62,6 +62,11 @@ pub struct Cli {
     /// With --compare: B beside A instead of over it.
     #[arg(long, requires = "compare")]
     pub side_by_side: bool,
+    /// Retarget the clips of this file or folder (glTF, FBX, BVH) onto the character at
+    /// start (File > Retarget onto this character): they join the clip list, the first
+    /// is selected, and the source plays beside it on the same timeline.
+    #[arg(long, value_name = "SOURCE")]
+    pub retarget_from: Option<PathBuf>,
     /// Start in pose-graph mode with the file's default graph (the demo: Idle / Walk / Run
     /// by `speed`, Wave layer by `wave`).
     #[arg(long)]

@@ -367,6 +367,10 @@ pub struct AbCompare {
     pub a_path: Vec<Vec3>,
     pub b_path: Vec<Vec3>,
     curve_for: Option<(usize, usize, u32, bool)>,
+    /// B is the character A's clips were retargeted from: a different skeleton, so no
+    /// joint differences; `(A's clip, B's clip)` for every retargeted clip, so B follows
+    /// the clip selected in A.
+    pub retarget_pairs: Option<Vec<(usize, usize)>>,
     /// Root motion of A's and B's clips, extracted once per `(a_clip, b_clip)`.
     roots: Option<RootsFor>,
     scratch: crate::anim::compare::CompareScratch,
@@ -403,6 +407,7 @@ impl AbCompare {
             a_path: Vec::new(),
             b_path: Vec::new(),
             curve_for: None,
+            retarget_pairs: None,
             roots: None,
             scratch: Default::default(),
         }
@@ -437,6 +442,36 @@ impl AbCompare {
         s.b_model = Some((path, b));
         s.generation = generation;
         Ok(s)
+    }
+
+    /// B = the retarget source `b` (from `path`) beside A, locked to A's time: clip
+    /// `pairs[i].1` of B plays while A shows its retargeted copy `pairs[i].0`. The
+    /// skeletons differ, so no joint is compared (the heat map and curve stay empty).
+    pub fn retarget_source(
+        a: &Model,
+        path: std::path::PathBuf,
+        b: Model,
+        pairs: Vec<(usize, usize)>,
+        generation: u64,
+    ) -> Self {
+        let mut s = Self::new(a, pairs.first().map_or(0, |p| p.1));
+        s.b_pose = crate::stage::pose::Pose::new(&b);
+        s.joint_map = vec![None; a.skeleton.joint_count()];
+        s.b_model = Some((path, b));
+        s.generation = generation;
+        s.view = CompareView::SideBySide;
+        s.retarget_pairs = Some(pairs);
+        s
+    }
+
+    /// For a retarget source: B's clip for A's clip `a_clip` (`None`: not a retargeted
+    /// clip, or B is not a retarget source).
+    pub fn retarget_source_clip(&self, a_clip: usize) -> Option<usize> {
+        self.retarget_pairs
+            .as_ref()?
+            .iter()
+            .find(|p| p.0 == a_clip)
+            .map(|p| p.1)
     }
 
     /// B's model: the other file's, or A's.
@@ -484,9 +519,21 @@ impl AbCompare {
     ) {
         let (offset, note) = self.effective_offset(a, a_clip);
         self.valid = false;
+        if self.retarget_pairs.is_some() {
+            match self.retarget_source_clip(a_clip) {
+                Some(b) => self.b_clip = b,
+                None => {
+                    self.note = Some(
+                        "the retarget source plays beside its retargeted clips: pick one".into(),
+                    );
+                    return;
+                }
+            }
+        }
         let view = self.view;
         let b_clip = self.b_clip;
         let has_file = self.b_model.is_some();
+        let retarget = self.retarget_pairs.is_some();
         // Split borrows: B's model lives in `b_model` while the pose and scratch change.
         let Self {
             b_model,
@@ -505,6 +552,12 @@ impl AbCompare {
         } = self;
         *note_out = note;
         let b_model: &Model = b_model.as_ref().map_or(a, |(_, m)| m);
+        if retarget {
+            *note_out = Some(format!(
+                "B is the retarget source ('{}'), at A's time; the skeletons differ, so no joint is compared",
+                b_model.clips.get(b_clip).map_or("?", |c| c.name())
+            ));
+        }
         let a_clip_ref = &a.clips[a_clip];
         let da = a_clip_ref.duration_secs();
         let Some(bc) = b_model.clips.get(b_clip) else {
@@ -541,7 +594,13 @@ impl AbCompare {
         };
         let request = crate::stage::pose::PoseRequest {
             clip: Some(b_clip),
-            time_secs: ub * bc.duration_secs(),
+            // A retargeted clip has its source's keys: the same time, not the same
+            // fraction of a cycle (their lengths may differ by a frame's rounding).
+            time_secs: if retarget {
+                (a_phase_secs as f32).clamp(0.0, bc.duration_secs())
+            } else {
+                ub * bc.duration_secs()
+            },
             remove_root_motion: root_b.as_ref(),
             model_from_root: place,
         };

@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// A retarget's outcome: the character with the clips added, the source, each new clip's
+/// name with the source clip it came from, and the status-bar summary.
+type Retargeted = (Model, Model, Vec<(String, usize)>, String);
+
 impl Previewer {
     /// Loads `path` and shows it. On failure the error goes to the status bar and the
     /// current character stays (returns the error too).
@@ -92,7 +96,7 @@ impl Previewer {
     /// " (retargeted)"), with foot IK; selects the first. The status bar gives the worst
     /// quality figures. On failure the character is unchanged and the error is shown.
     pub fn retarget_from(&mut self, path: &Path) -> Result<(), String> {
-        let result = (|| -> Result<(Model, String), String> {
+        let result = (|| -> Result<Retargeted, String> {
             let source = if path.is_dir() {
                 let options = crate::asset::LoadOptions::from_env()?;
                 crate::asset::folder::load_folder(path, &options, &|_, _| {})
@@ -107,7 +111,10 @@ impl Previewer {
                 &crate::anim::retarget::RetargetOptions::default(),
             )?;
             let mut model = self.model.clone();
+            // Which source clip each new clip came from, by the new clip's name.
+            let mut pairs = Vec::new();
             for clip in clips {
+                let from = source.find_clip(clip.name());
                 let mut name = clip.name().to_string();
                 if model.find_clip(&name).is_some() {
                     name = format!("{name} (retargeted)");
@@ -116,6 +123,9 @@ impl Previewer {
                 while model.find_clip(&name).is_some() {
                     name = format!("{} (retargeted {k})", clip.name());
                     k += 1;
+                }
+                if let Some(from) = from {
+                    pairs.push((name.clone(), from));
                 }
                 model.clips.push(clip.renamed(name));
             }
@@ -138,17 +148,31 @@ impl Previewer {
                 worst_slide,
                 worst_agreement
             );
-            Ok((model, summary))
+            Ok((model, source, pairs, summary))
         })();
         match result {
-            Ok((model, summary)) => {
+            Ok((model, source, pairs, summary)) => {
                 let first_new = self.model.clips.len();
-                let path = self.path.clone();
+                let own_path = self.path.clone();
                 // The same file with more clips: kept as a reload (mode, rate, selection).
-                self.replace_model(model, path);
+                self.replace_model(model, own_path);
                 if first_new < self.model.clips.len() {
                     self.select_clip(first_new);
                 }
+                // The source plays beside its retargeted clips, on A's timeline.
+                let pairs: Vec<(usize, usize)> = pairs
+                    .iter()
+                    .filter_map(|(name, from)| Some((self.model.find_clip(name)?, *from)))
+                    .collect();
+                self.compare_files_opened += 1;
+                self.compare = Some(crate::stage::inspect::AbCompare::retarget_source(
+                    &self.model,
+                    path.to_path_buf(),
+                    source,
+                    pairs,
+                    self.compare_files_opened,
+                ));
+                self.evaluate_pose();
                 self.set_message(summary, false);
                 Ok(())
             }

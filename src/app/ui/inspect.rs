@@ -529,6 +529,7 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // Numbers only while they describe what plays (not the last valid ones).
     let title = match &p.compare {
+        Some(c) if c.retarget_pairs.is_some() => "A/B compare: the retarget source".to_string(),
         Some(c) if c.valid => format!("A/B compare: max {:.1} cm", c.difference.max_m * 100.0),
         _ => "A/B compare".to_string(),
     };
@@ -601,7 +602,7 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             if let Some(note) = &c.note {
                 ui.weak(note);
             }
-            if !c.valid {
+            if !c.valid || c.retarget_pairs.is_some() {
                 return;
             }
             let d = &c.difference;
