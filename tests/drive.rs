@@ -85,7 +85,7 @@ fn drive_a_single_clip_paused_scrubbed_and_played() {
     p.set_drive(false);
     assert!(!p.is_driving());
     assert!(p.graph().is_none());
-    assert_eq!(p.timeline.clip(), Some(run));
+    assert_eq!(p.stage.main.timeline.clip(), Some(run));
 }
 
 #[test]

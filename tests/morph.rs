@@ -467,15 +467,27 @@ fn paused_overrides_replace_the_animated_weights_until_playback_resumes() {
     let mut p = stridescope::app::controller::Previewer::new(model, None, Default::default());
     let clip = p.model().find_clip("Linear").unwrap();
     p.select_clip(clip);
-    p.timeline.seek_secs(0.5);
+    p.stage.main.timeline.seek_secs(0.5);
     p.evaluate_pose();
-    assert_close(&p.pose.morph_weights[0], &[0.5, 0.25], "animated");
+    assert_close(
+        &p.stage.main.pose.morph_weights[0],
+        &[0.5, 0.25],
+        "animated",
+    );
     p.set_morph_override(0, 1, Some(0.9));
-    assert_close(&p.pose.morph_weights[0], &[0.5, 0.9], "overridden");
+    assert_close(
+        &p.stage.main.pose.morph_weights[0],
+        &[0.5, 0.9],
+        "overridden",
+    );
     p.toggle_play();
     p.evaluate_pose();
     assert!(p.morph_overrides.is_empty());
-    assert_close(&p.pose.morph_weights[0], &[0.5, 0.25], "released");
+    assert_close(
+        &p.stage.main.pose.morph_weights[0],
+        &[0.5, 0.25],
+        "released",
+    );
 }
 
 #[test]
@@ -505,7 +517,7 @@ fn the_morphs_panel_sets_a_weight_by_hand_and_releases_it() {
     common::click_at(&mut h, at);
     let set = h.state().morph_overrides[0][1].expect("Blink set by hand");
     assert!((set - 0.75).abs() < 0.12, "{set}");
-    assert!((h.state().pose.morph_weights[0][1] - set).abs() < 1e-6);
+    assert!((h.state().stage.main.pose.morph_weights[0][1] - set).abs() < 1e-6);
     h.get_by_label("Release all").click();
     h.run_steps(2);
     assert!(h
@@ -514,5 +526,5 @@ fn the_morphs_panel_sets_a_weight_by_hand_and_releases_it() {
         .iter()
         .flatten()
         .all(Option::is_none));
-    assert_eq!(h.state().pose.morph_weights[0], [0.0, 0.0]);
+    assert_eq!(h.state().stage.main.pose.morph_weights[0], [0.0, 0.0]);
 }

@@ -661,16 +661,24 @@ fn the_window_takes_the_override_for_every_clip() {
     let mut p = drifting_previewer(&dir);
     let walk = p.model().find_clip(CLIP).unwrap();
     p.select_clip(walk);
-    assert!(p.timeline.root_motion().is_none(), "auto: in place");
+    assert!(
+        p.stage.main.timeline.root_motion().is_none(),
+        "auto: in place"
+    );
     p.set_in_place_override_all(InPlaceOverride::RootMotion);
-    assert_eq!(p.timeline.clip(), Some(walk));
-    let root = p.timeline.root_motion().expect("root motion when told so");
+    assert_eq!(p.stage.main.timeline.clip(), Some(walk));
+    let root = p
+        .stage
+        .main
+        .timeline
+        .root_motion()
+        .expect("root motion when told so");
     assert!(root.motion.cycle_displacement().translation.length() > 0.0);
     for i in 0..p.model().clips.len() {
         assert_eq!(p.model().in_place_override(i), InPlaceOverride::RootMotion);
     }
     p.set_in_place_override_all(InPlaceOverride::Auto);
-    assert!(p.timeline.root_motion().is_none());
+    assert!(p.stage.main.timeline.root_motion().is_none());
     let o = Command::new(env!("CARGO_BIN_EXE_stridescope"))
         .args(["--in-place", "--root-motion"])
         .output()

@@ -539,7 +539,7 @@ fn the_retarget_source_plays_beside_the_character_on_its_timeline() {
 
     p.retarget_from(&walk).unwrap();
     assert_eq!(p.model().clips.len(), own_clips + 1);
-    let a_clip = p.timeline.clip().unwrap();
+    let a_clip = p.stage.main.timeline.clip().unwrap();
     assert_eq!(a_clip, own_clips, "the retargeted clip is selected");
     assert_eq!(p.model().clips[a_clip].name(), "dataset-2_walk_active_002");
     let c = p.compare.as_ref().expect("the source is shown");
@@ -551,11 +551,11 @@ fn the_retarget_source_plays_beside_the_character_on_its_timeline() {
     // Locked to A's timeline: after playing, B shows the source clip at A's time. Every
     // joint but the root-motion joint (whose travel and turn are taken out for the
     // side-by-side view) and those above it has the source's own local rotation then.
-    p.timeline.set_playing(true);
+    p.stage.main.timeline.set_playing(true);
     for _ in 0..37 {
         p.advance(1.0 / 30.0);
     }
-    let t = p.timeline.phase_secs() as f32;
+    let t = p.stage.main.timeline.phase_secs() as f32;
     assert!(t > 1.0, "played to {t} s");
     let mut expected = source.skeleton.rest_pose().to_vec();
     SamplingJob {

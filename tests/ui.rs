@@ -28,7 +28,7 @@ fn select_clip(h: &mut Harness<'static, Previewer>, name: &str) {
     h.get_by_label(&label).click();
     h.run_steps(2);
     let p = h.state();
-    let clip = p.timeline.clip().unwrap();
+    let clip = p.stage.main.timeline.clip().unwrap();
     assert_eq!(p.model().clips[clip].name(), name);
 }
 
@@ -36,22 +36,31 @@ fn select_clip(h: &mut Harness<'static, Previewer>, name: &str) {
 fn play_pause_button_and_space_key() {
     let mut h = harness();
     select_clip(&mut h, "Walk");
-    assert!(!h.state().timeline.is_playing());
+    assert!(!h.state().stage.main.timeline.is_playing());
     h.get_by_label("Play").click();
     h.run_steps(1);
-    assert!(h.state().timeline.is_playing());
+    assert!(h.state().stage.main.timeline.is_playing());
     h.state_mut().advance(0.5);
     h.run_steps(1);
-    assert!(h.state().timeline.world_from_root().translation.y > 0.2);
+    assert!(
+        h.state()
+            .stage
+            .main
+            .timeline
+            .world_from_root()
+            .translation
+            .y
+            > 0.2
+    );
     h.get_by_label("Pause").click();
     h.run_steps(1);
-    assert!(!h.state().timeline.is_playing());
+    assert!(!h.state().stage.main.timeline.is_playing());
     h.key_press(Key::Space);
     h.run_steps(1);
-    assert!(h.state().timeline.is_playing());
+    assert!(h.state().stage.main.timeline.is_playing());
     h.key_press(Key::Space);
     h.run_steps(1);
-    assert!(!h.state().timeline.is_playing());
+    assert!(!h.state().stage.main.timeline.is_playing());
 }
 
 #[test]
@@ -60,19 +69,19 @@ fn frame_steps_with_buttons_and_arrows() {
     select_clip(&mut h, "Walk");
     h.key_press(Key::ArrowRight);
     h.run_steps(1);
-    assert_eq!(h.state().timeline.frame_index(), 1.0);
+    assert_eq!(h.state().stage.main.timeline.frame_index(), 1.0);
     h.get_by_label("Forward").click();
     h.run_steps(1);
-    assert_eq!(h.state().timeline.frame_index(), 2.0);
+    assert_eq!(h.state().stage.main.timeline.frame_index(), 2.0);
     h.get_by_label("Back").click();
     h.key_press(Key::ArrowLeft);
     h.run_steps(1);
-    assert_eq!(h.state().timeline.frame_index(), 0.0);
+    assert_eq!(h.state().stage.main.timeline.frame_index(), 0.0);
     h.key_press(Key::End);
     h.run_steps(1);
     // End = the last whole frame before the wrap (Walk: 33 frames -> frame 32), and the
     // readout says it is the last (issue 19, item 13: it read "frame 32/33").
-    assert_eq!(h.state().timeline.frame_index(), 32.0);
+    assert_eq!(h.state().stage.main.timeline.frame_index(), 32.0);
     h.get_by_label_contains("frame 32 of 0-32 @ 30 fps");
     // Without looping the clip ends on the frame at its duration.
     h.key_press(Key::L);
@@ -83,10 +92,10 @@ fn frame_steps_with_buttons_and_arrows() {
     h.key_press(Key::L);
     h.key_press(Key::Home);
     h.run_steps(1);
-    assert_eq!(h.state().timeline.phase_secs(), 0.0);
+    assert_eq!(h.state().stage.main.timeline.phase_secs(), 0.0);
     // None of that moved the character: steps and jumps are seeks.
     assert_eq!(
-        h.state().timeline.world_from_root().translation,
+        h.state().stage.main.timeline.world_from_root().translation,
         DVec2::ZERO
     );
 }
@@ -100,7 +109,7 @@ fn scrubbing_the_playhead_is_a_seek() {
     h.run_steps(1);
     h.state_mut().advance(0.8);
     h.run_steps(1);
-    let placed = h.state().timeline.world_from_root();
+    let placed = h.state().stage.main.timeline.world_from_root();
     assert!(placed.translation.length() > 0.3);
     let bar = h.get_by_label("Playhead").rect();
     // Drag from the left third to the right third of the bar.
@@ -113,15 +122,15 @@ fn scrubbing_the_playhead_is_a_seek() {
     h.drop_at(to);
     h.run_steps(1);
     let p = h.state();
-    let d = p.timeline.clock().duration_secs();
-    let phase = p.timeline.phase_secs() / d;
+    let d = p.stage.main.timeline.clock().duration_secs();
+    let phase = p.stage.main.timeline.phase_secs() / d;
     assert!(phase > 0.7 && phase < 0.9, "playhead at phase {phase}");
     assert_eq!(
-        p.timeline.world_from_root(),
+        p.stage.main.timeline.world_from_root(),
         placed,
         "scrubbing moved the character"
     );
-    assert!(!p.timeline.is_playing());
+    assert!(!p.stage.main.timeline.is_playing());
 }
 
 #[test]
@@ -137,15 +146,24 @@ fn loop_wraps_accumulate_and_reverse_plays_back() {
     h.state_mut().advance(1.4);
     h.run_steps(1);
     let expected = glam::DVec2::new(0.0, 14.0);
-    let got = h.state().timeline.world_from_root().translation;
+    let got = h.state().stage.main.timeline.world_from_root().translation;
     assert!((got - expected).length() < 1e-4, "{got} vs {expected}");
-    assert!(h.state().timeline.clock().time().cycle >= 4);
+    assert!(h.state().stage.main.timeline.clock().time().cycle >= 4);
     // Reverse at -1x returns along the same path.
     h.get_by_label("-1×").click();
     h.run_steps(1);
     h.state_mut().advance(2.8);
     h.run_steps(1);
-    assert!(h.state().timeline.world_from_root().translation.length() < 1e-9);
+    assert!(
+        h.state()
+            .stage
+            .main
+            .timeline
+            .world_from_root()
+            .translation
+            .length()
+            < 1e-9
+    );
 }
 
 #[test]
@@ -155,10 +173,10 @@ fn switching_clip_resets_the_playhead_not_the_character() {
     h.key_press(Key::Space);
     h.run_steps(1);
     h.state_mut().advance(0.7);
-    let placed = h.state().timeline.world_from_root();
+    let placed = h.state().stage.main.timeline.world_from_root();
     select_clip(&mut h, "Run");
-    assert_eq!(h.state().timeline.time_secs(), 0.0);
-    assert_eq!(h.state().timeline.world_from_root(), placed);
+    assert_eq!(h.state().stage.main.timeline.time_secs(), 0.0);
+    assert_eq!(h.state().stage.main.timeline.world_from_root(), placed);
 }
 
 #[test]
@@ -167,26 +185,37 @@ fn mode_keys_and_in_place() {
     select_clip(&mut h, "Walk");
     h.key_press(Key::Num1);
     h.run_steps(1);
-    assert_eq!(h.state().timeline.mode(), RootMotionMode::InPlace);
+    assert_eq!(
+        h.state().stage.main.timeline.mode(),
+        RootMotionMode::InPlace
+    );
     h.key_press(Key::Space);
     h.run_steps(1);
     h.state_mut().advance(2.0);
     h.run_steps(1);
     let start = h
         .state()
+        .stage
+        .main
         .timeline
         .root_motion()
         .unwrap()
         .motion
         .start()
         .translation;
-    assert_eq!(h.state().timeline.root_world_position(), start);
+    assert_eq!(h.state().stage.main.timeline.root_world_position(), start);
     h.key_press(Key::Num3);
     h.run_steps(1);
-    assert_eq!(h.state().timeline.mode(), RootMotionMode::LoopAndReset);
+    assert_eq!(
+        h.state().stage.main.timeline.mode(),
+        RootMotionMode::LoopAndReset
+    );
     h.key_press(Key::Num2);
     h.run_steps(1);
-    assert_eq!(h.state().timeline.mode(), RootMotionMode::Accumulate);
+    assert_eq!(
+        h.state().stage.main.timeline.mode(),
+        RootMotionMode::Accumulate
+    );
 }
 
 /// A file dropped on the window, as the window integration hands it to egui.
@@ -221,7 +250,10 @@ fn a_malformed_file_dropped_on_the_window_shows_the_error_and_keeps_the_characte
     let p = h.state();
     assert_eq!(p.model().source, before);
     assert_eq!(p.model_generation(), generation);
-    assert_eq!(p.model().clips[p.timeline.clip().unwrap()].name(), "Run");
+    assert_eq!(
+        p.model().clips[p.stage.main.timeline.clip().unwrap()].name(),
+        "Run"
+    );
     let m = p.message().unwrap();
     assert!(
         m.is_error && m.text.contains("no_common_root.gltf") && m.text.contains("skin 0"),
@@ -432,14 +464,14 @@ fn playback_state_stays_with_its_file() {
     select_clip(&mut h, "Run");
     {
         let p = h.state_mut();
-        p.timeline.set_rate(0.25);
-        p.timeline.set_looping(false);
+        p.stage.main.timeline.set_rate(0.25);
+        p.stage.main.timeline.set_looping(false);
         p.inspect.filter = "toe".into();
     }
     h.run_steps(2);
     let clip_name = |h: &Harness<'static, Previewer>| {
         let p = h.state();
-        p.model().clips[p.timeline.clip().unwrap()]
+        p.model().clips[p.stage.main.timeline.clip().unwrap()]
             .name()
             .to_string()
     };
@@ -448,20 +480,20 @@ fn playback_state_stays_with_its_file() {
     h.run_steps(2);
     {
         let p = h.state();
-        assert_eq!(p.timeline.clock().rate(), 1.0);
-        assert!(p.timeline.clock().looping());
+        assert_eq!(p.stage.main.timeline.clock().rate(), 1.0);
+        assert!(p.stage.main.timeline.clock().looping());
         assert_eq!(p.inspect.filter, "");
     }
     assert_eq!(clip_name(&h), "Survey");
     select_clip(&mut h, "Walk");
-    h.state_mut().timeline.set_rate(2.0);
+    h.state_mut().stage.main.timeline.set_rate(2.0);
     // Back to the first file: its state returns.
     h.state_mut().open_path(&demo).unwrap();
     h.run_steps(2);
     {
         let p = h.state();
-        assert_eq!(p.timeline.clock().rate(), 0.25);
-        assert!(!p.timeline.clock().looping());
+        assert_eq!(p.stage.main.timeline.clock().rate(), 0.25);
+        assert!(!p.stage.main.timeline.clock().looping());
         assert_eq!(p.inspect.filter, "toe");
     }
     assert_eq!(clip_name(&h), "Run");
@@ -472,8 +504,11 @@ fn playback_state_stays_with_its_file() {
     let (settings, _) = Settings::load(&path);
     let model = stridescope::asset::load(&fox).unwrap();
     let p = Previewer::new(model, Some(fox.clone()), settings);
-    assert_eq!(p.timeline.clock().rate(), 2.0);
-    assert_eq!(p.model().clips[p.timeline.clip().unwrap()].name(), "Walk");
+    assert_eq!(p.stage.main.timeline.clock().rate(), 2.0);
+    assert_eq!(
+        p.model().clips[p.stage.main.timeline.clip().unwrap()].name(),
+        "Walk"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -685,9 +720,9 @@ fn go_to_a_typed_frame_or_time_and_zoom_the_timeline() {
     h.run_steps(1);
     h.key_press(Key::Enter);
     h.run_steps(2);
-    assert_eq!(h.state().timeline.frame_index(), 12.0);
+    assert_eq!(h.state().stage.main.timeline.frame_index(), 12.0);
     assert_eq!(
-        h.state().timeline.world_from_root().translation,
+        h.state().stage.main.timeline.world_from_root().translation,
         DVec2::ZERO,
         "a seek"
     );
@@ -708,13 +743,13 @@ fn go_to_a_typed_frame_or_time_and_zoom_the_timeline() {
 fn range_and_ping_pong_from_the_keyboard() {
     let mut h = harness();
     select_clip(&mut h, "Walk");
-    h.state_mut().timeline.seek_secs(0.2);
+    h.state_mut().stage.main.timeline.seek_secs(0.2);
     h.key_press(Key::I);
     h.run_steps(1);
-    h.state_mut().timeline.seek_secs(0.6);
+    h.state_mut().stage.main.timeline.seek_secs(0.6);
     h.key_press(Key::O);
     h.run_steps(2);
-    let r = h.state().timeline.range().unwrap();
+    let r = h.state().stage.main.timeline.range().unwrap();
     assert!(
         (r.0 - 0.2).abs() < 1e-9 && (r.1 - 0.6).abs() < 1e-9,
         "{r:?}"
@@ -722,14 +757,14 @@ fn range_and_ping_pong_from_the_keyboard() {
     h.get_by_label("Clear range");
     h.key_press_modifiers(egui::Modifiers::ALT, Key::I);
     h.run_steps(2);
-    assert_eq!(h.state().timeline.range(), None);
+    assert_eq!(h.state().stage.main.timeline.range(), None);
     assert!(h.query_by_label("Clear range").is_none());
     h.key_press(Key::P);
     h.run_steps(1);
-    assert!(h.state().timeline.ping_pong());
+    assert!(h.state().stage.main.timeline.ping_pong());
     h.get_by_label("Ping-pong").click();
     h.run_steps(1);
-    assert!(!h.state().timeline.ping_pong());
+    assert!(!h.state().stage.main.timeline.ping_pong());
 }
 
 /// A folder of clips loads on a worker thread: the window keeps the current character and
@@ -854,7 +889,7 @@ fn retargeting_a_mocap_take_adds_it_to_the_clip_list() {
     let model = h.state().model();
     assert_eq!(model.clips.len(), before + 1);
     assert_eq!(model.clips[before].name(), "dataset-2_walk_normal_002");
-    assert_eq!(h.state().timeline.clip(), Some(before));
+    assert_eq!(h.state().stage.main.timeline.clip(), Some(before));
     let m = h.state().message().unwrap();
     assert!(
         !m.is_error

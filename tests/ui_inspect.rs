@@ -44,18 +44,22 @@ fn outliner_selects_and_the_curve_view_seeks() {
     assert_eq!(h.state().inspect.pinned, vec![spine]);
     // The curve view is up; a click in it is a seek (paused, no root motion).
     h.get_by_label("Curves");
-    assert_eq!(h.state().timeline.phase_secs(), 0.0);
-    let world_before = h.state().timeline.world_from_root();
+    assert_eq!(h.state().stage.main.timeline.phase_secs(), 0.0);
+    let world_before = h.state().stage.main.timeline.world_from_root();
     // Degrees and metres on their own axes (issue 19, item 11): one plot per unit.
     h.get_by_label("Curve view: translation (m)");
     let plot = h.get_by_label("Curve view: rotation (deg)").rect();
     let at = plot.center();
     common::click_at(&mut h, at);
-    let t = h.state().timeline.phase_secs();
-    let d = h.state().model().clips[h.state().timeline.clip().unwrap()].duration_secs() as f64;
+    let t = h.state().stage.main.timeline.phase_secs();
+    let d = h.state().model().clips[h.state().stage.main.timeline.clip().unwrap()].duration_secs()
+        as f64;
     assert!(t > 0.1 * d && t < 0.9 * d, "seeked to {t} of {d} s");
-    assert!(!h.state().timeline.is_playing());
-    assert_eq!(h.state().timeline.world_from_root(), world_before);
+    assert!(!h.state().stage.main.timeline.is_playing());
+    assert_eq!(
+        h.state().stage.main.timeline.world_from_root(),
+        world_before
+    );
     // Unticking translation leaves the rotation plot alone.
     h.state_mut().inspect.channels.translation = false;
     h.run_steps(2);
@@ -94,7 +98,7 @@ fn seam_table_names_the_popping_joint_and_onion_skin_makes_ghosts() {
     assert_eq!(alphas, vec![0.6, 0.3, 0.6, 0.3]);
     // The ghosts are other frames of the clip: their feet are elsewhere.
     let foot = h.state().model().skeleton.find("leg_joint_R_5").unwrap();
-    let now = h.state().pose.model_from_joint[foot].w_axis;
+    let now = h.state().stage.main.pose.model_from_joint[foot].w_axis;
     let ghost = h.state().ghosts[2].0.model_from_joint[foot].w_axis;
     assert!((now - ghost).length() > 1e-3, "{now:?} {ghost:?}");
     // Ghosts are skeletons until the user picks meshes (or both).
@@ -380,7 +384,7 @@ fn camera_presets_look_from_the_characters_sides() {
     use std::f32::consts::{FRAC_PI_2, PI, TAU};
     use stridescope::stage::timeline::RootMotionMode;
     let mut h = harness(stridescope::asset::load_or_demo(None).unwrap());
-    let mode = h.state().timeline.mode();
+    let mode = h.state().stage.main.timeline.mode();
     let yaw_pitch = |h: &Harness<'static, Previewer>| {
         let c = &h.state().camera;
         (c.yaw_rad, c.pitch_rad)
@@ -406,11 +410,15 @@ fn camera_presets_look_from_the_characters_sides() {
     );
     press(&mut h, egui::Key::Num7, egui::Modifiers::ALT);
     assert!(yaw_pitch(&h).1 > 1.5, "top {:?}", yaw_pitch(&h));
-    assert_eq!(h.state().timeline.mode(), mode, "Alt+digits leave the mode");
+    assert_eq!(
+        h.state().stage.main.timeline.mode(),
+        mode,
+        "Alt+digits leave the mode"
+    );
     // A character turned by its root motion: front follows its facing.
-    let mut world = h.state().timeline.world_from_root();
+    let mut world = h.state().stage.main.timeline.world_from_root();
     world.yaw_rad = 1.0;
-    h.state_mut().timeline.set_world_from_root(world);
+    h.state_mut().stage.main.timeline.set_world_from_root(world);
     h.state_mut().toggles.follow = false;
     h.get_by_label("View").click();
     h.run_steps(2);
@@ -425,7 +433,10 @@ fn camera_presets_look_from_the_characters_sides() {
     assert!(close(yaw_pitch(&h).0, 1.0), "{:?}", yaw_pitch(&h));
     // Plain 2 still picks a mode.
     press(&mut h, egui::Key::Num2, egui::Modifiers::NONE);
-    assert_eq!(h.state().timeline.mode(), RootMotionMode::Accumulate);
+    assert_eq!(
+        h.state().stage.main.timeline.mode(),
+        RootMotionMode::Accumulate
+    );
 }
 
 /// Side by side, F frames A and B (issue 19, item 8: B stood off screen and F framed A
@@ -448,7 +459,7 @@ fn side_by_side_compare_frames_both() {
     let clip_from_world = p.camera.clip_from_world(size.x / size.y);
     let c = p.compare.as_ref().unwrap();
     assert!(c.valid);
-    for (who, pose) in [("A", &p.pose), ("B", &c.b_pose)] {
+    for (who, pose) in [("A", &p.stage.main.pose), ("B", &c.b_pose)] {
         for m in &pose.model_from_joint {
             let px = stridescope::render::camera::world_to_pixel(
                 &clip_from_world,

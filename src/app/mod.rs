@@ -154,7 +154,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         }
     }
     if options.play {
-        previewer.timeline.set_playing(true);
+        previewer.stage.main.timeline.set_playing(true);
     }
     if let Some(name) = &options.select {
         match previewer.model().skeleton.find(name) {
@@ -553,26 +553,35 @@ impl Gpu {
             return Err(format!("export follows the timeline's clip: {step}"));
         }
         let clip = previewer
+            .stage
+            .main
             .timeline
             .clip()
             .ok_or("no clip to export (the file has no animations)")?;
         let duration = f64::from(previewer.model().clips[clip].duration_secs());
-        let fps = previewer.timeline.frame_rate_hz().clamp(1.0, 30.0);
+        let fps = previewer
+            .stage
+            .main
+            .timeline
+            .frame_rate_hz()
+            .clamp(1.0, 30.0);
         let frames = ((duration * fps).round() as u32).clamp(1, 600);
         let [w, h] = previewer.viewport_size_px;
         let format = crate::render::frames::ExportFormat::from_path(path)?;
         let (was_playing, time, phase) = (
-            previewer.timeline.is_playing(),
-            previewer.timeline.time_secs(),
-            previewer.timeline.phase_secs(),
+            previewer.stage.main.timeline.is_playing(),
+            previewer.stage.main.timeline.time_secs(),
+            previewer.stage.main.timeline.phase_secs(),
         );
-        previewer.timeline.set_playing(false);
+        previewer.stage.main.timeline.set_playing(false);
         // Written as the frames are drawn: one image in memory at a time.
         let mut writer =
             crate::render::frames::FrameWriter::create(path, format, (w, h), frames, fps as f32)?;
         let mut result = Ok(());
         for i in 0..frames {
             previewer
+                .stage
+                .main
                 .timeline
                 .seek_secs(time - phase + f64::from(i) / fps);
             previewer.evaluate_pose();
@@ -597,8 +606,8 @@ impl Gpu {
                 break;
             }
         }
-        previewer.timeline.seek_secs(time);
-        previewer.timeline.set_playing(was_playing);
+        previewer.stage.main.timeline.seek_secs(time);
+        previewer.stage.main.timeline.set_playing(was_playing);
         previewer.evaluate_pose();
         result?;
         let written = writer.written();
@@ -622,7 +631,7 @@ impl Gpu {
         if toggles.skeleton {
             self.overlay.skeleton(
                 previewer.model(),
-                &previewer.pose,
+                &previewer.stage.main.pose,
                 &SkeletonStyle::default(),
             );
         }
@@ -663,7 +672,7 @@ impl Gpu {
                 if c.joint_map[j].is_none() || !skin_joint(j) {
                     continue;
                 }
-                if let Some(m) = previewer.pose.model_from_joint.get(j) {
+                if let Some(m) = previewer.stage.main.pose.model_from_joint.get(j) {
                     let [r, g, b] = crate::stage::inspect::heat_color(*d, full);
                     self.overlay.point(
                         m.w_axis.truncate(),
@@ -692,7 +701,7 @@ impl Gpu {
         if let Some(j) = previewer.inspect.selected {
             self.overlay.joint_highlight(
                 previewer.model(),
-                &previewer.pose,
+                &previewer.stage.main.pose,
                 j,
                 Rgba8::rgb(90, 200, 255),
             );
@@ -747,8 +756,11 @@ impl Gpu {
             .filter(|c| c.generation == generation);
         if let Some(c) = character {
             if toggles.mesh {
-                c.instances
-                    .write_poses(&self.ctx.queue, &c.model, &[&previewer.pose])?;
+                c.instances.write_poses(
+                    &self.ctx.queue,
+                    &c.model,
+                    &[&previewer.stage.main.pose],
+                )?;
             }
             if toggles.grid {
                 let mut g = c.grid;

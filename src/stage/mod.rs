@@ -4,6 +4,7 @@
 //! Built on [`crate::anim`], [`crate::asset`] and [`crate::graph`]; the window
 //! ([`crate::app`]) and every CLI command ([`crate::cli`]) drive it.
 
+pub mod character;
 pub mod inspect;
 pub mod locomotion;
 pub mod matching;

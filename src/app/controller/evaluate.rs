@@ -7,15 +7,22 @@ impl Previewer {
     /// Sets (`Some`) or releases (`None`) the Morphs panel's weight for one target of one
     /// mesh; it shows while paused. Out-of-range indices are ignored.
     pub fn set_morph_override(&mut self, mesh: usize, target: usize, weight: Option<f32>) {
-        let Some(count) = self.model.meshes.get(mesh).map(|m| m.morph_target_count()) else {
+        let Some(count) = self
+            .stage
+            .main
+            .model
+            .meshes
+            .get(mesh)
+            .map(|m| m.morph_target_count())
+        else {
             return;
         };
         if target >= count || weight.is_some_and(|w| !w.is_finite()) {
             return;
         }
-        if self.morph_overrides.len() < self.model.meshes.len() {
+        if self.morph_overrides.len() < self.stage.main.model.meshes.len() {
             self.morph_overrides
-                .resize(self.model.meshes.len(), Vec::new());
+                .resize(self.stage.main.model.meshes.len(), Vec::new());
         }
         let slot = &mut self.morph_overrides[mesh];
         slot.resize(count, None);
@@ -34,6 +41,8 @@ impl Previewer {
             return;
         }
         for (weights, overrides) in self
+            .stage
+            .main
             .pose
             .morph_weights
             .iter_mut()
@@ -49,12 +58,7 @@ impl Previewer {
 
     /// Evaluates the current pose (after playback or any seek).
     pub fn evaluate_pose(&mut self) {
-        let result = self.source.evaluate(
-            &self.model,
-            &self.timeline,
-            self.toggles.bind_pose,
-            &mut self.pose,
-        );
+        let result = self.stage.main.evaluate(self.toggles.bind_pose);
         self.apply_morph_overrides();
         self.evaluate_ghosts();
         self.evaluate_compare();
@@ -79,42 +83,51 @@ impl Previewer {
     /// to ghost: ghosts show in timeline playback only.
     pub(super) fn evaluate_ghosts(&mut self) {
         let onion = self.inspect.onion;
-        if !onion.enabled || !matches!(self.source, MotionSource::Clip) || self.toggles.bind_pose {
+        if !onion.enabled
+            || !matches!(self.stage.main.source, MotionSource::Clip)
+            || self.toggles.bind_pose
+        {
             self.ghosts.clear();
             self.ghost_offsets_secs.clear();
             return;
         }
         let offsets: Vec<(f64, f32)> = if onion.at_markers {
-            let Some(clip) = self.timeline.clip().map(|c| &self.model.clips[c]) else {
+            let Some(clip) = self
+                .stage
+                .main
+                .timeline
+                .clip()
+                .map(|c| &self.stage.main.model.clips[c])
+            else {
                 self.ghosts.clear();
                 return;
             };
             let markers = if clip.markers().is_empty() {
-                self.timeline.detected_markers()
+                self.stage.main.timeline.detected_markers()
             } else {
                 clip.markers()
             };
-            let phase = self.timeline.phase_secs();
+            let phase = self.stage.main.timeline.phase_secs();
             markers
                 .iter()
                 .map(|m| (f64::from(m.time_secs) - phase, onion.opacity))
                 .collect()
         } else {
-            onion.offsets(self.timeline.frame_rate_hz())
+            onion.offsets(self.stage.main.timeline.frame_rate_hz())
         };
         // Poses are reused from frame to frame; a ghost the clock cannot place (a
         // zero-length clip) is dropped rather than left showing an old frame.
         let mut used = 0;
         for (offset, alpha) in offsets {
-            let Some(request) = self.timeline.ghost_request(offset) else {
+            let Some(request) = self.stage.main.timeline.ghost_request(offset) else {
                 continue;
             };
             if used == self.ghosts.len() {
-                self.ghosts.push((Pose::new(&self.model), alpha));
+                self.ghosts.push((Pose::new(&self.stage.main.model), alpha));
             }
             let ghost = &mut self.ghosts[used];
             ghost.1 = alpha;
-            if ghost.0.evaluate(&self.model, &request).is_ok() {
+            if ghost.0.evaluate(&self.stage.main.model, &request).is_ok() {
                 if used == self.ghost_offsets_secs.len() {
                     self.ghost_offsets_secs.push(offset);
                 }
@@ -128,11 +141,11 @@ impl Previewer {
 
     /// Starts comparing the timeline's clip (A) with clip `b_clip` of the open file.
     pub fn compare_with_clip(&mut self, b_clip: usize) {
-        if b_clip >= self.model.clips.len() {
+        if b_clip >= self.stage.main.model.clips.len() {
             return;
         }
         let keep = self.compare.take();
-        let mut c = crate::stage::inspect::AbCompare::new(&self.model, b_clip);
+        let mut c = crate::stage::inspect::AbCompare::new(&self.stage.main.model, b_clip);
         if let Some(k) = keep {
             (c.lock, c.offset, c.view) = (k.lock, k.offset, k.view);
         }
@@ -154,7 +167,7 @@ impl Previewer {
         };
         self.compare_files_opened += 1;
         match crate::stage::inspect::AbCompare::with_file(
-            &self.model,
+            &self.stage.main.model,
             path.to_path_buf(),
             b,
             self.compare_files_opened,
@@ -183,13 +196,16 @@ impl Previewer {
         let Some(c) = self.compare.as_mut() else {
             return;
         };
-        if self.source.matching().is_some() {
+        if self.stage.main.source.matching().is_some() {
             c.valid = false;
             c.note =
                 Some("A/B compare follows the timeline's clip: turn motion matching off".into());
             return;
         }
-        let (Some(a_clip), None) = (self.timeline.clip(), self.source.graph()) else {
+        let (Some(a_clip), None) = (
+            self.stage.main.timeline.clip(),
+            self.stage.main.source.graph(),
+        ) else {
             c.valid = false;
             c.note = Some(format!(
                 "A/B compare follows the timeline's clip: {}",
@@ -197,7 +213,7 @@ impl Previewer {
             ));
             return;
         };
-        let bounds = crate::render::bounds::joint_bounds(&self.pose);
+        let bounds = crate::render::bounds::joint_bounds(&self.stage.main.pose);
         let size = if bounds.is_empty() {
             Vec3::ONE
         } else {
@@ -205,10 +221,10 @@ impl Previewer {
         };
         let side = Vec3::X * (size.x.max(size.z).max(0.25 * size.y) * 1.5);
         c.evaluate(
-            &self.model,
+            &self.stage.main.model,
             a_clip,
-            self.timeline.phase_secs(),
-            self.timeline.model_from_root(),
+            self.stage.main.timeline.phase_secs(),
+            self.stage.main.timeline.model_from_root(),
             side,
         );
     }

@@ -13,8 +13,12 @@ impl Previewer {
     /// current character stays (returns the error too).
     pub fn open_path(&mut self, path: &Path) -> Result<(), String> {
         // A reload of the open file keeps the scene the user picked.
-        let scene = if self.path.as_deref() == Some(path) {
-            self.model.scene.filter(|&s| s < self.model.scenes.len())
+        let scene = if self.stage.main.path.as_deref() == Some(path) {
+            self.stage
+                .main
+                .model
+                .scene
+                .filter(|&s| s < self.stage.main.model.scenes.len())
         } else {
             None
         };
@@ -34,7 +38,9 @@ impl Previewer {
             .clone()
             .filter(|d| d.is_dir())
             .or_else(|| {
-                self.path
+                self.stage
+                    .main
+                    .path
                     .as_deref()
                     .and_then(Path::parent)
                     .map(Path::to_path_buf)
@@ -62,7 +68,7 @@ impl Previewer {
 
     /// Shows scene `scene` of the open file (Clips > Scene); the demo has one scene.
     pub fn show_scene(&mut self, scene: usize) -> Result<(), String> {
-        let Some(path) = self.path.clone() else {
+        let Some(path) = self.stage.main.path.clone() else {
             return Err("the built-in demo has one scene".into());
         };
         self.load_path(&path, Some(scene))
@@ -85,7 +91,10 @@ impl Previewer {
             }
             Err(e) => {
                 let text = e.to_string();
-                self.set_message(format!("{text} (kept {})", self.model.source), true);
+                self.set_message(
+                    format!("{text} (kept {})", self.stage.main.model.source),
+                    true,
+                );
                 Err(text)
             }
         }
@@ -106,11 +115,11 @@ impl Previewer {
             };
             let (clips, report) = crate::stage::retarget::retarget_models(
                 &source,
-                &self.model,
+                &self.stage.main.model,
                 &[],
                 &crate::anim::retarget::RetargetOptions::default(),
             )?;
-            let mut model = self.model.clone();
+            let mut model = self.stage.main.model.clone();
             // Which source clip each new clip came from, by the new clip's name.
             let mut pairs = Vec::new();
             for clip in clips {
@@ -152,21 +161,23 @@ impl Previewer {
         })();
         match result {
             Ok((model, source, pairs, summary)) => {
-                let first_new = self.model.clips.len();
-                let own_path = self.path.clone();
+                let first_new = self.stage.main.model.clips.len();
+                let own_path = self.stage.main.path.clone();
                 // The same file with more clips: kept as a reload (mode, rate, selection).
                 self.replace_model(model, own_path);
-                if first_new < self.model.clips.len() {
+                if first_new < self.stage.main.model.clips.len() {
                     self.select_clip(first_new);
                 }
                 // The source plays beside its retargeted clips, on A's timeline.
                 let pairs: Vec<(usize, usize)> = pairs
                     .iter()
-                    .filter_map(|(name, from)| Some((self.model.find_clip(name)?, *from)))
+                    .filter_map(|(name, from)| {
+                        Some((self.stage.main.model.find_clip(name)?, *from))
+                    })
                     .collect();
                 self.compare_files_opened += 1;
                 self.compare = Some(crate::stage::inspect::AbCompare::retarget_source(
-                    &self.model,
+                    &self.stage.main.model,
                     path.to_path_buf(),
                     source,
                     pairs,
@@ -177,7 +188,7 @@ impl Previewer {
                 Ok(())
             }
             Err(e) => {
-                self.set_message(format!("{e} (kept {})", self.model.source), true);
+                self.set_message(format!("{e} (kept {})", self.stage.main.model.source), true);
                 Err(e)
             }
         }
@@ -226,7 +237,7 @@ impl Previewer {
                 format!(
                     "{}: cannot start loading: {e} (kept {})",
                     dir.display(),
-                    self.model.source
+                    self.stage.main.model.source
                 ),
                 true,
             ),
@@ -267,7 +278,7 @@ impl Previewer {
             .unwrap_or_else(|_| Err(format!("{}: the loader stopped", pending.path.display())));
         match result {
             Ok(model) => {
-                let verb = if self.path.as_deref() == Some(pending.path.as_path()) {
+                let verb = if self.stage.main.path.as_deref() == Some(pending.path.as_path()) {
                     "reloaded"
                 } else {
                     "opened"
@@ -280,7 +291,7 @@ impl Previewer {
                 self.set_message(text, false);
             }
             Err(e) => {
-                self.set_message(format!("{e} (kept {})", self.model.source), true);
+                self.set_message(format!("{e} (kept {})", self.stage.main.model.source), true);
             }
         }
         if again {
@@ -303,29 +314,31 @@ impl Previewer {
                 false,
             );
         }
-        let reload = path.is_some() && path == self.path;
+        let reload = path.is_some() && path == self.stage.main.path;
         let clip_name = self
+            .stage
+            .main
             .timeline
             .clip()
-            .and_then(|i| self.model.clips.get(i))
+            .and_then(|i| self.stage.main.model.clips.get(i))
             .map(|c| c.name().to_string());
         let (mode, rate, looping, playing) = (
-            self.timeline.mode(),
-            self.timeline.clock().rate(),
-            self.timeline.clock().looping(),
-            self.timeline.is_playing(),
+            self.stage.main.timeline.mode(),
+            self.stage.main.timeline.clock().rate(),
+            self.stage.main.timeline.clock().looping(),
+            self.stage.main.timeline.is_playing(),
         );
         if !reload {
             // The file being left keeps its own rate, loop, clip and search for later.
             self.remember_file_state();
         }
-        let time = self.timeline.clock().time();
-        let world = self.timeline.world_from_root();
-        let old_names = self.model.skeleton.names().to_vec();
-        self.model = model;
-        self.path = path.clone();
-        self.model_generation += 1;
-        self.pose = Pose::new(&self.model);
+        let time = self.stage.main.timeline.clock().time();
+        let world = self.stage.main.timeline.world_from_root();
+        let old_names = self.stage.main.model.skeleton.names().to_vec();
+        self.stage.main.model = model;
+        self.stage.main.path = path.clone();
+        self.stage.main.generation += 1;
+        self.stage.main.pose = Pose::new(&self.stage.main.model);
         self.morph_overrides.clear();
         // A reload of the same file keeps the selected and pinned joints that still
         // exist, found again by name (the joint order may have changed).
@@ -339,7 +352,7 @@ impl Previewer {
             .collect();
         self.inspect.reset_for_model();
         if reload {
-            let sk = &self.model.skeleton;
+            let sk = &self.stage.main.model.skeleton;
             self.inspect.selected = selected.and_then(|n| sk.find(&n));
             self.inspect.pinned = pinned.iter().filter_map(|n| sk.find(n)).collect();
         }
@@ -348,14 +361,15 @@ impl Previewer {
         self.ghosts.clear();
         // The graph names clips of the old file: rebuild the new file's default graph (or
         // the drive graph of the selected clip) once the timeline is rebuilt.
-        let had_graph = self.source.graph().is_some() && !self.source.is_drive_only();
+        let had_graph =
+            self.stage.main.source.graph().is_some() && !self.stage.main.source.is_drive_only();
         if !reload {
             self.leg_override = None;
         }
         let driving = self.is_driving();
-        let had_matching = self.source.matching().is_some();
-        self.source = MotionSource::Clip;
-        let mut timeline = Timeline::new(&self.model);
+        let had_matching = self.stage.main.source.matching().is_some();
+        self.stage.main.source = MotionSource::Clip;
+        let mut timeline = Timeline::new(&self.stage.main.model);
         timeline.set_mode(mode);
         if reload {
             timeline.set_rate(rate);
@@ -363,20 +377,20 @@ impl Previewer {
         } else {
             // Another file: its own remembered state, or the defaults the first time.
             let file = self.settings.file_state(path.as_deref());
-            Self::apply_file_state(&mut timeline, &self.model, &file);
+            Self::apply_file_state(&mut timeline, &self.stage.main.model, &file);
             self.inspect.filter = file.joint_filter;
         }
         if reload {
             // A reload (file changed on disk): same clip, same cycle and phase, same
             // accumulated placement.
-            if let Some(i) = clip_name.and_then(|n| self.model.find_clip(&n)) {
-                timeline.select_clip(&self.model, i);
+            if let Some(i) = clip_name.and_then(|n| self.stage.main.model.find_clip(&n)) {
+                timeline.select_clip(&self.stage.main.model, i);
                 timeline.seek(time);
             }
             timeline.set_world_from_root(world);
         }
         timeline.set_playing(playing);
-        self.timeline = timeline;
+        self.stage.main.timeline = timeline;
         if !reload {
             self.frame_pending = true;
         }
@@ -399,7 +413,7 @@ impl Previewer {
     /// Writes the current preferences into `settings` (the window saves them on exit).
     pub fn store_settings(&mut self) {
         self.settings.toggles = self.toggles;
-        self.settings.root_motion_mode = self.timeline.mode().label().to_string();
+        self.settings.root_motion_mode = self.stage.main.timeline.mode().label().to_string();
         self.remember_file_state();
     }
 
@@ -407,14 +421,16 @@ impl Previewer {
     /// by its path, for when it is opened again.
     pub fn remember_file_state(&mut self) {
         let state = crate::app::settings::FileState {
-            path: self.path.clone(),
+            path: self.stage.main.path.clone(),
             clip: self
+                .stage
+                .main
                 .timeline
                 .clip()
-                .and_then(|i| self.model.clips.get(i))
+                .and_then(|i| self.stage.main.model.clips.get(i))
                 .map(|c| c.name().to_string()),
-            play_rate: self.timeline.chosen_rate(),
-            looping: self.timeline.clock().looping(),
+            play_rate: self.stage.main.timeline.chosen_rate(),
+            looping: self.stage.main.timeline.clock().looping(),
             joint_filter: self.inspect.filter.clone(),
         };
         self.settings.remember_file(state);

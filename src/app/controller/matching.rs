@@ -18,16 +18,20 @@ impl Previewer {
     /// the reason in the status bar.
     pub fn set_matching_enabled(&mut self, on: bool) {
         if !on {
-            if self.source.matching().is_some() {
-                self.source = MotionSource::Clip;
+            if self.stage.main.source.matching().is_some() {
+                self.stage.main.source = MotionSource::Clip;
             }
             self.evaluate_pose();
             return;
         }
-        if self.source.matching().is_some() {
+        if self.stage.main.source.matching().is_some() {
             return;
         }
-        match MatchingSession::new(&self.model, MatchingDef::default(), self.path.as_deref()) {
+        match MatchingSession::new(
+            &self.stage.main.model,
+            MatchingDef::default(),
+            self.stage.main.path.as_deref(),
+        ) {
             Ok(session) => {
                 if self.is_driving() {
                     self.set_drive(false);
@@ -53,11 +57,14 @@ impl Previewer {
                     ),
                     false,
                 );
-                self.source = MotionSource::Matching(Box::new(MatchingPlay::new(session)));
+                self.stage.main.source =
+                    MotionSource::Matching(Box::new(MatchingPlay::new(session)));
                 // Motion matching plays no morph channels: the meshes' own weights,
                 // set once (a graph or clip shown before may have left others).
-                self.pose
-                    .set_morph_weights(&self.model.default_morph_weights());
+                self.stage
+                    .main
+                    .pose
+                    .set_morph_weights(&self.stage.main.model.default_morph_weights());
                 // The first frame decides where to start, without moving.
                 self.step_matching(1);
                 self.frame_pending = true;
@@ -85,7 +92,7 @@ impl Previewer {
     pub fn matching_draw(&self) -> Option<MatchingDraw> {
         use crate::anim::motion_matching::FeatureGroup;
         use glam::{DVec2, Vec3};
-        let m = self.source.matching()?;
+        let m = self.stage.main.source.matching()?;
         let s = &m.session;
         let f = s.current()?;
         let ground = |p: glam::Vec2| Vec3::new(p.x, 0.0, p.y);
@@ -149,21 +156,21 @@ impl Previewer {
     /// Runs `steps` live frames with the held keys.
     fn step_matching(&mut self, steps: usize) {
         let look = self.camera.yaw_rad + std::f32::consts::PI;
-        let Some(m) = self.source.matching_mut() else {
+        let Some(m) = self.stage.main.source.matching_mut() else {
             return;
         };
-        if let Err(e) = m.step(&self.model, steps, look) {
+        if let Err(e) = m.step(&self.stage.main.model, steps, look) {
             self.set_message(e, true);
         }
     }
 
     /// Shows recorded frame `index` (pauses first): the timeline's scrub.
     pub fn seek_matching(&mut self, index: usize) {
-        let Some(m) = self.source.matching_mut() else {
+        let Some(m) = self.stage.main.source.matching_mut() else {
             return;
         };
         m.playing = false;
-        if let Err(e) = m.session.seek(&self.model, index) {
+        if let Err(e) = m.session.seek(&self.stage.main.model, index) {
             self.set_message(e, true);
         }
         self.evaluate_pose();
@@ -171,7 +178,7 @@ impl Previewer {
 
     /// Steps the shown recorded frame by `delta` (←/→ while paused).
     pub fn step_matching_view(&mut self, delta: i64) {
-        let Some(m) = self.source.matching() else {
+        let Some(m) = self.stage.main.source.matching() else {
             return;
         };
         let n = m.session.frames().len();
@@ -186,7 +193,7 @@ impl Previewer {
     /// Applies new settings (weights, dwell, biases...): the recording starts over from
     /// the shown pose.
     pub fn edit_matching(&mut self, f: impl FnOnce(&mut MatchingDef)) {
-        let Some(m) = self.source.matching_mut() else {
+        let Some(m) = self.stage.main.source.matching_mut() else {
             return;
         };
         let mut def = m.session.def.clone();
@@ -194,7 +201,7 @@ impl Previewer {
         if def == m.session.def {
             return;
         }
-        if let Err(e) = m.session.apply_def(&self.model, def) {
+        if let Err(e) = m.session.apply_def(&self.stage.main.model, def) {
             self.set_message(e, true);
         }
         self.evaluate_pose();
@@ -202,8 +209,8 @@ impl Previewer {
 
     /// Back to standing at the origin with an empty recording.
     pub fn reset_matching(&mut self) {
-        let model: &Model = &self.model;
-        if let Some(m) = self.source.matching_mut() {
+        let model: &Model = &self.stage.main.model;
+        if let Some(m) = self.stage.main.source.matching_mut() {
             if let Err(e) = m.session.reset(model) {
                 self.message = Some(super::Message {
                     text: e,

@@ -7,8 +7,8 @@ impl Previewer {
     /// something (unsupported extensions, morph targets...), for the status bar; the list
     /// is under Clips > Import warnings.
     pub fn import_warning_summary(&self) -> Option<String> {
-        let first = self.model.warnings.first()?;
-        Some(match self.model.warnings.len() {
+        let first = self.stage.main.model.warnings.first()?;
+        Some(match self.stage.main.model.warnings.len() {
             1 => format!("1 import warning: {first}"),
             n => format!("{n} import warnings (see Clips > Import warnings), first: {first}"),
         })
@@ -77,7 +77,7 @@ impl Previewer {
     /// fires, and remembered with the graph's clock so the Blend panel keeps it visible
     /// for [`WARNING_HOLD_SECS`] after a short cross-fade ends.
     pub(super) fn note_phase_warning(&mut self) {
-        let Some(g) = self.source.graph() else {
+        let Some(g) = self.stage.main.source.graph() else {
             self.phase_warning_on = false;
             return;
         };
@@ -87,7 +87,7 @@ impl Previewer {
                 if !self.phase_warning_on {
                     let inputs: Vec<String> = g
                         .graph
-                        .status(&self.model)
+                        .status(&self.stage.main.model)
                         .into_iter()
                         .filter(|s| !s.is_layer && s.weight > 0.0)
                         .map(|s| s.clip)
@@ -107,7 +107,7 @@ impl Previewer {
     /// The graph's phase warning while it is on, or for [`WARNING_HOLD_SECS`] after it
     /// stopped: its text and the seconds since it last fired (0 while on).
     pub fn recent_phase_warning(&self) -> Option<(&str, f64)> {
-        let g = self.source.graph()?;
+        let g = self.stage.main.source.graph()?;
         let (text, at) = self.last_phase_warning.as_ref()?;
         let ago = if self.phase_warning_on {
             0.0

@@ -23,6 +23,7 @@ use crate::asset::Model;
 use crate::graph::def::{GraphDef, NodeDef};
 use crate::render::camera::OrbitCamera;
 use crate::render::LocomotionOverlays;
+use crate::stage::character::{Character, Stage};
 use crate::stage::locomotion::LocomotionSettings;
 use crate::stage::pose::Pose;
 use crate::stage::session::GraphSession;
@@ -125,19 +126,12 @@ pub struct Stats {
 
 /// The previewer's state: the open character, playback, pose, camera and view settings.
 pub struct Previewer {
-    pub(crate) model: Model,
-    /// `None` for the built-in demo.
-    pub(crate) path: Option<PathBuf>,
-    /// Increments whenever `model` is replaced, so the window re-uploads GPU data.
-    pub(crate) model_generation: u64,
-    pub timeline: Timeline,
-    /// What moves the character: the timeline's clip, a pose graph (Drive's one-clip
-    /// graph too) or motion matching. Read it through [`Self::graph`] and
-    /// [`Self::matching`]; switch it with the mode setters.
-    pub(crate) source: MotionSource,
+    /// The characters on screen: `stage.main` is the open one (its model, clip timeline,
+    /// motion source and pose; `path` `None` for the built-in demo; `generation` bumped
+    /// whenever the model is replaced, so the window re-uploads GPU data).
+    pub stage: Stage,
     /// Which motion-matching debug overlays the viewport draws.
     pub matching_overlays: MatchingOverlays,
-    pub pose: Pose,
     pub camera: OrbitCamera,
     pub toggles: ViewToggles,
     pub settings: Settings,
@@ -212,7 +206,8 @@ struct PendingLoad {
 impl Previewer {
     /// A previewer showing `model` (from `path`, `None` for the demo).
     pub fn new(model: Model, path: Option<PathBuf>, settings: Settings) -> Self {
-        let mut timeline = Timeline::new(&model);
+        let mut main = Character::new(model, path);
+        let (timeline, model, path) = (&mut main.timeline, &main.model, &main.path);
         if let Some(mode) = RootMotionMode::ALL
             .into_iter()
             .find(|m| m.label() == settings.root_motion_mode)
@@ -220,22 +215,16 @@ impl Previewer {
             timeline.set_mode(mode);
         }
         let file = settings.file_state(path.as_deref());
-        Self::apply_file_state(&mut timeline, &model, &file);
-        let pose = Pose::new(&model);
+        Self::apply_file_state(timeline, model, &file);
         let mut settings = settings;
-        if let Some(path) = &path {
+        if let Some(path) = path {
             settings.push_recent(path);
             settings.last_file = Some(path.clone());
         }
         let joint_filter = file.joint_filter;
         let mut p = Self {
-            model,
-            path,
-            model_generation: 0,
-            timeline,
-            source: MotionSource::Clip,
+            stage: Stage::new(main),
             matching_overlays: MatchingOverlays::default(),
-            pose,
             camera: OrbitCamera::default(),
             toggles: settings.toggles,
             settings,
@@ -274,16 +263,16 @@ impl Previewer {
     }
 
     pub fn model(&self) -> &Model {
-        &self.model
+        &self.stage.main.model
     }
 
     /// The open file, `None` for the built-in demo.
     pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
+        self.stage.main.path.as_deref()
     }
 
     pub fn model_generation(&self) -> u64 {
-        self.model_generation
+        self.stage.main.generation
     }
 
     /// Physical pixel size the viewport had at the last layout.
@@ -298,33 +287,33 @@ impl Previewer {
             // Keep polling the folder load and drawing its progress.
             return true;
         }
-        match &self.source {
+        match &self.stage.main.source {
             MotionSource::Matching(m) => m.playing,
             MotionSource::Graph { session, .. } => session.playing && session.graph.rate() != 0.0,
-            MotionSource::Clip => self.timeline.is_advancing(),
+            MotionSource::Clip => self.stage.main.timeline.is_advancing(),
         }
     }
 
     /// What moves the character now.
     pub fn source(&self) -> &MotionSource {
-        &self.source
+        &self.stage.main.source
     }
 
     /// The pose graph while one plays (the file's graph, a blend, Drive's one-clip graph).
     pub fn graph(&self) -> Option<&GraphSession> {
-        self.source.graph()
+        self.stage.main.source.graph()
     }
 
     pub fn graph_mut(&mut self) -> Option<&mut GraphSession> {
-        self.source.graph_mut()
+        self.stage.main.source.graph_mut()
     }
 
     /// Motion matching while it moves the character.
     pub fn matching(&self) -> Option<&MatchingPlay> {
-        self.source.matching()
+        self.stage.main.source.matching()
     }
 
     pub fn matching_mut(&mut self) -> Option<&mut MatchingPlay> {
-        self.source.matching_mut()
+        self.stage.main.source.matching_mut()
     }
 }

@@ -8,13 +8,13 @@ impl Previewer {
     /// skin, A/B compare), as the step that brings it back: motion matching, Drive, or
     /// the pose graph the user turned on; `None` while the timeline's clip plays.
     pub fn timeline_hidden_by(&self) -> Option<&'static str> {
-        if self.source.matching().is_some() {
+        if self.stage.main.source.matching().is_some() {
             Some("turn motion matching off (M)")
-        } else if self.is_driving() && self.source.is_drive_only() {
+        } else if self.is_driving() && self.stage.main.source.is_drive_only() {
             Some("turn Drive off (D)")
         } else if self.is_driving() {
             Some("turn Drive (D) and the pose graph off")
-        } else if self.source.graph().is_some() {
+        } else if self.stage.main.source.graph().is_some() {
             Some("turn the pose graph off")
         } else {
             None
@@ -25,15 +25,18 @@ impl Previewer {
     /// clip list: the timeline's clip; in pose-graph mode every input by its weight (a
     /// layer at its weight too); in motion matching the clip the matcher plays.
     pub fn clip_weights(&self) -> Vec<f32> {
-        self.source.clip_weights(&self.model, &self.timeline)
+        self.stage.main.clip_weights()
     }
 
     /// Switches to clip `index` (a seek: the character does not move).
     pub fn select_clip(&mut self, index: usize) {
         // Picking a clip in the list plays that clip alone (driven, while driving).
         let driving = self.is_driving();
-        self.source = MotionSource::Clip;
-        self.timeline.select_clip(&self.model, index);
+        self.stage.main.source = MotionSource::Clip;
+        self.stage
+            .main
+            .timeline
+            .select_clip(&self.stage.main.model, index);
         if driving {
             self.set_drive(true);
         }
@@ -47,24 +50,25 @@ impl Previewer {
     /// The same in-place choice for every clip of the model (the window's `--in-place` /
     /// `--root-motion`); the selected clip restarts with it.
     pub fn set_in_place_override_all(&mut self, choice: crate::anim::locomotion::InPlaceOverride) {
-        self.model.set_in_place_override_all(choice);
-        if let Some(clip) = self.timeline.clip() {
+        self.stage.main.model.set_in_place_override_all(choice);
+        if let Some(clip) = self.stage.main.timeline.clip() {
             self.select_clip(clip);
             self.evaluate_pose();
         }
     }
 
     pub fn set_in_place_override(&mut self, choice: crate::anim::locomotion::InPlaceOverride) {
-        let Some(clip) = self.timeline.clip() else {
+        let Some(clip) = self.stage.main.timeline.clip() else {
             return;
         };
-        if self.model.in_place_override(clip) == choice {
+        if self.stage.main.model.in_place_override(clip) == choice {
             return;
         }
-        self.model.set_in_place_override(clip, choice);
-        let name = self.model.clips[clip].name().to_string();
-        let graph_mode = (self.source.graph().is_some() && !self.source.is_drive_only())
-            || self.source.matching().is_some();
+        self.stage.main.model.set_in_place_override(clip, choice);
+        let name = self.stage.main.model.clips[clip].name().to_string();
+        let graph_mode = (self.stage.main.source.graph().is_some()
+            && !self.stage.main.source.is_drive_only())
+            || self.stage.main.source.matching().is_some();
         if graph_mode {
             self.set_message(
                 format!(
@@ -75,11 +79,13 @@ impl Previewer {
             );
             return;
         }
-        let time = self.timeline.clock().time().phase_secs;
+        let time = self.stage.main.timeline.clock().time().phase_secs;
         self.select_clip(clip);
-        self.timeline.seek_secs(time);
+        self.stage.main.timeline.seek_secs(time);
         self.evaluate_pose();
         let reason = self
+            .stage
+            .main
             .model
             .clip_analysis(clip)
             .map(|a| a.in_place.reason.clone())
@@ -90,7 +96,7 @@ impl Previewer {
     /// True while the locomotion stage drives the character (movement speed and
     /// direction, speed matching, stride warping, foot IK).
     pub fn is_driving(&self) -> bool {
-        self.source.is_driving()
+        self.stage.main.source.is_driving()
     }
 
     /// Turns "drive" on or off (D). On a single clip it plays that clip through a one-clip
@@ -98,15 +104,20 @@ impl Previewer {
     /// space, the state machine). A rig without legs stays undriven with the reason in
     /// the status bar.
     pub fn set_drive(&mut self, on: bool) {
-        if on && self.source.matching().is_some() {
-            self.source = MotionSource::Clip;
+        if on && self.stage.main.source.matching().is_some() {
+            self.stage.main.source = MotionSource::Clip;
         }
         if !on {
-            if let Some(g) = self.source.graph_mut() {
-                let _ = g.set_drive(&self.model, false, self.locomotion_settings, None);
+            if let Some(g) = self.stage.main.source.graph_mut() {
+                let _ = g.set_drive(
+                    &self.stage.main.model,
+                    false,
+                    self.locomotion_settings,
+                    None,
+                );
             }
-            if self.source.is_drive_only() {
-                self.source = MotionSource::Clip;
+            if self.stage.main.source.is_drive_only() {
+                self.stage.main.source = MotionSource::Clip;
             }
             self.evaluate_pose();
             return;
@@ -114,28 +125,28 @@ impl Previewer {
         if self.is_driving() {
             return;
         }
-        if self.source.graph().is_none() {
-            let Some(clip) = self.timeline.clip() else {
+        if self.stage.main.source.graph().is_none() {
+            let Some(clip) = self.stage.main.timeline.clip() else {
                 self.set_message("drive: the file has no clip to drive", true);
                 return;
             };
             let def = GraphDef {
                 params: Vec::new(),
                 base: NodeDef::Clip {
-                    clip: self.model.clips[clip].name().to_string(),
+                    clip: self.stage.main.model.clips[clip].name().to_string(),
                     rate: 1.0,
                 },
                 layers: Vec::new(),
             };
-            match GraphSession::new(&self.model, &def) {
+            match GraphSession::new(&self.stage.main.model, &def) {
                 Ok(mut g) => {
-                    g.playing = self.timeline.is_playing();
-                    let t = self.timeline.clock().time();
+                    g.playing = self.stage.main.timeline.is_playing();
+                    let t = self.stage.main.timeline.clock().time();
                     g.seek(
-                        &self.model,
-                        t.to_secs(self.model.clips[clip].duration_secs() as f64),
+                        &self.stage.main.model,
+                        t.to_secs(self.stage.main.model.clips[clip].duration_secs() as f64),
                     );
-                    self.source = MotionSource::Graph {
+                    self.stage.main.source = MotionSource::Graph {
                         session: Box::new(g),
                         drive_only: true,
                     };
@@ -148,16 +159,18 @@ impl Previewer {
         }
         let settings = self.locomotion_settings;
         let legs = self.leg_override.clone();
-        if let Some(g) = self.source.graph_mut() {
-            if let Err(e) = g.set_drive(&self.model, true, settings, legs) {
-                if self.source.is_drive_only() {
-                    self.source = MotionSource::Clip;
+        if let Some(g) = self.stage.main.source.graph_mut() {
+            if let Err(e) = g.set_drive(&self.stage.main.model, true, settings, legs) {
+                if self.stage.main.source.is_drive_only() {
+                    self.stage.main.source = MotionSource::Clip;
                 }
                 self.set_message(format!("drive: {e}"), true);
             }
         }
         if !self.speed_chosen {
             let natural = self
+                .stage
+                .main
                 .source
                 .graph()
                 .and_then(|g| g.locomotion.as_ref())
@@ -167,8 +180,8 @@ impl Previewer {
                 let mut s = self.locomotion_settings;
                 s.movement_speed = v;
                 self.locomotion_settings = s;
-                if let Some(g) = self.source.graph_mut() {
-                    g.set_locomotion_settings(&self.model, s);
+                if let Some(g) = self.stage.main.source.graph_mut() {
+                    g.set_locomotion_settings(&self.stage.main.model, s);
                 }
             }
         }
@@ -179,13 +192,22 @@ impl Previewer {
     /// the previous legs, with the reason in the status bar.
     pub fn set_leg_override(&mut self, legs: Option<Vec<crate::anim::contacts::LegChain>>) {
         let previous = std::mem::replace(&mut self.leg_override, legs);
-        if let Some(g) = self.source.graph_mut() {
+        if let Some(g) = self.stage.main.source.graph_mut() {
             if g.locomotion.is_some() {
                 let settings = self.locomotion_settings;
-                if let Err(e) = g.set_drive(&self.model, true, settings, self.leg_override.clone())
-                {
+                if let Err(e) = g.set_drive(
+                    &self.stage.main.model,
+                    true,
+                    settings,
+                    self.leg_override.clone(),
+                ) {
                     self.leg_override = previous;
-                    let _ = g.set_drive(&self.model, true, settings, self.leg_override.clone());
+                    let _ = g.set_drive(
+                        &self.stage.main.model,
+                        true,
+                        settings,
+                        self.leg_override.clone(),
+                    );
                     self.set_message(format!("legs: {e}"), true);
                 }
             }
@@ -196,8 +218,8 @@ impl Previewer {
     /// Edits the pose graph's definition (Blend panel), undoably; a refused edit keeps the
     /// graph and shows why.
     pub fn edit_graph(&mut self, f: impl FnOnce(&mut crate::graph::GraphDef)) {
-        if let Some(g) = self.source.graph_mut() {
-            if let Err(e) = g.edit(&self.model, f) {
+        if let Some(g) = self.stage.main.source.graph_mut() {
+            if let Err(e) = g.edit(&self.stage.main.model, f) {
                 self.set_message(format!("graph edit: {e}"), true);
             }
         }
@@ -206,7 +228,12 @@ impl Previewer {
 
     /// Ctrl+Z on the pose graph's edits.
     pub fn undo_graph_edit(&mut self) {
-        let done = self.source.graph_mut().is_some_and(|g| g.undo(&self.model));
+        let done = self
+            .stage
+            .main
+            .source
+            .graph_mut()
+            .is_some_and(|g| g.undo(&self.stage.main.model));
         if !done {
             self.set_message("nothing to undo", false);
         }
@@ -215,7 +242,12 @@ impl Previewer {
 
     /// Ctrl+Shift+Z.
     pub fn redo_graph_edit(&mut self) {
-        let done = self.source.graph_mut().is_some_and(|g| g.redo(&self.model));
+        let done = self
+            .stage
+            .main
+            .source
+            .graph_mut()
+            .is_some_and(|g| g.redo(&self.stage.main.model));
         if !done {
             self.set_message("nothing to redo", false);
         }
@@ -228,8 +260,8 @@ impl Previewer {
             self.speed_chosen = true;
         }
         self.locomotion_settings = settings;
-        if let Some(g) = self.source.graph_mut() {
-            g.set_locomotion_settings(&self.model, settings);
+        if let Some(g) = self.stage.main.source.graph_mut() {
+            g.set_locomotion_settings(&self.stage.main.model, settings);
         }
         self.evaluate_pose();
     }
@@ -239,14 +271,12 @@ impl Previewer {
         // Motion matching's keys are relative to where the camera looks (the orbit
         // camera's yaw is where it sits; it looks the opposite way).
         let look = self.camera.yaw_rad + std::f32::consts::PI;
-        let result = self
-            .source
-            .advance(&self.model, &mut self.timeline, dt_secs, look);
+        let result = self.stage.main.advance(dt_secs, look);
         if let Err(e) = result {
             self.set_message(e, true);
         }
         self.evaluate_pose();
-        if self.source.matching().is_none() {
+        if self.stage.main.source.matching().is_none() {
             self.note_phase_warning();
         }
     }
@@ -256,7 +286,10 @@ impl Previewer {
     /// synced on their foot markers: the two-clip blend slider of the Blend panel.
     pub fn blend_two_clips(&mut self, a: usize, b: usize, weight: f32) {
         use crate::graph::def::{Sample1DDef, SyncMode};
-        let (Some(ca), Some(cb)) = (self.model.clips.get(a), self.model.clips.get(b)) else {
+        let (Some(ca), Some(cb)) = (
+            self.stage.main.model.clips.get(a),
+            self.stage.main.model.clips.get(b),
+        ) else {
             return;
         };
         let def = GraphDef {
@@ -282,10 +315,10 @@ impl Previewer {
             },
             layers: Vec::new(),
         };
-        match GraphSession::new(&self.model, &def) {
+        match GraphSession::new(&self.stage.main.model, &def) {
             Ok(mut g) => {
-                g.playing = self.timeline.is_playing();
-                self.source = MotionSource::Graph {
+                g.playing = self.stage.main.timeline.is_playing();
+                self.stage.main.source = MotionSource::Graph {
                     session: Box::new(g),
                     drive_only: false,
                 };
@@ -310,26 +343,26 @@ impl Previewer {
     /// playback. A graph that cannot be built leaves single-clip playback on, with the
     /// reason in the status bar.
     pub fn set_graph_enabled(&mut self, on: bool) {
-        if on && self.source.matching().is_some() {
-            self.source = MotionSource::Clip;
+        if on && self.stage.main.source.matching().is_some() {
+            self.stage.main.source = MotionSource::Clip;
         }
         let driving = self.is_driving();
-        if self.source.is_drive_only() {
+        if self.stage.main.source.is_drive_only() {
             // The one-clip drive graph gives way to the file's graph (and back).
-            self.source = MotionSource::Clip;
+            self.stage.main.source = MotionSource::Clip;
         }
         if !on {
-            if self.source.graph().is_some() {
-                self.source = MotionSource::Clip;
+            if self.stage.main.source.graph().is_some() {
+                self.stage.main.source = MotionSource::Clip;
             }
             if driving {
                 self.set_drive(true);
             }
-        } else if self.source.graph().is_none() {
-            match GraphSession::default_for(&self.model) {
+        } else if self.stage.main.source.graph().is_none() {
+            match GraphSession::default_for(&self.stage.main.model) {
                 Ok(mut g) => {
-                    g.playing = self.timeline.is_playing();
-                    self.source = MotionSource::Graph {
+                    g.playing = self.stage.main.timeline.is_playing();
+                    self.stage.main.source = MotionSource::Graph {
                         session: Box::new(g),
                         drive_only: false,
                     };
@@ -345,7 +378,7 @@ impl Previewer {
 
     /// Plays `session` (a graph built for this model) in place of what played.
     pub fn play_graph(&mut self, session: GraphSession) {
-        self.source = MotionSource::Graph {
+        self.stage.main.source = MotionSource::Graph {
             session: Box::new(session),
             drive_only: false,
         };
@@ -356,7 +389,7 @@ impl Previewer {
 
     /// Play / pause whatever plays (Space).
     pub fn toggle_play(&mut self) {
-        self.source.toggle_play(&mut self.timeline);
+        self.stage.main.toggle_play();
         if self.is_playing() {
             // Hand-set morph weights are a paused-preview tweak; playback shows the clip.
             self.morph_overrides.clear();
@@ -365,11 +398,11 @@ impl Previewer {
 
     /// Whether what moves the character plays.
     pub fn is_playing(&self) -> bool {
-        self.source.is_playing(&self.timeline)
+        self.stage.main.is_playing()
     }
 
     /// Ground positions of the root trail, oldest first.
     pub fn trail(&self) -> Box<dyn Iterator<Item = glam::DVec2> + '_> {
-        self.source.trail(&self.timeline)
+        self.stage.main.trail()
     }
 }

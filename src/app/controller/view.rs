@@ -8,7 +8,7 @@ impl Previewer {
     pub fn pick_joint(&mut self, click_px: glam::Vec2) {
         let [w, h] = self.viewport_size_px;
         let picked = crate::render::camera::pick_joint(
-            &self.pose.model_from_joint,
+            &self.stage.main.pose.model_from_joint,
             &self.camera,
             glam::Vec2::new(w as f32, h as f32),
             click_px,
@@ -22,16 +22,17 @@ impl Previewer {
     pub fn select_joint(&mut self, joint: Option<usize>) {
         self.inspect.select(joint);
         if let Some(j) = joint {
-            self.inspect.reveal_in_outliner(&self.model.skeleton, j);
+            self.inspect
+                .reveal_in_outliner(&self.stage.main.model.skeleton, j);
         }
     }
 
     /// World position of the displayed root on the ground (y = 0).
     pub fn root_position(&self) -> Vec3 {
-        let p = match self.source {
+        let p = match self.stage.main.source {
             // The timeline's root stands where its pose puts it (in place or not).
-            MotionSource::Clip => self.timeline.root_world_position(),
-            _ => self.source.world_from_root(&self.timeline).translation,
+            MotionSource::Clip => self.stage.main.timeline.root_world_position(),
+            _ => self.stage.main.world_from_root().translation,
         };
         Vec3::new(p.x as f32, 0.0, p.y as f32)
     }
@@ -49,7 +50,7 @@ impl Previewer {
         let clip_from_world = self.camera.clip_from_world(size.x / size.y.max(1.0));
         // The pose's matrices already include the world placement.
         let mut r = egui::Rect::NOTHING;
-        for m in &self.pose.model_from_joint {
+        for m in &self.stage.main.pose.model_from_joint {
             let p = m.w_axis.truncate();
             if let Some(px) = crate::render::camera::world_to_pixel(&clip_from_world, p, size) {
                 r.extend_with(origin + egui::vec2(px.x, px.y) / pixels_per_point.max(1e-3));
@@ -68,17 +69,19 @@ impl Previewer {
             return;
         }
         self.frame_pending = false;
-        let mut bounds = match crate::render::bounds::pose_bounds(&self.model, &self.pose) {
-            Ok(b) if !b.is_empty() => b,
-            _ => return,
-        };
+        let mut bounds =
+            match crate::render::bounds::pose_bounds(&self.stage.main.model, &self.stage.main.pose)
+            {
+                Ok(b) if !b.is_empty() => b,
+                _ => return,
+            };
         // Side by side, B stands beside A: frame both (B's skin when it has its own file).
         if let Some(c) = self
             .compare
             .as_ref()
             .filter(|c| c.valid && c.view == crate::stage::inspect::CompareView::SideBySide)
         {
-            let b = crate::render::bounds::pose_bounds(c.b(&self.model), &c.b_pose)
+            let b = crate::render::bounds::pose_bounds(c.b(&self.stage.main.model), &c.b_pose)
                 .ok()
                 .filter(|b| !b.is_empty())
                 .unwrap_or_else(|| crate::render::bounds::joint_bounds(&c.b_pose));
@@ -98,7 +101,7 @@ impl Previewer {
     /// The displayed character's facing about +Y (radians; 0 = the rig's +Z, glTF's
     /// front), with the root motion applied so far.
     pub fn root_yaw_rad(&self) -> f32 {
-        let yaw = self.source.world_from_root(&self.timeline).yaw_rad;
+        let yaw = self.stage.main.world_from_root().yaw_rad;
         yaw as f32
     }
 

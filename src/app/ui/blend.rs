@@ -42,10 +42,10 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         two_clip_blend_ui(p, ui);
         return;
     }
-    let Some(session) = p.source.graph_mut() else {
+    let Some(session) = p.stage.main.source.graph_mut() else {
         return;
     };
-    let model = &p.model;
+    let model = &p.stage.main.model;
     let mut changed = false;
     // Parameters.
     ui.separator();
@@ -434,10 +434,10 @@ pub fn blend_space_2d_ui(
 /// (dragging it is a seek: every input moves to the matching phase, no root motion), and
 /// one row per input with its clip time, markers and weight.
 pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let Some(session) = p.source.graph_mut() else {
+    let Some(session) = p.stage.main.source.graph_mut() else {
         return;
     };
-    let model = &p.model;
+    let model = &p.stage.main.model;
     let mut changed = false;
     ui.add_space(4.0);
     ui.horizontal(|ui| {
@@ -658,14 +658,14 @@ fn node_edit_ui(ui: &mut egui::Ui, id: &str, node: &mut NodeDef) {
 /// "Blend two clips": pick A and B and start a blend held at any weight (the weight is
 /// then a slider among the graph's parameters).
 fn two_clip_blend_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let n = p.model.clips.len();
+    let n = p.stage.main.model.clips.len();
     if n < 2 {
         return;
     }
     let id = egui::Id::unique("two_clip_pick");
     let (mut a, mut b): (usize, usize) = ui.data(|d| d.get_temp(id)).unwrap_or((
-        p.timeline.clip().unwrap_or(0),
-        (p.timeline.clip().unwrap_or(0) + 1) % n,
+        p.stage.main.timeline.clip().unwrap_or(0),
+        (p.stage.main.timeline.clip().unwrap_or(0) + 1) % n,
     ));
     let (a_was, b_was) = (a, b);
     let mut go = false;
@@ -679,9 +679,9 @@ fn two_clip_blend_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 ui.label("with");
             }
             let r = egui::ComboBox::from_id_salt(salt)
-                .selected_text(p.model.clips[(*pick).min(n - 1)].name())
+                .selected_text(p.stage.main.model.clips[(*pick).min(n - 1)].name())
                 .show_ui(ui, |ui| {
-                    for (i, c) in p.model.clips.iter().enumerate() {
+                    for (i, c) in p.stage.main.model.clips.iter().enumerate() {
                         ui.selectable_value(pick, i, c.name());
                     }
                 });
@@ -712,7 +712,7 @@ pub(super) fn graph_edit_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         return;
     }
     let (can_undo, can_redo) = (session.can_undo(), session.can_redo());
-    let model = &p.model;
+    let model = &p.stage.main.model;
     let mut def = session.graph.def().clone();
     let before = def.clone();
     let mut undo = false;

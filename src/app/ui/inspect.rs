@@ -54,7 +54,7 @@ pub(super) fn outliner_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             });
             ui.weak("nodes that no skin binds are marked (node)");
             let (mut picked, mut toggled) = (None, None);
-            let sk = &p.model.skeleton;
+            let sk = &p.stage.main.model.skeleton;
             let needle = p.inspect.filter.to_lowercase();
             egui::ScrollArea::vertical()
                 .id_salt("outliner_scroll")
@@ -90,7 +90,7 @@ pub(super) fn outliner_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                             } else {
                                 ui.add_space(18.0);
                             }
-                            let text = if is_skin_joint(&p.model, j) {
+                            let text = if is_skin_joint(&p.stage.main.model, j) {
                                 egui::RichText::new(name)
                             } else {
                                 egui::RichText::new(format!("{name} (node)")).weak()
@@ -118,17 +118,17 @@ fn joint_details_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.weak("Click a joint here or in the viewport.");
         return;
     };
-    let sk = &p.model.skeleton;
+    let sk = &p.stage.main.model.skeleton;
     let Some(name) = sk.names().get(j) else {
         return;
     };
     ui.separator();
     ui.label(egui::RichText::new(name).strong().color(SELECTED));
     let parent = sk.parents()[j].map_or("none (root)".to_string(), |q| sk.names()[q].clone());
-    let local = p.pose.local.get(j).copied().unwrap_or_default();
+    let local = p.stage.main.pose.local.get(j).copied().unwrap_or_default();
     let order = p.inspect.euler_order;
     let e = order.angles_deg(local.rotation);
-    let model = p.pose.model_from_joint[j].w_axis;
+    let model = p.stage.main.pose.model_from_joint[j].w_axis;
     egui::Grid::new("joint_details")
         .num_columns(2)
         .show(ui, |ui| {
@@ -190,7 +190,7 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.weak(format!("The curve view shows the timeline's clip: {step}."));
         return;
     }
-    let Some(clip_index) = p.timeline.clip() else {
+    let Some(clip_index) = p.stage.main.timeline.clip() else {
         ui.weak("No clip.");
         return;
     };
@@ -206,15 +206,15 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         );
         return;
     }
-    let clip = &p.model.clips[clip_index];
+    let clip = &p.stage.main.model.clips[clip_index];
     let duration = f64::from(clip.duration_secs());
     let channels = p.inspect.channels;
     let order = p.inspect.euler_order;
     let curves = p
         .inspect
-        .curves(&p.model, clip_index, &joints, CURVE_SAMPLES);
-    let names = p.model.skeleton.names();
-    let playhead = p.timeline.phase_secs();
+        .curves(&p.stage.main.model, clip_index, &joints, CURVE_SAMPLES);
+    let names = p.stage.main.model.skeleton.names();
+    let playhead = p.stage.main.timeline.phase_secs();
     // One plot per unit, stacked, their time axes linked: degrees and metres never share
     // an axis (a 30-degree swing flattened a 2 cm bob), and each plot says its unit.
     let groups: Vec<CurveGroup> = [
@@ -349,10 +349,10 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     });
     if let Some(x) = seek {
         // A seek within the current cycle (no root motion), like the scrub bar.
-        let cycle_start = p.timeline.time_secs() - p.timeline.phase_secs();
+        let cycle_start = p.stage.main.timeline.time_secs() - p.stage.main.timeline.phase_secs();
         let phase = x.clamp(0.0, duration * (1.0 - 1e-9));
-        p.timeline.set_playing(false);
-        p.timeline.seek_secs(cycle_start + phase);
+        p.stage.main.timeline.set_playing(false);
+        p.stage.main.timeline.seek_secs(cycle_start + phase);
         p.evaluate_pose();
     }
 }
@@ -382,7 +382,7 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let clip = if p.timeline_hidden_by().is_some() {
         None
     } else {
-        p.timeline.clip()
+        p.stage.main.timeline.clip()
     };
     let Some(clip) = clip else {
         return;
@@ -390,15 +390,15 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // Every length in the table is in metres of a human-sized character (rig units
     // divided by the unit scale), so the threshold, the jumps and the velocities are one
     // unit system whatever the rig's units.
-    let k = p.inspect.unit_scale(&p.model);
-    let pop_m = p.inspect.seam_pop_m(&p.model);
-    p.inspect.update_seams(&p.model, Some(clip));
+    let k = p.inspect.unit_scale(&p.stage.main.model);
+    let pop_m = p.inspect.seam_pop_m(&p.stage.main.model);
+    p.inspect.update_seams(&p.stage.main.model, Some(clip));
     let seams = p.inspect.seams();
     let worst = seams.first().filter(|s| s.visible_m > pop_m);
     let title = match worst {
         Some(s) => format!(
             "Loop seam: {} pops {:.1} cm",
-            p.model.skeleton.names()[s.joint],
+            p.stage.main.model.skeleton.names()[s.joint],
             s.visible_m / k * 100.0
         ),
         None => "Loop seam".to_string(),
@@ -437,7 +437,7 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 ui.weak("velocity jump");
                 ui.end_row();
                 for s in seams.iter().take(12) {
-                    let name = &p.model.skeleton.names()[s.joint];
+                    let name = &p.stage.main.model.skeleton.names()[s.joint];
                     let text = egui::RichText::new(format!("{name} {}", s.channel.as_str()));
                     let text = if s.visible_m > pop_m {
                         text.color(WARN)
@@ -536,7 +536,7 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     egui::CollapsingHeader::new(title)
         .id_salt("ab_compare")
         .show(ui, |ui| {
-            let Some(a_clip) = p.timeline.clip() else {
+            let Some(a_clip) = p.stage.main.timeline.clip() else {
                 ui.weak("No clip to compare.");
                 return;
             };
@@ -546,7 +546,7 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 .changed()
             {
                 if on {
-                    let b = (a_clip + 1) % p.model.clips.len();
+                    let b = (a_clip + 1) % p.stage.main.model.clips.len();
                     p.compare_with_clip(b);
                 } else {
                     p.stop_compare();
@@ -555,7 +555,7 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             let Some(c) = p.compare.as_mut() else {
                 return;
             };
-            let b_names: Vec<String> = c.b(&p.model).clips.iter().map(|k| k.name().to_string()).collect();
+            let b_names: Vec<String> = c.b(&p.stage.main.model).clips.iter().map(|k| k.name().to_string()).collect();
             let mut changed = false;
             ui.horizontal(|ui| {
                 ui.label("B");
@@ -608,7 +608,7 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             let d = &c.difference;
             let worst = d
                 .worst_joint
-                .map(|j| p.model.skeleton.names()[j].clone())
+                .map(|j| p.stage.main.model.skeleton.names()[j].clone())
                 .unwrap_or_else(|| "none".into());
             ui.label(format!(
                 "now: max {:.2} cm ({worst}), mean {:.2} cm",
@@ -617,8 +617,8 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             ));
             ui.weak("A's joints: green = same, red = 10 cm apart (scaled to the rig); B in magenta.");
             let u = {
-                let dur = p.model.clips[a_clip].duration_secs() as f64;
-                if dur > 0.0 { p.timeline.phase_secs() / dur } else { 0.0 }
+                let dur = p.stage.main.model.clips[a_clip].duration_secs() as f64;
+                if dur > 0.0 { p.stage.main.timeline.phase_secs() / dur } else { 0.0 }
             };
             let max_pts: Vec<[f64; 2]> = c.curve.iter().map(|s| [f64::from(s[0]), f64::from(s[1]) * 100.0]).collect();
             let mean_pts: Vec<[f64; 2]> = c.curve.iter().map(|s| [f64::from(s[0]), f64::from(s[2]) * 100.0]).collect();

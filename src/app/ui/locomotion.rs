@@ -114,12 +114,12 @@ fn setting_row(
 /// One combo, on the Drive row, so the panel grows by nothing.
 fn clip_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     use crate::anim::locomotion::InPlaceOverride;
-    let Some(clip) = p.timeline.clip() else {
+    let Some(clip) = p.stage.main.timeline.clip() else {
         return;
     };
-    let current = p.model.in_place_override(clip);
+    let current = p.stage.main.model.in_place_override(clip);
     // The timeline computed the analysis when it selected the clip: this is a lookup.
-    let analysis = p.model.clip_analysis(clip);
+    let analysis = p.stage.main.model.clip_analysis(clip);
     let (in_place, reason) = match &analysis {
         Ok(a) => (a.in_place.in_place, a.in_place.reason.as_str()),
         Err(e) => (false, e.as_str()),

@@ -59,7 +59,7 @@ pub(super) fn matching_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 p.set_matching_enabled(on);
             }
             if p.matching().is_none() {
-                if p.path.is_none() && p.model.clips.len() < 8 {
+                if p.stage.main.path.is_none() && p.stage.main.model.clips.len() < 8 {
                     ui.weak("The demo's locomotion set: File > Open the motion-matching demo.");
                 }
                 return;
@@ -86,7 +86,7 @@ fn readout_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let Some(f) = s.current() else {
         return;
     };
-    let name = p.model.clips[f.clip].name();
+    let name = p.stage.main.model.clips[f.clip].name();
     let db_frame = s.db.nearest_frame(f.source, f.clip_time_secs);
     egui::Grid::new("mm_readout").num_columns(2).show(ui, |ui| {
         ui.label("Playing");
@@ -183,7 +183,7 @@ fn candidates_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                             ""
                         };
                         ui.label(format!("{}{}", rank + 1, mark));
-                        ui.label(p.model.clips[c.clip].name());
+                        ui.label(p.stage.main.model.clips[c.clip].name());
                         ui.label(format!("{:.2}", c.time_secs));
                         ui.colored_label(heat(c.cost, total_full), format!("{:.3}", c.cost));
                         for (g, v) in c.groups.iter().enumerate() {
@@ -369,7 +369,7 @@ fn track_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 painter.text(
                     r.left_center() + Vec2::new(3.0, 0.0),
                     Align2::LEFT_CENTER,
-                    p.model.clips[frames[start].clip].name(),
+                    p.stage.main.model.clips[frames[start].clip].name(),
                     FontId::proportional(11.0),
                     Color32::BLACK,
                 );
@@ -403,7 +403,7 @@ fn track_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         response.clone().on_hover_text(format!(
             "{:.2} s: {} at {:.2} s{}",
             f.wall_secs,
-            p.model.clips[f.clip].name(),
+            p.stage.main.model.clips[f.clip].name(),
             f.clip_time_secs,
             if f.jumped { " (jump)" } else { "" }
         ));

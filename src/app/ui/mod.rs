@@ -280,20 +280,20 @@ impl Previewer {
         for (modifiers, key) in pressed {
             match (key, modifiers.alt) {
                 (Key::I, true) => {
-                    self.timeline.set_range(None);
+                    self.stage.main.timeline.set_range(None);
                     continue;
                 }
                 (Key::I, false) => {
-                    self.timeline.set_in_at_playhead();
+                    self.stage.main.timeline.set_in_at_playhead();
                     continue;
                 }
                 (Key::O, _) => {
-                    self.timeline.set_out_at_playhead();
+                    self.stage.main.timeline.set_out_at_playhead();
                     continue;
                 }
                 (Key::P, _) => {
-                    let on = !self.timeline.ping_pong();
-                    self.timeline.set_ping_pong(on);
+                    let on = !self.stage.main.timeline.ping_pong();
+                    self.stage.main.timeline.set_ping_pong(on);
                     continue;
                 }
                 _ => {}
@@ -316,22 +316,30 @@ impl Previewer {
                 Key::O if modifiers.command => self.actions.push(Action::OpenDialog),
                 Key::Q if modifiers.command => self.actions.push(Action::Quit),
                 Key::Space => self.toggle_play(),
-                Key::ArrowLeft => self.timeline.step_frames(-1),
-                Key::ArrowRight => self.timeline.step_frames(1),
-                Key::Home => self.timeline.jump_to_start(),
-                Key::End => self.timeline.jump_to_end(),
+                Key::ArrowLeft => self.stage.main.timeline.step_frames(-1),
+                Key::ArrowRight => self.stage.main.timeline.step_frames(1),
+                Key::Home => self.stage.main.timeline.jump_to_start(),
+                Key::End => self.stage.main.timeline.jump_to_end(),
                 Key::L => {
-                    let looping = !self.timeline.clock().looping();
-                    self.timeline.set_looping(looping);
+                    let looping = !self.stage.main.timeline.clock().looping();
+                    self.stage.main.timeline.set_looping(looping);
                 }
                 Key::F => self.frame_character(),
                 Key::D => {
                     let on = !self.is_driving();
                     self.set_drive(on);
                 }
-                Key::Num1 => self.timeline.set_mode(RootMotionMode::InPlace),
-                Key::Num2 => self.timeline.set_mode(RootMotionMode::Accumulate),
-                Key::Num3 => self.timeline.set_mode(RootMotionMode::LoopAndReset),
+                Key::Num1 => self.stage.main.timeline.set_mode(RootMotionMode::InPlace),
+                Key::Num2 => self
+                    .stage
+                    .main
+                    .timeline
+                    .set_mode(RootMotionMode::Accumulate),
+                Key::Num3 => self
+                    .stage
+                    .main
+                    .timeline
+                    .set_mode(RootMotionMode::LoopAndReset),
                 _ => {}
             }
         }
@@ -434,14 +442,14 @@ impl Previewer {
                 }
             });
             ui.separator();
-            ui.label(match &self.path {
+            ui.label(match &self.stage.main.path {
                 Some(p) => p.display().to_string(),
                 // Not from one file: the demo, or a character built in memory (a motion
                 // matching library on it).
-                None if self.model.source == "demo.glb" || self.model.source == "demo" => {
+                None if self.stage.main.model.source == "demo.glb" || self.stage.main.model.source == "demo" => {
                     "built-in demo character".to_string()
                 }
-                None => self.model.source.clone(),
+                None => self.stage.main.model.source.clone(),
             });
         });
     }
@@ -483,15 +491,15 @@ impl Previewer {
 
     fn clips_ui(&mut self, ui: &mut egui::Ui) {
         ui.heading("Clips");
-        if self.model.scenes.len() > 1 {
-            let current = self.model.scene.unwrap_or(0);
+        if self.stage.main.model.scenes.len() > 1 {
+            let current = self.stage.main.model.scene.unwrap_or(0);
             let mut picked = current;
             ui.horizontal(|ui| {
                 ui.label("Scene");
                 egui::ComboBox::from_id_salt("scene")
-                    .selected_text(self.model.scenes[current].clone())
+                    .selected_text(self.stage.main.model.scenes[current].clone())
                     .show_ui(ui, |ui| {
-                        for (i, name) in self.model.scenes.iter().enumerate() {
+                        for (i, name) in self.stage.main.model.scenes.iter().enumerate() {
                             ui.selectable_value(&mut picked, i, name);
                         }
                     });
@@ -500,7 +508,7 @@ impl Previewer {
                 let _ = self.show_scene(picked);
             }
         }
-        if self.model.clips.is_empty() {
+        if self.stage.main.model.clips.is_empty() {
             ui.weak("This file has no animations (showing the rest pose).");
             self.import_warnings_ui(ui);
             return;
@@ -516,7 +524,7 @@ impl Previewer {
             .id_salt("clip_list")
             .max_height((ui.clip_rect().height() * 0.4).max(80.0))
             .show(ui, |ui| {
-                for (i, clip) in self.model.clips.iter().enumerate() {
+                for (i, clip) in self.stage.main.model.clips.iter().enumerate() {
                     let w = weights.get(i).copied().unwrap_or(0.0);
                     let text = format!("{}  ({:.3} s)", clip.name(), clip.duration_secs());
                     ui.horizontal(|ui| {
@@ -541,16 +549,19 @@ impl Previewer {
 
     /// What the importer ignored or repaired, listed once each.
     fn import_warnings_ui(&self, ui: &mut egui::Ui) {
-        if self.model.warnings.is_empty() {
+        if self.stage.main.model.warnings.is_empty() {
             return;
         }
-        egui::CollapsingHeader::new(format!("Import warnings ({})", self.model.warnings.len()))
-            .id_salt("import_warnings")
-            .show(ui, |ui| {
-                for w in &self.model.warnings {
-                    ui.add(egui::Label::new(egui::RichText::new(w).weak()).wrap());
-                }
-            });
+        egui::CollapsingHeader::new(format!(
+            "Import warnings ({})",
+            self.stage.main.model.warnings.len()
+        ))
+        .id_salt("import_warnings")
+        .show(ui, |ui| {
+            for w in &self.stage.main.model.warnings {
+                ui.add(egui::Label::new(egui::RichText::new(w).weak()).wrap());
+            }
+        });
     }
 
     fn status_ui(&mut self, ui: &mut egui::Ui) {
@@ -562,14 +573,24 @@ impl Previewer {
             ui.separator();
             let bones_mesh = crate::asset::bone_shapes::BONE_MESH_NAME;
             let skins: Vec<String> = self
+                .stage
+                .main
                 .model
                 .skins
                 .iter()
                 .filter(|s| s.name != bones_mesh)
                 .map(|s| s.joints.len().to_string())
                 .collect();
-            let drawn_bones = self.model.meshes.iter().any(|m| m.name == bones_mesh);
+            let drawn_bones = self
+                .stage
+                .main
+                .model
+                .meshes
+                .iter()
+                .any(|m| m.name == bones_mesh);
             let vertices: usize = self
+                .stage
+                .main
                 .model
                 .meshes
                 .iter()
@@ -580,12 +601,12 @@ impl Previewer {
             ui.label(if drawn_bones && vertices == 0 {
                 format!(
                     "{} joints (no mesh: bones drawn from the skeleton)",
-                    self.model.skeleton.joint_count()
+                    self.stage.main.model.skeleton.joint_count()
                 )
             } else {
                 format!(
                     "{} joints ({} in skins)  {vertices} vertices",
-                    self.model.skeleton.joint_count(),
+                    self.stage.main.model.skeleton.joint_count(),
                     if skins.is_empty() {
                         "none".into()
                     } else {
@@ -629,7 +650,7 @@ impl Previewer {
                 };
                 ui.colored_label(color, &m.text);
             }
-            if let Some(e) = self.timeline.error() {
+            if let Some(e) = self.stage.main.timeline.error() {
                 ui.separator();
                 ui.colored_label(Color32::from_rgb(255, 170, 80), e);
             }
@@ -651,7 +672,7 @@ impl Previewer {
         let Some(j) = self.inspect.selected else {
             return;
         };
-        let Some(m) = self.pose.model_from_joint.get(j) else {
+        let Some(m) = self.stage.main.pose.model_from_joint.get(j) else {
             return;
         };
         let [w, h] = self.viewport_size_px;
@@ -665,7 +686,7 @@ impl Previewer {
             ui.painter().text(
                 at,
                 egui::Align2::LEFT_BOTTOM,
-                &self.model.skeleton.names()[j],
+                &self.stage.main.model.skeleton.names()[j],
                 egui::FontId::proportional(13.0),
                 Color32::from_rgb(90, 200, 255),
             );

@@ -47,7 +47,7 @@ pub(super) fn morphs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 ui.label(egui::RichText::new(&mesh.name).strong());
                 for (t, target) in mesh.target_names.iter().enumerate() {
                     let live = p
-                        .pose
+                        .stage.main.pose
                         .morph_weights
                         .get(m)
                         .and_then(|w| w.get(t))
@@ -108,7 +108,13 @@ pub(super) fn morphs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 /// the clip (0 at the bottom, 1 at the top), key ticks and the playhead.
 pub(super) fn morph_rows_ui(p: &Previewer, ui: &mut egui::Ui) {
     let model = p.model();
-    let Some(clip) = p.timeline.clip().and_then(|i| model.clips.get(i)) else {
+    let Some(clip) = p
+        .stage
+        .main
+        .timeline
+        .clip()
+        .and_then(|i| model.clips.get(i))
+    else {
         return;
     };
     let duration = clip.duration_secs();
@@ -126,7 +132,7 @@ pub(super) fn morph_rows_ui(p: &Previewer, ui: &mut egui::Ui) {
         }
     }
     let hidden = rows.len().saturating_sub(MAX_ROWS);
-    let now = p.timeline.clock().time().phase_secs as f32;
+    let now = p.stage.main.timeline.clock().time().phase_secs as f32;
     let mut buf = vec![0.0f32; rows.iter().map(|r| r.0.targets()).max().unwrap_or(0)];
     for (track, target, label) in rows.into_iter().take(MAX_ROWS) {
         let width = ui.available_width();

@@ -19,7 +19,7 @@ pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         blended_root_motion_ui(g, p.is_driving(), ui);
         return;
     }
-    match p.timeline.root_motion() {
+    match p.stage.main.timeline.root_motion() {
         Some(root) => {
             let d = root.motion.cycle_displacement();
             let name = &p.model().skeleton.names()[root.source.joint];
@@ -42,7 +42,7 @@ pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                         d.translation.length() / root.motion.duration_secs()
                     ));
                     ui.end_row();
-                    let w = p.timeline.world_from_root();
+                    let w = p.stage.main.timeline.world_from_root();
                     ui.label("world");
                     ui.label(format!(
                         "x {:.3}  z {:.3} m, yaw {:.1}°",
@@ -56,7 +56,12 @@ pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         None => {
             // Say why from the clip's analysis: an in-place clip's root may well be
             // animated (its seam drift is not root motion).
-            let analysis = p.timeline.clip().map(|i| p.model().clip_analysis(i));
+            let analysis = p
+                .stage
+                .main
+                .timeline
+                .clip()
+                .map(|i| p.model().clip_analysis(i));
             match analysis {
                 Some(Ok(a)) if a.extracted_root.is_some() => {
                     ui.weak(format!(
@@ -67,10 +72,12 @@ pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 Some(Err(e)) => {
                     ui.weak(format!("No root motion: {e}"));
                 }
-                _ if p.timeline.clip().is_none() => {
+                _ if p.stage.main.timeline.clip().is_none() => {
                     ui.weak("No clip.");
                 }
                 _ if p
+                    .stage
+                    .main
                     .timeline
                     .clip()
                     .and_then(|i| p.model().clips.get(i))
@@ -96,17 +103,17 @@ const SPEED_SAMPLES: usize = 120;
 /// playhead, and played frames that went against the direction of play; for a clip
 /// played in place, the speed its planted feet imply.
 fn root_speed_plot_ui(p: &Previewer, ui: &mut egui::Ui) {
-    let Some(clip) = p.timeline.clip() else {
+    let Some(clip) = p.stage.main.timeline.clip() else {
         return;
     };
     let duration = f64::from(p.model().clips[clip].duration_secs());
     if duration <= 0.0 {
         return;
     }
-    let playhead = p.timeline.phase_secs();
+    let playhead = p.stage.main.timeline.phase_secs();
     let mut curve: Vec<[f64; 2]> = Vec::new();
     let mut mean = None;
-    if let Some(root) = p.timeline.root_motion() {
+    if let Some(root) = p.stage.main.timeline.root_motion() {
         let cycle = root.motion.cycle_displacement().translation;
         // Along the cycle's travel; a clip that ends where it started (a turn on the
         // spot) is measured along +Z.
@@ -129,14 +136,16 @@ fn root_speed_plot_ui(p: &Previewer, ui: &mut egui::Ui) {
     let analysis = p.model().clip_analysis(clip).ok();
     let implied = analysis
         .as_ref()
-        .filter(|a| a.in_place.in_place || p.timeline.root_motion().is_none())
+        .filter(|a| a.in_place.in_place || p.stage.main.timeline.root_motion().is_none())
         .and_then(|a| a.implied.as_ref())
         .map(|i| f64::from(i.speed));
     // Played frames against the direction of play, as speeds at their phase.
     let backwards: Vec<[f64; 2]> = p
+        .stage
+        .main
         .timeline
         .displacement()
-        .zip(p.timeline.displacement().skip(1))
+        .zip(p.stage.main.timeline.displacement().skip(1))
         .filter(|(_, b)| b.against_play)
         .filter_map(|(a, b)| {
             let dt = (b.time_secs - a.time_secs).abs();

@@ -11,7 +11,7 @@ const RATE_PRESETS: [f64; 5] = [-1.0, 0.25, 0.5, 1.0, 2.0];
 
 pub(super) fn timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let state = |p: &Previewer| {
-        let t = &p.timeline;
+        let t = &p.stage.main.timeline;
         (t.clip(), t.clock().time(), t.mode(), t.world_from_root())
     };
     let before = state(p);
@@ -124,21 +124,21 @@ fn paint_icon(painter: &egui::Painter, rect: egui::Rect, icon: Icon, color: Colo
 }
 
 fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let has_clip = p.timeline.clip().is_some();
+    let has_clip = p.stage.main.timeline.clip().is_some();
     ui.add_enabled_ui(has_clip, |ui| {
         if icon_button(ui, Icon::Start, "Start", "Jump to the start", "Home").clicked() {
-            p.timeline.jump_to_start();
+            p.stage.main.timeline.jump_to_start();
         }
         if icon_button(ui, Icon::Back, "Back", "Step one frame back", "Left").clicked() {
-            p.timeline.step_frames(-1);
+            p.stage.main.timeline.step_frames(-1);
         }
-        let (icon, name) = if p.timeline.is_playing() {
+        let (icon, name) = if p.stage.main.timeline.is_playing() {
             (Icon::Pause, "Pause")
         } else {
             (Icon::Play, "Play")
         };
         if icon_button(ui, icon, name, "Play / pause", "Space").clicked() {
-            p.timeline.toggle_play();
+            p.stage.main.timeline.toggle_play();
         }
         if icon_button(
             ui,
@@ -149,43 +149,43 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         )
         .clicked()
         {
-            p.timeline.step_frames(1);
+            p.stage.main.timeline.step_frames(1);
         }
         if icon_button(ui, Icon::End, "End", "Jump to the end", "End").clicked() {
-            p.timeline.jump_to_end();
+            p.stage.main.timeline.jump_to_end();
         }
         ui.separator();
-        let mut looping = p.timeline.clock().looping();
+        let mut looping = p.stage.main.timeline.clock().looping();
         if ui
             .checkbox(&mut looping, "Loop")
             .on_hover_text("Loop the clip (L)")
             .changed()
         {
-            p.timeline.set_looping(looping);
+            p.stage.main.timeline.set_looping(looping);
         }
-        let mut ping = p.timeline.ping_pong();
+        let mut ping = p.stage.main.timeline.ping_pong();
         if ui
             .checkbox(&mut ping, "Ping-pong")
             .on_hover_text("Turn round at the ends (of the in/out range, else of the clip) instead of looping (P)")
             .changed()
         {
-            p.timeline.set_ping_pong(ping);
+            p.stage.main.timeline.set_ping_pong(ping);
         }
         if ui
             .button("In")
             .on_hover_text("Set the in point of the playback range at the playhead (I)")
             .clicked()
         {
-            p.timeline.set_in_at_playhead();
+            p.stage.main.timeline.set_in_at_playhead();
         }
         if ui
             .button("Out")
             .on_hover_text("Set the out point of the playback range at the playhead (O)")
             .clicked()
         {
-            p.timeline.set_out_at_playhead();
+            p.stage.main.timeline.set_out_at_playhead();
         }
-        if let Some((a, b)) = p.timeline.range() {
+        if let Some((a, b)) = p.stage.main.timeline.range() {
             if ui
                 .button("Clear range")
                 .on_hover_text(format!(
@@ -193,12 +193,12 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 ))
                 .clicked()
             {
-                p.timeline.set_range(None);
+                p.stage.main.timeline.set_range(None);
             }
         }
         ui.separator();
         ui.label("Rate");
-        let mut rate = p.timeline.clock().rate();
+        let mut rate = p.stage.main.timeline.clock().rate();
         let drag = egui::DragValue::new(&mut rate)
             .speed(0.01)
             .range(-8.0..=8.0)
@@ -208,19 +208,19 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .on_hover_text("Play rate; negative plays in reverse")
             .changed()
         {
-            p.timeline.set_rate(rate);
+            p.stage.main.timeline.set_rate(rate);
         }
         for preset in RATE_PRESETS {
-            let selected = (p.timeline.clock().rate() - preset).abs() < 1e-9;
+            let selected = (p.stage.main.timeline.clock().rate() - preset).abs() < 1e-9;
             if ui
                 .selectable_label(selected, format!("{preset}×"))
                 .clicked()
             {
-                p.timeline.set_rate(preset);
+                p.stage.main.timeline.set_rate(preset);
             }
         }
         ui.separator();
-        let mut mode = p.timeline.mode();
+        let mut mode = p.stage.main.timeline.mode();
         egui::ComboBox::from_id_salt("root_motion_mode")
             .selected_text(mode.label())
             .show_ui(ui, |ui| {
@@ -230,15 +230,15 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             })
             .response
             .on_hover_text("Root motion: in place, accumulate into the world, or loop and reset");
-        if mode != p.timeline.mode() {
-            p.timeline.set_mode(mode);
+        if mode != p.stage.main.timeline.mode() {
+            p.stage.main.timeline.set_mode(mode);
         }
         if ui
             .button("Restart")
             .on_hover_text("Back to time 0 and the origin")
             .clicked()
         {
-            p.timeline.restart();
+            p.stage.main.timeline.restart();
         }
     });
     ui.separator();
@@ -257,7 +257,7 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.end_row();
     }
     ui.add(egui::Label::new(egui::RichText::new(text).monospace()).extend());
-    let mut fps = p.timeline.frame_rate_hz();
+    let mut fps = p.stage.main.timeline.frame_rate_hz();
     let r = ui
         .add(
             egui::DragValue::new(&mut fps)
@@ -269,7 +269,7 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .on_hover_text("Frame rate for stepping, the ruler and the readout (the clip's key rate by default; picking the clip again restores it)");
     r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::SpinButton, true, "frame rate"));
     if r.changed() {
-        p.timeline.set_frame_rate_hz(fps);
+        p.stage.main.timeline.set_frame_rate_hz(fps);
     }
     goto_ui(p, ui);
 }
@@ -288,15 +288,18 @@ fn goto_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     field.widget_info(|| egui::WidgetInfo::labeled(egui::Role::TextInput, true, "go to"));
     if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
         let duration = p
+            .stage
+            .main
             .timeline
             .clip()
             .and_then(|i| p.model().clips.get(i))
             .map_or(0.0, |c| f64::from(c.duration_secs()));
-        match parse_goto(&text, p.timeline.frame_rate_hz(), duration) {
+        match parse_goto(&text, p.stage.main.timeline.frame_rate_hz(), duration) {
             Ok(phase) => {
-                let cycle_start = p.timeline.time_secs() - p.timeline.phase_secs();
-                p.timeline.set_playing(false);
-                p.timeline.seek_secs(cycle_start + phase);
+                let cycle_start =
+                    p.stage.main.timeline.time_secs() - p.stage.main.timeline.phase_secs();
+                p.stage.main.timeline.set_playing(false);
+                p.stage.main.timeline.seek_secs(cycle_start + phase);
                 text.clear();
             }
             Err(e) => p.set_message(e, true),
@@ -336,20 +339,26 @@ pub fn fps_text(fps: f64) -> String {
 /// Home and End reach (a looping clip's last frame is the one before the wrap, since the
 /// frame at the clip's duration is frame 0 again; a clip that does not loop ends on it).
 pub fn time_readout(p: &Previewer) -> String {
-    let Some(clip) = p.timeline.clip().and_then(|i| p.model().clips.get(i)) else {
+    let Some(clip) = p
+        .stage
+        .main
+        .timeline
+        .clip()
+        .and_then(|i| p.model().clips.get(i))
+    else {
         return "no clip".to_string();
     };
-    let fps = p.timeline.frame_rate_hz();
+    let fps = p.stage.main.timeline.frame_rate_hz();
     let duration = clip.duration_secs() as f64;
-    let last = p.timeline.last_frame();
+    let last = p.stage.main.timeline.last_frame();
     format!(
         "{:.3} s / {:.3} s  frame {:.0} of 0-{:.0} @ {} fps  cycle {}",
-        p.timeline.phase_secs(),
+        p.stage.main.timeline.phase_secs(),
         duration,
-        p.timeline.frame_index().floor().min(last),
+        p.stage.main.timeline.frame_index().floor().min(last),
         last,
         fps_text(fps),
-        p.timeline.clock().time().cycle
+        p.stage.main.timeline.clock().time().cycle
     )
 }
 
@@ -379,10 +388,10 @@ fn nice_step(min: f64) -> f64 {
 
 fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // The loop-seam check's worst channel, when it pops (see the seam table).
-    let pop_m = p.inspect.seam_pop_m(&p.model);
-    let k = p.inspect.unit_scale(&p.model);
-    let clip_index = p.timeline.clip();
-    p.inspect.update_seams(&p.model, clip_index);
+    let pop_m = p.inspect.seam_pop_m(&p.stage.main.model);
+    let k = p.inspect.unit_scale(&p.stage.main.model);
+    let clip_index = p.stage.main.timeline.clip();
+    p.inspect.update_seams(&p.stage.main.model, clip_index);
     let seam = p
         .inspect
         .seams()
@@ -391,7 +400,7 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .map(|s| {
             format!(
                 "seam: {} {:.1} cm",
-                p.model.skeleton.names()[s.joint],
+                p.stage.main.model.skeleton.names()[s.joint],
                 s.visible_m / k * 100.0
             )
         });
@@ -400,7 +409,13 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let painter = ui.painter_at(rect);
     let visuals = ui.visuals();
     painter.rect_filled(rect, 3.0, visuals.extreme_bg_color);
-    let Some(clip) = p.timeline.clip().and_then(|i| p.model().clips.get(i)) else {
+    let Some(clip) = p
+        .stage
+        .main
+        .timeline
+        .clip()
+        .and_then(|i| p.model().clips.get(i))
+    else {
         return;
     };
     let duration = clip.duration_secs() as f64;
@@ -448,14 +463,14 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     if response.double_clicked_by(egui::PointerButton::Middle) {
         view = (0.0, duration);
     }
-    let view = clamp_view(view, duration, p.timeline.frame_rate_hz());
+    let view = clamp_view(view, duration, p.stage.main.timeline.frame_rate_hz());
     ui.data_mut(|d| d.insert_temp(view_id, view));
     let (v0, span) = (view.0, view.1 - view.0);
     let x_of = |t: f64| track.left() + ((t - v0) / span) as f32 * track.width();
     // Frame ticks, thinned to a 1-2-5 step so they stay at least 4 px apart (computed in
     // f64 and bounded by the bar's width, whatever the clip's length); every 10th step is
     // taller and numbered where the number fits.
-    let fps = p.timeline.frame_rate_hz();
+    let fps = p.stage.main.timeline.frame_rate_hz();
     let px_per_frame = track.width() as f64 / (span * fps).max(1e-9);
     let every = nice_step(4.0 / px_per_frame.max(1e-12));
     let tick = visuals.weak_text_color();
@@ -480,7 +495,7 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         }
     }
     // The in/out range: the parts outside it dimmed, its edges marked.
-    if let Some((a, b)) = p.timeline.range() {
+    if let Some((a, b)) = p.stage.main.timeline.range() {
         let dim = Color32::from_black_alpha(140);
         for (x0, x1) in [(rect.left(), x_of(a)), (x_of(b), rect.right())] {
             if x1 > x0 {
@@ -528,7 +543,7 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // hover text). File markers, else the ones detected from the feet.
     let detected = clip.markers().is_empty();
     let markers = if detected {
-        p.timeline.detected_markers()
+        p.stage.main.timeline.detected_markers()
     } else {
         clip.markers()
     };
@@ -588,7 +603,7 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         );
     }
     // Playhead.
-    let x = x_of(p.timeline.phase_secs().clamp(0.0, duration));
+    let x = x_of(p.stage.main.timeline.phase_secs().clamp(0.0, duration));
     let head = Color32::from_rgb(240, 70, 70);
     painter.line_segment(
         [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
@@ -601,7 +616,7 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     );
     // Scrubbing: a seek within the current cycle; playback pauses while the playhead is held.
     if response.drag_started() {
-        p.timeline.set_playing(false);
+        p.stage.main.timeline.set_playing(false);
     }
     if (response.dragged_by(egui::PointerButton::Primary) || response.clicked())
         && track.width() >= 1.0
@@ -609,14 +624,14 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         if let Some(pos) = response.interact_pointer_pos() {
             let frac = (((pos.x - track.left()) / track.width()) as f64).clamp(0.0, 1.0);
             let phase = (v0 + frac * span).clamp(0.0, duration);
-            let cycle = p.timeline.clock().time().cycle as f64;
+            let cycle = p.stage.main.timeline.clock().time().cycle as f64;
             // Stay inside this cycle: the right edge is the last instant before the wrap.
-            let phase = if p.timeline.clock().looping() {
+            let phase = if p.stage.main.timeline.clock().looping() {
                 phase.min(duration * (1.0 - 1e-9))
             } else {
                 phase
             };
-            p.timeline.seek_secs(cycle * duration + phase);
+            p.stage.main.timeline.seek_secs(cycle * duration + phase);
         }
     }
     if span < duration * 0.999 {
