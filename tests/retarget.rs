@@ -535,18 +535,31 @@ fn the_retarget_source_plays_beside_the_character_on_its_timeline() {
         own_clips,
         "a failed retarget adds nothing"
     );
-    assert!(p.compare.is_none());
+    assert!(p.stage.compare.is_none());
 
     p.retarget_from(&walk).unwrap();
     assert_eq!(p.model().clips.len(), own_clips + 1);
     let a_clip = p.stage.main.timeline.clip().unwrap();
     assert_eq!(a_clip, own_clips, "the retargeted clip is selected");
     assert_eq!(p.model().clips[a_clip].name(), "dataset-2_walk_active_002");
-    let c = p.compare.as_ref().expect("the source is shown");
+    let c = p.stage.compare.as_ref().expect("the source is shown");
     assert_eq!(c.retarget_pairs.as_deref(), Some(&[(own_clips, 0)][..]));
     assert_eq!(c.view, CompareView::SideBySide);
     assert!(c.valid, "{:?}", c.note);
     assert!(c.joint_map.iter().all(|j| j.is_none()), "no joint compared");
+    // The source is a second character on the stage, on its own skeleton.
+    let on_stage: Vec<usize> = p
+        .stage
+        .characters()
+        .map(|c| c.model.skeleton.joint_count())
+        .collect();
+    assert_eq!(
+        on_stage,
+        [
+            p.model().skeleton.joint_count(),
+            source.skeleton.joint_count()
+        ]
+    );
 
     // Locked to A's timeline: after playing, B shows the source clip at A's time. Every
     // joint but the root-motion joint (whose travel and turn are taken out for the
@@ -565,9 +578,9 @@ fn the_retarget_source_plays_beside_the_character_on_its_timeline() {
     }
     .run(&mut expected)
     .unwrap();
-    let c = p.compare.as_ref().unwrap();
+    let c = p.stage.compare.as_ref().unwrap();
     assert!(c.valid);
-    let b_local = &c.b_pose.local;
+    let b_local = &c.b.pose.local;
     let root =
         stridescope::anim::ClipRootMotion::for_clip(&source.skeleton, &source.clips[0], None)
             .unwrap()
@@ -591,13 +604,20 @@ fn the_retarget_source_plays_beside_the_character_on_its_timeline() {
     }
     assert!(compared > 20, "{compared} joints compared");
 
+    // B's timeline is the source clip's, at A's time.
+    let b = &c.b;
+    assert_eq!(b.timeline.clip(), Some(0));
+    assert!((b.timeline.phase_secs() - f64::from(t)).abs() < 1e-4);
+
     // A clip of the character's own has no source clip beside it.
     p.select_clip(0);
-    let c = p.compare.as_ref().unwrap();
+    let c = p.stage.compare.as_ref().unwrap();
     assert!(!c.valid);
     assert!(
         c.note.as_deref().unwrap_or("").contains("pick one"),
         "{:?}",
         c.note
     );
+    p.stop_compare();
+    assert_eq!(p.stage.characters().count(), 1);
 }

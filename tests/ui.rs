@@ -417,7 +417,7 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     h.get_by_label("Open").click();
     h.run_steps(3);
     assert!(h.state().file_browser.is_none());
-    assert!(h.state().compare.is_some(), "B taken from walker.glb");
+    assert!(h.state().stage.compare.is_some(), "B taken from walker.glb");
     // A file that fails to open: the browser stays on its folder with the reason.
     h.state_mut().open_file_browser();
     h.state_mut()

@@ -135,12 +135,12 @@ fn ab_compare_panel() {
     h.get_by_label("Compare the timeline's clip (A) with B")
         .click();
     h.run_steps(2);
-    let c = h.state().compare.as_ref().expect("compare on");
-    assert_eq!(c.b_clip, walk + 1);
+    let c = h.state().stage.compare.as_ref().expect("compare on");
+    assert_eq!(c.b_clip(), walk + 1);
     // B = A: nothing differs, at any phase.
     h.state_mut().compare_with_clip(walk);
     h.run_steps(2);
-    let c = h.state().compare.as_ref().unwrap();
+    let c = h.state().stage.compare.as_ref().unwrap();
     assert_eq!(c.difference.max_m, 0.0);
     assert!(c.curve.iter().all(|s| s[1] == 0.0 && s[2] == 0.0));
     h.get_by_label("A/B compare: max 0.0 cm");
@@ -148,7 +148,7 @@ fn ab_compare_panel() {
     let run = h.state().model().find_clip("Run").unwrap();
     h.state_mut().compare_with_clip(run);
     h.run_steps(2);
-    let c = h.state().compare.as_ref().unwrap();
+    let c = h.state().stage.compare.as_ref().unwrap();
     assert!(c.difference.max_m > 0.05, "{}", c.difference.max_m);
     assert_eq!(c.curve.len(), 121);
     assert!(c.valid);
@@ -156,7 +156,7 @@ fn ab_compare_panel() {
     // stale meanwhile.
     h.state_mut().set_graph_enabled(true);
     h.run_steps(2);
-    let c = h.state().compare.as_ref().unwrap();
+    let c = h.state().stage.compare.as_ref().unwrap();
     assert!(!c.valid);
     assert!(
         c.note.as_deref().unwrap_or("").contains("pose graph"),
@@ -165,11 +165,11 @@ fn ab_compare_panel() {
     );
     h.state_mut().set_graph_enabled(false);
     h.run_steps(2);
-    assert!(h.state().compare.as_ref().unwrap().valid);
+    assert!(h.state().stage.compare.as_ref().unwrap().valid);
     // Markers: Walk and Run both start on left_foot_down at 0, so the offset is 0.
     h.get_by_label("sync on markers").click();
     h.run_steps(2);
-    let c = h.state().compare.as_ref().unwrap();
+    let c = h.state().stage.compare.as_ref().unwrap();
     assert!(
         c.note.as_deref().unwrap_or("").contains("markers"),
         "{:?}",
@@ -178,7 +178,7 @@ fn ab_compare_panel() {
     h.get_by_label("Compare the timeline's clip (A) with B")
         .click();
     h.run_steps(2);
-    assert!(h.state().compare.is_none());
+    assert!(h.state().stage.compare.is_none());
 
     // B from another file: the Fox is not this skeleton, a copy of the demo is.
     let refused = h
@@ -188,15 +188,15 @@ fn ab_compare_panel() {
             "/../shared/assets/Fox/Fox.glb"
         )));
     assert!(refused.unwrap_err().contains("not the same skeleton"));
-    assert!(h.state().compare.is_none());
+    assert!(h.state().stage.compare.is_none());
     let text = h.state().message().unwrap().text.clone();
     assert!(text.contains("not the same skeleton"), "{text}");
     let copy = std::env::temp_dir().join(format!("stridescope-ab-{}.glb", std::process::id()));
     stridescope::asset::demo::write_demo(&copy).unwrap();
     h.state_mut().compare_with_file(&copy).unwrap();
     h.run_steps(2);
-    let c = h.state().compare.as_ref().expect("the copy matches");
-    assert!(c.b_model.is_some());
+    let c = h.state().stage.compare.as_ref().expect("the copy matches");
+    assert!(!c.b_is_a);
     // The copy's first clip (Idle) against Walk.
     assert!(c.difference.max_m > 0.0);
     let _ = std::fs::remove_file(&copy);
@@ -449,7 +449,7 @@ fn side_by_side_compare_frames_both() {
     h.state_mut().select_clip(walk);
     h.run_steps(2);
     h.state_mut().compare_with_clip(walk + 1);
-    h.state_mut().compare.as_mut().unwrap().view = CompareView::SideBySide;
+    h.state_mut().stage.compare.as_mut().unwrap().view = CompareView::SideBySide;
     h.state_mut().evaluate_pose();
     h.key_press(egui::Key::F);
     h.run_steps(3);
@@ -457,9 +457,9 @@ fn side_by_side_compare_frames_both() {
     let [w, hgt] = p.viewport_size_px();
     let size = glam::Vec2::new(w as f32, hgt as f32);
     let clip_from_world = p.camera.clip_from_world(size.x / size.y);
-    let c = p.compare.as_ref().unwrap();
+    let c = p.stage.compare.as_ref().unwrap();
     assert!(c.valid);
-    for (who, pose) in [("A", &p.stage.main.pose), ("B", &c.b_pose)] {
+    for (who, pose) in [("A", &p.stage.main.pose), ("B", &c.b.pose)] {
         for m in &pose.model_from_joint {
             let px = stridescope::render::camera::world_to_pixel(
                 &clip_from_world,

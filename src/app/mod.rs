@@ -166,7 +166,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         match previewer.model().find_clip(name) {
             Some(i) => {
                 previewer.compare_with_clip(i);
-                if let Some(c) = previewer.compare.as_mut() {
+                if let Some(c) = previewer.stage.compare.as_mut() {
                     c.view = if options.side_by_side {
                         crate::stage::inspect::CompareView::SideBySide
                     } else {
@@ -462,6 +462,7 @@ impl Gpu {
     /// Uploads what the side-by-side compare view draws for B, once per B.
     fn sync_compare(&mut self, previewer: &mut Previewer) {
         let Some(c) = previewer
+            .stage
             .compare
             .as_ref()
             .filter(|c| c.view == crate::stage::inspect::CompareView::SideBySide)
@@ -476,15 +477,18 @@ impl Gpu {
         if self.compare.as_ref().map(|g| g.made_for) == Some(made_for) {
             return;
         }
-        let result = match &c.b_model {
-            None => self
+        let result = match c.b_is_a {
+            true => self
                 .renderer
                 .create_instances(&self.ctx, &a.model, 1)
                 .map(|i| (None, i)),
-            Some((_, b)) => self.renderer.upload_model(&self.ctx, b).and_then(|m| {
-                let i = self.renderer.create_instances(&self.ctx, &m, 1)?;
-                Ok((Some(m), i))
-            }),
+            false => self
+                .renderer
+                .upload_model(&self.ctx, &c.b.model)
+                .and_then(|m| {
+                    let i = self.renderer.create_instances(&self.ctx, &m, 1)?;
+                    Ok((Some(m), i))
+                }),
         };
         match result {
             Ok((model, instances)) => {
@@ -497,7 +501,7 @@ impl Gpu {
             Err(e) => {
                 self.compare = None;
                 previewer.set_message(format!("cannot draw B: {e}"), true);
-                previewer.compare = None;
+                previewer.stage.compare = None;
             }
         }
     }
@@ -662,7 +666,7 @@ impl Gpu {
                 },
             );
         }
-        if let Some(c) = previewer.compare.as_ref().filter(|c| c.valid) {
+        if let Some(c) = previewer.stage.compare.as_ref().filter(|c| c.valid) {
             let model = previewer.model();
             let full = crate::stage::inspect::HEAT_FULL_M * c.unit_scale;
             let skin_joint = |j: usize| {
@@ -684,8 +688,8 @@ impl Gpu {
             }
             let magenta = Rgba8::rgb(230, 90, 230);
             self.overlay.skeleton(
-                c.b(model),
-                &c.b_pose,
+                &c.b.model,
+                &c.b.pose,
                 &SkeletonStyle {
                     bone_color: magenta,
                     joint_color: magenta,
@@ -780,14 +784,14 @@ impl Gpu {
             .filter(|c| c.generation == generation);
         if let (Some(g), Some(cmp), Some(a), true) = (
             &mut self.compare,
-            &previewer.compare,
+            &previewer.stage.compare,
             character,
             toggles.mesh,
         ) {
             g.instances.write_poses(
                 &self.ctx.queue,
                 g.model.as_ref().unwrap_or(&a.model),
-                &[&cmp.b_pose],
+                &[&cmp.b.pose],
             )?;
         }
         // Mesh ghosts: one instance each, written with the ghost's pose.
@@ -838,10 +842,11 @@ impl Gpu {
             }
             if let (Some(g), Some(_)) = (
                 &self.compare,
-                previewer.compare.as_ref().filter(|c| c.valid),
+                previewer.stage.compare.as_ref().filter(|c| c.valid),
             ) {
                 // A retarget source is tinted: it is the reference, not the character.
                 let retarget = previewer
+                    .stage
                     .compare
                     .as_ref()
                     .is_some_and(|c| c.retarget_pairs.is_some());

@@ -5,11 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use glam::DVec2;
+use glam::{DVec2, Mat4};
 
 use crate::anim::{AnimError, GroundTransform};
 use crate::asset::Model;
 
+use super::inspect::AbCompare;
 use super::pose::Pose;
 use super::source::MotionSource;
 use super::timeline::Timeline;
@@ -28,6 +29,9 @@ pub struct Character {
     pub source: MotionSource,
     /// The frame's pose (world placement included), after [`Self::evaluate`].
     pub pose: Pose,
+    /// Where the character stands on the stage, applied after its root motion
+    /// (identity for the open character; beside it for a compared one).
+    pub world_from_stage: Mat4,
 }
 
 impl Character {
@@ -42,6 +46,7 @@ impl Character {
             timeline,
             source: MotionSource::Clip,
             pose,
+            world_from_stage: Mat4::IDENTITY,
         }
     }
 
@@ -58,8 +63,13 @@ impl Character {
 
     /// Poses the character for the frame (`bind_pose`: its rest pose where it stands).
     pub fn evaluate(&mut self, bind_pose: bool) -> Result<(), AnimError> {
-        self.source
-            .evaluate(&self.model, &self.timeline, bind_pose, &mut self.pose)
+        self.source.evaluate(
+            &self.model,
+            &self.timeline,
+            bind_pose,
+            self.world_from_stage,
+            &mut self.pose,
+        )
     }
 
     pub fn is_playing(&self) -> bool {
@@ -101,10 +111,21 @@ impl Character {
 pub struct Stage {
     /// The open character: the one the panels edit.
     pub main: Character,
+    /// A/B compare (`None`: off): B is a second character, locked to the main one's
+    /// timeline, beside it or over it.
+    pub compare: Option<AbCompare>,
 }
 
 impl Stage {
     pub fn new(main: Character) -> Self {
-        Self { main }
+        Self {
+            main,
+            compare: None,
+        }
+    }
+
+    /// Every character on the stage, the open one first.
+    pub fn characters(&self) -> impl Iterator<Item = &Character> + '_ {
+        std::iter::once(&self.main).chain(self.compare.as_ref().map(|c| &c.b))
     }
 }

@@ -9,6 +9,8 @@ use crate::anim::curves::{EulerOrder, JointCurves};
 use crate::anim::seam::{ChannelSeam, LoopSeamJob};
 use crate::anim::Skeleton;
 use crate::asset::Model;
+use crate::stage::character::Character;
+use crate::stage::timeline::RootMotionMode;
 
 /// Which curves the curve view draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,18 +337,20 @@ pub enum CompareLock {
     Markers,
 }
 
-/// A/B compare: clip B (of this file or of another file with the same skeleton) locked to
-/// A's phase, with per-joint differences and a difference curve over the cycle.
+/// A/B compare: a second character on the stage, B, whose clip (of this file or of another
+/// file with the same skeleton) is locked to A's phase, with per-joint differences and a
+/// difference curve over the cycle.
 pub struct AbCompare {
-    /// Another file's model for B (`None`: B is a clip of the open file).
-    pub b_model: Option<(std::path::PathBuf, Model)>,
-    pub b_clip: usize,
+    /// B: its model (another file's, or a copy of A's), its timeline on B's clip (in
+    /// place; every frame a seek to A's locked time), its pose and where it stands.
+    pub b: Character,
+    /// B's model is a copy of A's (B is a clip of the open file): the window draws it with
+    /// A's GPU data.
+    pub b_is_a: bool,
     pub lock: CompareLock,
     /// Phase offset of B (fraction of its cycle) with [`CompareLock::Phase`].
     pub offset: f32,
     pub view: CompareView,
-    /// B's pose this frame, placed for the view.
-    pub b_pose: crate::stage::pose::Pose,
     /// A against B this frame.
     pub difference: crate::anim::compare::PoseDifference,
     /// `(phase, max_m, mean_m)` over A's cycle for the current settings.
@@ -386,13 +390,21 @@ type RootsFor = (
 impl AbCompare {
     /// B = clip `b_clip` of `a` (the open file).
     pub fn new(a: &Model, b_clip: usize) -> Self {
+        let mut s = Self::with_b(a, Character::new(a.clone(), None), b_clip);
+        s.b_is_a = true;
+        s
+    }
+
+    /// B = clip `b_clip` of the character `b`, compared with `a`.
+    fn with_b(a: &Model, mut b: Character, b_clip: usize) -> Self {
+        b.timeline.set_mode(RootMotionMode::InPlace);
+        b.timeline.select_clip(&b.model, b_clip);
         Self {
-            b_model: None,
-            b_clip,
+            b,
+            b_is_a: false,
             lock: CompareLock::default(),
             offset: 0.0,
             view: CompareView::default(),
-            b_pose: crate::stage::pose::Pose::new(a),
             difference: Default::default(),
             curve: Vec::new(),
             valid: false,
@@ -436,10 +448,8 @@ impl AbCompare {
                 }
             ));
         }
-        let mut s = Self::new(a, 0);
-        s.b_pose = crate::stage::pose::Pose::new(&b);
+        let mut s = Self::with_b(a, Character::new(b, Some(path)), 0);
         s.joint_map = map;
-        s.b_model = Some((path, b));
         s.generation = generation;
         Ok(s)
     }
@@ -454,10 +464,9 @@ impl AbCompare {
         pairs: Vec<(usize, usize)>,
         generation: u64,
     ) -> Self {
-        let mut s = Self::new(a, pairs.first().map_or(0, |p| p.1));
-        s.b_pose = crate::stage::pose::Pose::new(&b);
+        let first = pairs.first().map_or(0, |p| p.1);
+        let mut s = Self::with_b(a, Character::new(b, Some(path)), first);
         s.joint_map = vec![None; a.skeleton.joint_count()];
-        s.b_model = Some((path, b));
         s.generation = generation;
         s.view = CompareView::SideBySide;
         s.retarget_pairs = Some(pairs);
@@ -474,9 +483,16 @@ impl AbCompare {
             .map(|p| p.1)
     }
 
-    /// B's model: the other file's, or A's.
-    pub fn b<'a>(&'a self, a: &'a Model) -> &'a Model {
-        self.b_model.as_ref().map_or(a, |(_, m)| m)
+    /// B's clip.
+    pub fn b_clip(&self) -> usize {
+        self.b.timeline.clip().unwrap_or(0)
+    }
+
+    /// Compares with clip `index` of B's model (ignored when out of range).
+    pub fn set_b_clip(&mut self, index: usize) {
+        if index < self.b.model.clips.len() && Some(index) != self.b.timeline.clip() {
+            self.b.timeline.select_clip(&self.b.model, index);
+        }
     }
 
     /// The offset B's phase runs at (fraction of its cycle), from the lock.
@@ -484,10 +500,11 @@ impl AbCompare {
         match self.lock {
             CompareLock::Phase => (self.offset, None),
             CompareLock::Markers => {
-                let b = self.b(a);
-                match b
+                match self
+                    .b
+                    .model
                     .clips
-                    .get(self.b_clip)
+                    .get(self.b_clip())
                     .and_then(|bc| crate::anim::compare::marker_phase_offset(&a.clips[a_clip], bc))
                 {
                     Some(o) => (
@@ -521,7 +538,7 @@ impl AbCompare {
         self.valid = false;
         if self.retarget_pairs.is_some() {
             match self.retarget_source_clip(a_clip) {
-                Some(b) => self.b_clip = b,
+                Some(b) => self.set_b_clip(b),
                 None => {
                     self.note = Some(
                         "the retarget source plays beside its retargeted clips: pick one".into(),
@@ -531,13 +548,12 @@ impl AbCompare {
             }
         }
         let view = self.view;
-        let b_clip = self.b_clip;
-        let has_file = self.b_model.is_some();
+        let b_clip = self.b_clip();
+        let has_file = !self.b_is_a;
         let retarget = self.retarget_pairs.is_some();
-        // Split borrows: B's model lives in `b_model` while the pose and scratch change.
+        // Split borrows: B's model lives in `b` while its pose and the scratch change.
         let Self {
-            b_model,
-            b_pose,
+            b,
             difference,
             curve,
             note: note_out,
@@ -551,7 +567,7 @@ impl AbCompare {
             ..
         } = self;
         *note_out = note;
-        let b_model: &Model = b_model.as_ref().map_or(a, |(_, m)| m);
+        let b_model: &Model = &b.model;
         if retarget {
             *note_out = Some(format!(
                 "B is the retarget source ('{}'), at A's time; the skeletons differ, so no joint is compared",
@@ -592,21 +608,22 @@ impl AbCompare {
             CompareView::Overlay => model_from_root,
             CompareView::SideBySide => Mat4::from_translation(side_offset) * model_from_root,
         };
-        let request = crate::stage::pose::PoseRequest {
-            clip: Some(b_clip),
-            // A retargeted clip has its source's keys: the same time, not the same
-            // fraction of a cycle (their lengths may differ by a frame's rounding).
-            time_secs: if retarget {
-                (a_phase_secs as f32).clamp(0.0, bc.duration_secs())
-            } else {
-                ub * bc.duration_secs()
-            },
-            remove_root_motion: root_b.as_ref(),
-            model_from_root: place,
+        // B is a character of its own: its timeline seeks to A's locked time and it is
+        // posed in place, standing where the view puts it.
+        // A retargeted clip has its source's keys: the same time, not the same fraction
+        // of a cycle (their lengths may differ by a frame's rounding).
+        let b_time = if retarget {
+            (a_phase_secs as f32).clamp(0.0, bc.duration_secs())
+        } else {
+            ub * bc.duration_secs()
         };
-        if let Err(e) = b_pose.evaluate(b_model, &request) {
+        b.timeline.seek_secs(f64::from(b_time));
+        b.world_from_stage = place;
+        if let Err(e) = b.evaluate(false) {
             *note_out = Some(format!("B: {e}"));
         }
+        let b_model: &Model = &b.model;
+        let bc = &b_model.clips[b_clip];
         // Each root's path over its cycle, from the track start, placed like its pose.
         for (path, root, at) in [
             (a_path, root_a.as_ref(), model_from_root),

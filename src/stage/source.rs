@@ -6,7 +6,7 @@
 //! The clip timeline is the character's and outlives the other sources: turning a graph,
 //! Drive or motion matching off returns to the clip it showed, at its time.
 
-use glam::DVec2;
+use glam::{DVec2, Mat4};
 
 use crate::anim::motion_matching::MatcherInput;
 use crate::anim::{AnimError, GroundTransform};
@@ -252,13 +252,16 @@ impl MotionSource {
         w
     }
 
-    /// Evaluates the frame's pose into `pose` (world placement included); `bind_pose`
-    /// shows the rest pose at the timeline's placement instead.
+    /// Evaluates the frame's pose into `pose`, placed by the source's root motion and then
+    /// by `world_from_stage` (where the character stands on the stage: identity for the
+    /// open character, beside it for a compared one); `bind_pose` shows the rest pose at
+    /// the timeline's placement instead.
     pub fn evaluate(
         &self,
         model: &Model,
         timeline: &Timeline,
         bind_pose: bool,
+        world_from_stage: Mat4,
         pose: &mut Pose,
     ) -> Result<(), AnimError> {
         if bind_pose {
@@ -266,20 +269,32 @@ impl MotionSource {
                 clip: None,
                 time_secs: 0.0,
                 remove_root_motion: None,
-                model_from_root: timeline.model_from_root(),
+                model_from_root: world_from_stage * timeline.model_from_root(),
             };
             return pose.evaluate(model, &request);
         }
         match self {
-            Self::Clip => pose.evaluate(model, &timeline.pose_request()),
+            Self::Clip => {
+                let mut request = timeline.pose_request();
+                request.model_from_root = world_from_stage * request.model_from_root;
+                pose.evaluate(model, &request)
+            }
             Self::Graph { session, .. } => {
-                let r = pose.evaluate_local(model, session.local_pose(), session.model_from_root());
+                let r = pose.evaluate_local(
+                    model,
+                    session.local_pose(),
+                    world_from_stage * session.model_from_root(),
+                );
                 pose.set_morph_weights(session.morph_weights());
                 r
             }
             Self::Matching(m) => {
                 let s = &m.session;
-                pose.evaluate_local(model, s.pose(), s.world_from_root().to_mat4())
+                pose.evaluate_local(
+                    model,
+                    s.pose(),
+                    world_from_stage * s.world_from_root().to_mat4(),
+                )
             }
         }
     }

@@ -144,12 +144,12 @@ impl Previewer {
         if b_clip >= self.stage.main.model.clips.len() {
             return;
         }
-        let keep = self.compare.take();
+        let keep = self.stage.compare.take();
         let mut c = crate::stage::inspect::AbCompare::new(&self.stage.main.model, b_clip);
         if let Some(k) = keep {
             (c.lock, c.offset, c.view) = (k.lock, k.offset, k.view);
         }
-        self.compare = Some(c);
+        self.stage.compare = Some(c);
         self.evaluate_pose();
     }
 
@@ -173,7 +173,7 @@ impl Previewer {
             self.compare_files_opened,
         ) {
             Ok(c) => {
-                self.compare = Some(c);
+                self.stage.compare = Some(c);
                 self.set_message(format!("comparing with {}", path.display()), false);
                 self.evaluate_pose();
                 Ok(())
@@ -187,13 +187,13 @@ impl Previewer {
     }
 
     pub fn stop_compare(&mut self) {
-        self.compare = None;
+        self.stage.compare = None;
     }
 
     /// B at A's phase, beside A for the side-by-side view (1.5 times A's width away).
     pub(super) fn evaluate_compare(&mut self) {
         let hidden = self.timeline_hidden_by();
-        let Some(c) = self.compare.as_mut() else {
+        let Some(c) = self.stage.compare.as_mut() else {
             return;
         };
         if self.stage.main.source.matching().is_some() {

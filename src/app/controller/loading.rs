@@ -176,7 +176,7 @@ impl Previewer {
                     })
                     .collect();
                 self.compare_files_opened += 1;
-                self.compare = Some(crate::stage::inspect::AbCompare::retarget_source(
+                self.stage.compare = Some(crate::stage::inspect::AbCompare::retarget_source(
                     &self.stage.main.model,
                     path.to_path_buf(),
                     source,
@@ -357,7 +357,7 @@ impl Previewer {
             self.inspect.pinned = pinned.iter().filter_map(|n| sk.find(n)).collect();
         }
         // B's joints were matched against the old skeleton.
-        self.compare = None;
+        self.stage.compare = None;
         self.ghosts.clear();
         // The graph names clips of the old file: rebuild the new file's default graph (or
         // the drive graph of the selected clip) once the timeline is rebuilt.

@@ -172,8 +172,6 @@ pub struct Previewer {
     /// Each ghost's time from the playhead (seconds; negative = the past), parallel to
     /// `ghosts`: past and future are tinted differently.
     pub ghost_offsets_secs: Vec<f64>,
-    /// A/B compare against another clip or file (`None`: off).
-    pub compare: Option<crate::stage::inspect::AbCompare>,
     /// Counts the B files opened, so the window uploads each once.
     compare_files_opened: u64,
     /// Morphs panel: weights set by hand per mesh and target, applied over the animated
@@ -248,7 +246,6 @@ impl Previewer {
             inspect: crate::stage::inspect::Inspection::new(),
             ghosts: Vec::new(),
             ghost_offsets_secs: Vec::new(),
-            compare: None,
             compare_files_opened: 0,
             morph_overrides: Vec::new(),
             file_browser: None,

@@ -77,14 +77,15 @@ impl Previewer {
             };
         // Side by side, B stands beside A: frame both (B's skin when it has its own file).
         if let Some(c) = self
+            .stage
             .compare
             .as_ref()
             .filter(|c| c.valid && c.view == crate::stage::inspect::CompareView::SideBySide)
         {
-            let b = crate::render::bounds::pose_bounds(c.b(&self.stage.main.model), &c.b_pose)
+            let b = crate::render::bounds::pose_bounds(&c.b.model, &c.b.pose)
                 .ok()
                 .filter(|b| !b.is_empty())
-                .unwrap_or_else(|| crate::render::bounds::joint_bounds(&c.b_pose));
+                .unwrap_or_else(|| crate::render::bounds::joint_bounds(&c.b.pose));
             if !b.is_empty() {
                 bounds = bounds.union(&b);
             }

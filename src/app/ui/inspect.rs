@@ -528,7 +528,7 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 /// the difference curve over the cycle.
 pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // Numbers only while they describe what plays (not the last valid ones).
-    let title = match &p.compare {
+    let title = match &p.stage.compare {
         Some(c) if c.retarget_pairs.is_some() => "A/B compare: the retarget source".to_string(),
         Some(c) if c.valid => format!("A/B compare: max {:.1} cm", c.difference.max_m * 100.0),
         _ => "A/B compare".to_string(),
@@ -540,7 +540,7 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 ui.weak("No clip to compare.");
                 return;
             };
-            let mut on = p.compare.is_some();
+            let mut on = p.stage.compare.is_some();
             if ui
                 .checkbox(&mut on, "Compare the timeline's clip (A) with B")
                 .changed()
@@ -552,22 +552,23 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     p.stop_compare();
                 }
             }
-            let Some(c) = p.compare.as_mut() else {
+            let Some(c) = p.stage.compare.as_mut() else {
                 return;
             };
-            let b_names: Vec<String> = c.b(&p.stage.main.model).clips.iter().map(|k| k.name().to_string()).collect();
+            let b_names: Vec<String> = c.b.model.clips.iter().map(|k| k.name().to_string()).collect();
             let mut changed = false;
+            let mut b_clip = c.b_clip();
             ui.horizontal(|ui| {
                 ui.label("B");
                 egui::ComboBox::from_id_salt("compare_b_clip")
-                    .selected_text(b_names.get(c.b_clip).cloned().unwrap_or_default())
+                    .selected_text(b_names.get(b_clip).cloned().unwrap_or_default())
                     .show_ui(ui, |ui| {
                         for (i, n) in b_names.iter().enumerate() {
-                            changed |= ui.selectable_value(&mut c.b_clip, i, n).changed();
+                            changed |= ui.selectable_value(&mut b_clip, i, n).changed();
                         }
                     });
-                match &c.b_model {
-                    Some((path, _)) => {
+                match c.b.path().filter(|_| !c.b_is_a) {
+                    Some(path) => {
                         ui.weak(path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default());
                     }
                     None => {
@@ -582,9 +583,10 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     p.actions.push(crate::app::controller::Action::OpenCompareDialog);
                 }
             });
-            let Some(c) = p.compare.as_mut() else {
+            let Some(c) = p.stage.compare.as_mut() else {
                 return;
             };
+            c.set_b_clip(b_clip);
             ui.horizontal(|ui| {
                 use crate::stage::inspect::{CompareLock, CompareView};
                 changed |= ui.radio_value(&mut c.lock, CompareLock::Phase, "lock to phase").changed();
