@@ -15,8 +15,10 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 
-use crate::anim::{ClipRootMotion, PlaybackClock, Player, Skeleton};
+use crate::anim::{ClipRootMotion, PlaybackClock, Skeleton};
 use crate::asset::{self, Model};
+use crate::stage::source::MotionSource;
+use crate::stage::timeline::{RootMotionMode, Timeline};
 
 /// stridescope: a glTF animation previewer with wrap-safe root motion.
 #[derive(Debug, Parser)]
@@ -1129,49 +1131,65 @@ pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, Stri
     let root_joint = root
         .as_ref()
         .map(|r| model.skeleton.names()[r.source.joint].clone());
-    let mut clock = PlaybackClock::new(duration).map_err(|e| e.to_string())?;
-    clock
+    // The rate is checked here for its message; the timeline then plays at it.
+    PlaybackClock::new(1.0)
+        .map_err(|e| e.to_string())?
         .set_rate(args.rate)
         .map_err(|e| format!("--rate: {e}"))?;
-    clock.set_looping(!args.no_loop);
-    let mut player = Player::new(clock, root.map(|r| r.motion));
+    // The window's path: the clip's timeline moved by the clip source, with the root
+    // motion chosen here (the file's root track, or `--root-joint`'s).
+    let mut timeline = Timeline::new(model);
+    timeline.select_clip_with_root(model, clip_index, root.clone());
+    timeline.set_mode(RootMotionMode::Accumulate);
+    timeline.set_rate(args.rate);
+    timeline.set_looping(!args.no_loop);
+    timeline.set_playing(true);
+    let mut source = MotionSource::Clip;
     let dt = 1.0 / args.fps;
     let mut frames = Vec::with_capacity(frame_count as usize + 1);
-    let row =
-        |frame: u64, event: &'static str, player: &Player, delta: crate::anim::GroundTransform| {
-            let t = player.clock.time();
-            let world = player.world_from_root();
-            TraceFrame {
-                frame,
-                event,
-                time_secs: t.to_secs(duration),
-                cycle: t.cycle,
-                phase: if duration > 0.0 {
-                    t.phase_secs / duration
-                } else {
-                    0.0
-                },
-                delta_x_m: delta.translation.x,
-                delta_z_m: delta.translation.y,
-                delta_yaw_deg: delta.yaw_rad.to_degrees(),
-                world_x_m: world.translation.x,
-                world_z_m: world.translation.y,
-                world_yaw_deg: world.yaw_rad.to_degrees(),
-            }
-        };
+    let row = |frame: u64,
+               event: &'static str,
+               timeline: &Timeline,
+               delta: crate::anim::GroundTransform| {
+        let t = timeline.clock().time();
+        let world = timeline.world_from_root();
+        TraceFrame {
+            frame,
+            event,
+            time_secs: t.to_secs(duration),
+            cycle: t.cycle,
+            phase: if duration > 0.0 {
+                t.phase_secs / duration
+            } else {
+                0.0
+            },
+            delta_x_m: delta.translation.x,
+            delta_z_m: delta.translation.y,
+            delta_yaw_deg: delta.yaw_rad.to_degrees(),
+            world_x_m: world.translation.x,
+            world_z_m: world.translation.y,
+            world_yaw_deg: world.yaw_rad.to_degrees(),
+        }
+    };
     let identity = crate::anim::GroundTransform::IDENTITY;
-    frames.push(row(0, "start", &player, identity));
+    frames.push(row(0, "start", &timeline, identity));
     for frame in 1..=frame_count as u64 {
         if let Some(&(t, _)) = args.seek.iter().rev().find(|s| s.1 == frame) {
-            player
-                .seek_secs(t)
-                .map_err(|e| format!("--seek {t}@{frame}: {e}"))?;
-            frames.push(row(frame, "seek", &player, identity));
+            let had = timeline.error().map(str::to_owned);
+            timeline.seek_secs(t);
+            if let Some(e) = timeline.error().filter(|e| Some(*e) != had.as_deref()) {
+                return Err(format!("--seek {t}@{frame}: {e}"));
+            }
+            frames.push(row(frame, "seek", &timeline, identity));
+            // Play on from there, as the window does after a scrub (a clip that does not
+            // loop and was resting at its end plays again).
+            timeline.set_playing(true);
         } else {
-            let delta = player
-                .advance(dt)
+            // A clip that does not loop rests at its end: no time passes, no motion.
+            let delta = source
+                .advance(model, &mut timeline, dt, 0.0)
                 .map_err(|e| format!("frame {frame}: {e}"))?;
-            frames.push(row(frame, "play", &player, delta));
+            frames.push(row(frame, "play", &timeline, delta));
         }
     }
     Ok(TraceReport {

@@ -56,7 +56,7 @@ impl Character {
 
     /// Moves the character by `dt_secs` of wall time (its source's clock, root motion
     /// into its placement). `look_yaw_rad` steers motion matching's keys.
-    pub fn advance(&mut self, dt_secs: f64, look_yaw_rad: f32) -> Result<(), String> {
+    pub fn advance(&mut self, dt_secs: f64, look_yaw_rad: f32) -> Result<GroundTransform, String> {
         self.source
             .advance(&self.model, &mut self.timeline, dt_secs, look_yaw_rad)
     }

@@ -177,25 +177,31 @@ impl MotionSource {
     }
 
     /// Moves the source by `dt_secs` of wall time; the root motion of the interval goes
-    /// into the source's placement. `look_yaw_rad` steers motion matching's keys.
+    /// into the source's placement and is returned (in the root's frame before the
+    /// advance: `after = before ∘ delta`). `look_yaw_rad` steers motion matching's keys.
+    /// A clip's playback error stops it and is returned (the timeline keeps it too, for
+    /// the status bar).
     pub fn advance(
         &mut self,
         model: &Model,
         timeline: &mut Timeline,
         dt_secs: f64,
         look_yaw_rad: f32,
-    ) -> Result<(), String> {
+    ) -> Result<GroundTransform, String> {
+        let before = self.world_from_root(timeline);
         match self {
             Self::Clip => {
-                timeline.tick(dt_secs);
-                Ok(())
+                let had = timeline.error().map(str::to_owned);
+                let delta = timeline.tick(dt_secs);
+                return match timeline.error() {
+                    Some(e) if Some(e) != had.as_deref() => Err(e.to_owned()),
+                    _ => Ok(delta),
+                };
             }
-            Self::Graph { session, .. } => {
-                session.tick(model, dt_secs);
-                Ok(())
-            }
-            Self::Matching(m) => m.advance(model, dt_secs, look_yaw_rad),
+            Self::Graph { session, .. } => session.tick(model, dt_secs),
+            Self::Matching(m) => m.advance(model, dt_secs, look_yaw_rad)?,
         }
+        Ok(before.inverse().compose(&self.world_from_root(timeline)))
     }
 
     /// Where the character's root stands on the ground (metres, radians).

@@ -162,6 +162,26 @@ impl Timeline {
     /// state, rate, looping and mode. The character stays where it is; the trail and plot
     /// restart.
     pub fn select_clip(&mut self, model: &Model, index: usize) {
+        self.select_clip_with(model, index, None);
+    }
+
+    /// [`Self::select_clip`] with the root motion given (`trace --root-joint`: the
+    /// user's joint) instead of the one the clip's analysis decides.
+    pub fn select_clip_with_root(
+        &mut self,
+        model: &Model,
+        index: usize,
+        root: Option<ClipRootMotion>,
+    ) {
+        self.select_clip_with(model, index, Some(root));
+    }
+
+    fn select_clip_with(
+        &mut self,
+        model: &Model,
+        index: usize,
+        given_root: Option<Option<ClipRootMotion>>,
+    ) {
         let Some(clip) = model.clips.get(index) else {
             return;
         };
@@ -173,9 +193,10 @@ impl Timeline {
         // The clip's analysis decides its root motion: none for an in-place clip, whose
         // root's seam drift would otherwise turn and move the character every cycle.
         let analysed = model.clip_analysis(index);
-        let root = match &analysed {
-            Ok(a) => Ok(a.root_motion().cloned()),
-            Err(_) => ClipRootMotion::for_clip(&model.skeleton, clip, None),
+        let root = match (given_root, &analysed) {
+            (Some(root), _) => Ok(root),
+            (None, Ok(a)) => Ok(a.root_motion().cloned()),
+            (None, Err(_)) => ClipRootMotion::for_clip(&model.skeleton, clip, None),
         };
         let (root, note) = match root {
             Ok(root) => (root, None),

@@ -272,8 +272,11 @@ impl Previewer {
         // camera's yaw is where it sits; it looks the opposite way).
         let look = self.camera.yaw_rad + std::f32::consts::PI;
         let result = self.stage.main.advance(dt_secs, look);
-        if let Err(e) = result {
-            self.set_message(e, true);
+        match result {
+            // The timeline shows its own errors in the status bar.
+            Err(_) if matches!(self.stage.main.source, MotionSource::Clip) => {}
+            Err(e) => self.set_message(e, true),
+            Ok(_) => {}
         }
         self.evaluate_pose();
         if self.stage.main.source.matching().is_none() {
