@@ -137,6 +137,31 @@ fn the_animation_core_is_pure_cpu_and_uses_no_other_layer() {
 }
 
 #[test]
+fn the_animation_core_returns_typed_errors() {
+    // Jobs and constructors of the core say what was wrong in a type callers can match
+    // (`AnimError`, `LegError`, `StateMachineError`...), never in a bare string.
+    let mut files = Vec::new();
+    rust_files(&src().join("anim"), &mut files);
+    let mut problems = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = code_of(line);
+            if let Some(i) = code.find("Result<") {
+                if code[i..].contains(", String>") {
+                    problems.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "the core returns String errors:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
 fn importers_use_only_the_core() {
     assert_layer("asset", 8, &["anim", "asset"], &GPU_WINDOW_UI);
 }

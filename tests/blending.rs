@@ -664,9 +664,23 @@ fn mask_errors_name_the_problem() {
     let model = demo();
     let skeleton = &model.skeleton;
     let err = JointMask::from_names(skeleton, &[("spine1", 1.0)], &[]).unwrap_err();
+    match &err {
+        stridescope::anim::AnimError::UnknownJoint {
+            what: "mask",
+            name,
+            closest,
+        } => {
+            assert_eq!(name, "spine1");
+            assert_eq!(closest.len(), 4);
+        }
+        other => panic!("{other:?}"),
+    }
+    let err = err.to_string();
     assert!(err.contains("'spine1'"), "{err}");
     assert!(err.contains("spine_01"), "no close names in: {err}");
-    let err = JointMask::from_names(skeleton, &[], &[("Pelvis", 0.5)]).unwrap_err();
+    let err = JointMask::from_names(skeleton, &[], &[("Pelvis", 0.5)])
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("'Pelvis'") && err.contains("pelvis"), "{err}");
     let n = skeleton.joint_count();
     assert!(JointMask::from_subtrees(skeleton, &[(n, 1.0)]).is_err());

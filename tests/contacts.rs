@@ -25,7 +25,9 @@ fn demo() -> Model {
 }
 
 use glam::Vec3;
-use stridescope::anim::contacts::{legs_from_override, FootContacts, LegChain, LegOverride};
+use stridescope::anim::contacts::{
+    legs_from_override, FootContacts, LegChain, LegError, LegOverride,
+};
 use stridescope::anim::{
     AnimError, Clip, Interpolation, JointTracks, Skeleton, SyncMarker, Track, Transform,
 };
@@ -260,6 +262,15 @@ fn override_by_joint_names() {
         }],
     )
     .unwrap_err();
+    assert_eq!(
+        err,
+        LegError::NoJoint {
+            leg: 1,
+            role: "calf",
+            name: "knee_1".into()
+        }
+    );
+    let err = err.to_string();
     assert!(err.contains("'knee_1'") && err.contains("calf"), "{err}");
     let err = legs_from_override(
         &sk,
@@ -270,6 +281,11 @@ fn override_by_joint_names() {
         }],
     )
     .unwrap_err();
+    assert!(
+        matches!(err, LegError::SameJoints { leg: 1, .. }),
+        "{err:?}"
+    );
+    let err = err.to_string();
     assert!(err.contains("three different joints"), "{err}");
 }
 
@@ -518,6 +534,8 @@ fn legs_of_every_character() {
     ] {
         let m = load(file);
         let e = detect_legs(&m.skeleton).unwrap_err();
+        assert!(matches!(e, LegError::NotFound { .. }), "{file}: {e:?}");
+        let e = e.to_string();
         assert!(e.starts_with("no legs found"), "{file}: {e}");
         assert!(
             e.contains("thigh_l") && e.contains("LeftUpLeg"),

@@ -7,8 +7,8 @@
 
 use serde::Deserialize;
 use stridescope::anim::state_machine::{
-    Condition, Ease, FiredEvent, Interruption, ParamValue, Params, Slot, StateDef, StateMachine,
-    StateMachineDef, StepReport, TransitionDef,
+    Condition, Ease, FiredEvent, Interruption, ParamError, ParamValue, Params, Slot, StateDef,
+    StateMachine, StateMachineDef, StateMachineError, StepReport, TransitionDef, TransitionProblem,
 };
 
 /// A stand-in for the pose graph's node definitions.
@@ -39,7 +39,7 @@ fn build(src: &str, params: &Params) -> StateMachine {
 fn build_err(src: &str, params: &Params) -> String {
     match StateMachine::new(&parse(src), params) {
         Ok(_) => panic!("expected an error for\n{src}"),
-        Err(e) => e,
+        Err(e) => e.to_string(),
     }
 }
 
@@ -970,15 +970,28 @@ fn params_are_typed_and_ordered() {
     assert_eq!(p.get_float("speed"), Some(3.0));
     assert_eq!(
         p.set_float("grounded", 1.0),
-        Err("parameter 'grounded' is a bool, not a float".to_string())
+        Err(ParamError::WrongType {
+            name: "grounded".into(),
+            is: "bool",
+            wanted: "float",
+            needs: None
+        })
     );
     assert_eq!(
-        p.set_bool("speed", true),
-        Err("parameter 'speed' is a float, not a bool".to_string())
+        p.set_float("grounded", 1.0).unwrap_err().to_string(),
+        "parameter 'grounded' is a bool, not a float"
+    );
+    assert_eq!(
+        p.set_bool("speed", true).unwrap_err().to_string(),
+        "parameter 'speed' is a float, not a bool"
     );
     assert_eq!(
         p.set_float("sped", 1.0),
-        Err("unknown parameter 'sped'".to_string())
+        Err(ParamError::Unknown("sped".into()))
+    );
+    assert_eq!(
+        p.set_float("sped", 1.0).unwrap_err().to_string(),
+        "unknown parameter 'sped'"
     );
     assert!(p.set_float("speed", f32::INFINITY).is_err());
     assert_eq!(
@@ -1037,8 +1050,18 @@ fn definitions_built_in_code() {
         band: 0.0,
     };
     let e = StateMachine::new(&bad, &p).expect_err("NaN value");
+    assert!(matches!(
+        &e,
+        StateMachineError::Transition {
+            problem: TransitionProblem::Condition {
+                index: 0,
+                error: ParamError::ThresholdNotFinite { .. }
+            },
+            ..
+        }
+    ));
     assert_eq!(
-        e,
+        e.to_string(),
         "state 'Idle': transition 'Idle -> Walk': condition 0: 'speed': value NaN is not finite"
     );
     // No states at all.

@@ -229,7 +229,7 @@ type Triple = (usize, usize, usize);
 /// the rest pose.
 ///
 /// A skeleton with neither gives an error saying what was looked for.
-pub fn detect_legs(skeleton: &Skeleton) -> Result<Vec<LegChain>, String> {
+pub fn detect_legs(skeleton: &Skeleton) -> Result<Vec<LegChain>, LegError> {
     let p = rest_positions(skeleton);
     let mut legs = named_legs(skeleton, &p);
     let used: Vec<usize> = legs
@@ -248,15 +248,9 @@ pub fn detect_legs(skeleton: &Skeleton) -> Result<Vec<LegChain>, String> {
         .collect();
     legs.extend(name_by_side(skeleton, &p, &shaped, legs.len()));
     if legs.is_empty() {
-        return Err(format!(
-            "no legs found in the skeleton ({} joints): no thigh/calf/foot joints named like \
-             Mixamo (LeftUpLeg/LeftLeg/LeftFoot), Unreal (thigh_l/calf_l/foot_l), Rigify \
-             (thigh.L/shin.L/foot.L), VRM/Unity (LeftUpperLeg/LeftLowerLeg/LeftFoot) or \
-             Quaternius (UpperLeg.L/LowerLeg.L/Foot.L), and no chain of 3 or more joints \
-             below a branching joint (hips) that hangs down to the ground in the rest pose; \
-             choose the legs by joint name instead",
-            skeleton.joint_count()
-        ));
+        return Err(LegError::NotFound {
+            joint_count: skeleton.joint_count(),
+        });
     }
     Ok(legs)
 }
@@ -513,34 +507,90 @@ fn name_by_side(
         .collect()
 }
 
+/// Why no legs could be found or chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LegError {
+    /// Neither names nor the skeleton's shape give legs.
+    NotFound { joint_count: usize },
+    /// Chosen leg `leg` (1-based) names a joint the skeleton lacks, as its `role`.
+    NoJoint {
+        leg: usize,
+        role: &'static str,
+        name: String,
+    },
+    /// Chosen leg `leg` (1-based) uses one joint twice.
+    SameJoints {
+        leg: usize,
+        thigh: String,
+        calf: String,
+        foot: String,
+    },
+}
+
+impl std::fmt::Display for LegError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotFound { joint_count } => write!(
+                f,
+                "no legs found in the skeleton ({joint_count} joints): no thigh/calf/foot joints named like \
+                 Mixamo (LeftUpLeg/LeftLeg/LeftFoot), Unreal (thigh_l/calf_l/foot_l), Rigify \
+                 (thigh.L/shin.L/foot.L), VRM/Unity (LeftUpperLeg/LeftLowerLeg/LeftFoot) or \
+                 Quaternius (UpperLeg.L/LowerLeg.L/Foot.L), and no chain of 3 or more joints \
+                 below a branching joint (hips) that hangs down to the ground in the rest pose; \
+                 choose the legs by joint name instead"
+            ),
+            Self::NoJoint { leg, role, name } => write!(
+                f,
+                "leg {leg}: no joint named '{name}' (the {role}) in the skeleton"
+            ),
+            Self::SameJoints {
+                leg,
+                thigh,
+                calf,
+                foot,
+            } => write!(
+                f,
+                "leg {leg}: thigh '{thigh}', calf '{calf}' and foot '{foot}' must be three different joints"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LegError {}
+
+// Callers above the core that report in words take it with `?`.
+impl From<LegError> for String {
+    fn from(e: LegError) -> String {
+        e.to_string()
+    }
+}
+
 /// Legs chosen by the user, by exact joint names; named like detected legs by shape
 /// (`left`/`right` for a pair hanging from one joint, +X left; `leg N` otherwise). The
 /// toe is the foot's only child, if it has exactly one. The error names the missing joint.
 pub fn legs_from_override(
     skeleton: &Skeleton,
     legs: &[LegOverride],
-) -> Result<Vec<LegChain>, String> {
+) -> Result<Vec<LegChain>, LegError> {
     let mut chains = Vec::with_capacity(legs.len());
     for (i, leg) in legs.iter().enumerate() {
-        let find = |role: &str, name: &str| {
-            skeleton.find(name).ok_or_else(|| {
-                format!(
-                    "leg {}: no joint named '{name}' (the {role}) in the skeleton",
-                    i + 1
-                )
+        let find = |role: &'static str, name: &str| {
+            skeleton.find(name).ok_or_else(|| LegError::NoJoint {
+                leg: i + 1,
+                role,
+                name: name.to_string(),
             })
         };
         let thigh = find("thigh", leg.thigh)?;
         let calf = find("calf", leg.calf)?;
         let foot = find("foot", leg.foot)?;
         if thigh == calf || calf == foot || thigh == foot {
-            return Err(format!(
-                "leg {}: thigh '{}', calf '{}' and foot '{}' must be three different joints",
-                i + 1,
-                leg.thigh,
-                leg.calf,
-                leg.foot
-            ));
+            return Err(LegError::SameJoints {
+                leg: i + 1,
+                thigh: leg.thigh.to_string(),
+                calf: leg.calf.to_string(),
+                foot: leg.foot.to_string(),
+            });
         }
         let mut kids = skeleton
             .parents()

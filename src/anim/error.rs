@@ -27,6 +27,13 @@ pub enum AnimError {
     OutOfRange { what: String, detail: String },
     /// A track or clip that is empty where data is needed.
     Empty { what: String },
+    /// A joint named in `what` (a mask, a definition) that the skeleton lacks, with the
+    /// closest names it has (nearest first; empty when it has no joints).
+    UnknownJoint {
+        what: &'static str,
+        name: String,
+        closest: Vec<String>,
+    },
 }
 
 impl fmt::Display for AnimError {
@@ -55,6 +62,23 @@ impl fmt::Display for AnimError {
             }
             AnimError::OutOfRange { what, detail } => write!(f, "{what}: {detail}"),
             AnimError::Empty { what } => write!(f, "{what}: no data"),
+            AnimError::UnknownJoint {
+                what,
+                name,
+                closest,
+            } if closest.is_empty() => write!(
+                f,
+                "unknown joint '{name}' in {what}; the skeleton has no joints"
+            ),
+            AnimError::UnknownJoint {
+                what,
+                name,
+                closest,
+            } => write!(
+                f,
+                "unknown joint '{name}' in {what}; closest joints: {}",
+                closest.join(", ")
+            ),
         }
     }
 }

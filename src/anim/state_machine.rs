@@ -250,45 +250,36 @@ impl Ease {
     }
 
     /// Checks a curve's points (see [`Ease::Curve`]); the other eases are always valid.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), EaseError> {
         let Ease::Curve(points) = self else {
             return Ok(());
         };
         if points.len() < 2 {
-            return Err(format!(
-                "ease curve needs at least 2 points, has {}",
-                points.len()
-            ));
+            return Err(EaseError::TooFewPoints(points.len()));
         }
-        for (i, &(p, w)) in points.iter().enumerate() {
+        for (index, &point) in points.iter().enumerate() {
+            let (p, w) = point;
             if !p.is_finite() || !w.is_finite() {
-                return Err(format!("ease curve point {i} ({p}, {w}) is not finite"));
+                return Err(EaseError::NotFinite { index, point });
             }
             if !(0.0..=1.0).contains(&w) {
-                return Err(format!(
-                    "ease curve point {i} ({p}, {w}): weight must be in 0..=1"
-                ));
+                return Err(EaseError::WeightOutOfRange { index, point });
             }
-            if i > 0 && p <= points[i - 1].0 {
-                return Err(format!(
-                    "ease curve point {i} ({p}, {w}): progress must increase (previous is {})",
-                    points[i - 1].0
-                ));
+            if index > 0 && p <= points[index - 1].0 {
+                return Err(EaseError::NotIncreasing {
+                    index,
+                    point,
+                    previous: points[index - 1].0,
+                });
             }
         }
         let first = points[0];
         let last = points[points.len() - 1];
         if first != (0.0, 0.0) {
-            return Err(format!(
-                "ease curve must start at (0, 0), starts at ({}, {})",
-                first.0, first.1
-            ));
+            return Err(EaseError::BadStart(first));
         }
         if last != (1.0, 1.0) {
-            return Err(format!(
-                "ease curve must end at (1, 1), ends at ({}, {})",
-                last.0, last.1
-            ));
+            return Err(EaseError::BadEnd(last));
         }
         Ok(())
     }
@@ -387,34 +378,41 @@ impl Params {
 
     /// Sets a declared float parameter. Errors: unknown name, a bool parameter, a
     /// non-finite value (the old value is kept).
-    pub fn set_float(&mut self, name: &str, value: f32) -> Result<(), String> {
+    pub fn set_float(&mut self, name: &str, value: f32) -> Result<(), ParamError> {
         if !value.is_finite() {
-            return Err(format!("parameter '{name}': value {value} is not finite"));
+            return Err(ParamError::NotFinite {
+                name: name.to_string(),
+                value,
+            });
         }
         self.set(name, ParamValue::Float(value))
     }
 
     /// Sets a declared bool parameter. Errors: unknown name, a float parameter.
-    pub fn set_bool(&mut self, name: &str, value: bool) -> Result<(), String> {
+    pub fn set_bool(&mut self, name: &str, value: bool) -> Result<(), ParamError> {
         self.set(name, ParamValue::Bool(value))
     }
 
     /// Sets a declared parameter to a value of its own type (what the UI's widgets send).
-    pub fn set(&mut self, name: &str, value: ParamValue) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, value: ParamValue) -> Result<(), ParamError> {
         if let ParamValue::Float(v) = value {
             if !v.is_finite() {
-                return Err(format!("parameter '{name}': value {v} is not finite"));
+                return Err(ParamError::NotFinite {
+                    name: name.to_string(),
+                    value: v,
+                });
             }
         }
         let Some(entry) = self.entries.iter_mut().find(|(n, _)| n == name) else {
-            return Err(format!("unknown parameter '{name}'"));
+            return Err(ParamError::Unknown(name.to_string()));
         };
         if std::mem::discriminant(&entry.1) != std::mem::discriminant(&value) {
-            return Err(format!(
-                "parameter '{name}' is a {}, not a {}",
-                entry.1.type_name(),
-                value.type_name()
-            ));
+            return Err(ParamError::WrongType {
+                name: name.to_string(),
+                is: entry.1.type_name(),
+                wanted: value.type_name(),
+                needs: None,
+            });
         }
         entry.1 = value;
         Ok(())
@@ -569,6 +567,214 @@ pub struct StateMachine {
     weight_count: usize,
 }
 
+/// Why an ease curve was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EaseError {
+    TooFewPoints(usize),
+    /// Point `index` `(progress, weight)` is not finite.
+    NotFinite {
+        index: usize,
+        point: (f32, f32),
+    },
+    /// Point `index`'s weight is outside 0..=1.
+    WeightOutOfRange {
+        index: usize,
+        point: (f32, f32),
+    },
+    /// Point `index`'s progress is not above the previous point's.
+    NotIncreasing {
+        index: usize,
+        point: (f32, f32),
+        previous: f32,
+    },
+    /// The first point is not (0, 0).
+    BadStart((f32, f32)),
+    /// The last point is not (1, 1).
+    BadEnd((f32, f32)),
+}
+
+impl std::fmt::Display for EaseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::TooFewPoints(n) => write!(f, "ease curve needs at least 2 points, has {n}"),
+            Self::NotFinite { index, point: (p, w) } => {
+                write!(f, "ease curve point {index} ({p}, {w}) is not finite")
+            }
+            Self::WeightOutOfRange { index, point: (p, w) } => write!(
+                f,
+                "ease curve point {index} ({p}, {w}): weight must be in 0..=1"
+            ),
+            Self::NotIncreasing {
+                index,
+                point: (p, w),
+                previous,
+            } => write!(
+                f,
+                "ease curve point {index} ({p}, {w}): progress must increase (previous is {previous})"
+            ),
+            Self::BadStart((p, w)) => {
+                write!(f, "ease curve must start at (0, 0), starts at ({p}, {w})")
+            }
+            Self::BadEnd((p, w)) => write!(f, "ease curve must end at (1, 1), ends at ({p}, {w})"),
+        }
+    }
+}
+
+/// Why a parameter change or a transition condition was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamError {
+    Unknown(String),
+    /// A parameter of one type used as the other (`needs` says by what, when known).
+    WrongType {
+        name: String,
+        is: &'static str,
+        wanted: &'static str,
+        needs: Option<&'static str>,
+    },
+    NotFinite {
+        name: String,
+        value: f32,
+    },
+    /// A condition's threshold is not finite.
+    ThresholdNotFinite {
+        name: String,
+        value: f32,
+    },
+    /// A condition's band is negative or not finite.
+    BadBand {
+        name: String,
+        band: f32,
+    },
+    /// An `Event` condition without a name.
+    EventWithoutName,
+}
+
+impl std::fmt::Display for ParamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unknown(name) => write!(f, "unknown parameter '{name}'"),
+            Self::WrongType {
+                name,
+                is,
+                wanted,
+                needs: None,
+            } => write!(f, "parameter '{name}' is a {is}, not a {wanted}"),
+            Self::WrongType {
+                name,
+                is,
+                wanted,
+                needs: Some(what),
+            } => write!(f, "parameter '{name}' is a {is}, {what} needs a {wanted}"),
+            Self::NotFinite { name, value } => {
+                write!(f, "parameter '{name}': value {value} is not finite")
+            }
+            Self::ThresholdNotFinite { name, value } => {
+                write!(f, "'{name}': value {value} is not finite")
+            }
+            Self::BadBand { name, band } => {
+                write!(f, "'{name}': band {band} must be finite and >= 0")
+            }
+            Self::EventWithoutName => write!(f, "Event needs a name"),
+        }
+    }
+}
+
+/// What is wrong with one transition of a definition.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TransitionProblem {
+    UnknownState(String),
+    AnyAsDestination,
+    BadDuration(f32),
+    BadExitTime(f32),
+    /// Neither conditions nor an exit time: it would fire at once, every time.
+    NeverWaits,
+    Ease(EaseError),
+    BadHalfLife(f32),
+    /// Condition `index` is wrong.
+    Condition {
+        index: usize,
+        error: ParamError,
+    },
+}
+
+/// Why a state machine definition was refused; the text names the state and transition.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StateMachineError {
+    NoStates,
+    /// A state is named `"*"`, the name of 'any state' transitions.
+    ReservedStateName,
+    DuplicateState(String),
+    UnknownInitial(String),
+    /// `label` names the transition as the messages do (`state 'Run': transition 'Run -> Jump'`).
+    Transition {
+        label: String,
+        problem: TransitionProblem,
+    },
+}
+
+impl std::fmt::Display for StateMachineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoStates => write!(f, "state machine has no states"),
+            Self::ReservedStateName => write!(
+                f,
+                "state '{ANY_STATE}': the name is reserved for 'any state' transitions"
+            ),
+            Self::DuplicateState(name) => write!(f, "state '{name}': duplicate state name"),
+            Self::UnknownInitial(name) => write!(f, "initial state '{name}' is not a state"),
+            Self::Transition { label, problem } => {
+                write!(f, "{label}: ")?;
+                match problem {
+                    TransitionProblem::UnknownState(name) => write!(f, "unknown state '{name}'"),
+                    TransitionProblem::AnyAsDestination => {
+                        write!(f, "'{ANY_STATE}' can only be a source, not a destination")
+                    }
+                    TransitionProblem::BadDuration(d) => {
+                        write!(f, "duration_secs {d} must be finite and >= 0")
+                    }
+                    TransitionProblem::BadExitTime(e) => {
+                        write!(f, "exit_time {e} must be finite and >= 0")
+                    }
+                    TransitionProblem::NeverWaits => write!(
+                        f,
+                        "no conditions and no exit_time (it would fire at once, every time)"
+                    ),
+                    TransitionProblem::Ease(e) => write!(f, "{e}"),
+                    TransitionProblem::BadHalfLife(h) => {
+                        write!(f, "inertialize half-life {h} must be finite and > 0")
+                    }
+                    TransitionProblem::Condition { index, error } => {
+                        write!(f, "condition {index}: {error}")
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for EaseError {}
+impl std::error::Error for ParamError {}
+impl std::error::Error for StateMachineError {}
+
+// Callers above the core that report in words take these with `?`.
+impl From<StateMachineError> for String {
+    fn from(e: StateMachineError) -> String {
+        e.to_string()
+    }
+}
+
+impl From<ParamError> for String {
+    fn from(e: ParamError) -> String {
+        e.to_string()
+    }
+}
+
+impl From<EaseError> for String {
+    fn from(e: EaseError) -> String {
+        e.to_string()
+    }
+}
+
 fn transition_label(t: &TransitionDef) -> String {
     if t.from == ANY_STATE {
         format!("any state: transition '{} -> {}'", t.from, t.to)
@@ -588,71 +794,71 @@ impl StateMachine {
     /// type in conditions, non-finite values, negative bands, durations or exit times, bad
     /// ease curves, and transitions with neither conditions nor an exit time (they would
     /// fire at once, every time).
-    pub fn new<N>(def: &StateMachineDef<N>, params: &Params) -> Result<StateMachine, String> {
+    pub fn new<N>(
+        def: &StateMachineDef<N>,
+        params: &Params,
+    ) -> Result<StateMachine, StateMachineError> {
         if def.states.is_empty() {
-            return Err("state machine has no states".to_string());
+            return Err(StateMachineError::NoStates);
         }
         let mut names: Vec<String> = Vec::with_capacity(def.states.len());
         for s in &def.states {
             if s.name == ANY_STATE {
-                return Err(format!(
-                    "state '{ANY_STATE}': the name is reserved for 'any state' transitions"
-                ));
+                return Err(StateMachineError::ReservedStateName);
             }
             if names.contains(&s.name) {
-                return Err(format!("state '{}': duplicate state name", s.name));
+                return Err(StateMachineError::DuplicateState(s.name.clone()));
             }
             names.push(s.name.clone());
         }
         let index = |name: &str| names.iter().position(|n| n == name);
         let initial = index(&def.initial)
-            .ok_or_else(|| format!("initial state '{}' is not a state", def.initial))?;
+            .ok_or_else(|| StateMachineError::UnknownInitial(def.initial.clone()))?;
 
         let mut transitions = Vec::with_capacity(def.transitions.len());
         for t in &def.transitions {
             let label = transition_label(t);
+            let fail = |problem| StateMachineError::Transition {
+                label: label.clone(),
+                problem,
+            };
             let from = if t.from == ANY_STATE {
                 TransitionFrom::Any
             } else {
                 TransitionFrom::State(
-                    index(&t.from).ok_or_else(|| format!("{label}: unknown state '{}'", t.from))?,
+                    index(&t.from)
+                        .ok_or_else(|| fail(TransitionProblem::UnknownState(t.from.clone())))?,
                 )
             };
             if t.to == ANY_STATE {
-                return Err(format!(
-                    "{label}: '{ANY_STATE}' can only be a source, not a destination"
-                ));
+                return Err(fail(TransitionProblem::AnyAsDestination));
             }
-            let to = index(&t.to).ok_or_else(|| format!("{label}: unknown state '{}'", t.to))?;
+            let to =
+                index(&t.to).ok_or_else(|| fail(TransitionProblem::UnknownState(t.to.clone())))?;
             if !t.duration_secs.is_finite() || t.duration_secs < 0.0 {
-                return Err(format!(
-                    "{label}: duration_secs {} must be finite and >= 0",
-                    t.duration_secs
-                ));
+                return Err(fail(TransitionProblem::BadDuration(t.duration_secs)));
             }
             if let Some(e) = t.exit_time {
                 if !e.is_finite() || e < 0.0 {
-                    return Err(format!("{label}: exit_time {e} must be finite and >= 0"));
+                    return Err(fail(TransitionProblem::BadExitTime(e)));
                 }
             }
             if t.conditions.is_empty() && t.exit_time.is_none() {
-                return Err(format!(
-                    "{label}: no conditions and no exit_time (it would fire at once, every time)"
-                ));
+                return Err(fail(TransitionProblem::NeverWaits));
             }
-            t.ease.validate().map_err(|e| format!("{label}: {e}"))?;
+            t.ease
+                .validate()
+                .map_err(|e| fail(TransitionProblem::Ease(e)))?;
             if let Some(h) = t.inertialize {
                 if !(h.is_finite() && h > 0.0) {
-                    return Err(format!(
-                        "{label}: inertialize half-life {h} must be finite and > 0"
-                    ));
+                    return Err(fail(TransitionProblem::BadHalfLife(h)));
                 }
             }
             let mut checks = Vec::with_capacity(t.conditions.len());
-            for (ci, c) in t.conditions.iter().enumerate() {
+            for (index, c) in t.conditions.iter().enumerate() {
                 checks.push(
                     compile_condition(c, params)
-                        .map_err(|e| format!("{label}: condition {ci}: {e}"))?,
+                        .map_err(|error| fail(TransitionProblem::Condition { index, error }))?,
                 );
             }
             transitions.push(Transition {
@@ -956,31 +1162,39 @@ impl StateMachine {
     }
 }
 
-fn compile_condition(c: &Condition, params: &Params) -> Result<Check, String> {
-    let float_param = |param: &str, what: &str| -> Result<(), String> {
+fn compile_condition(c: &Condition, params: &Params) -> Result<Check, ParamError> {
+    let typed = |param: &str, what: &'static str, float: bool| -> Result<(), ParamError> {
         match params.get(param) {
-            None => Err(format!("unknown parameter '{param}'")),
-            Some(ParamValue::Bool(_)) => Err(format!(
-                "parameter '{param}' is a bool, {what} needs a float"
-            )),
-            Some(ParamValue::Float(_)) => Ok(()),
+            None => Err(ParamError::Unknown(param.to_string())),
+            Some(v @ ParamValue::Bool(_)) if float => Err(ParamError::WrongType {
+                name: param.to_string(),
+                is: v.type_name(),
+                wanted: "float",
+                needs: Some(what),
+            }),
+            Some(v @ ParamValue::Float(_)) if !float => Err(ParamError::WrongType {
+                name: param.to_string(),
+                is: v.type_name(),
+                wanted: "bool",
+                needs: Some(what),
+            }),
+            Some(_) => Ok(()),
         }
     };
-    let bool_param = |param: &str, what: &str| -> Result<(), String> {
-        match params.get(param) {
-            None => Err(format!("unknown parameter '{param}'")),
-            Some(ParamValue::Float(_)) => Err(format!(
-                "parameter '{param}' is a float, {what} needs a bool"
-            )),
-            Some(ParamValue::Bool(_)) => Ok(()),
-        }
-    };
-    let threshold = |param: &str, value: f32, band: f32| -> Result<(), String> {
+    let float_param = |param: &str, what: &'static str| typed(param, what, true);
+    let bool_param = |param: &str, what: &'static str| typed(param, what, false);
+    let threshold = |param: &str, value: f32, band: f32| -> Result<(), ParamError> {
         if !value.is_finite() {
-            return Err(format!("'{param}': value {value} is not finite"));
+            return Err(ParamError::ThresholdNotFinite {
+                name: param.to_string(),
+                value,
+            });
         }
         if !band.is_finite() || band < 0.0 {
-            return Err(format!("'{param}': band {band} must be finite and >= 0"));
+            return Err(ParamError::BadBand {
+                name: param.to_string(),
+                band,
+            });
         }
         Ok(())
     };
@@ -1011,7 +1225,7 @@ fn compile_condition(c: &Condition, params: &Params) -> Result<Check, String> {
         }
         Condition::Event(name) => {
             if name.is_empty() {
-                return Err("Event needs a name".to_string());
+                return Err(ParamError::EventWithoutName);
             }
             Check::Event(name.clone())
         }

@@ -22,7 +22,7 @@ type AnalysisMap = HashMap<(u64, InPlaceOverride), Result<Arc<ClipAnalysis>, Str
 pub struct ClipAnalyses {
     in_place: HashMap<String, InPlaceOverride>,
     /// The detected legs, or why there are none.
-    legs: OnceLock<Result<Vec<LegChain>, String>>,
+    legs: OnceLock<Result<Vec<LegChain>, crate::anim::contacts::LegError>>,
     clips: Mutex<AnalysisMap>,
 }
 
@@ -46,7 +46,7 @@ impl std::fmt::Debug for ClipAnalyses {
 
 impl Model {
     /// The legs detected in the skeleton (cached); the error says what was looked for.
-    pub fn legs(&self) -> Result<Vec<LegChain>, String> {
+    pub fn legs(&self) -> Result<Vec<LegChain>, crate::anim::contacts::LegError> {
         self.analysis
             .legs
             .get_or_init(|| detect_legs(&self.skeleton))

@@ -608,7 +608,7 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
     let override_joint = joint_by_name(skeleton, root_joint)?;
     let (legs, legs_error) = match model.legs() {
         Ok(l) => (l, None),
-        Err(e) => (Vec::new(), Some(e)),
+        Err(e) => (Vec::new(), Some(e.to_string())),
     };
     let mut clips = Vec::new();
     for (clip_index, clip) in model.clips.iter().enumerate() {

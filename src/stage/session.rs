@@ -305,7 +305,7 @@ impl GraphSession {
     pub fn set_float(&mut self, model: &Model, name: &str, value: f32) {
         match self.graph.params_mut().set_float(name, value) {
             Ok(()) => self.refresh(model),
-            Err(e) => self.error = Some(e),
+            Err(e) => self.error = Some(e.to_string()),
         }
     }
 

@@ -85,8 +85,8 @@ impl JointMask {
         skeleton: &Skeleton,
         subtrees: &[(&str, f32)],
         ramp: &[(&str, f32)],
-    ) -> Result<JointMask, String> {
-        let resolve = |entries: &[(&str, f32)]| -> Result<Vec<(usize, f32)>, String> {
+    ) -> Result<JointMask, AnimError> {
+        let resolve = |entries: &[(&str, f32)]| -> Result<Vec<(usize, f32)>, AnimError> {
             entries
                 .iter()
                 .map(|&(name, w)| match skeleton.find(name) {
@@ -97,9 +97,7 @@ impl JointMask {
         };
         let subtrees = resolve(subtrees)?;
         let ramp = resolve(ramp)?;
-        JointMask::from_subtrees(skeleton, &subtrees)
-            .and_then(|m| m.with_ramp(&ramp))
-            .map_err(|e| e.to_string())
+        JointMask::from_subtrees(skeleton, &subtrees).and_then(|m| m.with_ramp(&ramp))
     }
 
     /// The weights, one per joint in [0, 1]: pass as `BlendLayer::joint_weights`.
@@ -135,7 +133,7 @@ fn check_entry(k: usize, joint: usize, weight: f32, n: usize, what: &str) -> Res
 }
 
 /// "unknown joint 'spine1' in mask; closest joints: spine_01, spine_02, spine_03".
-fn unknown_joint(skeleton: &Skeleton, name: &str) -> String {
+fn unknown_joint(skeleton: &Skeleton, name: &str) -> AnimError {
     let wanted = name.to_lowercase();
     let mut scored: Vec<(usize, &str)> = skeleton
         .names()
@@ -150,14 +148,10 @@ fn unknown_joint(skeleton: &Skeleton, name: &str) -> String {
         })
         .collect();
     scored.sort();
-    let close: Vec<&str> = scored.iter().take(4).map(|&(_, n)| n).collect();
-    if close.is_empty() {
-        format!("unknown joint '{name}' in mask; the skeleton has no joints")
-    } else {
-        format!(
-            "unknown joint '{name}' in mask; closest joints: {}",
-            close.join(", ")
-        )
+    AnimError::UnknownJoint {
+        what: "mask",
+        name: name.to_string(),
+        closest: scored.iter().take(4).map(|&(_, n)| n.to_string()).collect(),
     }
 }
 

@@ -69,7 +69,7 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 if ui.checkbox(&mut v, name.as_str()).changed() {
                     if let Err(e) = session.graph.params_mut().set_bool(name, v) {
                         p.message = Some(super::Message {
-                            text: e,
+                            text: e.to_string(),
                             is_error: true,
                         });
                         return;

@@ -51,7 +51,7 @@ pub(super) fn mask_edit_ui(
     let weights = match JointMask::from_names(skeleton, &subtrees, &ramp) {
         Ok(m) => m.weights().to_vec(),
         Err(e) => {
-            ui.colored_label(Color32::from_rgb(255, 120, 120), e);
+            ui.colored_label(Color32::from_rgb(255, 120, 120), e.to_string());
             vec![0.0; skeleton.joint_count()]
         }
     };
