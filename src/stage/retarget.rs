@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::anim::contacts::{detect_contacts, ContactSettings};
-use crate::anim::retarget::quality::measure;
+use crate::anim::retarget::quality::{measure, with_virtual_toes};
 use crate::anim::retarget::{automap, RetargetMap, RetargetOptions, Retargeter, BONES};
 use crate::anim::Clip;
 use crate::asset::Model;
@@ -209,10 +209,18 @@ pub fn retarget_models_with(
                 .map_err(|e| what(e.to_string()))?;
             let source_speed = hips_speed(source, c, source_hips)?;
             let q = if duration > 0.0 {
-                measure(
+                // Toeless target feet are measured at the source's ball of the foot too.
+                let (skeleton, measured, legs) = with_virtual_toes(
                     &target.skeleton,
                     &retargeted,
                     &r.target_legs,
+                    &r.virtual_toes,
+                )
+                .map_err(|e| what(e.to_string()))?;
+                measure(
+                    &skeleton,
+                    &measured,
+                    &legs,
                     target_hips,
                     &contacts,
                     source_speed,

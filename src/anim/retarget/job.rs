@@ -70,6 +70,12 @@ pub struct Retargeter {
     detached_feet: Vec<(usize, usize, Vec3)>,
     /// Target legs (left, right) for foot IK, and the source's legs for contacts.
     pub target_legs: Vec<LegChain>,
+    /// Per target leg without a toe joint (the Quaternius robot's feet) whose source leg
+    /// has one: where the source's toe is, scaled, in the target foot's space (its model
+    /// transform's inverse at the retarget pose). The foot turns as the source's does, so
+    /// this point follows the source's ball of the foot: the contact point after the heel
+    /// lifts, for foot IK and for the quality figures.
+    pub virtual_toes: Vec<Option<Vec3>>,
     pub source_legs: Vec<LegChain>,
 }
 
@@ -180,6 +186,14 @@ impl Retargeter {
         // points to its mapped child as the source's does, in the aligned frame.
         let mut local = target.rest_pose().to_vec();
         let mut model = rest_model;
+        // Feet that do not hang below their lower legs (an IK rig) are carried with them
+        // while the legs turn, as a foot below its shin would be: the next chain measures
+        // the shin to where the foot now is.
+        let rest_feet: Vec<(usize, usize, Mat4)> = target_legs
+            .iter()
+            .filter(|l| !target.is_ancestor_or_self(l.calf, l.foot))
+            .map(|l| (l.calf, l.foot, model[l.calf].inverse() * model[l.foot]))
+            .collect();
         for (bone, children) in CHAINS {
             let (Some(sj), Some(tj)) = (source_map.joint(bone), target_map.joint(bone)) else {
                 continue;
@@ -203,6 +217,18 @@ impl Retargeter {
                 .unwrap_or(Quat::IDENTITY);
             local[tj].rotation = (parent.inverse() * world).normalize();
             model = model_of(target, &local)?;
+            if !rest_feet.is_empty() {
+                for &(calf, foot, calf_from_foot) in &rest_feet {
+                    let wanted = model[calf] * calf_from_foot;
+                    let parent = target.parents()[foot]
+                        .map(|p| model[p])
+                        .unwrap_or(Mat4::IDENTITY);
+                    let (_, r, t) = (parent.inverse() * wanted).to_scale_rotation_translation();
+                    local[foot].rotation = r.normalize();
+                    local[foot].translation = t;
+                }
+                model = model_of(target, &local)?;
+            }
         }
         let detached_feet = target_legs
             .iter()
@@ -229,7 +255,21 @@ impl Retargeter {
             }
             up = target.parents()[j];
         }
+        let virtual_toes = target_legs
+            .iter()
+            .zip(&source_legs)
+            .map(|(t, s)| {
+                let toe = s.toe.filter(|_| t.toe.is_none())?;
+                let reach = align
+                    * (position_of(&source_ref_model[toe])
+                        - position_of(&source_ref_model[s.foot]))
+                    * (target_leg / source_leg);
+                let at = position_of(&model[t.foot]) + reach;
+                Some(model[t.foot].inverse().transform_point3(at))
+            })
+            .collect();
         Ok(Self {
+            virtual_toes,
             detached_feet,
             target_carrier,
             source: source.clone(),
@@ -294,6 +334,13 @@ impl Retargeter {
                 rotation_of(&source_model[s]) * rotation_of(&self.source_ref_model[s]).inverse();
             let delta = self.align * delta * self.align.inverse();
             wanted[t] = Some((delta * rotation_of(&self.target_ref_model[t])).normalize());
+            // Where the legs hang from a joint above the hips (the Quaternius robot's
+            // Body), that joint is the pelvis: it turns as the source's hips do, so the
+            // hip joints swing with the pelvis as the source's do.
+            if s == self.source_hips && self.target_carrier != t {
+                let c = self.target_carrier;
+                wanted[c] = Some((delta * rotation_of(&self.target_ref_model[c])).normalize());
+            }
         }
         out.copy_from_slice(&self.target_ref_local);
         for &(s, t) in &self.namesakes {
@@ -474,18 +521,23 @@ impl Retargeter {
     ) -> Result<(), AnimError> {
         let parents = self.target.parents();
         for (leg_index, leg) in self.target_legs.iter().enumerate() {
-            // (contact joint, where it is pinned) and the last horizontal correction.
+            // (contact point, where it is pinned) and the last horizontal correction.
             let mut anchor: Option<(usize, Vec3)> = None;
             let mut offset = Vec3::ZERO;
             for (i, &t) in times.iter().enumerate() {
                 let model = model_of(&self.target, &poses[i])?;
                 let ankle = position_of(&model[leg.foot]);
                 if planted(leg_index, t) {
-                    let contact = match leg.toe {
-                        Some(toe) if position_of(&model[toe]).y < ankle.y => toe,
-                        _ => leg.foot,
+                    // 0: the ankle, 1: the toe (a joint, or the virtual toe).
+                    let toe = match (leg.toe, self.virtual_toes[leg_index]) {
+                        (Some(toe), _) => Some(position_of(&model[toe])),
+                        (None, Some(local)) => Some(model[leg.foot].transform_point3(local)),
+                        (None, None) => None,
                     };
-                    let now = position_of(&model[contact]);
+                    let (contact, now) = match toe {
+                        Some(p) if p.y < ankle.y => (1, p),
+                        _ => (0, ankle),
+                    };
                     let pinned = match anchor {
                         Some((joint, at)) if joint == contact => at,
                         _ => {

@@ -124,3 +124,65 @@ pub fn measure(
         leg_ratio,
     })
 }
+
+/// `skeleton` with a joint added for each virtual toe (`toes[k]`, a point in leg `k`'s
+/// foot space; see `Retargeter::virtual_toes`) as a child of that foot, `clip` on the
+/// larger skeleton, and the legs with those joints as toes: contacts and slide are then
+/// measured where a toeless foot meets the ground after the heel lifts. Nothing to add:
+/// copies of the inputs.
+///
+/// Errors: `toes` and `legs` differ in length; a foot out of range; a non-finite point.
+pub fn with_virtual_toes(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    legs: &[LegChain],
+    toes: &[Option<Vec3>],
+) -> Result<(Skeleton, Clip, Vec<LegChain>), AnimError> {
+    if toes.len() != legs.len() {
+        return Err(AnimError::LengthMismatch {
+            what: "virtual toes",
+            expected: legs.len(),
+            actual: toes.len(),
+        });
+    }
+    let mut names = skeleton.names().to_vec();
+    let mut parents = skeleton.parents().to_vec();
+    let mut rest = skeleton.rest_pose().to_vec();
+    let mut bound: Vec<bool> = (0..skeleton.joint_count())
+        .map(|j| skeleton.is_bound(j))
+        .collect();
+    let mut out_legs = legs.to_vec();
+    for (leg, toe) in out_legs.iter_mut().zip(toes) {
+        let Some(at) = toe else { continue };
+        if leg.foot >= skeleton.joint_count() {
+            return Err(AnimError::JointOutOfRange {
+                what: format!("leg '{}' foot", leg.name),
+                joint: leg.foot,
+                joint_count: skeleton.joint_count(),
+            });
+        }
+        if !at.is_finite() {
+            return Err(AnimError::NonFinite {
+                what: format!("leg '{}' virtual toe", leg.name),
+            });
+        }
+        leg.toe = Some(names.len());
+        names.push(format!("{} (virtual toe)", skeleton.names()[leg.foot]));
+        parents.push(Some(leg.foot));
+        rest.push(crate::anim::Transform {
+            translation: *at,
+            ..crate::anim::Transform::IDENTITY
+        });
+        bound.push(false);
+    }
+    let mut larger = Skeleton::new(names, parents, rest)?;
+    larger.mark_bones(bound);
+    let clip = Clip::new(
+        clip.name().to_string(),
+        clip.tracks().to_vec(),
+        clip.markers().to_vec(),
+        larger.joint_count(),
+    )?
+    .with_frame_rate(clip.frame_rate_hz());
+    Ok((larger, clip, out_legs))
+}
