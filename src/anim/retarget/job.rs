@@ -230,16 +230,6 @@ impl Retargeter {
                 model = model_of(target, &local)?;
             }
         }
-        let detached_feet = target_legs
-            .iter()
-            .filter(|l| !target.is_ancestor_or_self(l.calf, l.foot))
-            .map(|l| {
-                let offset = model[l.calf]
-                    .inverse()
-                    .transform_point3(position_of(&model[l.foot]));
-                (l.calf, l.foot, offset)
-            })
-            .collect();
         let carries_all = |j: usize| {
             target.is_ancestor_or_self(j, target_hips)
                 && target_legs
@@ -255,6 +245,46 @@ impl Retargeter {
             }
             up = target.parents()[j];
         }
+        // The retarget pose stands on the ground as the source's does: bones turned to the
+        // source's reference pose (a take's first frame, knees bent in a run) leave the
+        // target's hips at their rest height and its feet in the air; the joint carrying
+        // hips and legs comes down (or up) until the lower foot is at its rest height.
+        let lowest = |m: &[Mat4]| {
+            target_legs
+                .iter()
+                .map(|l| position_of(&m[l.foot]).y)
+                .fold(f32::INFINITY, f32::min)
+        };
+        let rest_model = model_of(target, target.rest_pose())?;
+        let drop = lowest(&model) - lowest(&rest_model);
+        if drop.is_finite() && drop.abs() > 1e-6 {
+            let parent = target.parents()[target_carrier]
+                .map(|p| model[p])
+                .unwrap_or(Mat4::IDENTITY);
+            let at = position_of(&model[target_carrier]) - Vec3::Y * drop;
+            local[target_carrier].translation = parent.inverse().transform_point3(at);
+            model = model_of(target, &local)?;
+            for &(calf, foot, calf_from_foot) in &rest_feet {
+                let wanted = model[calf] * calf_from_foot;
+                let parent = target.parents()[foot]
+                    .map(|p| model[p])
+                    .unwrap_or(Mat4::IDENTITY);
+                let (_, r, t) = (parent.inverse() * wanted).to_scale_rotation_translation();
+                local[foot].rotation = r.normalize();
+                local[foot].translation = t;
+            }
+            model = model_of(target, &local)?;
+        }
+        let detached_feet = target_legs
+            .iter()
+            .filter(|l| !target.is_ancestor_or_self(l.calf, l.foot))
+            .map(|l| {
+                let offset = model[l.calf]
+                    .inverse()
+                    .transform_point3(position_of(&model[l.foot]));
+                (l.calf, l.foot, offset)
+            })
+            .collect();
         let virtual_toes = target_legs
             .iter()
             .zip(&source_legs)
@@ -264,7 +294,10 @@ impl Retargeter {
                     * (position_of(&source_ref_model[toe])
                         - position_of(&source_ref_model[s.foot]))
                     * (target_leg / source_leg);
-                let at = position_of(&model[t.foot]) + reach;
+                let mut at = position_of(&model[t.foot]) + reach;
+                // The ball of the foot is on the sole, never under the ground (y = 0): the
+                // robot's foot joint is at its sole, not 12 cm up as an ankle is.
+                at.y = at.y.max(0.0);
                 Some(model[t.foot].inverse().transform_point3(at))
             })
             .collect();
@@ -335,11 +368,14 @@ impl Retargeter {
             let delta = self.align * delta * self.align.inverse();
             wanted[t] = Some((delta * rotation_of(&self.target_ref_model[t])).normalize());
             // Where the legs hang from a joint above the hips (the Quaternius robot's
-            // Body), that joint is the pelvis: it turns as the source's hips do, so the
-            // hip joints swing with the pelvis as the source's do.
+            // Body), that joint is the pelvis: it turns about the vertical as the source's
+            // hips do, so the hip joints swing forward and back with the pelvis. Only the
+            // turn: the robot's hip joints sit 0.4 leg lengths apart (a person's 0.1), so
+            // the pelvis's roll would lift and drop its feet four times as far.
             if s == self.source_hips && self.target_carrier != t {
                 let c = self.target_carrier;
-                wanted[c] = Some((delta * rotation_of(&self.target_ref_model[c])).normalize());
+                let yaw = twist_about_y(delta);
+                wanted[c] = Some((yaw * rotation_of(&self.target_ref_model[c])).normalize());
             }
         }
         out.copy_from_slice(&self.target_ref_local);
@@ -521,7 +557,7 @@ impl Retargeter {
     ) -> Result<(), AnimError> {
         let parents = self.target.parents();
         for (leg_index, leg) in self.target_legs.iter().enumerate() {
-            // (contact point, where it is pinned) and the last horizontal correction.
+            // (contact point, where it is pinned) and the last correction.
             let mut anchor: Option<(usize, Vec3)> = None;
             let mut offset = Vec3::ZERO;
             for (i, &t) in times.iter().enumerate() {
@@ -548,11 +584,13 @@ impl Retargeter {
                             at
                         }
                     };
-                    let d = pinned - now;
-                    offset = Vec3::new(d.x, 0.0, d.z);
+                    // Held in all three axes: legs of other proportions (the robot's
+                    // short thighs and long shins) would otherwise lift and drop a planted
+                    // foot as the knee bends.
+                    offset = pinned - now;
                 } else {
                     anchor = None;
-                    offset *= 0.6;
+                    offset *= 0.8;
                 }
                 if offset.length_squared() < 1e-12 {
                     continue;
@@ -616,6 +654,16 @@ fn left_from(p: &[Vec3], legs: &[LegChain]) -> Vec3 {
         d.normalize()
     } else {
         Vec3::X
+    }
+}
+
+/// The part of `q` that turns about +Y (its twist in a swing-twist split).
+fn twist_about_y(q: Quat) -> Quat {
+    let t = Quat::from_xyzw(0.0, q.y, 0.0, q.w);
+    if t.length_squared() < 1e-12 {
+        Quat::IDENTITY
+    } else {
+        t.normalize()
     }
 }
 

@@ -11,8 +11,8 @@ use crate::anim::{AnimError, Clip, LocalToModelJob, SamplingCache, SamplingJob, 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RetargetQuality {
     /// Mean horizontal speed of the target's feet while the source's feet are planted,
-    /// measured at each foot's contact point (the lower of ankle and toe; target units per
-    /// second; 0 is a perfect plant).
+    /// measured at each foot's contact point (the stiller of ankle and toe: the heel at the
+    /// strike, the ball at the push-off; target units per second; 0 is a perfect plant).
     pub planted_foot_slide_mps: f32,
     /// Intersection over union of the target's and the source's planted times, averaged
     /// over the feet (0..1; 1 = the target plants exactly when the source does).
@@ -52,7 +52,8 @@ pub fn measure(
     let mut local = skeleton.rest_pose().to_vec();
     let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
     let mut cache = SamplingCache::new();
-    let mut ankles: Vec<Vec<Vec3>> = vec![Vec::with_capacity(n + 1); legs.len()];
+    // Per leg and sample: the ankle and the toe (the ankle again without one).
+    let mut feet: Vec<Vec<[Vec3; 2]>> = vec![Vec::with_capacity(n + 1); legs.len()];
     let mut hips_path = Vec::with_capacity(n + 1);
     for i in 0..=n {
         let t = (i as f32 * dt).min(duration);
@@ -69,13 +70,9 @@ pub fn measure(
         }
         .run(&mut model)?;
         for (k, leg) in legs.iter().enumerate() {
-            // The contact point: the lower of ankle and toe (heel strike, then the ball).
             let ankle = model[leg.foot].w_axis.truncate();
-            let point = match leg.toe {
-                Some(toe) if model[toe].w_axis.y < ankle.y => model[toe].w_axis.truncate(),
-                _ => ankle,
-            };
-            ankles[k].push(point);
+            let toe = leg.toe.map_or(ankle, |toe| model[toe].w_axis.truncate());
+            feet[k].push([ankle, toe]);
         }
         hips_path.push(model[hips].w_axis.truncate());
     }
@@ -92,8 +89,14 @@ pub fn measure(
                 .get(k)
                 .is_some_and(|c| c.is_down(t, duration, 0.0));
             if src {
-                let d = ankles[k][i + 1] - ankles[k][i];
-                slide_sum += Vec3::new(d.x, 0.0, d.z).length() / dt;
+                // The foot's stiller point is its contact: the heel at the strike, the
+                // ball at the push-off (the other one moves as the foot rolls). Taking the
+                // lower of the two instead jumps between them where their heights cross.
+                let speed = |p: usize| {
+                    let d = feet[k][i + 1][p] - feet[k][i][p];
+                    Vec3::new(d.x, 0.0, d.z).length() / dt
+                };
+                slide_sum += speed(0).min(speed(1));
                 slide_count += 1;
             }
             both += (src && tgt) as usize;
