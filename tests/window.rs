@@ -761,3 +761,57 @@ fn the_window_matches_on_a_retargeted_mocap_library() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// File > Retarget onto this character, scripted: a Bandai walk on the Quaternius robot,
+/// the source beside it in magenta on the same timeline, the figures in the status bar.
+#[test]
+fn a_bandai_walk_plays_beside_the_robot_it_was_retargeted_onto() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("retarget_beside");
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let robot = shared.join("assets/Robot/robot.glb");
+    let walk = shared.join("mocap/bandai/dataset-2_walk_normal_002.bvh");
+    let out = dir.join("beside.png");
+    let o = run_scripted(
+        &x,
+        &dir,
+        &[
+            robot.to_str().unwrap(),
+            "--retarget-from",
+            walk.to_str().unwrap(),
+            "--play",
+            "--screenshot",
+            out.to_str().unwrap(),
+            "--after-frames",
+            "20",
+            "--size",
+            "1000x640",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.contains("retargeted 1 clip(s) from"))
+        .unwrap_or_else(|| panic!("no retarget summary in: {err}"));
+    let agreement: f32 = line
+        .rsplit("contact agreement from ")
+        .next()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no agreement in: {line}"));
+    assert!(agreement > 0.8, "{line}");
+    let img = RgbaImage::load_png(&out).unwrap();
+    // The viewport between the side panels: the robot's orange body and, beside it, the
+    // source's magenta skeleton (no mesh: a BVH take).
+    let orange = count_like(&img, 180, 30, 800, 520, [240, 160, 50], 45);
+    let magenta = count_like(&img, 180, 30, 800, 520, [230, 90, 230], 40);
+    eprintln!("{orange} orange px, {magenta} magenta px");
+    assert!(
+        orange > 1500,
+        "{orange} orange px: the robot is not in view"
+    );
+    assert!(
+        magenta > 150,
+        "{magenta} magenta px: the source is not beside it"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -184,6 +184,8 @@ impl Previewer {
                     self.compare_files_opened,
                 ));
                 self.evaluate_pose();
+                // Frame both: the source stands beside the character.
+                self.frame_pending = true;
                 self.set_message(summary, false);
                 Ok(())
             }
