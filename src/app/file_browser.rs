@@ -21,6 +21,10 @@ pub enum Purpose {
     Export,
     /// Retarget the clips of a file or folder onto the character.
     Retarget,
+    /// Save the retarget bone map (RON map files listed; a name field).
+    SaveMap,
+    /// Load a retarget bone map (RON map files listed).
+    LoadMap,
 }
 
 impl Purpose {
@@ -31,7 +35,14 @@ impl Purpose {
             Self::CompareB => "Compare with a clip of another file",
             Self::Export => "Export a preview of the clip",
             Self::Retarget => "Retarget clips onto this character (glTF, FBX, BVH, or a folder)",
+            Self::SaveMap => "Save the bone map (RON)",
+            Self::LoadMap => "Load a bone map (RON)",
         }
+    }
+
+    /// Whether the browser saves a new file (a name field and Save) rather than opens one.
+    pub fn saves(self) -> bool {
+        matches!(self, Self::Export | Self::SaveMap)
     }
 
     /// Whether a file shows in the listing.
@@ -39,6 +50,9 @@ impl Purpose {
         match self {
             Self::Open | Self::CompareB | Self::Retarget => is_model_path(path),
             Self::Export => ExportFormat::from_path(path).is_ok(),
+            Self::SaveMap | Self::LoadMap => path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("ron")),
         }
     }
 }
@@ -98,7 +112,11 @@ impl FileBrowser {
             selected: None,
             show_hidden: false,
             purpose,
-            file_name: "preview.gif".into(),
+            file_name: if purpose == Purpose::SaveMap {
+                "retarget-map.ron".into()
+            } else {
+                "preview.gif".into()
+            },
             format: ExportFormat::Gif,
         };
         b.go_to(dir);
@@ -133,6 +151,16 @@ impl FileBrowser {
             return Err(format!("{}: no such folder", self.dir.display()));
         }
         let path = self.dir.join(name);
+        if self.purpose == Purpose::SaveMap {
+            let ron = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
+            return Ok(if ron {
+                path
+            } else {
+                self.dir.join(format!("{name}.ron"))
+            });
+        }
         Ok(match ExportFormat::from_path(&path) {
             Ok(_) => path,
             Err(_) => self
@@ -201,7 +229,7 @@ impl FileBrowser {
     /// Highlights row `index`; for an export a file's name becomes the name to save.
     pub fn select(&mut self, index: usize) {
         self.selected = Some(index);
-        if let (Purpose::Export, Some(e)) = (self.purpose, self.entries.get(index)) {
+        if let (true, Some(e)) = (self.purpose.saves(), self.entries.get(index)) {
             if !e.is_dir {
                 self.file_name = e.name.clone();
                 if let Ok(f) = ExportFormat::from_path(&e.path) {
@@ -287,6 +315,30 @@ mod tests {
         b.go_to(&dir.join("shots"));
         b.file_name = "x.png".into();
         assert_eq!(b.save_path().unwrap(), b.dir.join("x.png"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_bone_map_saves_as_ron_and_loads_from_ron_files() {
+        let dir = std::env::temp_dir().join(format!("ss-fb-map-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("maps")).unwrap();
+        for f in ["robot.ron", "walk.bvh", "notes.txt"] {
+            std::fs::write(dir.join(f), b"x").unwrap();
+        }
+        for purpose in [Purpose::SaveMap, Purpose::LoadMap] {
+            let b = FileBrowser::for_purpose(&dir, purpose);
+            let names: Vec<&str> = b.entries.iter().map(|e| e.name.as_str()).collect();
+            assert_eq!(names, ["maps", "robot.ron"], "{purpose:?}");
+        }
+        assert!(Purpose::SaveMap.saves() && !Purpose::LoadMap.saves());
+        let mut b = FileBrowser::for_purpose(&dir, Purpose::SaveMap);
+        assert_eq!(b.save_path().unwrap(), b.dir.join("retarget-map.ron"));
+        b.file_name = "cesium".into();
+        assert_eq!(b.save_path().unwrap(), b.dir.join("cesium.ron"));
+        // Picking a listed map takes its name (to overwrite it).
+        b.select(1);
+        assert_eq!(b.save_path().unwrap(), b.dir.join("robot.ron"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

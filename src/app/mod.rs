@@ -1113,6 +1113,29 @@ impl App {
                         let _ = self.previewer.retarget_from(&path);
                     }
                 }
+                Action::SaveRetargetMapDialog => {
+                    let picked = self.pick_file(Purpose::SaveMap, || {
+                        rfd::FileDialog::new()
+                            .add_filter("RON map file", &["ron"])
+                            .set_file_name("retarget-map.ron")
+                            .set_title(Purpose::SaveMap.title())
+                            .save_file()
+                    });
+                    if let Some(path) = picked {
+                        let _ = self.previewer.save_retarget_map(&path);
+                    }
+                }
+                Action::LoadRetargetMapDialog => {
+                    let picked = self.pick_file(Purpose::LoadMap, || {
+                        rfd::FileDialog::new()
+                            .add_filter("RON map file", &["ron"])
+                            .set_title(Purpose::LoadMap.title())
+                            .pick_file()
+                    });
+                    if let Some(path) = picked {
+                        let _ = self.previewer.load_retarget_map(&path);
+                    }
+                }
                 Action::Quit => {
                     self.exit(event_loop);
                     return;

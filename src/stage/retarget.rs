@@ -52,7 +52,7 @@ pub struct RetargetReport {
 }
 
 /// A map file: per side, VRM bone name -> joint name.
-#[derive(Debug, Default, serde::Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, Serialize)]
 pub struct MapFile {
     #[serde(default)]
     pub source: std::collections::BTreeMap<String, String>,
@@ -61,6 +61,14 @@ pub struct MapFile {
 }
 
 impl MapFile {
+    /// Writes the map as RON (what [`MapFile::read`] reads); errors name the file.
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    }
+
     /// Reads a map file; errors name the file and the line.
     pub fn read(path: &Path) -> Result<MapFile, String> {
         let text = std::fs::read_to_string(path)
@@ -91,7 +99,11 @@ fn map_of(
         crate::anim::retarget::automap_partial(&model.skeleton)
     };
     for (bone, joint) in given {
-        let j = model.skeleton.find(joint).ok_or_else(|| {
+        // A bone of that name before any other joint of it (the Quaternius robot has mesh
+        // nodes named like its bones).
+        let sk = &model.skeleton;
+        let bone_named = (0..sk.joint_count()).find(|&j| sk.names()[j] == *joint && sk.is_bound(j));
+        let j = bone_named.or_else(|| sk.find(joint)).ok_or_else(|| {
             format!(
                 "map: {role} bone '{bone}': no joint named '{joint}' in {}",
                 model.source

@@ -4,10 +4,6 @@
 
 use super::*;
 
-/// A retarget's outcome: the character with the clips added, the source, each new clip's
-/// name with the source clip it came from, and the status-bar summary.
-type Retargeted = (Model, Model, Vec<(String, usize)>, String);
-
 impl Previewer {
     /// Loads `path` and shows it. On failure the error goes to the status bar and the
     /// current character stays (returns the error too).
@@ -96,102 +92,6 @@ impl Previewer {
                     true,
                 );
                 Err(text)
-            }
-        }
-    }
-
-    /// Retargets every clip of `path` (a glTF, FBX or BVH file, or a folder of BVH/FBX)
-    /// onto the character and adds them to its clip list (a name already taken gets
-    /// " (retargeted)"), with foot IK; selects the first. The status bar gives the worst
-    /// quality figures. On failure the character is unchanged and the error is shown.
-    pub fn retarget_from(&mut self, path: &Path) -> Result<(), String> {
-        let result = (|| -> Result<Retargeted, String> {
-            let source = if path.is_dir() {
-                let options = crate::asset::LoadOptions::from_env()?;
-                crate::asset::folder::load_folder(path, &options, &|_, _| {})
-                    .map_err(|e| e.to_string())?
-            } else {
-                crate::asset::load(path).map_err(|e| e.to_string())?
-            };
-            let (clips, report) = crate::stage::retarget::retarget_models(
-                &source,
-                &self.stage.main.model,
-                &[],
-                &crate::anim::retarget::RetargetOptions::default(),
-            )?;
-            let mut model = self.stage.main.model.clone();
-            // Which source clip each new clip came from, by the new clip's name.
-            let mut pairs = Vec::new();
-            for clip in clips {
-                let from = source.find_clip(clip.name());
-                let mut name = clip.name().to_string();
-                if model.find_clip(&name).is_some() {
-                    name = format!("{name} (retargeted)");
-                }
-                let mut k = 2;
-                while model.find_clip(&name).is_some() {
-                    name = format!("{} (retargeted {k})", clip.name());
-                    k += 1;
-                }
-                if let Some(from) = from {
-                    pairs.push((name.clone(), from));
-                }
-                model.clips.push(clip.renamed(name));
-            }
-            model.analysis = Default::default();
-            let worst_slide = report
-                .clips
-                .iter()
-                .map(|c| c.planted_foot_slide_mps)
-                .fold(0.0f32, f32::max);
-            let worst_agreement = report
-                .clips
-                .iter()
-                .map(|c| c.contact_agreement)
-                .fold(1.0f32, f32::min);
-            let summary = format!(
-                "retargeted {} clip(s) from {} ({} bones mapped): planted-foot slide up to {:.3} m/s, contact agreement from {:.2}",
-                report.clips.len(),
-                path.display(),
-                report.mapping.len(),
-                worst_slide,
-                worst_agreement
-            );
-            Ok((model, source, pairs, summary))
-        })();
-        match result {
-            Ok((model, source, pairs, summary)) => {
-                let first_new = self.stage.main.model.clips.len();
-                let own_path = self.stage.main.path.clone();
-                // The same file with more clips: kept as a reload (mode, rate, selection).
-                self.replace_model(model, own_path);
-                if first_new < self.stage.main.model.clips.len() {
-                    self.select_clip(first_new);
-                }
-                // The source plays beside its retargeted clips, on A's timeline.
-                let pairs: Vec<(usize, usize)> = pairs
-                    .iter()
-                    .filter_map(|(name, from)| {
-                        Some((self.stage.main.model.find_clip(name)?, *from))
-                    })
-                    .collect();
-                self.compare_files_opened += 1;
-                self.stage.compare = Some(crate::stage::inspect::AbCompare::retarget_source(
-                    &self.stage.main.model,
-                    path.to_path_buf(),
-                    source,
-                    pairs,
-                    self.compare_files_opened,
-                ));
-                self.evaluate_pose();
-                // Frame both: the source stands beside the character.
-                self.frame_pending = true;
-                self.set_message(summary, false);
-                Ok(())
-            }
-            Err(e) => {
-                self.set_message(format!("{e} (kept {})", self.stage.main.model.source), true);
-                Err(e)
             }
         }
     }

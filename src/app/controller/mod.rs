@@ -10,6 +10,7 @@ mod loading;
 mod matching;
 mod messages;
 mod playback;
+mod retarget;
 mod view;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use glam::Vec3;
 
 pub use matching::MatchingOverlays;
+pub use retarget::{MapSide, RetargetSession};
 
 use crate::app::settings::{Settings, ViewToggles};
 use crate::asset::Model;
@@ -39,6 +41,10 @@ pub enum Action {
     OpenCompareDialog,
     /// Pick a file or folder whose clips are retargeted onto the character.
     OpenRetargetDialog,
+    /// Ask where to save the retarget bone map (RON).
+    SaveRetargetMapDialog,
+    /// Pick a retarget bone map (RON) to load and apply.
+    LoadRetargetMapDialog,
     /// Ask where to save a preview (GIF / APNG / MP4) of the clip as the viewport shows it.
     ExportPreview,
     /// Save that preview to this file (picked in the in-app browser).
@@ -177,6 +183,10 @@ pub struct Previewer {
     /// Morphs panel: weights set by hand per mesh and target, applied over the animated
     /// ones while playback is paused (dropped when it resumes).
     pub morph_overrides: Vec<Vec<Option<f32>>>,
+    /// The last File > Retarget (its map, figures and clips), for the mapping panel.
+    pub retarget: Option<RetargetSession>,
+    /// The bone-map window is open.
+    pub show_bone_map: bool,
     /// The in-app file browser while it is open (File > Open where no desktop portal
     /// answers, or File > Open with the built-in browser).
     pub file_browser: Option<crate::app::file_browser::FileBrowser>,
@@ -249,6 +259,8 @@ impl Previewer {
             compare_files_opened: 0,
             morph_overrides: Vec::new(),
             file_browser: None,
+            retarget: None,
+            show_bone_map: false,
             browsed_dir: None,
         };
         p.inspect.filter = joint_filter;

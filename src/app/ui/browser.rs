@@ -96,13 +96,14 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                     if let Some(i) = activated {
                         open_file = b.activate(i);
                     }
-                    if purpose == Purpose::Export {
+                    if purpose.saves() {
                         ui.horizontal(|ui| {
                             ui.label("file name");
                             let field = ui.add(
                                 egui::TextEdit::singleline(&mut b.file_name).desired_width(200.0),
                             );
                             let mut format = b.format;
+                            if purpose == Purpose::Export {
                             egui::ComboBox::new("export_format", "format")
                                 .selected_text(format_label(format))
                                 .show_ui(ui, |ui| {
@@ -112,6 +113,7 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                                         ui.selectable_value(&mut format, f, format_label(f));
                                     }
                                 });
+                            }
                             if format != b.format {
                                 b.set_format(format);
                             }
@@ -121,7 +123,7 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                         });
                     }
                     ui.horizontal(|ui| {
-                        if purpose == Purpose::Export {
+                        if purpose.saves() {
                             if ui.button("Save").clicked() {
                                 save = true;
                             }
@@ -186,6 +188,8 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                 p.actions.push(Action::ExportPreviewTo(path));
                 Ok(())
             }
+            Purpose::SaveMap => p.save_retarget_map(&path),
+            Purpose::LoadMap => p.load_retarget_map(&path),
         };
         match (done, p.file_browser.as_mut()) {
             (Ok(()), _) => p.file_browser = None,

@@ -27,6 +27,7 @@ mod mask;
 mod matching;
 mod morph;
 mod plot;
+mod retarget;
 pub mod timeline;
 
 pub use blend::blend_space_2d_ui;
@@ -122,6 +123,7 @@ impl Previewer {
                         matching::matching_panel_ui(self, ui);
                         morph::morphs_ui(self, ui);
                         inspect::seam_table_ui(self, ui);
+                        retarget::retarget_panel_ui(self, ui);
                         inspect::compare_ui(self, ui);
                         inspect::onion_ui(self, ui);
                         ui.separator();

@@ -1,0 +1,213 @@
+//! File > Retarget onto this character: the source's clips join the character's clip
+//! list, the source plays beside it (A/B compare's B), and the mapping panel edits the
+//! bone map, applies it again and saves or loads it as a RON map file (the format of
+//! `stridescope retarget --map`).
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::stage::retarget::{retarget_models_with, MapFile, RetargetReport};
+
+/// Which side of the map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapSide {
+    Source,
+    Target,
+}
+
+/// The last retarget: where its source is, the user's bones over the automatic maps,
+/// the mapping and the quality figures it gave, and where its clips are in the clip list.
+pub struct RetargetSession {
+    pub source_path: PathBuf,
+    /// Bones chosen by hand (bone -> joint name per side): what a map file holds.
+    pub map: MapFile,
+    /// `map` changed since the clips were made (the panel offers to apply it).
+    pub map_edited: bool,
+    pub report: RetargetReport,
+    /// The retargeted clips' indices in the character's clip list.
+    pub clips: std::ops::Range<usize>,
+}
+
+impl Previewer {
+    /// Retargets every clip of `path` (a glTF, FBX or BVH file, or a folder of BVH/FBX)
+    /// onto the character and adds them to its clip list (a name already taken gets
+    /// " (retargeted)"), with foot IK; selects the first and shows the source beside it.
+    /// The status bar gives the worst quality figures. On failure the character is
+    /// unchanged and the error is shown.
+    pub fn retarget_from(&mut self, path: &Path) -> Result<(), String> {
+        self.retarget_with(path, MapFile::default(), None)
+    }
+
+    /// Retargets again from the session's source with its edited map, replacing the
+    /// clips the last retarget added. A map that does not work keeps the clips and says
+    /// why.
+    pub fn apply_retarget_map(&mut self) -> Result<(), String> {
+        let Some(s) = self.retarget.as_ref() else {
+            return Err("retarget: nothing retargeted yet".into());
+        };
+        let (path, map, clips) = (s.source_path.clone(), s.map.clone(), s.clips.clone());
+        self.retarget_with(&path, map, Some(clips))
+    }
+
+    /// Chooses the joint (by name; `None`: back to the automatic choice) of profile bone
+    /// `bone` on one side of the map; [`Self::apply_retarget_map`] uses it.
+    pub fn set_retarget_bone(&mut self, side: MapSide, bone: &str, joint: Option<String>) {
+        let Some(s) = self.retarget.as_mut() else {
+            return;
+        };
+        let entries = match side {
+            MapSide::Source => &mut s.map.source,
+            MapSide::Target => &mut s.map.target,
+        };
+        let before = entries.get(bone).cloned();
+        match joint {
+            Some(j) => {
+                entries.insert(bone.to_string(), j);
+            }
+            None => {
+                entries.remove(bone);
+            }
+        }
+        if entries.get(bone) != before.as_ref() {
+            s.map_edited = true;
+        }
+    }
+
+    /// Writes the session's map as RON to `path` (the `--map` format).
+    pub fn save_retarget_map(&mut self, path: &Path) -> Result<(), String> {
+        let Some(s) = self.retarget.as_ref() else {
+            return Err("retarget: nothing retargeted yet".into());
+        };
+        let result = s.map.write(path);
+        match &result {
+            Ok(()) => self.set_message(format!("saved the bone map to {}", path.display()), false),
+            Err(e) => self.set_message(e.clone(), true),
+        }
+        result
+    }
+
+    /// Reads a map file (RON, the `--map` format) and retargets again with it.
+    pub fn load_retarget_map(&mut self, path: &Path) -> Result<(), String> {
+        let result = MapFile::read(path).and_then(|map| {
+            let Some(s) = self.retarget.as_mut() else {
+                return Err("retarget: nothing retargeted yet".to_string());
+            };
+            s.map = map;
+            s.map_edited = true;
+            self.apply_retarget_map()
+        });
+        if let Err(e) = &result {
+            self.set_message(e.clone(), true);
+        }
+        result
+    }
+
+    /// Retargets `path`'s clips with `map`, replacing the clips in `replace` (a range of
+    /// the clip list) when given.
+    fn retarget_with(
+        &mut self,
+        path: &Path,
+        map: MapFile,
+        replace: Option<std::ops::Range<usize>>,
+    ) -> Result<(), String> {
+        let result = (|| -> Result<_, String> {
+            let source = if path.is_dir() {
+                let options = crate::asset::LoadOptions::from_env()?;
+                crate::asset::folder::load_folder(path, &options, &|_, _| {})
+                    .map_err(|e| e.to_string())?
+            } else {
+                crate::asset::load(path).map_err(|e| e.to_string())?
+            };
+            let mut model = self.stage.main.model.clone();
+            if let Some(r) = &replace {
+                // The clips a retarget added are the last ones (nothing else appends).
+                model.clips.truncate(r.start.min(model.clips.len()));
+            }
+            let (clips, report) = retarget_models_with(
+                &source,
+                &model,
+                &[],
+                &crate::anim::retarget::RetargetOptions::default(),
+                &map,
+            )?;
+            let first_new = model.clips.len();
+            // Which source clip each new clip came from, by the new clip's name.
+            let mut pairs = Vec::new();
+            for clip in clips {
+                let from = source.find_clip(clip.name());
+                let mut name = clip.name().to_string();
+                if model.find_clip(&name).is_some() {
+                    name = format!("{name} (retargeted)");
+                }
+                let mut k = 2;
+                while model.find_clip(&name).is_some() {
+                    name = format!("{} (retargeted {k})", clip.name());
+                    k += 1;
+                }
+                if let Some(from) = from {
+                    pairs.push((name.clone(), from));
+                }
+                model.clips.push(clip.renamed(name));
+            }
+            model.analysis = Default::default();
+            Ok((model, source, pairs, report, first_new))
+        })();
+        let (model, source, pairs, report, first_new) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                self.set_message(format!("{e} (kept {})", self.stage.main.model.source), true);
+                return Err(e);
+            }
+        };
+        let worst_slide = report
+            .clips
+            .iter()
+            .map(|c| c.planted_foot_slide_mps)
+            .fold(0.0f32, f32::max);
+        let worst_agreement = report
+            .clips
+            .iter()
+            .map(|c| c.contact_agreement)
+            .fold(1.0f32, f32::min);
+        let summary = format!(
+            "retargeted {} clip(s) from {} ({} bones mapped): planted-foot slide up to {:.3} m/s, contact agreement from {:.2}",
+            report.clips.len(),
+            path.display(),
+            report.mapping.len(),
+            worst_slide,
+            worst_agreement
+        );
+        let own_path = self.stage.main.path.clone();
+        // The same file with more clips: kept as a reload (mode, rate, selection).
+        self.replace_model(model, own_path);
+        let end = self.stage.main.model.clips.len();
+        if first_new < end {
+            self.select_clip(first_new);
+        }
+        // The source plays beside its retargeted clips, on A's timeline.
+        let pairs: Vec<(usize, usize)> = pairs
+            .iter()
+            .filter_map(|(name, from)| Some((self.stage.main.model.find_clip(name)?, *from)))
+            .collect();
+        self.compare_files_opened += 1;
+        self.stage.compare = Some(crate::stage::inspect::AbCompare::retarget_source(
+            &self.stage.main.model,
+            path.to_path_buf(),
+            source,
+            pairs,
+            self.compare_files_opened,
+        ));
+        self.retarget = Some(RetargetSession {
+            source_path: path.to_path_buf(),
+            map,
+            map_edited: false,
+            report,
+            clips: first_new..end,
+        });
+        self.evaluate_pose();
+        // Frame both: the source stands beside the character.
+        self.frame_pending = true;
+        self.set_message(summary, false);
+        Ok(())
+    }
+}

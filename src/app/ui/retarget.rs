@@ -1,0 +1,214 @@
+//! The retarget panel: the quality figures of the last File > Retarget, and the bone map
+//! (profile bone, source joint, target joint, how each was found), editable, applied
+//! again, saved and loaded as a RON map file.
+
+use egui::{Color32, RichText};
+
+use super::Previewer;
+use crate::app::controller::{Action, MapSide};
+
+/// Below this contact agreement (0..1) the feet plant at other times than the source's.
+const AGREEMENT_WARN: f32 = 0.8;
+/// Above this planted-foot slide, in leg lengths a second, the feet visibly slide.
+const SLIDE_WARN_LEGS_PER_SEC: f32 = 0.05;
+
+const WARN: Color32 = Color32::from_rgb(255, 170, 80);
+
+pub(super) fn retarget_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let Some(s) = p.retarget.as_ref() else {
+        return;
+    };
+    let file = s
+        .source_path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    egui::CollapsingHeader::new(format!("Retargeted from {file}"))
+        .id_salt("retarget_panel")
+        .default_open(true)
+        .show(ui, |ui| {
+            quality_ui(p, ui);
+            let mapped = p.retarget.as_ref().map_or(0, |s| s.report.mapping.len());
+            let edited = p.retarget.as_ref().is_some_and(|s| s.map_edited);
+            let label = format!(
+                "Bone map… ({mapped} of {} bones mapped{})",
+                crate::anim::retarget::BONES.len(),
+                if edited { ", edited" } else { "" }
+            );
+            if ui
+                .button(label)
+                .on_hover_text("which joint of the source and of the character each humanoid bone is; pick others to correct it")
+                .clicked()
+            {
+                p.show_bone_map = !p.show_bone_map;
+            }
+        });
+    if p.show_bone_map {
+        let mut open = true;
+        egui::Window::new("Bone map")
+            .open(&mut open)
+            .default_width(440.0)
+            .default_height(520.0)
+            .show(ui.ctx(), |ui| mapping_ui(p, ui));
+        p.show_bone_map &= open;
+    }
+}
+
+/// One row per retargeted clip: slide, contact agreement, speed and leg ratios, with a
+/// warning where a foot slides or plants at other times.
+fn quality_ui(p: &Previewer, ui: &mut egui::Ui) {
+    let Some(s) = p.retarget.as_ref() else {
+        return;
+    };
+    // Slide in the target's units: its leg length is the source's times the leg ratio.
+    let leg_m = p
+        .stage
+        .main
+        .model
+        .legs()
+        .ok()
+        .map(|legs| {
+            crate::anim::locomotion::unit_scale(&p.stage.main.model.skeleton, &legs)
+                * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M
+        })
+        .filter(|l| *l > 0.0)
+        .unwrap_or(crate::anim::locomotion::REFERENCE_LEG_LENGTH_M);
+    for c in &s.report.clips {
+        let slides = c.planted_foot_slide_mps / leg_m > SLIDE_WARN_LEGS_PER_SEC;
+        let floats = c.contact_agreement < AGREEMENT_WARN;
+        ui.label(RichText::new(&c.name).strong());
+        ui.horizontal_wrapped(|ui| {
+            let slide = RichText::new(format!("slide {:.3} m/s", c.planted_foot_slide_mps));
+            ui.label(if slides { slide.color(WARN) } else { slide })
+                .on_hover_text("mean horizontal speed of the feet while the source's are planted (0 = planted)");
+            let contact = RichText::new(format!("contact {:.2}", c.contact_agreement));
+            ui.label(if floats { contact.color(WARN) } else { contact })
+                .on_hover_text("how well the feet plant when the source's do: overlap of the planted times, 0..1");
+            ui.label(format!("speed ×{:.2}", c.speed_ratio))
+                .on_hover_text("root speed / the source's");
+            ui.label(format!("leg ×{:.2}", c.leg_ratio))
+                .on_hover_text("leg length / the source's");
+        });
+        if slides || floats {
+            let why = match (slides, floats) {
+                (true, true) => "feet slide and plant at other times than the source's",
+                (true, false) => "planted feet slide",
+                _ => "feet plant at other times than the source's (they float or drag)",
+            };
+            ui.colored_label(WARN, format!("⚠ {why}"));
+        }
+    }
+}
+
+/// The bone map: every profile bone with its source and target joints, editable.
+fn mapping_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let Some(s) = p.retarget.as_ref() else {
+        return;
+    };
+    let source_joints: Vec<String> = p
+        .stage
+        .compare
+        .as_ref()
+        .filter(|c| c.retarget_pairs.is_some())
+        .map(|c| c.b.model.skeleton.names().to_vec())
+        .unwrap_or_default();
+    let target_joints: Vec<String> = p.stage.main.model.skeleton.names().to_vec();
+    let rows: Vec<(&'static str, String, String, String)> = crate::anim::retarget::BONES
+        .iter()
+        .map(|&bone| {
+            let found = s.report.mapping.iter().find(|m| m.bone == bone);
+            let chosen = |side: &std::collections::BTreeMap<String, String>,
+                          auto: Option<&String>| {
+                side.get(bone)
+                    .cloned()
+                    .or_else(|| auto.cloned())
+                    .unwrap_or_default()
+            };
+            (
+                bone,
+                chosen(&s.map.source, found.map(|m| &m.source)),
+                chosen(&s.map.target, found.map(|m| &m.target)),
+                found
+                    .map(|m| m.how.clone())
+                    .unwrap_or_else(|| "unmapped".into()),
+            )
+        })
+        .collect();
+    let edited = s.map_edited;
+    let mut changes: Vec<(MapSide, &'static str, Option<String>)> = Vec::new();
+    ui.label(RichText::new("Bone map").strong())
+        .on_hover_text("each humanoid bone (VRM names) with the source's and the character's joint; pick another joint to correct it");
+    egui::ScrollArea::vertical()
+        .id_salt("retarget_map_scroll")
+        .max_height(ui.available_height() - 40.0)
+        .show(ui, |ui| {
+            egui::Grid::new("retarget_map")
+                .striped(true)
+                .show(ui, |ui| {
+                    ui.strong("bone");
+                    ui.strong("source");
+                    ui.strong("character");
+                    ui.strong("found by");
+                    ui.end_row();
+                    for (bone, source, target, how) in &rows {
+                        ui.label(*bone);
+                        for (side, current, joints) in [
+                            (MapSide::Source, source, &source_joints),
+                            (MapSide::Target, target, &target_joints),
+                        ] {
+                            let mut picked = current.clone();
+                            egui::ComboBox::from_id_salt(format!("map_{bone}_{side:?}"))
+                                .selected_text(if current.is_empty() { "—" } else { current })
+                                .width(120.0)
+                                .show_ui(ui, |ui| {
+                                    for j in joints {
+                                        ui.selectable_value(&mut picked, j.clone(), j);
+                                    }
+                                });
+                            if picked != *current {
+                                changes.push((side, bone, Some(picked)));
+                            }
+                        }
+                        ui.weak(how).on_hover_text(
+                            "source/character: name (a naming table), hierarchy (the skeleton's shape), given (picked here or in a map file)",
+                        );
+                        ui.end_row();
+                    }
+                });
+        });
+    for (side, bone, joint) in changes {
+        p.set_retarget_bone(side, bone, joint);
+    }
+    ui.horizontal_wrapped(|ui| {
+        if ui
+            .add_enabled(edited, egui::Button::new("Apply map"))
+            .on_hover_text("retarget again with the joints picked here")
+            .clicked()
+        {
+            let _ = p.apply_retarget_map();
+        }
+        if ui
+            .button("Automatic")
+            .on_hover_text(
+                "forget the picked joints: the name tables and the skeleton's shape decide",
+            )
+            .clicked()
+        {
+            if let Some(s) = p.retarget.as_mut() {
+                let had = !s.map.source.is_empty() || !s.map.target.is_empty();
+                s.map = Default::default();
+                s.map_edited |= had;
+            }
+        }
+        if ui
+            .button("Save map…")
+            .on_hover_text("the picked joints as a RON map file, for `stridescope retarget --map`")
+            .clicked()
+        {
+            p.actions.push(Action::SaveRetargetMapDialog);
+        }
+        if ui.button("Load map…").clicked() {
+            p.actions.push(Action::LoadRetargetMapDialog);
+        }
+    });
+}

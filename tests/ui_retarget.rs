@@ -1,0 +1,179 @@
+//! The retarget panel and the bone-map window, headless with egui_kittest: after File >
+//! Retarget, the quality figures and the map show; a joint picked for a bone is applied
+//! (the clips are made again, the map says "given"), saved as a RON map file that
+//! `--map` reads, loaded back, and reset to the automatic map.
+
+use std::path::{Path, PathBuf};
+
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use stridescope::app::controller::{Action, MapSide};
+use stridescope::app::settings::Settings;
+use stridescope::app::ui::Previewer;
+use stridescope::stage::retarget::MapFile;
+
+fn shared(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(rel)
+}
+
+fn walk() -> PathBuf {
+    shared("mocap/bandai/dataset-2_walk_normal_002.bvh")
+}
+
+fn harness() -> Harness<'static, Previewer> {
+    let model = stridescope::asset::load_or_demo(None).unwrap();
+    let mut previewer = Previewer::new(model, None, Settings::default());
+    previewer.retarget_from(&walk()).unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    h
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("stridescope-ui-retarget-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+#[test]
+fn the_panel_shows_the_figures_and_the_bone_map_window_the_joints() {
+    let mut h = harness();
+    // The panel: the clip's figures (the demo plants with the actor: no warning).
+    h.get_by_label("Retargeted from dataset-2_walk_normal_002.bvh");
+    h.get_by_label("dataset-2_walk_normal_002");
+    let s = h.state().retarget.as_ref().unwrap();
+    let c = &s.report.clips[0];
+    h.get_by_label(&format!("contact {:.2}", c.contact_agreement));
+    assert!(c.contact_agreement > 0.9, "{c:?}");
+    assert!(h.query_by_label_contains("⚠").is_none(), "no warning");
+    let mapped = s.report.mapping.len();
+    // The bone map opens in its own window: a row per profile bone with both joints.
+    h.get_by_label(&format!("Bone map… ({mapped} of 22 bones mapped)"))
+        .click();
+    h.run_steps(2);
+    assert!(h.state().show_bone_map);
+    h.get_by_label("leftUpperLeg");
+    // The joints are the combo boxes' values: the actor's thigh and the demo's.
+    assert_eq!(h.query_all_by_value("UpperLeg_L").count(), 1);
+    assert_eq!(h.query_all_by_value("thigh_l").count(), 1);
+    assert!(h.query_all_by_label("name/name").count() >= 15);
+    // Save and load ask the window for a file.
+    h.get_by_label("Save map…").click();
+    h.run_steps(1);
+    h.get_by_label("Load map…").click();
+    h.run_steps(1);
+    assert_eq!(
+        h.state_mut().take_actions(),
+        [Action::SaveRetargetMapDialog, Action::LoadRetargetMapDialog]
+    );
+    // Nothing edited yet: Apply does nothing (the button is disabled).
+    h.get_by_label("Apply map").click();
+    h.run_steps(1);
+    assert!(!h.state().retarget.as_ref().unwrap().map_edited);
+    assert!(h
+        .state()
+        .message_log()
+        .all(|m| !m.text.contains("retargeted 1 clip(s)") || m.text.contains("walk_normal_002")));
+}
+
+#[test]
+fn a_picked_joint_is_applied_saved_loaded_and_reset() {
+    let mut h = harness();
+    let clips_before = h.state().model().clips.len();
+    // The actor's left foot given as its toe joint: a wrong choice, so it shows.
+    h.state_mut()
+        .set_retarget_bone(MapSide::Source, "leftFoot", Some("Toes_L".into()));
+    assert!(h.state().retarget.as_ref().unwrap().map_edited);
+    h.state_mut().show_bone_map = true;
+    h.run_steps(2);
+    h.get_by_label("Apply map").click();
+    h.run_steps(2);
+    let p = h.state();
+    let s = p.retarget.as_ref().unwrap();
+    assert!(!s.map_edited);
+    let foot = s
+        .report
+        .mapping
+        .iter()
+        .find(|m| m.bone == "leftFoot")
+        .unwrap();
+    assert_eq!(foot.source, "Toes_L");
+    assert!(foot.how.starts_with("given/"), "{}", foot.how);
+    // The clips were made again, not added a second time.
+    assert_eq!(p.model().clips.len(), clips_before);
+    assert_eq!(s.clips, clips_before - 1..clips_before);
+
+    // Saved as RON that `--map` reads.
+    let file = temp("map.ron");
+    h.state_mut().save_retarget_map(&file).unwrap();
+    let read = MapFile::read(&file).unwrap();
+    assert_eq!(
+        read.source.get("leftFoot").map(String::as_str),
+        Some("Toes_L")
+    );
+    assert!(read.target.is_empty());
+    let demo = temp("demo.glb");
+    std::fs::write(&demo, stridescope::asset::demo::demo_glb()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stridescope"))
+        .args([
+            "retarget",
+            walk().to_str().unwrap(),
+            "--onto",
+            demo.to_str().unwrap(),
+            "--map",
+            file.to_str().unwrap(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = json["mapping"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["bone"] == "leftFoot")
+        .unwrap()
+        .clone();
+    assert_eq!(row["source"], "Toes_L");
+
+    // Back to automatic, then the file loaded again.
+    h.get_by_label("Automatic").click();
+    h.run_steps(1);
+    h.get_by_label("Apply map").click();
+    h.run_steps(2);
+    let foot = |h: &Harness<'static, Previewer>| {
+        let s = h.state().retarget.as_ref().unwrap();
+        s.report
+            .mapping
+            .iter()
+            .find(|m| m.bone == "leftFoot")
+            .unwrap()
+            .source
+            .clone()
+    };
+    assert_eq!(foot(&h), "Foot_L");
+    h.state_mut().load_retarget_map(&file).unwrap();
+    assert_eq!(foot(&h), "Toes_L");
+
+    // A map naming a joint the source lacks is refused with the file's reason; the clips
+    // stay as they were.
+    let bad = temp("bad.ron");
+    std::fs::write(&bad, "(source: {\"hips\": \"NoSuchJoint\"})").unwrap();
+    let e = h.state_mut().load_retarget_map(&bad).unwrap_err();
+    assert!(e.contains("NoSuchJoint"), "{e}");
+    assert_eq!(h.state().model().clips.len(), clips_before);
+    // A file that is not RON names its line.
+    std::fs::write(&bad, "(source: {\"hips\": ").unwrap();
+    let e = h.state_mut().load_retarget_map(&bad).unwrap_err();
+    assert!(e.contains("line 1"), "{e}");
+    let _ = std::fs::remove_dir_all(file.parent().unwrap());
+}
