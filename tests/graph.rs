@@ -10,6 +10,7 @@ use stridescope::asset::{self, Model};
 use stridescope::graph::def::{self, BlendInputDef, GraphDef, NodeDef, ParamDef, SyncMode, Weight};
 use stridescope::graph::PoseGraph;
 use stridescope::stage::scenario::{Action, Scenario, ScenarioEvent, ScenarioRun};
+use stridescope::stage::session::GraphSession;
 
 fn demo() -> Model {
     asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb")).unwrap()
@@ -286,7 +287,7 @@ fn max_joint_jump(
 /// joint jump, the final state and the distance travelled.
 fn run_demo_scenario(events: Vec<ScenarioEvent>, seconds: f64) -> (f32, String, f64, PoseGraph) {
     let model = demo();
-    let mut graph = PoseGraph::new(&model, &def::demo_graph()).unwrap();
+    let graph = PoseGraph::new(&model, &def::demo_graph()).unwrap();
     let mut run = ScenarioRun::new(Scenario {
         graph: None,
         fps: 60.0,
@@ -297,11 +298,14 @@ fn run_demo_scenario(events: Vec<ScenarioEvent>, seconds: f64) -> (f32, String, 
     .unwrap();
     let mut prev = graph.local_pose().to_vec();
     let mut worst: f32 = 0.0;
+    let mut session = GraphSession::from_graph(graph);
     for _ in 0..=run.frame_count() {
-        run.step(&model, &mut graph).unwrap();
+        run.step(&model, &mut session).unwrap();
+        let graph = &session.graph;
         worst = worst.max(max_joint_jump(&model, &prev, graph.local_pose()));
         prev.copy_from_slice(graph.local_pose());
     }
+    let graph = session.graph;
     let sm = graph.state_machine().unwrap();
     let state = sm.state_name(sm.current()).to_string();
     let d = run.world_from_root.translation.length();

@@ -14,6 +14,7 @@ use crate::graph::def::{self, BlendInputDef, GraphDef, NodeDef, SyncMode, Weight
 use crate::graph::PoseGraph;
 use crate::stage::scenario::Scenario;
 use crate::stage::scenario::ScenarioRun;
+use crate::stage::session::GraphSession;
 
 use super::TraceArgs;
 
@@ -246,9 +247,12 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, Strin
     let mut amplitudes = None;
     let mut sync_notes: Vec<String> = Vec::new();
     let dt = run.dt_secs();
+    // The window's graph source, driven by the scenario.
+    let mut session = GraphSession::from_graph(graph);
     for _ in 0..=run.frame_count() {
         let frame = run.frame();
-        let kind = run.step(model, &mut graph)?;
+        let kind = run.step(model, &mut session)?;
+        let graph = &session.graph;
         let drop = graph.phase_report().map(|r| {
             max_drop = max_drop.max(r.amplitude_drop);
             warning |= r.warning;
@@ -307,6 +311,7 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, Strin
             amplitude_drop: drop,
         });
     }
+    let graph = &session.graph;
     let sm = graph.state_machine();
     let distance_m = frames
         .windows(2)

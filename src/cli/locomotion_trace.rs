@@ -13,6 +13,7 @@ use crate::anim::locomotion::SpeedSource;
 use crate::asset::Model;
 use crate::stage::locomotion::{Locomotion, LocomotionSettings};
 use crate::stage::scenario::{FrameKind, ScenarioRun};
+use crate::stage::session::GraphSession;
 
 use super::graph_trace;
 use super::TraceArgs;
@@ -205,7 +206,7 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "--movement-speed".into());
-    let mut graph = graph_trace::build_graph(model, &scenario, Path::new(&source_name), &text)?;
+    let graph = graph_trace::build_graph(model, &scenario, Path::new(&source_name), &text)?;
     let mut loco = locomotion_for(model, args)?;
     loco.attach(&graph);
     let fps = scenario.fps;
@@ -218,9 +219,14 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
         .iter()
         .map(|l| model.skeleton.names()[l.foot].clone())
         .collect();
+    // The window's driven graph source, moved by the scenario.
+    let mut session = GraphSession::from_graph(graph);
+    session.locomotion = Some(loco);
     for _ in 0..=run.frame_count() {
         let frame = run.frame();
-        let kind = run.step_with(model, &mut graph, Some(&mut loco))?;
+        let kind = run.step(model, &mut session)?;
+        let graph = &session.graph;
+        let loco = session.locomotion.as_ref().expect("driven");
         let leader = graph.leader();
         if kind == FrameKind::Play {
             scales.push((leader.cycles(), loco.warp.scale));
@@ -263,6 +269,9 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
             world_yaw_deg: world.yaw_rad.to_degrees(),
         });
     }
+    let lead_clip = session.graph.leader().clip;
+    let graph = &session.graph;
+    let loco = session.locomotion.as_mut().expect("driven");
     let last_cycles = scales.last().map_or(0.0, |s| s.0);
     let window: Vec<f32> = scales
         .iter()
@@ -281,7 +290,6 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
             ((b.world_x_m - a.world_x_m).powi(2) + (b.world_z_m - a.world_z_m).powi(2)).sqrt()
         })
         .sum();
-    let lead_clip = graph.leader().clip;
     let lead = loco.clip(model, lead_clip)?.clone();
     let in_place = lead.in_place();
     let summary = LocomotionSummary {

@@ -98,16 +98,12 @@ const MAX_DEFAULT_FRAMES: u32 = 600;
 enum SourceKind {
     /// A clip (or the rest pose) sampled at each time; times past the end were wrapped.
     Clip(Option<usize>),
-    /// A scenario through the pose graph, placed by its root motion.
+    /// A scenario through the pose graph (the window's graph source), placed by its root
+    /// motion; driven (with its locomotion stage) for the clip or scenario under
+    /// `--movement-speed` / `--overlays`.
     Scenario {
-        run: crate::stage::scenario::ScenarioRun,
-        graph: crate::graph::PoseGraph,
-    },
-    /// The clip or scenario played through the locomotion stage.
-    Driven {
-        run: crate::stage::scenario::ScenarioRun,
-        graph: crate::graph::PoseGraph,
-        loco: Box<crate::stage::locomotion::Locomotion>,
+        run: Box<crate::stage::scenario::ScenarioRun>,
+        session: Box<crate::stage::session::GraphSession>,
     },
 }
 
@@ -133,6 +129,7 @@ impl FrameSource {
     ) -> Result<Self, String> {
         use crate::stage::locomotion::{Locomotion, LocomotionSettings};
         use crate::stage::scenario::ScenarioRun;
+        use crate::stage::session::GraphSession;
         let pose = crate::stage::pose::Pose::new(model);
         let last = times.iter().copied().fold(0.0f32, f32::max) as f64;
         if !driving {
@@ -148,7 +145,10 @@ impl FrameSource {
             let graph = super::graph_trace::build_graph(model, &scenario, path, &text)?;
             let run = ScenarioRun::new(scenario).map_err(|e| format!("{}: {e}", path.display()))?;
             return Ok(Self {
-                kind: SourceKind::Scenario { run, graph },
+                kind: SourceKind::Scenario {
+                    run: Box::new(run),
+                    session: Box::new(GraphSession::from_graph(graph)),
+                },
                 pose,
                 leg_length: 1.0,
             });
@@ -196,11 +196,12 @@ impl FrameSource {
         let leg_length = crate::anim::locomotion::unit_scale(&model.skeleton, loco.legs())
             * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M;
         let run = ScenarioRun::new(scenario).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut session = GraphSession::from_graph(graph);
+        session.locomotion = Some(loco);
         Ok(Self {
-            kind: SourceKind::Driven {
-                run,
-                graph,
-                loco: Box::new(loco),
+            kind: SourceKind::Scenario {
+                run: Box::new(run),
+                session: Box::new(session),
             },
             pose,
             leg_length,
@@ -223,24 +224,14 @@ impl FrameSource {
                     )
                     .map_err(|e| format!("{}: {e}", model.source))?;
             }
-            SourceKind::Scenario { run, graph } => {
+            SourceKind::Scenario { run, session } => {
                 while run.time_of(run.frame()) <= t as f64 + 1e-9 {
-                    run.step(model, graph)?;
+                    run.step(model, session)?;
                 }
-                self.pose
-                    .evaluate_local(model, graph.local_pose(), run.world_from_root.to_mat4())
+                // The window's pose of a graph source, at the stage's origin.
+                session
+                    .evaluate_pose(model, glam::Mat4::IDENTITY, &mut self.pose)
                     .map_err(|e| e.to_string())?;
-                self.pose.set_morph_weights(graph.morph_weights());
-            }
-            SourceKind::Driven { run, graph, loco } => {
-                while run.time_of(run.frame()) <= t as f64 + 1e-9 {
-                    run.step_with(model, graph, Some(loco))?;
-                }
-                let world = loco.model_from_root();
-                self.pose
-                    .evaluate_local(model, loco.local_pose(), world)
-                    .map_err(|e| e.to_string())?;
-                self.pose.set_morph_weights(graph.morph_weights());
             }
         }
         Ok(())
@@ -249,9 +240,10 @@ impl FrameSource {
     /// What the locomotion overlays draw for the current frame (driven runs only),
     /// borrowed from the locomotion stage.
     fn locomotion_draw(&self) -> Option<LocomotionDraw<'_>> {
-        let SourceKind::Driven { loco, .. } = &self.kind else {
+        let SourceKind::Scenario { session, .. } = &self.kind else {
             return None;
         };
+        let loco = session.locomotion.as_ref()?;
         Some(LocomotionDraw {
             warp: &loco.warp,
             world_from_model: loco.model_from_root(),
@@ -264,10 +256,11 @@ impl FrameSource {
 
     /// The overlay text of the current frame (driven runs only), for the summary.
     fn locomotion_text(&self) -> Option<Vec<String>> {
-        let SourceKind::Driven { graph, loco, .. } = &self.kind else {
+        let SourceKind::Scenario { session, .. } = &self.kind else {
             return None;
         };
-        let text = loco.readout(graph.rate());
+        let loco = session.locomotion.as_ref()?;
+        let text = loco.readout(session.graph.rate());
         Some(text)
     }
 }

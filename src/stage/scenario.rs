@@ -7,9 +7,8 @@ use crate::asset::Model;
 
 use serde::{Deserialize, Serialize};
 
-use super::locomotion::Locomotion;
+use super::session::GraphSession;
 use crate::graph::def::GraphDef;
-use crate::graph::eval::PoseGraph;
 
 /// A headless run: a graph (or the file's default), parameter changes over time and seeks
 /// (`stridescope trace --scenario FILE`, `stridescope render --scenario FILE --time T`).
@@ -182,25 +181,17 @@ impl ScenarioRun {
         frame as f64 / self.scenario.fps
     }
 
-    /// Produces the next frame: frame 0 applies the events at time <= 0 and evaluates;
-    /// later frames apply due events and ramps, then seek (when an event seeks) or play one
-    /// step and accumulate the root motion.
-    pub fn step(&mut self, model: &Model, graph: &mut PoseGraph) -> Result<FrameKind, String> {
-        self.step_with(model, graph, None)
-    }
-
-    /// [`ScenarioRun::step`] with the locomotion stage after the graph: speed matching
-    /// before the advance, warping after it; a seek re-evaluates the warp without motion.
-    /// With locomotion the placement is its drive's (`Locomotion::world_from_root`).
-    pub fn step_with(
-        &mut self,
-        model: &Model,
-        graph: &mut PoseGraph,
-        mut locomotion: Option<&mut Locomotion>,
-    ) -> Result<FrameKind, String> {
+    /// Produces the next frame of `session` (the window's graph source; with locomotion
+    /// when it has it): frame 0 applies the events at time <= 0 and evaluates; later
+    /// frames apply due events and ramps, then seek (when an event seeks) or play one
+    /// step (`GraphSession::tick`: the locomotion stage's speed matching before the
+    /// advance and warping after it, the root motion into the session's placement). The
+    /// run's placement is the session's.
+    pub fn step(&mut self, model: &Model, session: &mut GraphSession) -> Result<FrameKind, String> {
         let frame = self.frame;
         let t = self.time_of(frame);
         let mut seek = None;
+        let graph = &mut session.graph;
         while let Some(e) = self.scenario.events.get(self.next_event) {
             // Events are due at the first frame that starts at or after their time.
             if e.at_secs > t + 1e-9 {
@@ -262,32 +253,20 @@ impl ScenarioRun {
         self.ramps.retain(|r| t < r.start_secs + r.secs);
         self.frame += 1;
         let kind = if let Some(s) = seek {
-            graph
-                .seek(model, s)
-                .map_err(|e| format!("frame {frame}: {e}"))?;
+            session.seek(model, s);
             FrameKind::Seek
         } else if frame == 0 {
-            graph.evaluate(model).map_err(|e| e.to_string())?;
+            session.evaluate_still(model);
             FrameKind::Start
         } else {
-            if let Some(l) = locomotion.as_deref_mut() {
-                l.before_advance(model, graph)
-                    .map_err(|e| format!("frame {frame}: {e}"))?;
-            }
-            graph
-                .advance(model, self.dt_secs())
-                .map_err(|e| format!("frame {frame}: {e}"))?;
-            self.world_from_root = self.world_from_root.compose(&graph.root_delta());
+            session.playing = true;
+            session.tick(model, self.dt_secs());
             FrameKind::Play
         };
-        if let Some(l) = locomotion {
-            match kind {
-                FrameKind::Play => l.after_advance(model, graph, self.dt_secs()),
-                _ => l.evaluate_still(model, graph),
-            }
-            .map_err(|e| format!("frame {frame}: locomotion: {e}"))?;
-            self.world_from_root = l.world_from_root;
+        if let Some(e) = session.take_error() {
+            return Err(format!("frame {frame}: {e}"));
         }
+        self.world_from_root = session.world_from_root();
         Ok(kind)
     }
 }

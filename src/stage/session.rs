@@ -51,8 +51,31 @@ pub const UNDO_DEPTH: usize = 64;
 
 impl GraphSession {
     pub fn new(model: &Model, def: &GraphDef) -> Result<Self, String> {
-        let graph = PoseGraph::new(model, def)?;
-        Ok(Self {
+        Ok(Self::from_graph(PoseGraph::new(model, def)?))
+    }
+
+    /// The pose of the frame into `pose`: the graph's (after the locomotion stage when
+    /// driven), placed by the session's root motion and then by `world_from_stage`, with
+    /// the graph's morph weights. The window and `render` pose a graph through this.
+    pub fn evaluate_pose(
+        &self,
+        model: &Model,
+        world_from_stage: Mat4,
+        pose: &mut super::pose::Pose,
+    ) -> Result<(), crate::anim::AnimError> {
+        let r = pose.evaluate_local(
+            model,
+            self.local_pose(),
+            world_from_stage * self.model_from_root(),
+        );
+        pose.set_morph_weights(self.morph_weights());
+        r
+    }
+
+    /// A session playing `graph` (built elsewhere: a scenario's graph, a one-clip graph),
+    /// at the origin, paused.
+    pub fn from_graph(graph: PoseGraph) -> Self {
+        Self {
             graph,
             playing: false,
             world_from_root: GroundTransform::IDENTITY,
@@ -64,7 +87,23 @@ impl GraphSession {
             loco_history: VecDeque::new(),
             undo: Vec::new(),
             redo: Vec::new(),
-        })
+        }
+    }
+
+    /// Evaluates the pose where the graph stands, without motion (the first frame of a
+    /// run, a pose after a parameter change): the graph, then the locomotion stage.
+    pub fn evaluate_still(&mut self, model: &Model) {
+        if let Err(e) = self.graph.evaluate(model) {
+            self.error = Some(e.to_string());
+            return;
+        }
+        self.after_still(model);
+    }
+
+    /// The last error of a tick, seek or evaluation, cleared (a scripted run stops at it;
+    /// the window shows [`Self::error`] instead).
+    pub fn take_error(&mut self) -> Option<String> {
+        self.error.take()
     }
 
     /// Edits the graph definition (Blend panel: phase offsets, sync, layer weights and

@@ -285,15 +285,7 @@ impl MotionSource {
                 request.model_from_root = world_from_stage * request.model_from_root;
                 pose.evaluate(model, &request)
             }
-            Self::Graph { session, .. } => {
-                let r = pose.evaluate_local(
-                    model,
-                    session.local_pose(),
-                    world_from_stage * session.model_from_root(),
-                );
-                pose.set_morph_weights(session.morph_weights());
-                r
-            }
+            Self::Graph { session, .. } => session.evaluate_pose(model, world_from_stage, pose),
             Self::Matching(m) => {
                 let s = &m.session;
                 pose.evaluate_local(
