@@ -96,8 +96,10 @@ const MAX_DEFAULT_FRAMES: u32 = 600;
 
 /// How a [`FrameSource`] poses the character.
 enum SourceKind {
-    /// A clip (or the rest pose) sampled at each time; times past the end were wrapped.
-    Clip(Option<usize>),
+    /// A clip (or the rest pose) on the window's timeline, seeked to each time (times
+    /// past the end were wrapped; the root's motion stays in the pose, as the window's
+    /// Loop and reset shows it).
+    Clip(Box<crate::stage::timeline::Timeline>),
     /// A scenario through the pose graph (the window's graph source), placed by its root
     /// motion; driven (with its locomotion stage) for the clip or scenario under
     /// `--movement-speed` / `--overlays`.
@@ -134,8 +136,15 @@ impl FrameSource {
         let last = times.iter().copied().fold(0.0f32, f32::max) as f64;
         if !driving {
             let Some(path) = &args.scenario else {
+                let mut timeline = crate::stage::timeline::Timeline::new(model);
+                timeline.set_mode(crate::stage::timeline::RootMotionMode::LoopAndReset);
+                // The times come wrapped: a time at the clip's end is its last frame.
+                timeline.set_looping(false);
+                if let Some(c) = clip {
+                    timeline.select_clip(model, c);
+                }
                 return Ok(Self {
-                    kind: SourceKind::Clip(clip),
+                    kind: SourceKind::Clip(Box::new(timeline)),
                     pose,
                     leg_length: 1.0,
                 });
@@ -211,17 +220,10 @@ impl FrameSource {
     /// Poses the character at `t` seconds (not before the previous call's time).
     fn advance(&mut self, model: &Model, t: f32) -> Result<(), String> {
         match &mut self.kind {
-            SourceKind::Clip(clip) => {
-                self.pose
-                    .evaluate(
-                        model,
-                        &crate::stage::pose::PoseRequest {
-                            clip: *clip,
-                            time_secs: t,
-                            remove_root_motion: None,
-                            model_from_root: glam::Mat4::IDENTITY,
-                        },
-                    )
+            SourceKind::Clip(timeline) => {
+                timeline.seek_secs(f64::from(t));
+                crate::stage::source::MotionSource::Clip
+                    .evaluate(model, timeline, false, glam::Mat4::IDENTITY, &mut self.pose)
                     .map_err(|e| format!("{}: {e}", model.source))?;
             }
             SourceKind::Scenario { run, session } => {
