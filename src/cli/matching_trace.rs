@@ -52,6 +52,14 @@ pub struct MatchingSummary {
     pub max_trajectory_error_m: f32,
     /// Seconds each clip played.
     pub clip_secs: BTreeMap<String, f64>,
+    /// Mean distance a planted foot slides over the ground per gait cycle (metres at the
+    /// rig's scale; a foot is planted where the playing clip's contacts say so; a cycle
+    /// is one touch-down of each foot), as `trace --movement-speed` reports it for
+    /// locomotion.
+    pub slide_m_per_cycle: f64,
+    /// Frames in which a planted foot moves faster than 0.5 m/s (scaled to the rig) over
+    /// all frames.
+    pub skating_ratio: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -275,10 +283,17 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
     let names: Vec<String> = model.clips.iter().map(|c| c.name().to_string()).collect();
     let count = (scenario.seconds * scenario.fps).round() as u64;
     let mut frames = Vec::with_capacity(count as usize + 1);
+    let mut slide = SlideProbe::new(&model);
     for i in 0..=count {
         let t = i as f64 / scenario.fps;
         let input = inputs.at(t, &tags);
-        let f = session.step(&model, &input)?;
+        let f = session.step(&model, &input)?.clone();
+        slide.update(
+            &model,
+            &f,
+            session.pose(),
+            (i > 0).then_some(1.0 / scenario.fps),
+        )?;
         let groups = f.group_costs.map(|g| {
             FEATURE_GROUPS
                 .iter()
@@ -323,6 +338,8 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
             .map(|f| f.trajectory_error_m)
             .fold(0.0, f32::max),
         clip_secs,
+        slide_m_per_cycle: slide.meter.slide_per_cycle(slide.cycles()),
+        skating_ratio: slide.meter.skating_ratio(),
     };
     Ok(MatchingTraceReport {
         source: model.source.clone(),
@@ -391,8 +408,99 @@ pub fn text(r: &MatchingTraceReport) -> String {
         "# {} frames, {} jumps, mean dwell {:.3} s, trajectory error mean {:.4} m, max {:.4} m",
         s.frames, s.jumps, s.mean_dwell_secs, s.mean_trajectory_error_m, s.max_trajectory_error_m
     );
+    let _ = writeln!(
+        out,
+        "# planted feet slide {:.4} m per cycle, skating in {:.1}% of frames",
+        s.slide_m_per_cycle,
+        s.skating_ratio * 100.0
+    );
     for (clip, secs) in &s.clip_secs {
         let _ = writeln!(out, "#   {clip}: {secs:.3} s");
     }
     out
+}
+
+/// Foot slide of a motion-matching run: each frame's feet in the world (the played pose
+/// at the character's placement) and whether the playing clip has them down at its time.
+struct SlideProbe {
+    legs: Vec<crate::anim::contacts::LegChain>,
+    unit_scale: f32,
+    meter: crate::anim::locomotion::slide::FootSlideMeter,
+    /// Touch-downs per foot (a planted frame after one that was not, or the first).
+    touchdowns: Vec<u32>,
+    was_down: Vec<bool>,
+    model_from_joint: Vec<glam::Mat4>,
+}
+
+impl SlideProbe {
+    fn new(model: &crate::asset::Model) -> Self {
+        let legs = model.legs().unwrap_or_default();
+        let unit_scale = crate::anim::locomotion::unit_scale(&model.skeleton, &legs);
+        let n = legs.len();
+        Self {
+            meter: crate::anim::locomotion::slide::FootSlideMeter::new(n),
+            legs,
+            unit_scale,
+            touchdowns: vec![0; n],
+            was_down: vec![false; n],
+            model_from_joint: vec![glam::Mat4::IDENTITY; model.skeleton.joint_count()],
+        }
+    }
+
+    /// One frame `f` with its local pose `local`; `dt_secs` `None` for the first frame.
+    fn update(
+        &mut self,
+        model: &crate::asset::Model,
+        f: &crate::anim::motion_matching::MatchFrame,
+        local: &[crate::anim::Transform],
+        dt_secs: Option<f64>,
+    ) -> Result<(), String> {
+        if self.legs.is_empty() {
+            return Ok(());
+        }
+        crate::anim::LocalToModelJob {
+            parents: model.skeleton.parents(),
+            local,
+            model_from_root: f.world_from_root.to_mat4(),
+        }
+        .run(&mut self.model_from_joint)
+        .map_err(|e| e.to_string())?;
+        let analysis = model.clip_analysis(f.clip)?;
+        let duration = analysis.duration_secs;
+        let at = |j: usize| self.model_from_joint[j].w_axis.truncate();
+        let feet: Vec<(glam::Vec3, Option<glam::Vec3>)> = self
+            .legs
+            .iter()
+            .map(|l| (at(l.foot), l.toe.map(at)))
+            .collect();
+        let planted: Vec<bool> = (0..self.legs.len())
+            .map(|k| {
+                analysis
+                    .contacts
+                    .get(k)
+                    .is_some_and(|c| c.is_down(f.clip_time_secs as f32, duration, 0.0))
+            })
+            .collect();
+        for ((n, was), &down) in self
+            .touchdowns
+            .iter_mut()
+            .zip(self.was_down.iter_mut())
+            .zip(&planted)
+        {
+            *n += (down && !*was) as u32;
+            *was = down;
+        }
+        let dt = dt_secs.unwrap_or(0.0) as f32;
+        self.meter
+            .update(&feet, &planted, dt, &Default::default(), self.unit_scale);
+        Ok(())
+    }
+
+    /// Gait cycles: the feet's mean touch-downs.
+    fn cycles(&self) -> f64 {
+        if self.touchdowns.is_empty() {
+            return 0.0;
+        }
+        f64::from(self.touchdowns.iter().sum::<u32>()) / self.touchdowns.len() as f64
+    }
 }
