@@ -658,3 +658,230 @@ fn the_retarget_source_plays_beside_the_character_on_its_timeline() {
     p.stop_compare();
     assert_eq!(p.stage.characters().count(), 1);
 }
+
+// ---------------------------------------------------------------------------------------
+// Hand-computed cases on small humanoids built here (VRM/Unity joint names, metres, facing
+// +Z, +X the character's left): the expected positions are worked out in the comments.
+
+/// A humanoid whose joints stand at fixed world positions: arms along `arm_dir` (the left
+/// arm's unit direction; the right arm mirrored), an upper chest when `upper_chest`, and
+/// each joint's world rest rotation `frame(j)` (a rig's bone axes: positions do not
+/// depend on them).
+fn humanoid(upper_chest: bool, arm_dir: Vec3, frame: &dyn Fn(usize) -> glam::Quat) -> Skeleton {
+    let mut joints: Vec<(&str, Option<usize>, Vec3)> = vec![
+        ("Hips", None, Vec3::new(0.0, 1.0, 0.0)),
+        ("Spine", Some(0), Vec3::new(0.0, 1.1, 0.0)),
+        ("Chest", Some(1), Vec3::new(0.0, 1.2, 0.0)),
+    ];
+    let top = if upper_chest {
+        joints.push(("UpperChest", Some(2), Vec3::new(0.0, 1.3, 0.0)));
+        3
+    } else {
+        2
+    };
+    let neck = joints.len();
+    joints.push(("Neck", Some(top), Vec3::new(0.0, 1.4, 0.0)));
+    joints.push(("Head", Some(neck), Vec3::new(0.0, 1.55, 0.0)));
+    for (side, s) in [("Left", 1.0f32), ("Right", -1.0)] {
+        let d = Vec3::new(arm_dir.x * s, arm_dir.y, arm_dir.z);
+        let shoulder = Vec3::new(0.2 * s, 1.35, 0.0);
+        let upper = joints.len();
+        joints.push((leak(format!("{side}UpperArm")), Some(top), shoulder));
+        joints.push((
+            leak(format!("{side}LowerArm")),
+            Some(upper),
+            shoulder + d * 0.3,
+        ));
+        joints.push((
+            leak(format!("{side}Hand")),
+            Some(upper + 1),
+            shoulder + d * 0.55,
+        ));
+        let thigh = joints.len();
+        joints.push((
+            leak(format!("{side}UpperLeg")),
+            Some(0),
+            Vec3::new(0.1 * s, 0.95, 0.0),
+        ));
+        joints.push((
+            leak(format!("{side}LowerLeg")),
+            Some(thigh),
+            Vec3::new(0.1 * s, 0.5, 0.0),
+        ));
+        joints.push((
+            leak(format!("{side}Foot")),
+            Some(thigh + 1),
+            Vec3::new(0.1 * s, 0.08, 0.0),
+        ));
+        joints.push((
+            leak(format!("{side}Toes")),
+            Some(thigh + 2),
+            Vec3::new(0.1 * s, 0.02, 0.12),
+        ));
+    }
+    let world: Vec<glam::Quat> = (0..joints.len()).map(frame).collect();
+    let rest = joints
+        .iter()
+        .enumerate()
+        .map(|(j, &(_, parent, p))| {
+            let (wp, pp) = parent.map_or((glam::Quat::IDENTITY, Vec3::ZERO), |q| {
+                (world[q], joints[q].2)
+            });
+            Transform {
+                translation: wp.inverse() * (p - pp),
+                rotation: wp.inverse() * world[j],
+                scale: Vec3::ONE,
+            }
+        })
+        .collect();
+    Skeleton::new(
+        joints.iter().map(|j| j.0.to_string()).collect(),
+        joints.iter().map(|j| j.1).collect(),
+        rest,
+    )
+    .unwrap()
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// `skeleton`'s rest pose with `turns` (joint name, local rotation) applied.
+fn posed(skeleton: &Skeleton, turns: &[(&str, glam::Quat)]) -> Vec<Transform> {
+    let mut local = skeleton.rest_pose().to_vec();
+    for (name, q) in turns {
+        let j = skeleton.find(name).unwrap();
+        local[j].rotation = local[j].rotation * *q;
+    }
+    local
+}
+
+/// Retargets the source pose `source_local` onto `target` (automatic maps).
+fn retarget_one(source: &Skeleton, target: &Skeleton, source_local: &[Transform]) -> Vec<Vec3> {
+    let r = Retargeter::new(
+        source,
+        &automap(source).unwrap(),
+        target,
+        &automap(target).unwrap(),
+    )
+    .unwrap();
+    let mut out = vec![Transform::IDENTITY; target.joint_count()];
+    r.retarget_pose(source_local, false, &mut out).unwrap();
+    model_positions(target, &out)
+}
+
+fn assert_at(p: &[Vec3], skeleton: &Skeleton, name: &str, want: Vec3) {
+    let got = p[skeleton.find(name).unwrap()];
+    assert!(
+        got.abs_diff_eq(want, 1e-4),
+        "{name}: {got:?}, expected {want:?}"
+    );
+}
+
+/// A two-bone arm whose joints have other rest orientations on each side: the same
+/// shoulder and elbow turns put the hand at the same place.
+#[test]
+fn a_two_bone_arm_with_other_rest_orientations_lands_where_computed() {
+    let source = humanoid(false, Vec3::X, &|_| glam::Quat::IDENTITY);
+    // Every target joint's axes turned differently (as exporters leave them).
+    let target = humanoid(false, Vec3::X, &|j| {
+        glam::Quat::from_euler(
+            glam::EulerRot::XYZ,
+            0.3 * j as f32,
+            -0.7 + 0.2 * j as f32,
+            1.1,
+        )
+    });
+    // Left upper arm 45 degrees down (about -Z), elbow bent 90 degrees forward (about -Y).
+    let pose = posed(
+        &source,
+        &[
+            (
+                "LeftUpperArm",
+                glam::Quat::from_rotation_z(-45f32.to_radians()),
+            ),
+            (
+                "LeftLowerArm",
+                glam::Quat::from_rotation_y(-90f32.to_radians()),
+            ),
+        ],
+    );
+    let p = retarget_one(&source, &target, &pose);
+    // Shoulder (0.2, 1.35, 0); upper arm 0.3 along (cos 45, -sin 45, 0): the elbow at
+    // (0.2 + 0.2121, 1.35 - 0.2121, 0); the forearm (0.25 along +X) turned -90 about Y
+    // points +Z, and the upper arm's turn about Z leaves +Z: the hand 0.25 ahead.
+    let h = 0.3 * std::f32::consts::FRAC_1_SQRT_2;
+    assert_at(
+        &p,
+        &target,
+        "LeftLowerArm",
+        Vec3::new(0.2 + h, 1.35 - h, 0.0),
+    );
+    assert_at(&p, &target, "LeftHand", Vec3::new(0.2 + h, 1.35 - h, 0.25));
+    // Everything else where it stands.
+    assert_at(&p, &target, "RightHand", Vec3::new(-0.75, 1.35, 0.0));
+    assert_at(&p, &target, "Head", Vec3::new(0.0, 1.55, 0.0));
+    assert_at(&p, &target, "LeftToes", Vec3::new(0.1, 0.02, 0.12));
+}
+
+/// A T-pose clip on an A-pose character: matched bone by bone, its T-pose is a T-pose on
+/// the character, and arms lowered 45 degrees on the clip are lowered 45 on it.
+#[test]
+fn a_t_pose_clip_on_an_a_pose_character_keeps_the_clips_arms() {
+    let source = humanoid(false, Vec3::X, &|_| glam::Quat::IDENTITY);
+    let down = Vec3::new(1.0, -1.0, 0.0).normalize();
+    let target = humanoid(false, down, &|_| glam::Quat::IDENTITY);
+    // The clip's rest: arms out along +-X, 0.55 m from shoulder to hand.
+    let p = retarget_one(&source, &target, source.rest_pose());
+    assert_at(&p, &target, "LeftHand", Vec3::new(0.75, 1.35, 0.0));
+    assert_at(&p, &target, "RightHand", Vec3::new(-0.75, 1.35, 0.0));
+    // Both arms lowered 45 degrees (left about -Z, right about +Z): the hands 0.55 m
+    // along (+-cos 45, -sin 45, 0) from the shoulders, as the A-pose's rest has them.
+    let pose = posed(
+        &source,
+        &[
+            (
+                "LeftUpperArm",
+                glam::Quat::from_rotation_z(-45f32.to_radians()),
+            ),
+            (
+                "RightUpperArm",
+                glam::Quat::from_rotation_z(45f32.to_radians()),
+            ),
+        ],
+    );
+    let p = retarget_one(&source, &target, &pose);
+    let d = 0.55 * std::f32::consts::FRAC_1_SQRT_2;
+    assert_at(&p, &target, "LeftHand", Vec3::new(0.2 + d, 1.35 - d, 0.0));
+    assert_at(&p, &target, "RightHand", Vec3::new(-0.2 - d, 1.35 - d, 0.0));
+}
+
+/// Spines of other lengths (hips, spine, chest, upper chest, neck onto hips, spine,
+/// chest, neck): the bend of the bone the target lacks is not lost.
+#[test]
+fn a_longer_spine_bends_a_shorter_one_as_far() {
+    let source = humanoid(true, Vec3::X, &|_| glam::Quat::IDENTITY);
+    let target = humanoid(false, Vec3::X, &|j| {
+        glam::Quat::from_euler(glam::EulerRot::YXZ, 0.4 * j as f32, 0.25, -0.5)
+    });
+    let bend = glam::Quat::from_rotation_x(10f32.to_radians());
+    let pose = posed(
+        &source,
+        &[("Spine", bend), ("Chest", bend), ("UpperChest", bend)],
+    );
+    let p = retarget_one(&source, &target, &pose);
+    let at = |n: &str| p[target.find(n).unwrap()];
+    // Three 10-degree bends forward (about +X): the neck carries 30 degrees, so the head
+    // sits 0.15 m from the neck along (0, cos 30, sin 30).
+    let head = (at("Head") - at("Neck")).normalize();
+    let want = Vec3::new(0.0, 30f32.to_radians().cos(), 30f32.to_radians().sin());
+    assert!(head.abs_diff_eq(want, 1e-4), "{head:?} vs {want:?}");
+    // The chest turns as the source's chest (20 degrees): its segment to the neck leans
+    // 20 degrees; the spine's (10 degrees) to the chest, 0.1 m long.
+    let chest = (at("Neck") - at("Chest")).normalize();
+    let want = Vec3::new(0.0, 20f32.to_radians().cos(), 20f32.to_radians().sin());
+    assert!(chest.abs_diff_eq(want, 1e-4), "{chest:?} vs {want:?}");
+    let spine = at("Chest") - at("Spine");
+    let want = Vec3::new(0.0, 10f32.to_radians().cos(), 10f32.to_radians().sin()) * 0.1;
+    assert!(spine.abs_diff_eq(want, 1e-4), "{spine:?} vs {want:?}");
+}
