@@ -751,7 +751,7 @@ fn posed(skeleton: &Skeleton, turns: &[(&str, glam::Quat)]) -> Vec<Transform> {
     let mut local = skeleton.rest_pose().to_vec();
     for (name, q) in turns {
         let j = skeleton.find(name).unwrap();
-        local[j].rotation = local[j].rotation * *q;
+        local[j].rotation *= *q;
     }
     local
 }
