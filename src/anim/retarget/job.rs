@@ -642,19 +642,18 @@ fn hinge_axis(model: &[Mat4], leg: &LegChain) -> Vec3 {
     rotation_of(&model[leg.calf]).inverse() * axis
 }
 
+/// The character's left in its reference pose: where the left hip joint is from the right
+/// one. The pelvis faces the way the body does in any pose, where the feet of a take's
+/// first frame (a run mid-stride, a toe pointing down in the swing) do not; the feet's
+/// direction only when the hip joints coincide.
 fn left_from(p: &[Vec3], legs: &[LegChain]) -> Vec3 {
-    let by_feet = left_axis(p, legs);
-    if legs.iter().any(|l| l.toe.is_some()) {
-        return by_feet;
-    }
-    // No toes: left is where the left thigh is, from the right one.
     let d = p[legs[0].thigh] - p[legs[1].thigh];
     let d = Vec3::new(d.x, 0.0, d.z);
-    if d.length_squared() > 1e-12 {
-        d.normalize()
-    } else {
-        Vec3::X
+    let leg = p[legs[0].thigh].distance(p[legs[0].foot]).max(1e-6);
+    if d.length() > 0.05 * leg {
+        return d.normalize();
     }
+    left_axis(p, legs)
 }
 
 /// The part of `q` that turns about +Y (its twist in a swing-twist split).
