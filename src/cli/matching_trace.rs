@@ -277,70 +277,7 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
             eprintln!("motion matching cache not used: {why}");
         }
     }
-    session.dt_secs = 1.0 / scenario.fps;
-    let tags = session.db.tag_names().to_vec();
-    let mut inputs = ScenarioInputs::new(scenario.events.clone(), &tags)?;
-    let names: Vec<String> = model.clips.iter().map(|c| c.name().to_string()).collect();
-    let count = (scenario.seconds * scenario.fps).round() as u64;
-    let mut frames = Vec::with_capacity(count as usize + 1);
-    let mut slide = SlideProbe::new(&model);
-    for i in 0..=count {
-        let t = i as f64 / scenario.fps;
-        let input = inputs.at(t, &tags);
-        let f = session.step(&model, &input)?.clone();
-        slide.update(
-            &model,
-            &f,
-            session.pose(),
-            (i > 0).then_some(1.0 / scenario.fps),
-        )?;
-        let groups = f.group_costs.map(|g| {
-            FEATURE_GROUPS
-                .iter()
-                .zip(g)
-                .map(|(n, v)| (n.as_str(), v))
-                .collect::<BTreeMap<_, _>>()
-        });
-        frames.push(MatchingTraceFrame {
-            frame: f.frame,
-            time_secs: f.wall_secs,
-            clip: names[f.clip].clone(),
-            clip_time_secs: f.clip_time_secs,
-            searched: f.searched,
-            jumped: f.jumped,
-            cost: f.cost,
-            cost_groups: groups,
-            continue_cost: f.continue_cost,
-            trajectory_error_m: f.trajectory_error_m,
-            world_x_m: f.world_from_root.translation.x,
-            world_z_m: f.world_from_root.translation.y,
-            world_yaw_deg: f.world_from_root.yaw_rad.to_degrees(),
-            sim_x_m: f.sim.position.x,
-            sim_z_m: f.sim.position.y,
-            sim_yaw_deg: f.sim.yaw.to_degrees(),
-            desired_speed_mps: input.desired_velocity.length(),
-        });
-    }
-    let jumps = frames.iter().filter(|f| f.jumped).count();
-    let total = scenario.seconds;
-    let mut clip_secs: BTreeMap<String, f64> = BTreeMap::new();
-    for f in frames.iter().skip(1) {
-        *clip_secs.entry(f.clip.clone()).or_default() += 1.0 / scenario.fps;
-    }
-    let errors: Vec<f64> = frames.iter().map(|f| f.trajectory_error_m as f64).collect();
-    let summary = MatchingSummary {
-        frames: frames.len(),
-        jumps,
-        mean_dwell_secs: total / (jumps as f64 + 1.0),
-        mean_trajectory_error_m: errors.iter().sum::<f64>() / errors.len().max(1) as f64,
-        max_trajectory_error_m: frames
-            .iter()
-            .map(|f| f.trajectory_error_m)
-            .fold(0.0, f32::max),
-        clip_secs,
-        slide_m_per_cycle: slide.meter.slide_per_cycle(slide.cycles()),
-        skating_ratio: slide.meter.skating_ratio(),
-    };
+    let (frames, summary) = run_scenario(&model, &mut session, &scenario)?;
     Ok(MatchingTraceReport {
         source: model.source.clone(),
         clips: session.db.clips().iter().map(|c| c.name.clone()).collect(),
@@ -418,6 +355,81 @@ pub fn text(r: &MatchingTraceReport) -> String {
         let _ = writeln!(out, "#   {clip}: {secs:.3} s");
     }
     out
+}
+
+/// Runs `scenario` on `session` (a fresh or reset session of `model`): every frame's
+/// record and the summary. `trace --motion-matching` prints them; the scenario suite
+/// runs several on one database.
+pub fn run_scenario(
+    model: &Model,
+    session: &mut MatchingSession,
+    scenario: &Scenario,
+) -> Result<(Vec<MatchingTraceFrame>, MatchingSummary), String> {
+    session.dt_secs = 1.0 / scenario.fps;
+    let tags = session.db.tag_names().to_vec();
+    let mut inputs = ScenarioInputs::new(scenario.events.clone(), &tags)?;
+    let names: Vec<String> = model.clips.iter().map(|c| c.name().to_string()).collect();
+    let count = (scenario.seconds * scenario.fps).round() as u64;
+    let mut frames = Vec::with_capacity(count as usize + 1);
+    let mut slide = SlideProbe::new(model);
+    for i in 0..=count {
+        let t = i as f64 / scenario.fps;
+        let input = inputs.at(t, &tags);
+        let f = session.step(model, &input)?.clone();
+        slide.update(
+            model,
+            &f,
+            session.pose(),
+            (i > 0).then_some(1.0 / scenario.fps),
+        )?;
+        let groups = f.group_costs.map(|g| {
+            FEATURE_GROUPS
+                .iter()
+                .zip(g)
+                .map(|(n, v)| (n.as_str(), v))
+                .collect::<BTreeMap<_, _>>()
+        });
+        frames.push(MatchingTraceFrame {
+            frame: f.frame,
+            time_secs: f.wall_secs,
+            clip: names[f.clip].clone(),
+            clip_time_secs: f.clip_time_secs,
+            searched: f.searched,
+            jumped: f.jumped,
+            cost: f.cost,
+            cost_groups: groups,
+            continue_cost: f.continue_cost,
+            trajectory_error_m: f.trajectory_error_m,
+            world_x_m: f.world_from_root.translation.x,
+            world_z_m: f.world_from_root.translation.y,
+            world_yaw_deg: f.world_from_root.yaw_rad.to_degrees(),
+            sim_x_m: f.sim.position.x,
+            sim_z_m: f.sim.position.y,
+            sim_yaw_deg: f.sim.yaw.to_degrees(),
+            desired_speed_mps: input.desired_velocity.length(),
+        });
+    }
+    let jumps = frames.iter().filter(|f| f.jumped).count();
+    let total = scenario.seconds;
+    let mut clip_secs: BTreeMap<String, f64> = BTreeMap::new();
+    for f in frames.iter().skip(1) {
+        *clip_secs.entry(f.clip.clone()).or_default() += 1.0 / scenario.fps;
+    }
+    let errors: Vec<f64> = frames.iter().map(|f| f.trajectory_error_m as f64).collect();
+    let summary = MatchingSummary {
+        frames: frames.len(),
+        jumps,
+        mean_dwell_secs: total / (jumps as f64 + 1.0),
+        mean_trajectory_error_m: errors.iter().sum::<f64>() / errors.len().max(1) as f64,
+        max_trajectory_error_m: frames
+            .iter()
+            .map(|f| f.trajectory_error_m)
+            .fold(0.0, f32::max),
+        clip_secs,
+        slide_m_per_cycle: slide.meter.slide_per_cycle(slide.cycles()),
+        skating_ratio: slide.meter.skating_ratio(),
+    };
+    Ok((frames, summary))
 }
 
 /// Foot slide of a motion-matching run: each frame's feet in the world (the played pose

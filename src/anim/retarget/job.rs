@@ -230,11 +230,16 @@ impl Retargeter {
                 model = model_of(target, &local)?;
             }
         }
+        // The hips' travel goes on the joint carrying the hips and the whole legs, feet
+        // included: on an IK rig whose feet hang off the root (the Quaternius robot) that
+        // is the root, so taking the root motion off it takes it off the feet too (on the
+        // joint above the hips alone the feet kept the travel in their own tracks, and
+        // played in place they walked off).
         let carries_all = |j: usize| {
             target.is_ancestor_or_self(j, target_hips)
-                && target_legs
-                    .iter()
-                    .all(|l| target.is_ancestor_or_self(j, l.thigh))
+                && target_legs.iter().all(|l| {
+                    target.is_ancestor_or_self(j, l.thigh) && target.is_ancestor_or_self(j, l.foot)
+                })
         };
         let mut target_carrier = target_hips;
         let mut up = Some(target_hips);
