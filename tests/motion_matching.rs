@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2};
 use stridescope::anim::motion_matching::{
-    search_accelerated, search_accelerated_counted, search_brute_force, Database, FeatureGroup,
-    MatcherInput, Playing, SearchParams, SpringCharacter, SpringSettings, FEATURE_GROUPS,
+    search_accelerated, search_accelerated_counted, search_brute_force, Database, DropReason,
+    FeatureGroup, MatcherInput, Playing, SearchParams, SpringCharacter, SpringSettings,
+    FEATURE_GROUPS,
 };
 use stridescope::anim::{LocalToModelJob, Transform};
 use stridescope::asset::{self, demo, Model};
@@ -1136,5 +1137,65 @@ fn the_recording_stays_under_its_byte_cap() {
         let (live, pose) = &shown[&f.frame];
         assert_eq!(&f, live, "frame {}", f.frame);
         assert_eq!(s.pose(), &pose[..], "pose of frame {}", f.frame);
+    }
+}
+
+/// The debugger's "kept out" list: running with the run tag excluded, the run frames that
+/// fit better are listed for their tag; every listed frame really breaks the rule given
+/// (its tags, its place in the playing clip's exclusion window, or a clip's end) and
+/// would have cost less than the best candidate allowed.
+#[test]
+fn the_debugger_says_why_better_frames_were_kept_out() {
+    let (model, mut s) = walk_session(MatchingDef::default());
+    s.set_explain(true);
+    let tags = s.db.tag_names().to_vec();
+    let run_bit = 1u32 << tags.iter().position(|t| t == "run").expect("a run tag");
+    let mut input = walk_input(s.run_speed_mps, 0.0);
+    input.exclude_tags = run_bit;
+    let window = MatchingDef::default().exclude_window_secs;
+    let mut reasons = std::collections::BTreeMap::new();
+    let mut playing: Option<(usize, f64)> = None;
+    for _ in 0..180 {
+        let f = s.step(&model, &input).unwrap().clone();
+        if f.searched {
+            let best = f.candidates.first().map(|c| c.cost);
+            for d in &f.dropped {
+                let info = s.db.frames()[d.frame];
+                assert!(best.is_none_or(|b| d.cost < b), "{d:?} vs {best:?}");
+                match d.reason {
+                    DropReason::ExcludedTag => assert!(info.tags & run_bit != 0, "{d:?}"),
+                    DropReason::ClipEnd => assert!(!info.candidate, "{d:?}"),
+                    DropReason::ExclusionWindow => {
+                        let (source, t) = playing.expect("something played before");
+                        assert_eq!(info.source as usize, source, "{d:?}");
+                        let c = &s.db.clips()[source];
+                        let mut gap = (info.time_secs as f64 - t).abs();
+                        if c.looping {
+                            gap = gap.min(c.duration_secs as f64 - gap);
+                        }
+                        assert!(gap <= window as f64 + 1e-4, "{d:?}: {gap} s from {t}");
+                    }
+                    DropReason::MissingTag => panic!("nothing required: {d:?}"),
+                }
+                *reasons.entry(d.reason.as_str()).or_insert(0) += 1;
+            }
+            // Nothing kept out is the winner.
+            assert!(f
+                .candidates
+                .iter()
+                .all(|c| f.dropped.iter().all(|d| d.frame != c.frame)));
+        }
+        playing = Some((f.source, f.clip_time_secs));
+    }
+    eprintln!("kept out: {reasons:?}");
+    assert!(
+        reasons.get("excluded tag").copied().unwrap_or(0) > 0,
+        "{reasons:?}"
+    );
+    // Off (the default for traces), nothing is recorded.
+    s.set_explain(false);
+    s.reset(&model).unwrap();
+    for _ in 0..30 {
+        assert!(s.step(&model, &input).unwrap().dropped.is_empty());
     }
 }

@@ -51,7 +51,10 @@ pub struct MatchingPlay {
 }
 
 impl MatchingPlay {
-    pub fn new(session: MatchingSession) -> Self {
+    /// Motion matching on `session`, playing; its searches say what they kept out (the
+    /// debugger lists it).
+    pub fn new(mut session: MatchingSession) -> Self {
+        session.set_explain(true);
         Self {
             session,
             playing: true,

@@ -35,8 +35,8 @@ use glam::{DVec2, Vec2};
 use super::controller::{wrap_angle, SpringCharacter, SpringSettings, TrajectoryPoint};
 use super::database::{ClipSource, Database, FeatureGroup};
 use super::search::{
-    frame_cost, group_costs, search_accelerated, search_brute_force, Candidate, Playing,
-    SearchParams,
+    dropped_candidates, frame_cost, group_costs, search_accelerated, search_brute_force, Candidate,
+    DropReason, Playing, SearchParams,
 };
 use crate::anim::inertialize::{Inertializer, JointVelocity};
 use crate::anim::{AnimError, GroundTransform, SamplingJob, Skeleton, Transform};
@@ -163,6 +163,17 @@ pub struct MatchCandidate {
     pub groups: [f32; 6],
 }
 
+/// A frame the search kept out, with what it would have cost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MatchDropped {
+    pub frame: usize,
+    /// Model clip and clip seconds.
+    pub clip: usize,
+    pub time_secs: f32,
+    pub cost: f32,
+    pub reason: DropReason,
+}
+
 /// One frame of a run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchFrame {
@@ -182,6 +193,9 @@ pub struct MatchFrame {
     pub continue_cost: Option<f32>,
     /// The best candidates, best first (searched frames only).
     pub candidates: Vec<MatchCandidate>,
+    /// Frames kept out of the search that would have beaten the best candidate, best
+    /// first, with why (searched frames, with [`Matcher::set_explain`] on).
+    pub dropped: Vec<MatchDropped>,
     /// The query (raw, root space) of a searched frame.
     pub query_raw: Vec<f32>,
     /// Horizontal distance of the character from the simulation before the clamp (m).
@@ -222,6 +236,9 @@ pub struct Matcher {
     scratch: Vec<Transform>,
     query_raw: Vec<f32>,
     query: Vec<f32>,
+    /// Record the frames each search kept out (the debugger's list; one more pass over
+    /// the database per search).
+    explain: bool,
 }
 
 fn sources_match(db: &Database, sources: &[ClipSource<'_>]) -> Result<(), AnimError> {
@@ -283,6 +300,7 @@ impl MatchFrame {
     pub fn retained_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
             + self.candidates.capacity() * std::mem::size_of::<MatchCandidate>()
+            + self.dropped.capacity() * std::mem::size_of::<MatchDropped>()
             + self.query_raw.capacity() * std::mem::size_of::<f32>()
     }
 }
@@ -343,7 +361,13 @@ impl Matcher {
             scratch: vec![Transform::IDENTITY; n],
             query_raw: vec![0.0; db.dims()],
             query: vec![0.0; db.dims()],
+            explain: false,
         })
+    }
+
+    /// Whether each search also records the frames it kept out ([`MatchFrame::dropped`]).
+    pub fn set_explain(&mut self, on: bool) {
+        self.explain = on;
     }
 
     pub fn settings(&self) -> &MatcherSettings {
@@ -534,6 +558,7 @@ impl Matcher {
             group_costs: None,
             continue_cost: None,
             candidates: Vec::new(),
+            dropped: Vec::new(),
             query_raw: Vec::new(),
             trajectory_error_m,
             world_from_root: self.state.world_from_root,
@@ -599,6 +624,26 @@ impl Matcher {
                     }
                 })
                 .collect();
+            if self.explain {
+                frame.dropped = dropped_candidates(
+                    db,
+                    &params,
+                    frame.candidates.first().map(|c| c.cost),
+                    self.settings.top_n.max(1),
+                )
+                .into_iter()
+                .map(|(c, reason)| {
+                    let info = db.frames()[c.frame];
+                    MatchDropped {
+                        frame: c.frame,
+                        clip: db.clips()[info.source as usize].model_clip,
+                        time_secs: info.time_secs,
+                        cost: c.cost,
+                        reason,
+                    }
+                })
+                .collect();
+            }
             self.state.since_search_secs = 0.0;
             let best = frame.candidates.first().copied();
             let jump = match (best, continue_cost) {

@@ -30,9 +30,9 @@ pub use database::{
     TagRange, FEATURE_GROUPS,
 };
 pub use matcher::{
-    MatchCandidate, MatchFrame, Matcher, MatcherInput, MatcherSettings, MatcherState,
+    MatchCandidate, MatchDropped, MatchFrame, Matcher, MatcherInput, MatcherSettings, MatcherState,
 };
 pub use search::{
-    frame_cost, group_costs, search_accelerated, search_accelerated_counted, search_brute_force,
-    Candidate, Playing, SearchParams,
+    dropped_candidates, frame_cost, group_costs, search_accelerated, search_accelerated_counted,
+    search_brute_force, Candidate, DropReason, Playing, SearchParams,
 };

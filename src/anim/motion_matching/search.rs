@@ -112,6 +112,64 @@ fn box_distance(q: &[f32], b: &FrameBox) -> f32 {
     sum
 }
 
+/// Why a frame was kept out of a search (the debugger lists such frames that would have
+/// won).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// In a non-looping clip's end margin: playback would run off the end at once.
+    ClipEnd,
+    /// Lacks a tag the input requires.
+    MissingTag,
+    /// Has a tag the input excludes.
+    ExcludedTag,
+    /// Within the exclusion window of the playing frame: it would replay what plays.
+    ExclusionWindow,
+}
+
+impl DropReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ClipEnd => "clip end",
+            Self::MissingTag => "missing a required tag",
+            Self::ExcludedTag => "excluded tag",
+            Self::ExclusionWindow => "exclusion window",
+        }
+    }
+}
+
+/// The frames `p`'s search kept out that would have cost less than `below` (the best
+/// candidate's cost; `None`: any), best first, at most `n`, each with why. Their cost is
+/// what they would have had (the playing clip's bias included). Every frame is scored: for
+/// the debugger, not for every frame of a run. Empty for a query of the wrong length.
+pub fn dropped_candidates(
+    db: &Database,
+    p: &SearchParams<'_>,
+    below: Option<f32>,
+    n: usize,
+) -> Vec<(Candidate, DropReason)> {
+    if !check(db, p) || n == 0 {
+        return Vec::new();
+    }
+    let rules = Rules { db, p };
+    let mut out: Vec<(Candidate, DropReason)> = Vec::new();
+    for f in 0..db.frames.len() {
+        let Some((reason, bias)) = rules.drop_reason(f) else {
+            continue;
+        };
+        let cost = distance(p.query, db.frame_features(f)) + bias;
+        if below.is_some_and(|b| cost >= b) {
+            continue;
+        }
+        if out.len() == n && out.last().is_some_and(|l| l.0.cost <= cost) {
+            continue;
+        }
+        let at = out.partition_point(|x| x.0.cost <= cost);
+        out.insert(at, (Candidate { frame: f, cost }, reason));
+        out.truncate(n);
+    }
+    out
+}
+
 struct Rules<'a> {
     db: &'a Database,
     p: &'a SearchParams<'a>,
@@ -142,6 +200,34 @@ impl Rules<'_> {
                 }
             }
             _ => Some(0.0),
+        }
+    }
+
+    /// Why frame `f` may not be chosen, and the bias it would have had; `None` when it
+    /// may be.
+    fn drop_reason(&self, f: usize) -> Option<(DropReason, f32)> {
+        let info = &self.db.frames[f];
+        let playing = self
+            .p
+            .playing
+            .filter(|pl| pl.source == info.source as usize);
+        let bias = if playing.is_some() {
+            self.p.current_clip_bias
+        } else {
+            0.0
+        };
+        if !info.candidate {
+            return Some((DropReason::ClipEnd, bias));
+        }
+        if info.tags & self.p.require_tags != self.p.require_tags {
+            return Some((DropReason::MissingTag, bias));
+        }
+        if info.tags & self.p.exclude_tags != 0 {
+            return Some((DropReason::ExcludedTag, bias));
+        }
+        match self.bias(f) {
+            Some(_) => None,
+            None => Some((DropReason::ExclusionWindow, bias)),
         }
     }
 

@@ -144,7 +144,13 @@ fn candidates_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         match (search.jumped, search.continue_cost) {
             (true, Some(c)) => format!("jumped (continuing cost {c:.3})"),
             (true, None) => "jumped (the clip ended)".to_string(),
-            (false, Some(c)) => format!("kept playing (continuing cost {c:.3})"),
+            (false, Some(c)) => match search.candidates.first() {
+                Some(b) => format!(
+                    "kept playing: continuing ({c:.3}, its bias included) beat the best candidate ({:.3})",
+                    b.cost
+                ),
+                None => format!("kept playing (continuing cost {c:.3}; no candidate qualified)"),
+            },
             (false, None) => "nothing to jump to".to_string(),
         }
     ));
@@ -193,6 +199,22 @@ fn candidates_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     }
                 });
         });
+    if !search.dropped.is_empty() {
+        ui.label("Kept out, though they would have cost less:")
+            .on_hover_text("frames the search may not jump to: in the exclusion window around what plays, missing a required tag or carrying an excluded one, or in a clip's last moments");
+        egui::Grid::new("mm_dropped_grid")
+            .striped(true)
+            .num_columns(4)
+            .show(ui, |ui| {
+                for d in &search.dropped {
+                    ui.label(p.stage.main.model.clips[d.clip].name());
+                    ui.label(format!("{:.2}", d.time_secs));
+                    ui.label(format!("{:.3}", d.cost));
+                    ui.weak(d.reason.as_str());
+                    ui.end_row();
+                }
+            });
+    }
 }
 
 fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {

@@ -100,6 +100,8 @@ pub struct MatchingSession {
     recorded_bytes: usize,
     /// The cap on `recorded_bytes` ([`MAX_RECORDING_BYTES`] unless a test lowers it).
     recording_cap_bytes: usize,
+    /// Searches record the frames they kept out (the window's debugger).
+    explain: bool,
 }
 
 impl MatchingSession {
@@ -160,7 +162,16 @@ impl MatchingSession {
             inputs: Vec::new(),
             frames: Vec::new(),
             view: None,
+            explain: false,
         })
+    }
+
+    /// Whether searches record the frames they kept out and why
+    /// ([`crate::anim::motion_matching::MatchFrame::dropped`]): one more pass over the
+    /// database per search, for the debugger.
+    pub fn set_explain(&mut self, on: bool) {
+        self.explain = on;
+        self.live.set_explain(on);
     }
 
     /// Plays one live frame (the first decides without moving); stops showing a recorded
@@ -356,7 +367,8 @@ impl MatchingSession {
         Ok(())
     }
 
-    fn restart_recording(&mut self, live: Matcher) {
+    fn restart_recording(&mut self, mut live: Matcher) {
+        live.set_explain(self.explain);
         self.recorded_bytes = live.retained_bytes();
         self.snapshots = vec![live.clone()];
         self.live = live;
