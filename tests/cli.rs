@@ -260,3 +260,55 @@ fn make_demo_writes_the_committed_bytes() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `--no-loop`: a clip plays to its end and rests there (no motion, no rewind); played
+/// backwards from its start it stays at the start; a seek past the end lands on the end
+/// and stays.
+#[test]
+fn trace_without_looping_rests_at_the_ends() {
+    let frames = |args: &[&str]| -> Vec<serde_json::Value> {
+        let mut all = vec![
+            "trace",
+            "--clip",
+            "Walk",
+            "--fps",
+            "10",
+            "--no-loop",
+            "--json",
+        ];
+        all.extend_from_slice(args);
+        json(&all)["frames"].as_array().unwrap().clone()
+    };
+    // Walk is 1.1 s: after 11 frames at 10 fps it rests at 1.1 s.
+    let f = frames(&["--seconds", "2.0"]);
+    assert_eq!(f.len(), 21);
+    for row in &f[11..] {
+        assert!(
+            (row["time_secs"].as_f64().unwrap() - 1.1).abs() < 1e-6,
+            "{row}"
+        );
+        assert_eq!(row["cycle"], 0);
+    }
+    // (11 x 0.1 s falls a rounding short of the f32 end: the next frame closes it.)
+    for row in &f[12..] {
+        assert!(row["delta_z_m"].as_f64().unwrap().abs() < 1e-6, "{row}");
+    }
+    let end_z = f[12]["world_z_m"].as_f64().unwrap();
+    assert!(end_z > 0.5, "Walk travels: {end_z}");
+    assert_eq!(f[20]["world_z_m"].as_f64().unwrap(), end_z);
+    // Backwards from the start: nowhere to go.
+    let f = frames(&["--seconds", "0.5", "--rate", "-1"]);
+    for row in &f {
+        assert_eq!(row["time_secs"].as_f64().unwrap(), 0.0, "{row}");
+        assert_eq!(row["world_z_m"], 0.0, "{row}");
+    }
+    // A seek past the end is the end, and the clip rests there.
+    let f = frames(&["--seconds", "0.3", "--seek", "100@1"]);
+    assert_eq!(f[1]["event"], "seek");
+    for row in &f[1..] {
+        assert!(
+            (row["time_secs"].as_f64().unwrap() - 1.1).abs() < 1e-6,
+            "{row}"
+        );
+    }
+}

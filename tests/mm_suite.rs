@@ -49,7 +49,7 @@ fn scenario(seconds: f64, events: Vec<ScenarioEvent>) -> Scenario {
 type Row = (&'static str, f64, f32, f64, f64, f64, f64);
 
 fn suite(character: Option<&Path>) -> Vec<Row> {
-    let (model, files) =
+    let (model, files, _) =
         stridescope::stage::retarget::library_model(character, &[shared("mocap/bandai")], true)
             .unwrap();
     assert_eq!(files, 482);

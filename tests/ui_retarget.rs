@@ -177,3 +177,25 @@ fn a_picked_joint_is_applied_saved_loaded_and_reset() {
     assert!(e.contains("line 1"), "{e}");
     let _ = std::fs::remove_dir_all(file.parent().unwrap());
 }
+
+/// The map and its clips belong to the character they were made on: opening another file
+/// forgets them, so applying a map there cannot cut that file's clips.
+#[test]
+fn opening_another_file_forgets_the_retarget() {
+    let mut h = harness();
+    assert!(h.state().retarget.is_some());
+    let robot = shared("assets/Robot/robot.glb");
+    h.state_mut().open_path(&robot).unwrap();
+    h.run_steps(2);
+    let p = h.state_mut();
+    assert!(p.retarget.is_none());
+    assert!(!p.show_bone_map);
+    let clips = p.model().clips.len();
+    assert!(p.apply_retarget_map().is_err());
+    assert_eq!(
+        p.model().clips.len(),
+        clips,
+        "the robot's clips are all there"
+    );
+    assert!(h.query_by_label_contains("Retargeted from").is_none());
+}

@@ -115,16 +115,18 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         None => (Settings::default(), None),
     };
     let mut library_note = None;
+    let mut library_tags = Vec::new();
     let (model, path, load_error) = if options.library.is_empty() {
         initial_model(options.file.as_deref())?
     } else {
         // The library on the character: built before the window opens (a progress bar on
         // the terminal while a folder loads).
-        let (m, files) = crate::stage::retarget::library_model(
+        let (m, files, tags) = crate::stage::retarget::library_model(
             options.file.as_deref(),
             &options.library,
             options.mirror,
         )?;
+        library_tags = tags;
         let note = format!(
             "motion matching on {} clips from {files} library files{}",
             m.clips.len(),
@@ -138,6 +140,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         (m, None, None)
     };
     let mut previewer = Previewer::new(model, path, settings);
+    previewer.matching_tags = library_tags;
     if options.in_place != crate::anim::locomotion::InPlaceOverride::Auto {
         previewer.set_in_place_override_all(options.in_place);
     }

@@ -229,11 +229,11 @@ pub use crate::stage::retarget::library_model;
 /// Runs the trace.
 pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
     let started = std::time::Instant::now();
-    let (mut model, library_files) = if args.library.is_empty() {
-        (load(args.file.as_deref())?, None)
+    let (mut model, library_files, sidecar_tags) = if args.library.is_empty() {
+        (load(args.file.as_deref())?, None, Vec::new())
     } else {
-        let (m, n) = library_model(args.file.as_deref(), &args.library, args.mirror)?;
-        (m, Some(n))
+        let (m, n, tags) = library_model(args.file.as_deref(), &args.library, args.mirror)?;
+        (m, Some(n), tags)
     };
     args.in_place.apply(&mut model);
     let scenario = match &args.scenario {
@@ -247,6 +247,8 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
     if args.brute_force {
         def.accelerated = false;
     }
+    // The library's sidecar tags join the scenario's.
+    def.tags.extend(sidecar_tags);
     // The cache is named after FILE and keyed by its clips: not for a library.
     let cache_file = if args.no_cache || library_files.is_some() {
         None
@@ -477,8 +479,10 @@ impl SlideProbe {
         }
         .run(&mut self.model_from_joint)
         .map_err(|e| e.to_string())?;
-        let analysis = model.clip_analysis(f.clip)?;
-        let duration = analysis.duration_secs;
+        // A clip whose analysis fails counts as having no foot down (a measure must not
+        // stop the run).
+        let analysis = model.clip_analysis(f.clip).ok();
+        let duration = analysis.as_ref().map_or(0.0, |a| a.duration_secs);
         let at = |j: usize| self.model_from_joint[j].w_axis.truncate();
         let feet: Vec<(glam::Vec3, Option<glam::Vec3>)> = self
             .legs
@@ -488,8 +492,8 @@ impl SlideProbe {
         let planted: Vec<bool> = (0..self.legs.len())
             .map(|k| {
                 analysis
-                    .contacts
-                    .get(k)
+                    .as_ref()
+                    .and_then(|a| a.contacts.get(k))
                     .is_some_and(|c| c.is_down(f.clip_time_secs as f32, duration, 0.0))
             })
             .collect();

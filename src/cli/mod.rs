@@ -1143,7 +1143,7 @@ pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, Stri
     timeline.set_mode(RootMotionMode::Accumulate);
     timeline.set_rate(args.rate);
     timeline.set_looping(!args.no_loop);
-    timeline.set_playing(true);
+    timeline.resume();
     let mut source = MotionSource::Clip;
     let dt = 1.0 / args.fps;
     let mut frames = Vec::with_capacity(frame_count as usize + 1);
@@ -1181,11 +1181,13 @@ pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, Stri
                 return Err(format!("--seek {t}@{frame}: {e}"));
             }
             frames.push(row(frame, "seek", &timeline, identity));
-            // Play on from there, as the window does after a scrub (a clip that does not
-            // loop and was resting at its end plays again).
-            timeline.set_playing(true);
+            // Play on from there (a clip that does not loop rests where the seek put it).
+            timeline.resume();
         } else {
             // A clip that does not loop rests at its end: no time passes, no motion.
+            if !timeline.is_playing() {
+                timeline.resume();
+            }
             let delta = source
                 .advance(model, &mut timeline, dt, 0.0)
                 .map_err(|e| format!("frame {frame}: {e}"))?;

@@ -398,6 +398,8 @@ impl AbCompare {
     /// B = clip `b_clip` of the character `b`, compared with `a`.
     fn with_b(a: &Model, mut b: Character, b_clip: usize) -> Self {
         b.timeline.set_mode(RootMotionMode::InPlace);
+        // B only seeks: a seek to its end is its last frame, not the next cycle's first.
+        b.timeline.set_looping(false);
         b.timeline.select_clip(&b.model, b_clip);
         Self {
             b,

@@ -313,18 +313,28 @@ pub fn library_model(
     file: Option<&Path>,
     library: &[std::path::PathBuf],
     mirror: bool,
-) -> Result<(Model, usize), String> {
+) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), String> {
     let mut character = crate::asset::load_or_demo(file)?;
     let mut clips: Vec<crate::anim::Clip> = Vec::new();
     let mut files = 0;
+    // (clip name the take gives, its sidecar tags).
+    let mut sidecars: Vec<(String, Vec<crate::stage::matching::SidecarTag>)> = Vec::new();
     for path in library {
-        files += if path.is_dir() {
-            crate::asset::folder::bvh_files(path)
-                .map_err(|e| e.to_string())?
-                .len()
+        let listed = if path.is_dir() {
+            crate::asset::folder::bvh_files(path).map_err(|e| e.to_string())?
         } else {
-            1
+            vec![path.clone()]
         };
+        files += listed.len();
+        for f in &listed {
+            if let Some(tags) = crate::stage::matching::read_sidecar(f)? {
+                let stem = f
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                sidecars.push((stem, tags));
+            }
+        }
         let source = crate::asset::folder::load_with_progress(Some(path))?;
         // The same rig (names, hierarchy and bone offsets within 1 mm): the clips play as
         // they are; another actor on a rig of the same names is retargeted.
@@ -382,8 +392,29 @@ pub fn library_model(
             .collect::<Result<_, _>>()?;
         clips.extend(mirrored);
     }
+    // Sidecar tags on the clips their take gave (named after it, numbered or mirrored).
+    let mut tags = Vec::new();
+    for (stem, list) in &sidecars {
+        for c in &clips {
+            let n = c.name();
+            let ours = n == stem
+                || n.strip_prefix(stem.as_str())
+                    .is_some_and(|rest| rest.starts_with(" ("));
+            if !ours {
+                continue;
+            }
+            for t in list {
+                tags.push(crate::stage::matching::TagDef {
+                    tag: t.tag.clone(),
+                    clip: n.to_string(),
+                    start_secs: t.start_secs,
+                    end_secs: t.end_secs,
+                });
+            }
+        }
+    }
     character.clips = clips;
     character.analysis = Default::default();
     character.source = format!("{} + library of {files} files", character.source);
-    Ok((character, files))
+    Ok((character, files, tags))
 }

@@ -329,6 +329,7 @@ impl GraphSession {
     pub fn seek(&mut self, model: &Model, leader_secs: f64) {
         if let Err(e) = self.graph.seek(model, leader_secs) {
             self.error = Some(e.to_string());
+            return;
         }
         self.after_still(model);
     }

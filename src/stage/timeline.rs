@@ -299,6 +299,12 @@ impl Timeline {
         }
     }
 
+    /// Plays on from where the playhead is, without [`Self::set_playing`]'s rewind of a
+    /// clip resting at its end (a scripted run plays exactly from its seeks).
+    pub fn resume(&mut self) {
+        self.playing = self.clip.is_some() && self.player.clock.duration_secs() > 0.0;
+    }
+
     /// True when playing would move time: playing, a non-zero rate and a clip with length.
     pub fn is_advancing(&self) -> bool {
         self.playing && self.player.clock.rate() != 0.0 && self.player.clock.duration_secs() > 0.0

@@ -233,6 +233,11 @@ impl Previewer {
         if !reload {
             // The file being left keeps its own rate, loop, clip and search for later.
             self.remember_file_state();
+            // What was retargeted onto it, and a library's tags, belong to it: applying
+            // that map again would cut another file's clips.
+            self.retarget = None;
+            self.show_bone_map = false;
+            self.matching_tags.clear();
         }
         let time = self.stage.main.timeline.clock().time();
         let world = self.stage.main.timeline.world_from_root();

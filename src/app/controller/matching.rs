@@ -27,11 +27,11 @@ impl Previewer {
         if self.stage.main.source.matching().is_some() {
             return;
         }
-        match MatchingSession::new(
-            &self.stage.main.model,
-            MatchingDef::default(),
-            self.stage.main.path.as_deref(),
-        ) {
+        let def = MatchingDef {
+            tags: self.matching_tags.clone(),
+            ..MatchingDef::default()
+        };
+        match MatchingSession::new(&self.stage.main.model, def, self.stage.main.path.as_deref()) {
             Ok(session) => {
                 if self.is_driving() {
                     self.set_drive(false);

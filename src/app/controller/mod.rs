@@ -136,6 +136,9 @@ pub struct Previewer {
     /// motion source and pose; `path` `None` for the built-in demo; `generation` bumped
     /// whenever the model is replaced, so the window re-uploads GPU data).
     pub stage: Stage,
+    /// Tags motion matching puts on clips besides the automatic ones: a library's
+    /// sidecar files' (`--library`).
+    pub matching_tags: Vec<crate::stage::matching::TagDef>,
     /// Which motion-matching debug overlays the viewport draws.
     pub matching_overlays: MatchingOverlays,
     pub camera: OrbitCamera,
@@ -232,6 +235,7 @@ impl Previewer {
         let joint_filter = file.joint_filter;
         let mut p = Self {
             stage: Stage::new(main),
+            matching_tags: Vec::new(),
             matching_overlays: MatchingOverlays::default(),
             camera: OrbitCamera::default(),
             toggles: settings.toggles,

@@ -73,12 +73,23 @@ impl Previewer {
         }
     }
 
-    /// Writes the session's map as RON to `path` (the `--map` format).
+    /// Writes the session's map as RON to `path` (the `--map` format). Only a `.ron`
+    /// file: a typed path must not overwrite the character or a take.
     pub fn save_retarget_map(&mut self, path: &Path) -> Result<(), String> {
         let Some(s) = self.retarget.as_ref() else {
             return Err("retarget: nothing retargeted yet".into());
         };
-        let result = s.map.write(path);
+        let result = if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("ron"))
+        {
+            s.map.write(path)
+        } else {
+            Err(format!(
+                "{}: a bone map is saved as a .ron file",
+                path.display()
+            ))
+        };
         match &result {
             Ok(()) => self.set_message(format!("saved the bone map to {}", path.display()), false),
             Err(e) => self.set_message(e.clone(), true),
@@ -178,8 +189,14 @@ impl Previewer {
             worst_agreement
         );
         let own_path = self.stage.main.path.clone();
+        // The same character with more clips (a library's tags still name its clips).
+        let tags = std::mem::take(&mut self.matching_tags);
+        let show_map = self.show_bone_map;
         // The same file with more clips: kept as a reload (mode, rate, selection).
         self.replace_model(model, own_path);
+        self.matching_tags = tags;
+        // The bone-map window stays open over an Apply.
+        self.show_bone_map = show_map;
         let end = self.stage.main.model.clips.len();
         if first_new < end {
             self.select_clip(first_new);

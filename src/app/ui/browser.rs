@@ -73,6 +73,9 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                             if b.entries.is_empty() && b.error.is_none() {
                                 ui.weak(match purpose {
                                     Purpose::Export => "No folders or previews here.",
+                                    Purpose::SaveMap | Purpose::LoadMap => {
+                                        "No folders or .ron map files here."
+                                    }
                                     _ => "No folders or .gltf / .glb / .fbx / .bvh files here.",
                                 });
                             }

@@ -36,6 +36,95 @@ pub const LOCOMOTION_WORDS: [&str; 10] = [
 /// Tags given automatically to clips whose name contains the word.
 pub const AUTO_TAGS: [&str; 6] = ["idle", "start", "stop", "turn", "strafe", "run"];
 
+/// Tags from a take's name when it is named like a capture session's file, words joined
+/// by `_` (`dataset-2_walk-turn-left_active_002`): each part without digits (the motion
+/// `walk-turn-left` and the style `active`), the words of a hyphenated part (`walk`,
+/// `turn`, `left`) and what follows its first word (`turn-left`). A mirrored copy
+/// (`... (mirrored)`) has left and right swapped. Other names give none (the automatic
+/// tags cover them).
+pub fn name_tags(clip_name: &str) -> Vec<String> {
+    let mut name = clip_name.trim().to_ascii_lowercase();
+    let mirrored = name.ends_with(" (mirrored)");
+    if mirrored {
+        name.truncate(name.len() - " (mirrored)".len());
+    }
+    // A copy numbered to keep names unique: `... (2)`.
+    if let Some(i) = name.rfind(" (") {
+        if name.ends_with(')')
+            && name[i + 2..name.len() - 1]
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        {
+            name.truncate(i);
+        }
+    }
+    if !name.contains('_') {
+        return Vec::new();
+    }
+    let swap = |w: &str| -> String {
+        match (mirrored, w) {
+            (true, "left") => "right".into(),
+            (true, "right") => "left".into(),
+            _ => w.to_string(),
+        }
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |t: String| {
+        if !t.is_empty() && !out.contains(&t) {
+            out.push(t);
+        }
+    };
+    for part in name.split('_') {
+        if part.chars().any(|c| c.is_ascii_digit()) || !part.chars().any(|c| c.is_alphabetic()) {
+            continue;
+        }
+        let words: Vec<String> = part.split('-').map(swap).collect();
+        add(words.join("-"));
+        if words.len() > 1 {
+            for w in &words {
+                add(w.clone());
+            }
+            add(words[1..].join("-"));
+        }
+    }
+    out
+}
+
+/// A tag in a take's sidecar file (`walk_01.tags.ron` beside `walk_01.bvh`, a RON list
+/// such as `[(tag: "jog"), (tag: "stumble", start_secs: Some(2.5), end_secs: Some(3.1))]`):
+/// on the take's clips, over clip seconds (`None` = from the start / to the end).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct SidecarTag {
+    pub tag: String,
+    #[serde(default)]
+    pub start_secs: Option<f32>,
+    #[serde(default)]
+    pub end_secs: Option<f32>,
+}
+
+/// The sidecar of `file` (`<stem>.tags.ron` in its folder), when there is one; a file that
+/// does not parse is an error naming it, its line and column.
+pub fn read_sidecar(file: &std::path::Path) -> Result<Option<Vec<SidecarTag>>, String> {
+    let Some(stem) = file.file_stem() else {
+        return Ok(None);
+    };
+    let sidecar = file.with_file_name(format!("{}.tags.ron", stem.to_string_lossy()));
+    let text = match std::fs::read_to_string(&sidecar) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: cannot read: {e}", sidecar.display())),
+    };
+    ron::from_str(&text).map(Some).map_err(|e| {
+        format!(
+            "{}: line {}, column {}: {}",
+            sidecar.display(),
+            e.span.start.line,
+            e.span.start.col,
+            e.code
+        )
+    })
+}
+
 /// A tag on a clip, or on part of it.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct TagDef {
@@ -289,6 +378,20 @@ impl ClipSet {
                     if n.contains(t) {
                         tags.push(TagRange {
                             tag: tag_index(t, &mut tag_names)?,
+                            start_secs: 0.0,
+                            end_secs: clip.duration_secs(),
+                        });
+                    }
+                }
+                // A take named like a file of a capture session gets its name's words too
+                // (motion, direction, style); past 32 tags the rest are left out.
+                for t in name_tags(clip.name()) {
+                    if tags.iter().any(|r| tag_names.get(r.tag) == Some(&t)) {
+                        continue;
+                    }
+                    if let Ok(tag) = tag_index(&t, &mut tag_names) {
+                        tags.push(TagRange {
+                            tag,
                             start_secs: 0.0,
                             end_secs: clip.duration_secs(),
                         });
