@@ -88,3 +88,116 @@ fn a_folder_of_mocap_is_retargeted_onto_the_demo_and_matched() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Tags of a library: a capture file's name gives its motion, direction and style (left and
+/// right swapped on the mirrored copy), and a `<stem>.tags.ron` beside a file tags its
+/// clips over the seconds it says.
+#[test]
+fn library_takes_are_tagged_by_their_names_and_sidecars() {
+    use stridescope::stage::matching::{name_tags, MatchingDef, MatchingSession};
+    assert_eq!(
+        name_tags("dataset-2_walk-turn-left_active_002"),
+        [
+            "walk-turn-left",
+            "walk",
+            "turn",
+            "left",
+            "turn-left",
+            "active"
+        ]
+    );
+    assert_eq!(
+        name_tags("dataset-2_walk-turn-left_active_002 (mirrored)"),
+        [
+            "walk-turn-right",
+            "walk",
+            "turn",
+            "right",
+            "turn-right",
+            "active"
+        ]
+    );
+    assert_eq!(
+        name_tags("dataset-2_run_elderly_004 (2)"),
+        ["run", "elderly"]
+    );
+    assert!(
+        name_tags("WalkStart").is_empty(),
+        "not a capture file's name"
+    );
+
+    let bandai = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
+    let dir = std::env::temp_dir().join(format!("stridescope-mm-tags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for n in ["dataset-2_walk_normal_002", "dataset-2_run_normal_001"] {
+        std::fs::copy(
+            bandai.join(format!("{n}.bvh")),
+            dir.join(format!("{n}.bvh")),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.join("dataset-2_walk_normal_002.tags.ron"),
+        r#"[(tag: "stroll"), (tag: "stumble", start_secs: Some(1.0), end_secs: Some(2.0))]"#,
+    )
+    .unwrap();
+    let (model, files, tags) =
+        stridescope::stage::retarget::library_model(None, &[dir.clone()], true).unwrap();
+    assert_eq!(files, 2);
+    // Both tags on the take and on its mirrored copy.
+    let mut on: Vec<(String, String)> = tags
+        .iter()
+        .map(|t| (t.tag.clone(), t.clip.clone()))
+        .collect();
+    on.sort();
+    assert_eq!(
+        on,
+        [
+            ("stroll".into(), "dataset-2_walk_normal_002".into()),
+            (
+                "stroll".into(),
+                "dataset-2_walk_normal_002 (mirrored)".into()
+            ),
+            ("stumble".into(), "dataset-2_walk_normal_002".into()),
+            (
+                "stumble".into(),
+                "dataset-2_walk_normal_002 (mirrored)".into()
+            ),
+        ]
+    );
+    let def = MatchingDef {
+        tags,
+        ..MatchingDef::default()
+    };
+    let s = MatchingSession::new(&model, def, None).unwrap();
+    let names = s.db.tag_names();
+    let bit = |t: &str| {
+        1u32 << names
+            .iter()
+            .position(|n| n == t)
+            .unwrap_or_else(|| panic!("{t} in {names:?}"))
+    };
+    let (stroll, stumble, run, normal) = (bit("stroll"), bit("stumble"), bit("run"), bit("normal"));
+    let mut seen = [false; 3];
+    for f in s.db.frames() {
+        let clip = &s.db.clips()[f.source as usize].name;
+        let walk = clip.starts_with("dataset-2_walk_normal_002");
+        assert_eq!(f.tags & stroll != 0, walk, "{clip} at {}", f.time_secs);
+        let in_range = walk && (1.0..=2.0).contains(&f.time_secs);
+        assert_eq!(f.tags & stumble != 0, in_range, "{clip} at {}", f.time_secs);
+        assert_eq!(f.tags & run != 0, clip.contains("_run_"), "{clip}");
+        assert!(f.tags & normal != 0, "both takes are 'normal': {clip}");
+        seen[0] |= walk;
+        seen[1] |= in_range;
+        seen[2] |= clip.contains("_run_");
+    }
+    assert_eq!(seen, [true; 3]);
+    // A sidecar that does not parse names itself and its line.
+    std::fs::write(dir.join("dataset-2_run_normal_001.tags.ron"), "[(tag: )]").unwrap();
+    let e = stridescope::stage::retarget::library_model(None, &[dir.clone()], false).unwrap_err();
+    assert!(
+        e.contains("dataset-2_run_normal_001.tags.ron: line 1"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
