@@ -142,7 +142,8 @@ fn library_takes_are_tagged_by_their_names_and_sidecars() {
     )
     .unwrap();
     let (model, files, tags) =
-        stridescope::stage::retarget::library_model(None, &[dir.clone()], true).unwrap();
+        stridescope::stage::retarget::library_model(None, std::slice::from_ref(&dir), true)
+            .unwrap();
     assert_eq!(files, 2);
     // Both tags on the take and on its mirrored copy.
     let mut on: Vec<(String, String)> = tags
@@ -194,7 +195,8 @@ fn library_takes_are_tagged_by_their_names_and_sidecars() {
     assert_eq!(seen, [true; 3]);
     // A sidecar that does not parse names itself and its line.
     std::fs::write(dir.join("dataset-2_run_normal_001.tags.ron"), "[(tag: )]").unwrap();
-    let e = stridescope::stage::retarget::library_model(None, &[dir.clone()], false).unwrap_err();
+    let e = stridescope::stage::retarget::library_model(None, std::slice::from_ref(&dir), false)
+        .unwrap_err();
     assert!(
         e.contains("dataset-2_run_normal_001.tags.ron: line 1"),
         "{e}"
