@@ -11,6 +11,7 @@ pub mod settings;
 pub mod ui;
 pub mod watch;
 
+use crate::app::controller::Transport;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -157,7 +158,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         }
     }
     if options.play {
-        previewer.stage.main.timeline.set_playing(true);
+        previewer.transport(Transport::Play(true));
     }
     if let Some(name) = &options.select {
         match previewer.model().skeleton.find(name) {
@@ -580,7 +581,7 @@ impl Gpu {
             previewer.stage.main.timeline.time_secs(),
             previewer.stage.main.timeline.phase_secs(),
         );
-        previewer.stage.main.timeline.set_playing(false);
+        previewer.transport(Transport::Play(false));
         // Written as the frames are drawn: one image in memory at a time.
         let mut writer =
             crate::render::frames::FrameWriter::create(path, format, (w, h), frames, fps as f32)?;
@@ -613,8 +614,8 @@ impl Gpu {
                 break;
             }
         }
-        previewer.stage.main.timeline.seek_secs(time);
-        previewer.stage.main.timeline.set_playing(was_playing);
+        previewer.transport(Transport::Seek(time));
+        previewer.transport(Transport::Play(was_playing));
         previewer.evaluate_pose();
         result?;
         let written = writer.written();

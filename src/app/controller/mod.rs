@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use glam::Vec3;
 
 pub use matching::MatchingOverlays;
+pub use playback::Transport;
 pub use retarget::{MapSide, RetargetSession};
 
 use crate::app::settings::{Settings, ViewToggles};

@@ -3,7 +3,57 @@
 
 use super::*;
 
+/// What the transport asks of the open character's clip timeline: the timeline bar, its
+/// keys, the scrub bars and scripted window runs send these instead of changing the
+/// timeline themselves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Transport {
+    Play(bool),
+    TogglePlay,
+    /// Scrub to unwrapped clip seconds (a seek: the character does not move).
+    Seek(f64),
+    /// Step frames at the frame rate (negative: back).
+    Step(i64),
+    ToStart,
+    ToEnd,
+    /// Back to the clip's start and the character to the origin.
+    Restart,
+    Rate(f64),
+    Looping(bool),
+    PingPong(bool),
+    /// The in/out range (clip seconds within the cycle); `None` plays the whole clip.
+    Range(Option<(f64, f64)>),
+    InAtPlayhead,
+    OutAtPlayhead,
+    Mode(RootMotionMode),
+    /// The frame rate steps and the readout count in (Hz).
+    FrameRate(f64),
+}
+
 impl Previewer {
+    /// Applies a transport command to the clip timeline (the caller re-evaluates the
+    /// pose when it shows the result at once).
+    pub fn transport(&mut self, command: Transport) {
+        let t = &mut self.stage.main.timeline;
+        match command {
+            Transport::Play(on) => t.set_playing(on),
+            Transport::TogglePlay => t.toggle_play(),
+            Transport::Seek(secs) => t.seek_secs(secs),
+            Transport::Step(frames) => t.step_frames(frames),
+            Transport::ToStart => t.jump_to_start(),
+            Transport::ToEnd => t.jump_to_end(),
+            Transport::Restart => t.restart(),
+            Transport::Rate(rate) => t.set_rate(rate),
+            Transport::Looping(on) => t.set_looping(on),
+            Transport::PingPong(on) => t.set_ping_pong(on),
+            Transport::Range(range) => t.set_range(range),
+            Transport::InAtPlayhead => t.set_in_at_playhead(),
+            Transport::OutAtPlayhead => t.set_out_at_playhead(),
+            Transport::Mode(mode) => t.set_mode(mode),
+            Transport::FrameRate(hz) => t.set_frame_rate_hz(hz),
+        }
+    }
+
     /// What hides the timeline's clip from the views that follow it (curve view, onion
     /// skin, A/B compare), as the step that brings it back: motion matching, Drive, or
     /// the pose graph the user turned on; `None` while the timeline's clip plays.

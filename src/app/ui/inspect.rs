@@ -4,6 +4,7 @@
 //! settings. They draw [`crate::stage::inspect::Inspection`] on the previewer; no state of their
 //! own beyond egui's collapsing state.
 
+use crate::app::controller::Transport;
 use egui::Color32;
 use egui_plot::{Legend, Line, Plot, PlotPoints, Points, VLine};
 
@@ -351,8 +352,8 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         // A seek within the current cycle (no root motion), like the scrub bar.
         let cycle_start = p.stage.main.timeline.time_secs() - p.stage.main.timeline.phase_secs();
         let phase = x.clamp(0.0, duration * (1.0 - 1e-9));
-        p.stage.main.timeline.set_playing(false);
-        p.stage.main.timeline.seek_secs(cycle_start + phase);
+        p.transport(Transport::Play(false));
+        p.transport(Transport::Seek(cycle_start + phase));
         p.evaluate_pose();
     }
 }

@@ -33,6 +33,7 @@ pub mod timeline;
 pub use blend::blend_space_2d_ui;
 pub use locomotion::movement_pad_ui;
 
+use crate::app::controller::Transport;
 use std::path::PathBuf;
 
 use egui::{Color32, Key, PointerButton, Sense};
@@ -282,20 +283,20 @@ impl Previewer {
         for (modifiers, key) in pressed {
             match (key, modifiers.alt) {
                 (Key::I, true) => {
-                    self.stage.main.timeline.set_range(None);
+                    self.transport(Transport::Range(None));
                     continue;
                 }
                 (Key::I, false) => {
-                    self.stage.main.timeline.set_in_at_playhead();
+                    self.transport(Transport::InAtPlayhead);
                     continue;
                 }
                 (Key::O, _) => {
-                    self.stage.main.timeline.set_out_at_playhead();
+                    self.transport(Transport::OutAtPlayhead);
                     continue;
                 }
                 (Key::P, _) => {
                     let on = !self.stage.main.timeline.ping_pong();
-                    self.stage.main.timeline.set_ping_pong(on);
+                    self.transport(Transport::PingPong(on));
                     continue;
                 }
                 _ => {}
@@ -318,20 +319,20 @@ impl Previewer {
                 Key::O if modifiers.command => self.actions.push(Action::OpenDialog),
                 Key::Q if modifiers.command => self.actions.push(Action::Quit),
                 Key::Space => self.toggle_play(),
-                Key::ArrowLeft => self.stage.main.timeline.step_frames(-1),
-                Key::ArrowRight => self.stage.main.timeline.step_frames(1),
-                Key::Home => self.stage.main.timeline.jump_to_start(),
-                Key::End => self.stage.main.timeline.jump_to_end(),
+                Key::ArrowLeft => self.transport(Transport::Step(-1)),
+                Key::ArrowRight => self.transport(Transport::Step(1)),
+                Key::Home => self.transport(Transport::ToStart),
+                Key::End => self.transport(Transport::ToEnd),
                 Key::L => {
                     let looping = !self.stage.main.timeline.clock().looping();
-                    self.stage.main.timeline.set_looping(looping);
+                    self.transport(Transport::Looping(looping));
                 }
                 Key::F => self.frame_character(),
                 Key::D => {
                     let on = !self.is_driving();
                     self.set_drive(on);
                 }
-                Key::Num1 => self.stage.main.timeline.set_mode(RootMotionMode::InPlace),
+                Key::Num1 => self.transport(Transport::Mode(RootMotionMode::InPlace)),
                 Key::Num2 => self
                     .stage
                     .main

@@ -1,6 +1,7 @@
 //! The timeline panel: transport buttons, rate, loop, root-motion mode, time readout and
 //! the scrub bar with sync markers. Dragging the playhead is a seek (no root motion).
 
+use crate::app::controller::Transport;
 use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
 use super::Previewer;
@@ -127,10 +128,10 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let has_clip = p.stage.main.timeline.clip().is_some();
     ui.add_enabled_ui(has_clip, |ui| {
         if icon_button(ui, Icon::Start, "Start", "Jump to the start", "Home").clicked() {
-            p.stage.main.timeline.jump_to_start();
+            p.transport(Transport::ToStart);
         }
         if icon_button(ui, Icon::Back, "Back", "Step one frame back", "Left").clicked() {
-            p.stage.main.timeline.step_frames(-1);
+            p.transport(Transport::Step(-1));
         }
         let (icon, name) = if p.stage.main.timeline.is_playing() {
             (Icon::Pause, "Pause")
@@ -138,7 +139,7 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             (Icon::Play, "Play")
         };
         if icon_button(ui, icon, name, "Play / pause", "Space").clicked() {
-            p.stage.main.timeline.toggle_play();
+            p.transport(Transport::TogglePlay);
         }
         if icon_button(
             ui,
@@ -149,10 +150,10 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         )
         .clicked()
         {
-            p.stage.main.timeline.step_frames(1);
+            p.transport(Transport::Step(1));
         }
         if icon_button(ui, Icon::End, "End", "Jump to the end", "End").clicked() {
-            p.stage.main.timeline.jump_to_end();
+            p.transport(Transport::ToEnd);
         }
         ui.separator();
         let mut looping = p.stage.main.timeline.clock().looping();
@@ -161,7 +162,7 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .on_hover_text("Loop the clip (L)")
             .changed()
         {
-            p.stage.main.timeline.set_looping(looping);
+            p.transport(Transport::Looping(looping));
         }
         let mut ping = p.stage.main.timeline.ping_pong();
         if ui
@@ -169,21 +170,21 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .on_hover_text("Turn round at the ends (of the in/out range, else of the clip) instead of looping (P)")
             .changed()
         {
-            p.stage.main.timeline.set_ping_pong(ping);
+            p.transport(Transport::PingPong(ping));
         }
         if ui
             .button("In")
             .on_hover_text("Set the in point of the playback range at the playhead (I)")
             .clicked()
         {
-            p.stage.main.timeline.set_in_at_playhead();
+            p.transport(Transport::InAtPlayhead);
         }
         if ui
             .button("Out")
             .on_hover_text("Set the out point of the playback range at the playhead (O)")
             .clicked()
         {
-            p.stage.main.timeline.set_out_at_playhead();
+            p.transport(Transport::OutAtPlayhead);
         }
         if let Some((a, b)) = p.stage.main.timeline.range() {
             if ui
@@ -193,7 +194,7 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 ))
                 .clicked()
             {
-                p.stage.main.timeline.set_range(None);
+                p.transport(Transport::Range(None));
             }
         }
         ui.separator();
@@ -208,7 +209,7 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .on_hover_text("Play rate; negative plays in reverse")
             .changed()
         {
-            p.stage.main.timeline.set_rate(rate);
+            p.transport(Transport::Rate(rate));
         }
         for preset in RATE_PRESETS {
             let selected = (p.stage.main.timeline.clock().rate() - preset).abs() < 1e-9;
@@ -216,7 +217,7 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 .selectable_label(selected, format!("{preset}×"))
                 .clicked()
             {
-                p.stage.main.timeline.set_rate(preset);
+                p.transport(Transport::Rate(preset));
             }
         }
         ui.separator();
@@ -231,14 +232,14 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .response
             .on_hover_text("Root motion: in place, accumulate into the world, or loop and reset");
         if mode != p.stage.main.timeline.mode() {
-            p.stage.main.timeline.set_mode(mode);
+            p.transport(Transport::Mode(mode));
         }
         if ui
             .button("Restart")
             .on_hover_text("Back to time 0 and the origin")
             .clicked()
         {
-            p.stage.main.timeline.restart();
+            p.transport(Transport::Restart);
         }
     });
     ui.separator();
@@ -269,7 +270,7 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .on_hover_text("Frame rate for stepping, the ruler and the readout (the clip's key rate by default; picking the clip again restores it)");
     r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::SpinButton, true, "frame rate"));
     if r.changed() {
-        p.stage.main.timeline.set_frame_rate_hz(fps);
+        p.transport(Transport::FrameRate(fps));
     }
     goto_ui(p, ui);
 }
@@ -298,8 +299,8 @@ fn goto_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             Ok(phase) => {
                 let cycle_start =
                     p.stage.main.timeline.time_secs() - p.stage.main.timeline.phase_secs();
-                p.stage.main.timeline.set_playing(false);
-                p.stage.main.timeline.seek_secs(cycle_start + phase);
+                p.transport(Transport::Play(false));
+                p.transport(Transport::Seek(cycle_start + phase));
                 text.clear();
             }
             Err(e) => p.set_message(e, true),
@@ -616,7 +617,7 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     );
     // Scrubbing: a seek within the current cycle; playback pauses while the playhead is held.
     if response.drag_started() {
-        p.stage.main.timeline.set_playing(false);
+        p.transport(Transport::Play(false));
     }
     if (response.dragged_by(egui::PointerButton::Primary) || response.clicked())
         && track.width() >= 1.0
@@ -631,7 +632,7 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             } else {
                 phase
             };
-            p.stage.main.timeline.seek_secs(cycle * duration + phase);
+            p.transport(Transport::Seek(cycle * duration + phase));
         }
     }
     if span < duration * 0.999 {
