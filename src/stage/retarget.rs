@@ -73,15 +73,7 @@ impl MapFile {
     pub fn read(path: &Path) -> Result<MapFile, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        ron::from_str(&text).map_err(|e| {
-            format!(
-                "{}: line {}, column {}: {}",
-                path.display(),
-                e.span.start.line,
-                e.span.start.col,
-                e.code
-            )
-        })
+        parse_ron_at(&text, path)
     }
 }
 
@@ -417,4 +409,18 @@ pub fn library_model(
     character.analysis = Default::default();
     character.source = format!("{} + library of {files} files", character.source);
     Ok((character, files, tags))
+}
+
+/// `text` (read from `path`) as RON; the error names the file, the line and the column
+/// (map files and motion-matching tag sidecars).
+pub fn parse_ron_at<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, String> {
+    ron::from_str(text).map_err(|e| {
+        format!(
+            "{}: line {}, column {}: {}",
+            path.display(),
+            e.span.start.line,
+            e.span.start.col,
+            e.code
+        )
+    })
 }

@@ -99,6 +99,25 @@ fn position_of(m: &Mat4) -> Vec3 {
     m.w_axis.truncate()
 }
 
+/// Puts each `(calf, foot, calf_from_foot)` foot where its calf carries it (`model` is
+/// `local`'s model space): feet that do not hang below their shins, moved as if they did.
+fn carry_feet(
+    target: &Skeleton,
+    feet: &[(usize, usize, Mat4)],
+    model: &[Mat4],
+    local: &mut [Transform],
+) {
+    for &(calf, foot, calf_from_foot) in feet {
+        let wanted = model[calf] * calf_from_foot;
+        let parent = target.parents()[foot]
+            .map(|p| model[p])
+            .unwrap_or(Mat4::IDENTITY);
+        let (_, r, t) = (parent.inverse() * wanted).to_scale_rotation_translation();
+        local[foot].rotation = r.normalize();
+        local[foot].translation = t;
+    }
+}
+
 /// Leg chains from a map, left then right.
 fn legs_of(map: &RetargetMap) -> Vec<LegChain> {
     ["left", "right"]
@@ -218,15 +237,7 @@ impl Retargeter {
             local[tj].rotation = (parent.inverse() * world).normalize();
             model = model_of(target, &local)?;
             if !rest_feet.is_empty() {
-                for &(calf, foot, calf_from_foot) in &rest_feet {
-                    let wanted = model[calf] * calf_from_foot;
-                    let parent = target.parents()[foot]
-                        .map(|p| model[p])
-                        .unwrap_or(Mat4::IDENTITY);
-                    let (_, r, t) = (parent.inverse() * wanted).to_scale_rotation_translation();
-                    local[foot].rotation = r.normalize();
-                    local[foot].translation = t;
-                }
+                carry_feet(target, &rest_feet, &model, &mut local);
                 model = model_of(target, &local)?;
             }
         }
@@ -269,15 +280,7 @@ impl Retargeter {
             let at = position_of(&model[target_carrier]) - Vec3::Y * drop;
             local[target_carrier].translation = parent.inverse().transform_point3(at);
             model = model_of(target, &local)?;
-            for &(calf, foot, calf_from_foot) in &rest_feet {
-                let wanted = model[calf] * calf_from_foot;
-                let parent = target.parents()[foot]
-                    .map(|p| model[p])
-                    .unwrap_or(Mat4::IDENTITY);
-                let (_, r, t) = (parent.inverse() * wanted).to_scale_rotation_translation();
-                local[foot].rotation = r.normalize();
-                local[foot].translation = t;
-            }
+            carry_feet(target, &rest_feet, &model, &mut local);
             model = model_of(target, &local)?;
         }
         let detached_feet = target_legs

@@ -114,15 +114,7 @@ pub fn read_sidecar(file: &std::path::Path) -> Result<Option<Vec<SidecarTag>>, S
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("{}: cannot read: {e}", sidecar.display())),
     };
-    ron::from_str(&text).map(Some).map_err(|e| {
-        format!(
-            "{}: line {}, column {}: {}",
-            sidecar.display(),
-            e.span.start.line,
-            e.span.start.col,
-            e.code
-        )
-    })
+    crate::stage::retarget::parse_ron_at(&text, &sidecar).map(Some)
 }
 
 /// A tag on a clip, or on part of it.
