@@ -129,7 +129,11 @@ fn library_takes_are_tagged_by_their_names_and_sidecars() {
     let bandai = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
     let dir = std::env::temp_dir().join(format!("stridescope-mm-tags-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for n in ["dataset-2_walk_normal_002", "dataset-2_run_normal_001"] {
+    for n in [
+        "dataset-2_walk_normal_002",
+        "dataset-2_run_normal_001",
+        "dataset-2_wave-left-hand_active_011",
+    ] {
         std::fs::copy(
             bandai.join(format!("{n}.bvh")),
             dir.join(format!("{n}.bvh")),
@@ -141,31 +145,37 @@ fn library_takes_are_tagged_by_their_names_and_sidecars() {
         r#"[(tag: "stroll"), (tag: "stumble", start_secs: Some(1.0), end_secs: Some(2.0))]"#,
     )
     .unwrap();
+    // A sidecar on a take that is not locomotion (the matching set leaves it out): no
+    // error, its tags go nowhere.
+    std::fs::write(
+        dir.join("dataset-2_wave-left-hand_active_011.tags.ron"),
+        r#"[(tag: "greet-left")]"#,
+    )
+    .unwrap();
     let (model, files, tags) =
         stridescope::stage::retarget::library_model(None, std::slice::from_ref(&dir), true)
             .unwrap();
-    assert_eq!(files, 2);
-    // Both tags on the take and on its mirrored copy.
+    assert_eq!(files, 3);
+    // Both tags on the take and on its mirrored copy (left and right swapped there).
     let mut on: Vec<(String, String)> = tags
         .iter()
         .map(|t| (t.tag.clone(), t.clip.clone()))
         .collect();
     on.sort();
-    assert_eq!(
-        on,
-        [
-            ("stroll".into(), "dataset-2_walk_normal_002".into()),
-            (
-                "stroll".into(),
-                "dataset-2_walk_normal_002 (mirrored)".into()
-            ),
-            ("stumble".into(), "dataset-2_walk_normal_002".into()),
-            (
-                "stumble".into(),
-                "dataset-2_walk_normal_002 (mirrored)".into()
-            ),
-        ]
-    );
+    let wave = "dataset-2_wave-left-hand_active_011";
+    let walk = "dataset-2_walk_normal_002";
+    let want: Vec<(String, String)> = [
+        ("greet-left", wave.to_string()),
+        ("greet-right", format!("{wave} (mirrored)")),
+        ("stroll", walk.to_string()),
+        ("stroll", format!("{walk} (mirrored)")),
+        ("stumble", walk.to_string()),
+        ("stumble", format!("{walk} (mirrored)")),
+    ]
+    .into_iter()
+    .map(|(t, c)| (t.to_string(), c))
+    .collect();
+    assert_eq!(on, want);
     let def = MatchingDef {
         tags,
         ..MatchingDef::default()

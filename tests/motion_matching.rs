@@ -817,6 +817,7 @@ fn bad_settings_and_clip_names_are_clear_errors() {
             clip: "Nope".into(),
             start_secs: None,
             end_secs: None,
+            optional: false,
         }],
         ..MatchingDef::default()
     });

@@ -587,11 +587,7 @@ impl Gpu {
             crate::render::frames::FrameWriter::create(path, format, (w, h), frames, fps as f32)?;
         let mut result = Ok(());
         for i in 0..frames {
-            previewer
-                .stage
-                .main
-                .timeline
-                .seek_secs(time - phase + f64::from(i) / fps);
+            previewer.transport(Transport::Seek(time - phase + f64::from(i) / fps));
             previewer.evaluate_pose();
             let frame = (|| -> Result<crate::render::RgbaImage, RenderError> {
                 let target = OffscreenTarget::new(&self.ctx.device, w, h, VIEWPORT_FORMAT)?;

@@ -309,8 +309,8 @@ pub fn library_model(
     let mut character = crate::asset::load_or_demo(file)?;
     let mut clips: Vec<crate::anim::Clip> = Vec::new();
     let mut files = 0;
-    // (clip name the take gives, its sidecar tags).
-    let mut sidecars: Vec<(String, Vec<crate::stage::matching::SidecarTag>)> = Vec::new();
+    // (the clip's name in the library, its sidecar's tags).
+    let mut tagged: Vec<(String, Vec<crate::stage::matching::SidecarTag>)> = Vec::new();
     for path in library {
         let listed = if path.is_dir() {
             crate::asset::folder::bvh_files(path).map_err(|e| e.to_string())?
@@ -318,6 +318,9 @@ pub fn library_model(
             vec![path.clone()]
         };
         files += listed.len();
+        // This path's sidecars: by the take's file stem (a BVH take is named after its
+        // file); a single file's sidecar tags every clip it gives (an FBX file's takes).
+        let mut sidecars: Vec<(String, Vec<crate::stage::matching::SidecarTag>)> = Vec::new();
         for f in &listed {
             if let Some(tags) = crate::stage::matching::read_sidecar(f)? {
                 let stem = f
@@ -327,6 +330,7 @@ pub fn library_model(
                 sidecars.push((stem, tags));
             }
         }
+        let single_file = !path.is_dir();
         let source = crate::asset::folder::load_with_progress(Some(path))?;
         // The same rig (names, hierarchy and bone offsets within 1 mm): the clips play as
         // they are; another actor on a rig of the same names is retargeted.
@@ -356,6 +360,12 @@ pub fn library_model(
                 name = format!("{} ({k})", clip.name());
                 k += 1;
             }
+            let sidecar = sidecars
+                .iter()
+                .find(|(stem, _)| single_file || stem == clip.name());
+            if let Some((_, tags)) = sidecar {
+                tagged.push((name.clone(), tags.clone()));
+            }
             clips.push(clip.renamed(name));
         }
     }
@@ -384,23 +394,26 @@ pub fn library_model(
             .collect::<Result<_, _>>()?;
         clips.extend(mirrored);
     }
-    // Sidecar tags on the clips their take gave (named after it, numbered or mirrored).
+    // Sidecar tags on the clips their file gave, and on their mirrored copies with left
+    // and right swapped; a clip the matching set leaves out is skipped, not an error.
     let mut tags = Vec::new();
-    for (stem, list) in &sidecars {
-        for c in &clips {
-            let n = c.name();
-            let ours = n == stem
-                || n.strip_prefix(stem.as_str())
-                    .is_some_and(|rest| rest.starts_with(" ("));
-            if !ours {
+    for (name, list) in &tagged {
+        let mirrored = format!("{name} (mirrored)");
+        for (clip, swap) in [(name.as_str(), false), (mirrored.as_str(), true)] {
+            if !clips.iter().any(|c| c.name() == clip) {
                 continue;
             }
             for t in list {
                 tags.push(crate::stage::matching::TagDef {
-                    tag: t.tag.clone(),
-                    clip: n.to_string(),
+                    tag: if swap {
+                        crate::stage::matching::swap_sides(&t.tag)
+                    } else {
+                        t.tag.clone()
+                    },
+                    clip: clip.to_string(),
                     start_secs: t.start_secs,
                     end_secs: t.end_secs,
+                    optional: true,
                 });
             }
         }

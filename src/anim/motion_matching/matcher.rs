@@ -595,13 +595,14 @@ impl Matcher {
             // A clip that ran out is not jumped back into (its tail would replay over
             // and over) unless nothing else qualifies.
             let mut found = Vec::new();
+            // The rules the candidates came from (the kept-out list follows them).
+            let mut used = params.clone();
             if ended {
-                found = run(&SearchParams {
-                    exclude_window_secs: f32::INFINITY,
-                    ..params.clone()
-                });
+                used.exclude_window_secs = f32::INFINITY;
+                found = run(&used);
             }
             if found.is_empty() {
+                used = params.clone();
                 found = run(&params);
             }
             let current = db.nearest_frame(self.state.source, self.state.time_secs);
@@ -627,7 +628,7 @@ impl Matcher {
             if self.explain {
                 frame.dropped = dropped_candidates(
                     db,
-                    &params,
+                    &used,
                     frame.candidates.first().map(|c| c.cost),
                     self.settings.top_n.max(1),
                 )

@@ -233,10 +233,14 @@ impl Previewer {
         if !reload {
             // The file being left keeps its own rate, loop, clip and search for later.
             self.remember_file_state();
-            // What was retargeted onto it, and a library's tags, belong to it: applying
-            // that map again would cut another file's clips.
-            self.retarget = None;
-            self.show_bone_map = false;
+        }
+        // The last retarget's clips are where it put them only in the model it made (a
+        // retarget sets its session again after this): applying its map to another file,
+        // or to this one read again from disk, would cut clips that are not its.
+        self.retarget = None;
+        self.show_bone_map = false;
+        // A library's tags name its clips: another file does not have them.
+        if path != self.stage.main.path {
             self.matching_tags.clear();
         }
         let time = self.stage.main.timeline.clock().time();

@@ -189,12 +189,9 @@ impl Previewer {
             worst_agreement
         );
         let own_path = self.stage.main.path.clone();
-        // The same character with more clips (a library's tags still name its clips).
-        let tags = std::mem::take(&mut self.matching_tags);
         let show_map = self.show_bone_map;
         // The same file with more clips: kept as a reload (mode, rate, selection).
         self.replace_model(model, own_path);
-        self.matching_tags = tags;
         // The bone-map window stays open over an Apply.
         self.show_bone_map = show_map;
         let end = self.stage.main.model.clips.len();

@@ -333,16 +333,8 @@ impl Previewer {
                     self.set_drive(on);
                 }
                 Key::Num1 => self.transport(Transport::Mode(RootMotionMode::InPlace)),
-                Key::Num2 => self
-                    .stage
-                    .main
-                    .timeline
-                    .set_mode(RootMotionMode::Accumulate),
-                Key::Num3 => self
-                    .stage
-                    .main
-                    .timeline
-                    .set_mode(RootMotionMode::LoopAndReset),
+                Key::Num2 => self.transport(Transport::Mode(RootMotionMode::Accumulate)),
+                Key::Num3 => self.transport(Transport::Mode(RootMotionMode::LoopAndReset)),
                 _ => {}
             }
         }

@@ -127,6 +127,36 @@ pub struct TagDef {
     pub start_secs: Option<f32>,
     #[serde(default)]
     pub end_secs: Option<f32>,
+    /// Skipped, not an error, when the clip is not in the set (a library sidecar's tag
+    /// on a take that is not locomotion).
+    #[serde(default)]
+    pub optional: bool,
+}
+
+/// `tag` with its words `left` and `right` swapped (a mirrored take's tags).
+pub fn swap_sides(tag: &str) -> String {
+    let mut out = String::with_capacity(tag.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(match word.as_str() {
+            "left" => "right",
+            "right" => "left",
+            "Left" => "Right",
+            "Right" => "Left",
+            w => w,
+        });
+        word.clear();
+    };
+    for c in tag.chars() {
+        if c.is_alphanumeric() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 /// Feature weights by group name.
@@ -335,6 +365,11 @@ impl ClipSet {
             names.push(name.to_string());
             Ok(names.len() - 1)
         };
+        // The user's tag names get their slots first; automatic ones take what is left of
+        // the 32 (and are left out past it).
+        for t in def.tags.iter().filter(|t| !t.optional) {
+            tag_index(&t.tag, &mut tag_names)?;
+        }
         let mut clips = Vec::with_capacity(chosen.len());
         for &ci in &chosen {
             let clip = &model.clips[ci];
@@ -368,11 +403,13 @@ impl ClipSet {
                 let n = clip.name().to_ascii_lowercase();
                 for t in AUTO_TAGS {
                     if n.contains(t) {
-                        tags.push(TagRange {
-                            tag: tag_index(t, &mut tag_names)?,
-                            start_secs: 0.0,
-                            end_secs: clip.duration_secs(),
-                        });
+                        if let Ok(tag) = tag_index(t, &mut tag_names) {
+                            tags.push(TagRange {
+                                tag,
+                                start_secs: 0.0,
+                                end_secs: clip.duration_secs(),
+                            });
+                        }
                     }
                 }
                 // A take named like a file of a capture session gets its name's words too
@@ -404,6 +441,9 @@ impl ClipSet {
                 .iter_mut()
                 .find(|c| model.clips[c.model_clip].name() == t.clip)
             else {
+                if t.optional {
+                    continue;
+                }
                 return Err(format!(
                     "motion matching: tag '{}' names clip '{}', which is not in the set",
                     t.tag, t.clip
@@ -417,8 +457,13 @@ impl ClipSet {
                     t.tag, t.clip
                 ));
             }
+            let tag = match tag_index(&t.tag, &mut tag_names) {
+                Ok(tag) => tag,
+                Err(_) if t.optional => continue,
+                Err(e) => return Err(e),
+            };
             c.tags.push(TagRange {
-                tag: tag_index(&t.tag, &mut tag_names)?,
+                tag,
                 start_secs: a,
                 end_secs: b,
             });

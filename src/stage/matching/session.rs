@@ -333,9 +333,10 @@ impl MatchingSession {
             || a.past_secs != b.past_secs
             || a.end_margin_secs != b.end_margin_secs;
         if structural {
-            let dt = self.dt_secs;
+            let (dt, explain) = (self.dt_secs, self.explain);
             *self = MatchingSession::new(model, def, self.file.clone().as_deref())?;
             self.dt_secs = dt;
+            self.set_explain(explain);
             return Ok(());
         }
         if def.weights != self.def.weights {
