@@ -474,3 +474,37 @@ fn side_by_side_compare_frames_both() {
         }
     }
 }
+
+/// A/B compare of a clip with itself: turning the clip in place turns B in place too (B
+/// plays a copy of A's model), so the overlaid clips lose the same root motion.
+#[test]
+fn an_in_place_choice_reaches_a_compared_copy_of_the_clip() {
+    use stridescope::anim::locomotion::InPlaceOverride;
+    let model = stridescope::asset::load_or_demo(None).unwrap();
+    let mut p = Previewer::new(model, None, Settings::default());
+    let walk = p.model().find_clip("Walk").unwrap();
+    p.select_clip(walk);
+    p.compare_with_clip(walk);
+    let b_moves = |p: &Previewer| {
+        p.stage
+            .compare
+            .as_ref()
+            .unwrap()
+            .b
+            .timeline
+            .root_motion()
+            .is_some()
+    };
+    assert!(
+        p.stage.main.timeline.root_motion().is_some() && b_moves(&p),
+        "Walk travels"
+    );
+    p.set_in_place_override(InPlaceOverride::InPlace);
+    assert!(p.stage.main.timeline.root_motion().is_none());
+    assert!(!b_moves(&p), "B follows A's choice");
+    let c = p.stage.compare.as_ref().unwrap();
+    assert_eq!(c.b.model.in_place_override(walk), InPlaceOverride::InPlace);
+    assert_eq!(c.b.timeline.clip(), Some(walk));
+    p.set_in_place_override_all(InPlaceOverride::Auto);
+    assert!(b_moves(&p));
+}

@@ -101,6 +101,7 @@ impl Previewer {
     /// `--root-motion`); the selected clip restarts with it.
     pub fn set_in_place_override_all(&mut self, choice: crate::anim::locomotion::InPlaceOverride) {
         self.stage.main.model.set_in_place_override_all(choice);
+        self.sync_compare_in_place(None, choice);
         if let Some(clip) = self.stage.main.timeline.clip() {
             self.select_clip(clip);
             self.evaluate_pose();
@@ -115,6 +116,7 @@ impl Previewer {
             return;
         }
         self.stage.main.model.set_in_place_override(clip, choice);
+        self.sync_compare_in_place(Some(clip), choice);
         let name = self.stage.main.model.clips[clip].name().to_string();
         let graph_mode = (self.stage.main.source.graph().is_some()
             && !self.stage.main.source.is_drive_only())
@@ -141,6 +143,25 @@ impl Previewer {
             .map(|a| a.in_place.reason.clone())
             .unwrap_or_else(|e| e);
         self.set_message(format!("'{name}': {reason}"), false);
+    }
+
+    /// A/B compare's B on a copy of A's model takes A's in-place choice too (`clip`:
+    /// one clip, `None`: every clip), and replays its clip with it: the same clip
+    /// overlaid must lose the same root motion on both sides.
+    fn sync_compare_in_place(
+        &mut self,
+        clip: Option<usize>,
+        choice: crate::anim::locomotion::InPlaceOverride,
+    ) {
+        let Some(c) = self.stage.compare.as_mut().filter(|c| c.b_is_a) else {
+            return;
+        };
+        match clip {
+            Some(i) => c.b.model.set_in_place_override(i, choice),
+            None => c.b.model.set_in_place_override_all(choice),
+        }
+        let b_clip = c.b_clip();
+        c.b.timeline.select_clip(&c.b.model, b_clip);
     }
 
     /// True while the locomotion stage drives the character (movement speed and
