@@ -459,3 +459,25 @@ fn a_zero_length_take_does_not_play() {
     t.set_playing(true);
     assert!(!t.is_playing());
 }
+
+/// Every playback or seek error counts, the same text twice too: a caller that reports
+/// each one (the window's status, `trace`) compares the count, not the text.
+#[test]
+fn every_error_counts_even_with_the_same_text() {
+    let model = demo();
+    let mut t = Timeline::new(&model);
+    assert_eq!(t.error_count(), 0);
+    t.seek_secs(f64::NAN);
+    let first = t.error().expect("a NaN seek is an error").to_string();
+    assert_eq!(t.error_count(), 1);
+    t.seek_secs(f64::NAN);
+    assert_eq!(t.error(), Some(first.as_str()));
+    assert_eq!(t.error_count(), 2, "the same error again is another error");
+    // A good seek adds none.
+    t.seek_secs(0.5);
+    assert_eq!(t.error_count(), 2);
+    // The clip source reports an error of its tick once per error.
+    let mut source = stridescope::stage::source::MotionSource::Clip;
+    t.set_playing(true);
+    assert!(source.advance(&model, &mut t, 1.0 / 60.0, 0.0).is_ok());
+}

@@ -1175,9 +1175,12 @@ pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, Stri
     frames.push(row(0, "start", &timeline, identity));
     for frame in 1..=frame_count as u64 {
         if let Some(&(t, _)) = args.seek.iter().rev().find(|s| s.1 == frame) {
-            let had = timeline.error().map(str::to_owned);
+            let before = timeline.error_count();
             timeline.seek_secs(t);
-            if let Some(e) = timeline.error().filter(|e| Some(*e) != had.as_deref()) {
+            if let Some(e) = timeline
+                .error()
+                .filter(|_| timeline.error_count() != before)
+            {
                 return Err(format!("--seek {t}@{frame}: {e}"));
             }
             frames.push(row(frame, "seek", &timeline, identity));

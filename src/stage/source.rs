@@ -194,10 +194,10 @@ impl MotionSource {
         let before = self.world_from_root(timeline);
         match self {
             Self::Clip => {
-                let had = timeline.error().map(str::to_owned);
+                let before = timeline.error_count();
                 let delta = timeline.tick(dt_secs);
                 return match timeline.error() {
-                    Some(e) if Some(e) != had.as_deref() => Err(e.to_owned()),
+                    Some(e) if timeline.error_count() != before => Err(e.to_owned()),
                     _ => Ok(delta),
                 };
             }

@@ -108,6 +108,9 @@ pub struct Timeline {
     displacement: VecDeque<DisplacementSample>,
     /// Last error from the clock (non-finite input, out of range); playback pauses on it.
     error: Option<String>,
+    /// Errors of playback and seeks so far (a caller that must report each one compares
+    /// it before and after, whatever the text).
+    errors: u64,
     /// Foot-contact markers detected from the feet when the clip has no file markers.
     detected_markers: Vec<crate::anim::SyncMarker>,
     /// In/out range within the cycle (seconds), and the unwrapped start of the cycle it
@@ -141,6 +144,7 @@ impl Timeline {
             trail: VecDeque::new(),
             displacement: VecDeque::new(),
             error: None,
+            errors: 0,
             detected_markers: Vec::new(),
             range: None,
             range_origin: 0.0,
@@ -337,6 +341,7 @@ impl Timeline {
     pub fn set_rate(&mut self, rate: f64) {
         if let Err(e) = self.player.clock.set_rate(rate) {
             self.error = Some(e.to_string());
+            self.errors += 1;
         }
     }
 
@@ -355,6 +360,12 @@ impl Timeline {
     /// Last error (clock rejected a time, root motion unavailable), for the status bar.
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
+    }
+
+    /// How many playback and seek errors happened so far (see [`Self::error`] for the
+    /// last one's text).
+    pub fn error_count(&self) -> u64 {
+        self.errors
     }
 
     /// Advances playback by `dt_secs` of wall time when playing; returns the root-motion
@@ -528,6 +539,7 @@ impl Timeline {
             Err(e) => {
                 self.playing = false;
                 self.error = Some(e.to_string());
+                self.errors += 1;
                 GroundTransform::IDENTITY
             }
         }
@@ -551,7 +563,10 @@ impl Timeline {
     fn seek_within(&mut self, t: f64) {
         match self.player.seek_secs(t) {
             Ok(()) => self.displacement.clear(),
-            Err(e) => self.error = Some(e.to_string()),
+            Err(e) => {
+                self.error = Some(e.to_string());
+                self.errors += 1;
+            }
         }
     }
 
@@ -559,7 +574,10 @@ impl Timeline {
         match self.player.clock.seek(time) {
             // The plot shows played frames; a seek starts a new run.
             Ok(()) => self.displacement.clear(),
-            Err(e) => self.error = Some(e.to_string()),
+            Err(e) => {
+                self.error = Some(e.to_string());
+                self.errors += 1;
+            }
         }
         self.range_origin = self.time_secs() - self.phase_secs();
     }
