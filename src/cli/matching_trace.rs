@@ -377,13 +377,8 @@ pub fn run_scenario(
     for i in 0..=count {
         let t = i as f64 / scenario.fps;
         let input = inputs.at(t, &tags);
-        let f = session.step(model, &input)?.clone();
-        slide.update(
-            model,
-            &f,
-            session.pose(),
-            (i > 0).then_some(1.0 / scenario.fps),
-        )?;
+        let f = session.step(model, &input)?;
+        let (clip, clip_time_secs, world_from_root) = (f.clip, f.clip_time_secs, f.world_from_root);
         let groups = f.group_costs.map(|g| {
             FEATURE_GROUPS
                 .iter()
@@ -410,6 +405,12 @@ pub fn run_scenario(
             sim_yaw_deg: f.sim.yaw.to_degrees(),
             desired_speed_mps: input.desired_velocity.length(),
         });
+        slide.update(
+            model,
+            (clip, clip_time_secs, world_from_root),
+            session.pose(),
+            (i > 0).then_some(1.0 / scenario.fps),
+        )?;
     }
     let jumps = frames.iter().filter(|f| f.jumped).count();
     let total = scenario.seconds;
@@ -442,7 +443,9 @@ struct SlideProbe {
     meter: crate::anim::locomotion::slide::FootSlideMeter,
     /// Touch-downs per foot (a planted frame after one that was not, or the first).
     touchdowns: Vec<u32>,
-    was_down: Vec<bool>,
+    /// Last frame's feet (ankle, toe) in the world and whether each was down; reused.
+    feet: Vec<(glam::Vec3, Option<glam::Vec3>)>,
+    planted: Vec<bool>,
     model_from_joint: Vec<glam::Mat4>,
 }
 
@@ -456,16 +459,18 @@ impl SlideProbe {
             legs,
             unit_scale,
             touchdowns: vec![0; n],
-            was_down: vec![false; n],
+            feet: vec![(glam::Vec3::ZERO, None); n],
+            planted: vec![false; n],
             model_from_joint: vec![glam::Mat4::IDENTITY; model.skeleton.joint_count()],
         }
     }
 
-    /// One frame `f` with its local pose `local`; `dt_secs` `None` for the first frame.
+    /// One frame: the playing `(clip, clip seconds, placement)` and the local pose
+    /// `local`; `dt_secs` `None` for the first frame.
     fn update(
         &mut self,
         model: &crate::asset::Model,
-        f: &crate::anim::motion_matching::MatchFrame,
+        (clip, clip_time_secs, world_from_root): (usize, f64, crate::anim::GroundTransform),
         local: &[crate::anim::Transform],
         dt_secs: Option<f64>,
     ) -> Result<(), String> {
@@ -475,40 +480,32 @@ impl SlideProbe {
         crate::anim::LocalToModelJob {
             parents: model.skeleton.parents(),
             local,
-            model_from_root: f.world_from_root.to_mat4(),
+            model_from_root: world_from_root.to_mat4(),
         }
         .run(&mut self.model_from_joint)
         .map_err(|e| e.to_string())?;
         // A clip whose analysis fails counts as having no foot down (a measure must not
         // stop the run).
-        let analysis = model.clip_analysis(f.clip).ok();
+        let analysis = model.clip_analysis(clip).ok();
         let duration = analysis.as_ref().map_or(0.0, |a| a.duration_secs);
         let at = |j: usize| self.model_from_joint[j].w_axis.truncate();
-        let feet: Vec<(glam::Vec3, Option<glam::Vec3>)> = self
-            .legs
-            .iter()
-            .map(|l| (at(l.foot), l.toe.map(at)))
-            .collect();
-        let planted: Vec<bool> = (0..self.legs.len())
-            .map(|k| {
-                analysis
-                    .as_ref()
-                    .and_then(|a| a.contacts.get(k))
-                    .is_some_and(|c| c.is_down(f.clip_time_secs as f32, duration, 0.0))
-            })
-            .collect();
-        for ((n, was), &down) in self
-            .touchdowns
-            .iter_mut()
-            .zip(self.was_down.iter_mut())
-            .zip(&planted)
-        {
-            *n += (down && !*was) as u32;
-            *was = down;
+        for (k, leg) in self.legs.iter().enumerate() {
+            self.feet[k] = (at(leg.foot), leg.toe.map(at));
+            let down = analysis
+                .as_ref()
+                .and_then(|a| a.contacts.get(k))
+                .is_some_and(|c| c.is_down(clip_time_secs as f32, duration, 0.0));
+            self.touchdowns[k] += (down && !self.planted[k]) as u32;
+            self.planted[k] = down;
         }
         let dt = dt_secs.unwrap_or(0.0) as f32;
-        self.meter
-            .update(&feet, &planted, dt, &Default::default(), self.unit_scale);
+        self.meter.update(
+            &self.feet,
+            &self.planted,
+            dt,
+            &Default::default(),
+            self.unit_scale,
+        );
         Ok(())
     }
 

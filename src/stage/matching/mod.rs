@@ -61,11 +61,11 @@ pub fn name_tags(clip_name: &str) -> Vec<String> {
     if !name.contains('_') {
         return Vec::new();
     }
-    let swap = |w: &str| -> String {
-        match (mirrored, w) {
-            (true, "left") => "right".into(),
-            (true, "right") => "left".into(),
-            _ => w.to_string(),
+    let swap = |w: &str| {
+        if mirrored {
+            swap_sides(w)
+        } else {
+            w.to_string()
         }
     };
     let mut out: Vec<String> = Vec::new();
