@@ -4,11 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use glam::{Mat4, Vec3};
+mod common;
+
+use glam::Vec3;
 use stridescope::anim::retarget::{automap, RetargetOptions, Retargeter};
-use stridescope::anim::{Clip, LocalToModelJob, SamplingJob, Skeleton, Transform};
+use stridescope::anim::{Clip, SamplingJob, Skeleton, Transform};
 use stridescope::asset::{self, Model};
 use stridescope::cli::retarget::retarget_models;
+
+use common::model_positions;
 
 fn shared(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -30,18 +34,6 @@ fn positions(skeleton: &Skeleton, clip: &Clip, t: f32) -> Vec<Vec3> {
     .run(&mut local)
     .unwrap();
     model_positions(skeleton, &local)
-}
-
-fn model_positions(skeleton: &Skeleton, local: &[Transform]) -> Vec<Vec3> {
-    let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
-    LocalToModelJob {
-        parents: skeleton.parents(),
-        local,
-        model_from_root: Mat4::IDENTITY,
-    }
-    .run(&mut model)
-    .unwrap();
-    model.iter().map(|m| m.w_axis.truncate()).collect()
 }
 
 fn size(p: &[Vec3]) -> f32 {

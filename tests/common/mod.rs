@@ -87,3 +87,24 @@ pub fn click_at<S>(h: &mut egui_kittest::Harness<'_, S>, at: egui::Pos2) {
 
 /// Test material made from the shared samples (drift, rescale).
 pub mod messy;
+
+/// Each joint's model-space position (the skeleton's units) in the pose `local`.
+#[allow(dead_code)] // Not every test file that includes `common` uses it.
+pub fn model_positions(
+    skeleton: &stridescope::anim::Skeleton,
+    local: &[stridescope::anim::Transform],
+) -> Vec<glam::Vec3> {
+    let mut model = vec![glam::Mat4::IDENTITY; skeleton.joint_count()];
+    stridescope::anim::LocalToModelJob {
+        parents: skeleton.parents(),
+        local,
+        model_from_root: glam::Mat4::IDENTITY,
+    }
+    .run(&mut model)
+    .unwrap();
+    model.iter().map(|m| m.w_axis.truncate()).collect()
+}
+
+/// A Mixamo-style FBX take (skeleton, names, units and conventions of Mixamo's files)
+/// made from a Bandai capture: ../shared holds no Mixamo download.
+pub mod mixamo;

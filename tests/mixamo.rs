@@ -1,0 +1,184 @@
+//! A Mixamo-style FBX walk (see `common/mixamo.rs`: `mixamorig:` names, centimetres, a T
+//! pose, Maya joint orients as `PreRotation`, one key per frame) opens, maps onto the
+//! humanoid profile by its names, and plays on the Robot and on CesiumMan with its feet
+//! planted (issue 21's "a Mixamo FBX clip").
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use glam::Vec3;
+use stridescope::anim::retarget::{automap, RetargetOptions};
+use stridescope::anim::{SamplingJob, Skeleton};
+use stridescope::asset::{self, Model};
+use stridescope::cli::retarget::retarget_models;
+
+use common::model_positions;
+
+fn shared(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(rel)
+}
+
+/// The Mixamo-style walk, written once per test into its own folder.
+fn mixamo_walk(test: &str) -> common::mixamo::Take {
+    let dir =
+        std::env::temp_dir().join(format!("stridescope-mixamo-{}-{test}", std::process::id()));
+    common::mixamo::write_take(
+        &dir,
+        &shared("mocap/bandai/dataset-2_walk_normal_002.bvh"),
+        "Walking.fbx",
+        "mixamo.com",
+    )
+}
+
+fn pose_at(model: &Model, clip: usize, t: f32) -> Vec<Vec3> {
+    let sk = &model.skeleton;
+    let mut local = sk.rest_pose().to_vec();
+    SamplingJob {
+        clip: &model.clips[clip],
+        time_secs: t,
+        rest_pose: sk.rest_pose(),
+    }
+    .run(&mut local)
+    .unwrap();
+    model_positions(sk, &local)
+}
+
+#[test]
+fn a_mixamo_fbx_opens_in_metres_with_its_rest_pose_and_take() {
+    let take = mixamo_walk("open");
+    let model = asset::load(&take.path).unwrap();
+    // Centimetres declared by the file (UnitScaleFactor 1), converted to metres.
+    assert!(
+        (model.source_units_m - 0.01).abs() < 1e-9,
+        "{}",
+        model.source_units_reason
+    );
+    for name in common::mixamo::joint_names() {
+        assert!(model.skeleton.find(&name).is_some(), "{name} missing");
+    }
+    // The rest pose stands where the skeleton was written (pre-rotations folded in).
+    let rest = model_positions(&model.skeleton, model.skeleton.rest_pose());
+    for (joint, at) in [
+        ("Hips", Vec3::new(0.0, 1.0, 0.0)),
+        ("LeftHand", Vec3::new(0.70, 1.45, 0.0)),
+        ("RightFoot", Vec3::new(-0.09, 0.09, -0.02)),
+        ("LeftToe_End", Vec3::new(0.09, 0.02, 0.19)),
+    ] {
+        assert_eq!(common::mixamo::rest_position_m(joint), at);
+        let j = model.skeleton.find(&format!("mixamorig:{joint}")).unwrap();
+        assert!(
+            rest[j].abs_diff_eq(at, 1e-4),
+            "{joint}: {:?} vs {at:?}",
+            rest[j]
+        );
+    }
+    // One take, "mixamo.com" as Mixamo names it, about as long as the capture (12.6 s at
+    // 30 fps: the BVH's 397 frames at 30 Hz... less its last partial frame).
+    assert_eq!(model.clips.len(), 1);
+    assert_eq!(model.clips[0].name(), "mixamo.com");
+    let bvh = asset::load(&shared("mocap/bandai/dataset-2_walk_normal_002.bvh")).unwrap();
+    let d = model.clips[0].duration_secs();
+    assert!(
+        (d - bvh.clips[0].duration_secs()).abs() < 1.0 / 30.0 + 1e-4,
+        "{d}"
+    );
+    // It walks: the hips travel more than 5 m forward over the take, at a walker's height.
+    let hips = model.skeleton.find("mixamorig:Hips").unwrap();
+    let start = pose_at(&model, 0, 0.0)[hips];
+    let end = pose_at(&model, 0, d)[hips];
+    let travel = (end - start) * Vec3::new(1.0, 0.0, 1.0);
+    assert!(travel.length() > 5.0, "{travel:?}");
+    assert!((0.85..1.05).contains(&start.y), "{start:?}");
+    // Every frame plays back as written: the keyed rotations under their pre-rotations
+    // and the hips' keyed translation, converted from centimetres.
+    let written = Skeleton::new(
+        common::mixamo::joint_names(),
+        common::mixamo::parents(),
+        take.frames[0].clone(),
+    )
+    .unwrap();
+    let names = common::mixamo::joint_names();
+    let mut worst = 0.0f32;
+    for k in (0..take.frames.len()).step_by(7) {
+        let want = model_positions(&written, &take.frames[k]);
+        let got = pose_at(&model, 0, k as f32 / common::mixamo::FPS as f32);
+        for (i, name) in names.iter().enumerate() {
+            let j = model.skeleton.find(name).unwrap();
+            worst = worst.max(got[j].distance(want[i]));
+        }
+    }
+    assert!(
+        worst < 1e-3,
+        "a joint is {worst} m from where the file puts it"
+    );
+}
+
+#[test]
+fn mixamo_names_map_onto_the_profile() {
+    let model = asset::load(&mixamo_walk("map").path).unwrap();
+    let map = automap(&model.skeleton).unwrap();
+    let names = model.skeleton.names();
+    for (bone, joint) in [
+        ("hips", "Hips"),
+        ("spine", "Spine"),
+        ("chest", "Spine1"),
+        ("upperChest", "Spine2"),
+        ("neck", "Neck"),
+        ("head", "Head"),
+        ("leftShoulder", "LeftShoulder"),
+        ("leftUpperArm", "LeftArm"),
+        ("leftLowerArm", "LeftForeArm"),
+        ("leftHand", "LeftHand"),
+        ("rightUpperLeg", "RightUpLeg"),
+        ("rightLowerLeg", "RightLeg"),
+        ("rightFoot", "RightFoot"),
+        ("rightToes", "RightToeBase"),
+        ("leftToes", "LeftToeBase"),
+    ] {
+        let got = map.joint(bone).map(|j| names[j].as_str());
+        assert_eq!(got, Some(format!("mixamorig:{joint}").as_str()), "{bone}");
+    }
+}
+
+/// The take on the Robot (an IK rig: feet under the root, short thighs) and on CesiumMan
+/// (A pose, meaningless joint names: mapped by its hierarchy), with foot IK and without.
+#[test]
+fn a_mixamo_fbx_walk_plays_on_the_robot_and_on_cesium_man_with_its_feet_planted() {
+    let source = asset::load(&mixamo_walk("play").path).unwrap();
+    for (target, max_slide) in [
+        (
+            asset::load(&shared("assets/Robot/robot.glb")).unwrap(),
+            0.05,
+        ),
+        (
+            asset::load(&shared("assets/CesiumMan/CesiumMan.glb")).unwrap(),
+            0.02,
+        ),
+    ] {
+        let mut figures = Vec::new();
+        for ik in [true, false] {
+            let options = RetargetOptions {
+                foot_ik: ik,
+                ..Default::default()
+            };
+            let (clips, report) = retarget_models(&source, &target, &[], &options).unwrap();
+            assert_eq!(clips.len(), 1);
+            assert_eq!(clips[0].name(), "mixamo.com");
+            let q = &report.clips[0];
+            assert!((q.speed_ratio / q.leg_ratio - 1.0).abs() < 0.03, "{q:?}");
+            figures.push((q.planted_foot_slide_mps, q.contact_agreement));
+        }
+        let ((slide_ik, agree_ik), (slide_fk, agree_fk)) = (figures[0], figures[1]);
+        eprintln!(
+            "{}: planted-foot slide {slide_ik:.3} m/s with IK ({slide_fk:.3} without), contact \
+             agreement {agree_ik:.2} ({agree_fk:.2})",
+            target.source
+        );
+        assert!(slide_ik < max_slide, "{}: slide {slide_ik}", target.source);
+        assert!(agree_ik > 0.8, "{}: agreement {agree_ik}", target.source);
+        assert!(slide_fk > slide_ik, "{}: IK pins the feet", target.source);
+    }
+}
