@@ -222,9 +222,10 @@ fn the_ui_is_egui_only() {
 }
 
 #[test]
-fn the_ui_moves_the_timeline_through_the_controller() {
-    // Panels, keys and the window's scripted runs send `Transport` commands; only the
-    // controller and the stage change a timeline. Calls split over lines by rustfmt count
+fn the_ui_changes_the_stage_through_the_controller() {
+    // Panels, keys and the window's scripted runs send `Transport` and `StageCommand`
+    // values (or call the controller's methods); only the controller and the stage change
+    // a timeline, a pose graph, motion matching or the A/B compare. Calls split over lines by rustfmt count
     // too: the code is read with its whitespace removed.
     let mut files = Vec::new();
     rust_files(&src().join("app/ui"), &mut files);
@@ -247,6 +248,20 @@ fn the_ui_moves_the_timeline_through_the_controller() {
             ".timeline.toggle_play",
             ".timeline.restart",
             ".timeline.select_clip",
+            "graph_mut(",
+            "matching_mut(",
+            "params_mut(",
+            ".compare.as_mut(",
+            "stage.compare=",
+            ".retarget.as_mut(",
+            ".set_b_clip(",
+            ".travel(model",
+            ".set_float(",
+            ".set_rate(",
+            ".playing=",
+            ".keys=",
+            ".require_tags=",
+            ".exclude_tags=",
         ] {
             if code.contains(call) {
                 problems.push(format!("{}: calls `{call}`", file.display()));

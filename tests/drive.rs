@@ -263,3 +263,44 @@ fn graph_edits_apply_and_undo() {
     p.undo_graph_edit();
     assert!(p.message().unwrap().text.contains("nothing to undo"));
 }
+
+/// Stage commands (what the panels and keys send): a graph parameter moves the graph and
+/// re-evaluates the pose, an unknown one is refused with its name in the status bar, and
+/// commands for what does not play now change nothing.
+#[test]
+fn stage_commands_change_the_graph_and_name_what_they_refuse() {
+    use stridescope::app::controller::StageCommand;
+    let mut p = demo();
+    // No graph, no matching, no compare: ignored, no error.
+    p.send(StageCommand::GraphFloat {
+        name: "speed".into(),
+        value: 3.0,
+    });
+    p.send(StageCommand::MatchingTags {
+        require: 1,
+        exclude: 0,
+    });
+    p.send(StageCommand::CompareClip(0));
+    assert!(p.message().is_none_or(|m| !m.is_error));
+    p.set_graph_enabled(true);
+    p.send(StageCommand::GraphFloat {
+        name: "speed".into(),
+        value: 3.0,
+    });
+    let g = p.graph().unwrap();
+    assert_eq!(g.graph.params().get_float("speed"), Some(3.0));
+    p.send(StageCommand::GraphBool {
+        name: "no_such_flag".into(),
+        value: true,
+    });
+    let m = p.message().expect("an error");
+    assert!(m.is_error && m.text.contains("no_such_flag"), "{}", m.text);
+    p.send(StageCommand::GraphPlaying(true));
+    assert!(p.graph().unwrap().playing);
+    p.send(StageCommand::GraphRate(-0.5));
+    assert_eq!(p.graph().unwrap().graph.rate(), -0.5);
+    p.send(StageCommand::GraphRate(f64::NAN));
+    let m = p.message().expect("an error");
+    assert!(m.is_error, "{}", m.text);
+    assert_eq!(p.graph().unwrap().graph.rate(), -0.5);
+}

@@ -175,6 +175,14 @@ fn ab_compare_panel() {
         "{:?}",
         c.note
     );
+    // Side by side: B moves beside A.
+    // Inside the harness (a 1400 px window): the row once ran past the panel's edge.
+    assert!(h.get_by_label("side by side").rect().max.x <= 1400.0);
+    h.get_by_label("side by side").click();
+    h.run_steps(2);
+    let c = h.state().stage.compare.as_ref().unwrap();
+    assert_eq!(c.view, stridescope::stage::inspect::CompareView::SideBySide);
+    assert_eq!(c.lock, stridescope::stage::inspect::CompareLock::Markers);
     h.get_by_label("Compare the timeline's clip (A) with B")
         .click();
     h.run_steps(2);

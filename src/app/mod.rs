@@ -11,7 +11,7 @@ pub mod settings;
 pub mod ui;
 pub mod watch;
 
-use crate::app::controller::Transport;
+use crate::app::controller::{StageCommand, Transport};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -170,14 +170,15 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         match previewer.model().find_clip(name) {
             Some(i) => {
                 previewer.compare_with_clip(i);
-                if let Some(c) = previewer.stage.compare.as_mut() {
-                    c.view = if options.side_by_side {
+                if let Some(c) = &previewer.stage.compare {
+                    let view = if options.side_by_side {
                         crate::stage::inspect::CompareView::SideBySide
                     } else {
                         crate::stage::inspect::CompareView::Overlay
                     };
+                    let (lock, offset) = (c.lock, c.offset);
+                    previewer.send(StageCommand::CompareLayout { lock, offset, view });
                 }
-                previewer.evaluate_pose();
             }
             None => previewer.set_message(format!("no clip named '{name}' to compare"), true),
         }
@@ -198,14 +199,13 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     }
     if options.graph || !options.param.is_empty() {
         previewer.set_graph_enabled(true);
-        let model = previewer.model().clone();
-        if let Some(g) = previewer.graph_mut() {
-            for (name, v) in &options.param {
-                g.set_float(&model, name, *v);
-            }
-            g.playing = options.play;
+        for (name, v) in &options.param {
+            previewer.send(StageCommand::GraphFloat {
+                name: name.clone(),
+                value: *v,
+            });
         }
-        previewer.evaluate_pose();
+        previewer.send(StageCommand::GraphPlaying(options.play));
     }
     if options.drive {
         let mut s = previewer.locomotion_settings;
@@ -216,9 +216,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         }
         previewer.locomotion_settings = s;
         previewer.set_drive(true);
-        if let Some(g) = previewer.graph_mut() {
-            g.playing = options.play;
-        }
+        previewer.send(StageCommand::GraphPlaying(options.play));
     }
     if options.motion_matching {
         if options.file.is_none() && options.library.is_empty() {
@@ -505,7 +503,7 @@ impl Gpu {
             Err(e) => {
                 self.compare = None;
                 previewer.set_message(format!("cannot draw B: {e}"), true);
-                previewer.stage.compare = None;
+                previewer.stop_compare();
             }
         }
     }
@@ -1014,12 +1012,8 @@ impl App {
             self.fps.idle();
         }
         self.last_tick = self.previewer.is_animating().then_some(now);
-        if let (true, Some(keys), Some(m)) = (
-            scripted,
-            self.options.hold_keys,
-            self.previewer.matching_mut(),
-        ) {
-            m.keys = keys;
+        if let (true, Some(keys)) = (scripted, self.options.hold_keys) {
+            self.previewer.send(StageCommand::MatchingKeys(keys));
         }
         self.previewer.poll_pending_load();
         if dt > 0.0 {

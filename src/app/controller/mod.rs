@@ -5,6 +5,7 @@
 //! must carry out. No egui here: `src/ui` draws this state and calls its methods; tests
 //! drive it directly.
 
+mod command;
 mod evaluate;
 mod loading;
 mod matching;
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use glam::Vec3;
 
+pub use command::StageCommand;
 pub use matching::MatchingOverlays;
 pub use playback::Transport;
 pub use retarget::{MapSide, RetargetSession};

@@ -73,6 +73,16 @@ impl Previewer {
         }
     }
 
+    /// Forgets every joint picked in the map: the name tables and the skeleton's shape
+    /// decide again on the next [`Self::apply_retarget_map`].
+    pub fn reset_retarget_map(&mut self) {
+        if let Some(s) = self.retarget.as_mut() {
+            let had = !s.map.source.is_empty() || !s.map.target.is_empty();
+            s.map = Default::default();
+            s.map_edited |= had;
+        }
+    }
+
     /// Writes the session's map as RON to `path` (the `--map` format). Only a `.ron`
     /// file: a typed path must not overwrite the character or a take.
     pub fn save_retarget_map(&mut self, path: &Path) -> Result<(), String> {

@@ -9,6 +9,7 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 use super::Previewer;
 use crate::anim::blend::space::{BlendSpace2D, BlendSpace2DQuery};
 use crate::anim::state_machine::{Ease, Slot, StateMachine};
+use crate::app::controller::StageCommand;
 use crate::graph::def::{LayerMode, NodeDef, ParamDef, ReferenceDef, SyncMode, Weight};
 use crate::stage::session::GraphSession;
 
@@ -42,11 +43,11 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         two_clip_blend_ui(p, ui);
         return;
     }
-    let Some(session) = p.stage.main.source.graph_mut() else {
+    let Some(session) = p.graph() else {
         return;
     };
-    let model = &p.stage.main.model;
-    let mut changed = false;
+    let model = p.model();
+    let mut commands = Vec::new();
     // Parameters.
     ui.separator();
     ui.strong("Parameters");
@@ -60,22 +61,19 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     .add(egui::Slider::new(&mut v, range).text(name.as_str()))
                     .changed()
                 {
-                    session.set_float(model, name, v);
-                    changed = true;
+                    commands.push(StageCommand::GraphFloat {
+                        name: name.clone(),
+                        value: v,
+                    });
                 }
             }
             ParamDef::Bool { name, .. } => {
                 let mut v = session.graph.params().get_bool(name).unwrap_or(false);
                 if ui.checkbox(&mut v, name.as_str()).changed() {
-                    if let Err(e) = session.graph.params_mut().set_bool(name, v) {
-                        p.message = Some(super::Message {
-                            text: e.to_string(),
-                            is_error: true,
-                        });
-                        return;
-                    }
-                    session.refresh(model);
-                    changed = true;
+                    commands.push(StageCommand::GraphBool {
+                        name: name.clone(),
+                        value: v,
+                    });
                 }
             }
         }
@@ -88,8 +86,10 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.separator();
         ui.strong("State machine");
         if let Some(state) = state_machine_ui(session, ui) {
-            session.travel(model, &state, 0.3);
-            changed = true;
+            commands.push(StageCommand::GraphTravel {
+                state,
+                blend_secs: 0.3,
+            });
         }
     }
     // Inputs.
@@ -158,16 +158,21 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             session.graph.params().get_float(&y).unwrap_or(0.0),
         );
         if blend_space_2d_ui(ui, &space, query.as_ref(), &weights, &mut q) {
-            session.set_float(model, &x, q.x);
-            session.set_float(model, &y, q.y);
-            changed = true;
+            commands.push(StageCommand::GraphFloat {
+                name: x,
+                value: q.x,
+            });
+            commands.push(StageCommand::GraphFloat {
+                name: y,
+                value: q.y,
+            });
         }
     }
     if let Some(e) = session.error() {
         ui.colored_label(Color32::from_rgb(255, 110, 100), e);
     }
-    if changed {
-        p.evaluate_pose();
+    for command in commands {
+        p.send(command);
     }
 }
 
@@ -434,11 +439,11 @@ pub fn blend_space_2d_ui(
 /// (dragging it is a seek: every input moves to the matching phase, no root motion), and
 /// one row per input with its clip time, markers and weight.
 pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let Some(session) = p.stage.main.source.graph_mut() else {
+    let Some(session) = p.graph() else {
         return;
     };
-    let model = &p.stage.main.model;
-    let mut changed = false;
+    let model = p.model();
+    let mut commands = Vec::new();
     ui.add_space(4.0);
     ui.horizontal(|ui| {
         let label = if session.playing { "Pause" } else { "Play" };
@@ -447,15 +452,14 @@ pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .on_hover_text("Play / pause (Space)")
             .clicked()
         {
-            session.playing = !session.playing;
+            commands.push(StageCommand::GraphPlaying(!session.playing));
         }
         if ui
             .button("Restart")
             .on_hover_text("Back to the origin, every clock to 0")
             .clicked()
         {
-            session.restart(model);
-            changed = true;
+            commands.push(StageCommand::GraphRestart);
         }
         ui.separator();
         let mut rate = session.graph.rate();
@@ -468,7 +472,7 @@ pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             )
             .changed()
         {
-            let _ = session.graph.set_rate(rate);
+            commands.push(StageCommand::GraphRate(rate));
         }
         ui.separator();
         let world = session.world_from_root();
@@ -492,8 +496,9 @@ pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .suffix(" s");
         if ui.add(slider).changed() {
             let cycle = session.graph.leader().clock.time().cycle as f64;
-            session.seek(model, cycle * duration + t.min(duration - 1e-6).max(0.0));
-            changed = true;
+            commands.push(StageCommand::GraphSeek(
+                cycle * duration + t.min(duration - 1e-6).max(0.0),
+            ));
         }
     });
     // One row per input.
@@ -538,8 +543,8 @@ pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         });
     }
     ui.add_space(4.0);
-    if changed {
-        p.evaluate_pose();
+    for command in commands {
+        p.send(command);
     }
 }
 

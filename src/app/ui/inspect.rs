@@ -4,7 +4,7 @@
 //! settings. They draw [`crate::stage::inspect::Inspection`] on the previewer; no state of their
 //! own beyond egui's collapsing state.
 
-use crate::app::controller::Transport;
+use crate::app::controller::{StageCommand, Transport};
 use egui::Color32;
 use egui_plot::{Legend, Line, Plot, PlotPoints, Points, VLine};
 
@@ -553,19 +553,19 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     p.stop_compare();
                 }
             }
-            let Some(c) = p.stage.compare.as_mut() else {
+            let Some(c) = p.stage.compare.as_ref() else {
                 return;
             };
             let b_names: Vec<String> = c.b.model.clips.iter().map(|k| k.name().to_string()).collect();
-            let mut changed = false;
             let mut b_clip = c.b_clip();
+            let mut open_dialog = false;
             ui.horizontal(|ui| {
                 ui.label("B");
                 egui::ComboBox::from_id_salt("compare_b_clip")
                     .selected_text(b_names.get(b_clip).cloned().unwrap_or_default())
                     .show_ui(ui, |ui| {
                         for (i, n) in b_names.iter().enumerate() {
-                            changed |= ui.selectable_value(&mut b_clip, i, n).changed();
+                            ui.selectable_value(&mut b_clip, i, n);
                         }
                     });
                 match c.b.path().filter(|_| !c.b_is_a) {
@@ -576,32 +576,47 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                         ui.weak("(this file)");
                     }
                 }
-                if ui
+                open_dialog = ui
                     .button("B from file...")
                     .on_hover_text("another export of the same skeleton, e.g. the previous version of this walk")
-                    .clicked()
-                {
-                    p.actions.push(crate::app::controller::Action::OpenCompareDialog);
+                    .clicked();
+            });
+            let (mut lock, mut offset, mut view) = (c.lock, c.offset, c.view);
+            ui.horizontal(|ui| {
+                use crate::stage::inspect::CompareLock;
+                ui.radio_value(&mut lock, CompareLock::Phase, "lock to phase");
+                ui.radio_value(&mut lock, CompareLock::Markers, "sync on markers");
+                if lock == CompareLock::Phase {
+                    ui.add(egui::DragValue::new(&mut offset).range(0.0..=1.0).speed(0.005).prefix("B offset "))
+                        .on_hover_text("fraction of B's cycle B runs ahead of A");
                 }
             });
-            let Some(c) = p.stage.compare.as_mut() else {
+            // A row of its own: beside the lock it ran past the panel's edge.
+            ui.horizontal(|ui| {
+                use crate::stage::inspect::CompareView;
+                ui.label("B drawn");
+                ui.radio_value(&mut view, CompareView::Overlay, "overlay");
+                ui.radio_value(&mut view, CompareView::SideBySide, "side by side");
+            });
+            let mut commands = Vec::new();
+            if b_clip != c.b_clip() {
+                commands.push(StageCommand::CompareClip(b_clip));
+            }
+            if (lock, offset, view) != (c.lock, c.offset, c.view) {
+                commands.push(StageCommand::CompareLayout { lock, offset, view });
+            }
+            if open_dialog {
+                p.actions.push(crate::app::controller::Action::OpenCompareDialog);
+            }
+            if !commands.is_empty() {
+                for command in commands {
+                    p.send(command);
+                }
+                return;
+            }
+            let Some(c) = p.stage.compare.as_ref() else {
                 return;
             };
-            c.set_b_clip(b_clip);
-            ui.horizontal(|ui| {
-                use crate::stage::inspect::{CompareLock, CompareView};
-                changed |= ui.radio_value(&mut c.lock, CompareLock::Phase, "lock to phase").changed();
-                changed |= ui.radio_value(&mut c.lock, CompareLock::Markers, "sync on markers").changed();
-                if c.lock == CompareLock::Phase {
-                    changed |= ui
-                        .add(egui::DragValue::new(&mut c.offset).range(0.0..=1.0).speed(0.005).prefix("B offset "))
-                        .on_hover_text("fraction of B's cycle B runs ahead of A")
-                        .changed();
-                }
-                ui.separator();
-                changed |= ui.radio_value(&mut c.view, CompareView::Overlay, "overlay").changed();
-                changed |= ui.radio_value(&mut c.view, CompareView::SideBySide, "side by side").changed();
-            });
             if let Some(note) = &c.note {
                 ui.weak(note);
             }
@@ -636,8 +651,5 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     plot.line(Line::new("mean (cm)", PlotPoints::from(mean_pts)).color(Color32::from_rgb(120, 200, 140)));
                     plot.vline(VLine::new("playhead", u).color(Color32::from_rgb(240, 70, 70)));
                 });
-            if changed {
-                p.evaluate_pose();
-            }
         });
 }

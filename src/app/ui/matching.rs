@@ -7,7 +7,7 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
 use super::Previewer;
 use crate::anim::motion_matching::FEATURE_GROUPS;
-use crate::stage::source::MatchingPlay;
+use crate::app::controller::StageCommand;
 
 /// Short column titles of the feature groups (full names in the hover text).
 const GROUP_TITLES: [&str; 6] = [
@@ -219,7 +219,7 @@ fn candidates_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 
 fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let mut overlays = p.matching_overlays;
-    let Some(m) = p.matching_mut() else {
+    let Some(m) = p.matching() else {
         return;
     };
     let mut def = m.session.def.clone();
@@ -298,10 +298,10 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             ui.checkbox(&mut overlays.features, "Foot features: query / match");
             ui.checkbox(&mut overlays.drift, "Simulated point and drift (red)");
         });
+    let tags_changed = (require, exclude) != (m.require_tags, m.exclude_tags);
     p.matching_overlays = overlays;
-    if let Some(m) = p.matching_mut() {
-        m.require_tags = require;
-        m.exclude_tags = exclude;
+    if tags_changed {
+        p.send(StageCommand::MatchingTags { require, exclude });
     }
     ui.horizontal(|ui| {
         if ui
@@ -440,14 +440,14 @@ fn track_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 }
 
 /// Reads the held movement keys (every frame, while motion matching is on).
-pub(super) fn read_keys(m: &mut MatchingPlay, ui: &egui::Ui) {
+pub(super) fn read_keys(ui: &egui::Ui) -> crate::stage::matching::KeyInput {
     use egui::Key;
-    m.keys = ui.input(|i| crate::stage::matching::KeyInput {
+    ui.input(|i| crate::stage::matching::KeyInput {
         forward: i.key_down(Key::W) || i.key_down(Key::ArrowUp),
         back: i.key_down(Key::S) || i.key_down(Key::ArrowDown),
         left: i.key_down(Key::A) || i.key_down(Key::ArrowLeft),
         right: i.key_down(Key::D) || i.key_down(Key::ArrowRight),
         run: i.modifiers.shift,
         strafe: i.modifiers.ctrl,
-    });
+    })
 }

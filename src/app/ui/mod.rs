@@ -33,7 +33,7 @@ pub mod timeline;
 pub use blend::blend_space_2d_ui;
 pub use locomotion::movement_pad_ui;
 
-use crate::app::controller::Transport;
+use crate::app::controller::{StageCommand, Transport};
 use std::path::PathBuf;
 
 use egui::{Color32, Key, PointerButton, Sense};
@@ -213,8 +213,8 @@ impl Previewer {
 
     fn keyboard(&mut self, ui: &egui::Ui) {
         if ui.ctx().egui_wants_keyboard_input() {
-            if let Some(m) = self.matching_mut() {
-                m.keys = Default::default();
+            if self.matching().is_some() {
+                self.send(StageCommand::MatchingKeys(Default::default()));
             }
             return;
         }
@@ -223,11 +223,11 @@ impl Previewer {
             let on = self.matching().is_none();
             self.set_matching_enabled(on);
         }
-        if let Some(m) = self.matching_mut() {
+        if let Some(m) = self.matching() {
             // Motion matching owns the movement keys while it is on: held WASD / arrows
             // steer; paused, Left/Right step through the recording.
-            matching::read_keys(m, ui);
             let paused = !m.playing;
+            self.send(StageCommand::MatchingKeys(matching::read_keys(ui)));
             let step = ui.input_mut(|i| {
                 let back = i.consume_key(Modifiers::NONE, Key::ArrowLeft);
                 let fwd = i.consume_key(Modifiers::NONE, Key::ArrowRight);

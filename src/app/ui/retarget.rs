@@ -194,11 +194,7 @@ fn mapping_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             )
             .clicked()
         {
-            if let Some(s) = p.retarget.as_mut() {
-                let had = !s.map.source.is_empty() || !s.map.target.is_empty();
-                s.map = Default::default();
-                s.map_edited |= had;
-            }
+            p.reset_retarget_map();
         }
         if ui
             .button("Save map…")
