@@ -272,6 +272,30 @@ fn the_ui_changes_the_stage_through_the_controller() {
 }
 
 #[test]
+fn one_scene_builder_draws_the_window_and_the_cli() {
+    // The window and `stridescope render` describe a `Frame`; only `render::scene` turns
+    // one into the renderer's `SceneView` (there were two builders that drifted apart).
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let builders: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let code: String = std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .map(code_of)
+                .collect::<String>()
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            code.contains("SceneView{") && !code.contains("pubstructSceneView")
+        })
+        .map(|f| f.strip_prefix(src()).unwrap().display().to_string())
+        .collect();
+    assert_eq!(builders, ["render/scene.rs"]);
+}
+
+#[test]
 fn the_commands_do_not_use_the_window() {
     let mut forbidden = GPU_WINDOW_UI.to_vec();
     forbidden.retain(|c| *c != "wgpu");

@@ -27,11 +27,12 @@ use crate::app::settings::Settings;
 use crate::app::ui::{Action, Previewer};
 use crate::app::watch::FileWatcher;
 use crate::asset::Model;
+use crate::render::scene::{Ghost, OnGpu, Second};
 use crate::render::{
-    CharacterDraw, DepthTest, GpuContext, GpuModel, Grid, LocomotionDraw, OffscreenTarget,
-    OverlayBatch, RenderError, Renderer, Rgba8, RgbaImage, SceneView, SkeletonStyle,
-    SkinnedInstances,
+    Frame, GpuContext, GpuModel, Grid, LocomotionDraw, OffscreenTarget, RenderError, Renderer,
+    RgbaImage, SceneBuilder, SkinnedInstances,
 };
+use crate::stage::pose::Pose;
 
 /// How the window starts.
 #[derive(Clone, Debug, Default)]
@@ -335,14 +336,12 @@ struct Gpu {
     /// A/B compare's B for the side-by-side view: instances of A's model, or B's own
     /// model when B comes from another file.
     compare: Option<CompareGpu>,
-    /// Onion-skin mesh ghosts: one skinned instance of the character's model each, for
-    /// the model generation they were made for (grown as more ghosts show).
-    ghost_instances: (u64, Vec<SkinnedInstances>),
     /// Model generation whose upload failed, so it is not retried every frame.
     failed_generation: Option<u64>,
     /// Trail points, reused every frame.
     trail_scratch: Vec<Vec3>,
-    overlay: OverlayBatch,
+    /// The overlay and the ghosts' instances, kept between frames.
+    scene: SceneBuilder,
 }
 
 impl Gpu {
@@ -393,10 +392,9 @@ impl Gpu {
             viewport: None,
             character: None,
             compare: None,
-            ghost_instances: (0, Vec::new()),
             failed_generation: None,
             trail_scratch: Vec::new(),
-            overlay: OverlayBatch::new(),
+            scene: SceneBuilder::new(),
         })
     }
 
@@ -620,7 +618,8 @@ impl Gpu {
         ))
     }
 
-    /// Records the previewer's 3D view into `view` (`size` pixels).
+    /// Records the previewer's 3D view into `view` (`size` pixels): the frame described
+    /// by [`scene_frame`], drawn by the builder `stridescope render` uses too.
     fn draw_scene(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -629,125 +628,14 @@ impl Gpu {
         size: [u32; 2],
     ) -> Result<(), RenderError> {
         let toggles = previewer.toggles;
-        self.overlay.clear();
-        if toggles.skeleton {
-            self.overlay.skeleton(
-                previewer.model(),
-                &previewer.stage.main.pose,
-                &SkeletonStyle::default(),
-            );
-        }
-        // Onion skin: ghost skeletons, fading with their distance from the playhead, the
-        // past warm and the future cool (as in Blender's and Maya's onion skins).
-        let ghost_style = previewer.inspect.onion.style;
-        for (i, (ghost, alpha)) in previewer.ghosts.iter().enumerate() {
-            if *alpha <= 0.0 || !ghost_style.skeletons() {
-                continue;
-            }
-            let a = (alpha * 255.0).round() as u8;
-            let past = previewer
-                .ghost_offsets_secs
-                .get(i)
-                .is_some_and(|&o| o < 0.0);
-            let (bone, joint) = if past {
-                ([255, 160, 90], [255, 205, 160])
-            } else {
-                ([120, 190, 255], [200, 225, 255])
-            };
-            self.overlay.skeleton(
-                previewer.model(),
-                ghost,
-                &SkeletonStyle {
-                    bone_color: Rgba8([bone[0], bone[1], bone[2], a]),
-                    joint_color: Rgba8([joint[0], joint[1], joint[2], a]),
-                    joint_size_px: 4.0,
-                },
-            );
-        }
-        if let Some(c) = previewer.stage.compare.as_ref().filter(|c| c.valid) {
-            let model = previewer.model();
-            let full = crate::stage::inspect::HEAT_FULL_M * c.unit_scale;
-            let skin_joint = |j: usize| {
-                model.skins.is_empty() || model.skins.iter().any(|s| s.joints.contains(&j))
-            };
-            for (j, d) in c.difference.per_joint_m.iter().enumerate() {
-                if c.joint_map[j].is_none() || !skin_joint(j) {
-                    continue;
-                }
-                if let Some(m) = previewer.stage.main.pose.model_from_joint.get(j) {
-                    let [r, g, b] = crate::stage::inspect::heat_color(*d, full);
-                    self.overlay.point(
-                        m.w_axis.truncate(),
-                        8.0,
-                        Rgba8::rgb(r, g, b),
-                        DepthTest::OnTop,
-                    );
-                }
-            }
-            let magenta = Rgba8::rgb(230, 90, 230);
-            self.overlay.skeleton(
-                &c.b.model,
-                &c.b.pose,
-                &SkeletonStyle {
-                    bone_color: magenta,
-                    joint_color: magenta,
-                    joint_size_px: 4.0,
-                },
-            );
-            for (path, color) in [(&c.a_path, Rgba8::rgb(90, 220, 140)), (&c.b_path, magenta)] {
-                if path.len() >= 2 {
-                    self.overlay.polyline(path, color, DepthTest::Tested);
-                }
-            }
-        }
-        if let Some(j) = previewer.inspect.selected {
-            self.overlay.joint_highlight(
-                previewer.model(),
-                &previewer.stage.main.pose,
-                j,
-                Rgba8::rgb(90, 200, 255),
-            );
-        }
+        self.trail_scratch.clear();
         if toggles.trail {
-            self.trail_scratch.clear();
             self.trail_scratch.extend(
                 previewer
                     .trail()
                     .map(|p| Vec3::new(p.x as f32, 0.005, p.y as f32)),
             );
-            if self.trail_scratch.len() >= 2 {
-                self.overlay.polyline(
-                    &self.trail_scratch,
-                    Rgba8::rgb(90, 220, 140),
-                    DepthTest::Tested,
-                );
-            }
-            let root = previewer.root_position();
-            self.overlay
-                .point(root, 7.0, Rgba8::rgb(90, 220, 140), DepthTest::OnTop);
         }
-        if let Some(l) = previewer.graph().and_then(|g| g.locomotion.as_ref()) {
-            let flags = previewer.locomotion_overlays;
-            if flags.any() {
-                self.overlay.locomotion(
-                    &LocomotionDraw {
-                        warp: &l.warp,
-                        world_from_model: l.model_from_root(),
-                        leg_length: l.unit_scale()
-                            * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M,
-                        body_yaw_rad: l.orientation.body_yaw_rad,
-                        movement_yaw_rad: l.orientation.angle_rad,
-                        travel: l.travel(),
-                    },
-                    &flags,
-                );
-            }
-        }
-        if let Some(d) = previewer.matching_draw() {
-            self.overlay.matching(&d, &previewer.matching_overlays);
-        }
-        let mut characters = Vec::new();
-        let mut grid = None;
         // The GPU character drawn is the one made for the previewer's model: a pose of
         // another model (a file opened earlier in this frame, not yet uploaded) is never
         // paired with it. The window syncs right before drawing, so this only skips.
@@ -756,14 +644,8 @@ impl Gpu {
             .character
             .as_mut()
             .filter(|c| c.generation == generation);
+        let mut frame = scene_frame(previewer, &self.trail_scratch);
         if let Some(c) = character {
-            if toggles.mesh {
-                c.instances.write_poses(
-                    &self.ctx.queue,
-                    &c.model,
-                    &[&previewer.stage.main.pose],
-                )?;
-            }
             if toggles.grid {
                 let mut g = c.grid;
                 let root = previewer.root_position();
@@ -773,100 +655,104 @@ impl Gpu {
                     0.0,
                     (root.z / g.spacing).round() * g.spacing,
                 );
-                grid = Some(g);
+                frame.grid = Some(g);
             }
-        }
-        let character = self
-            .character
-            .as_ref()
-            .filter(|c| c.generation == generation);
-        if let (Some(g), Some(cmp), Some(a), true) = (
-            &mut self.compare,
-            &previewer.stage.compare,
-            character,
-            toggles.mesh,
-        ) {
-            g.instances.write_poses(
-                &self.ctx.queue,
-                g.model.as_ref().unwrap_or(&a.model),
-                &[&cmp.b.pose],
-            )?;
-        }
-        // Mesh ghosts: one instance each, written with the ghost's pose.
-        let mesh_ghosts = previewer.inspect.onion.style.meshes() && !previewer.ghosts.is_empty();
-        if let (Some(c), true) = (character, mesh_ghosts) {
-            if self.ghost_instances.0 != generation {
-                self.ghost_instances = (generation, Vec::new());
-            }
-            while self.ghost_instances.1.len() < previewer.ghosts.len() {
-                let i = self.renderer.create_instances(&self.ctx, &c.model, 1)?;
-                self.ghost_instances.1.push(i);
-            }
-            for ((pose, _), instances) in previewer.ghosts.iter().zip(&mut self.ghost_instances.1) {
-                instances.write_poses(&self.ctx.queue, &c.model, &[pose])?;
-            }
-        }
-        if let (Some(c), true) = (character, toggles.mesh) {
-            characters.push(CharacterDraw {
-                model: &c.model,
-                instances: &c.instances,
-                ghost: None,
-            });
-            if mesh_ghosts {
-                for (i, ((_, alpha), instances)) in previewer
-                    .ghosts
-                    .iter()
-                    .zip(&self.ghost_instances.1)
-                    .enumerate()
-                {
-                    let past = previewer
-                        .ghost_offsets_secs
-                        .get(i)
-                        .is_some_and(|&o| o < 0.0);
-                    characters.push(CharacterDraw {
-                        model: &c.model,
-                        instances,
-                        ghost: Some(crate::render::GhostTint {
-                            // Past warm, future cool, as the skeleton ghosts.
-                            tint: if past {
-                                [1.0, 0.55, 0.3]
-                            } else {
-                                [0.35, 0.65, 1.0]
-                            },
-                            opacity: *alpha * 0.7,
-                        }),
+            if toggles.mesh {
+                if let (Some(g), Some(second)) = (&mut self.compare, frame.second.as_mut()) {
+                    second.gpu = Some(OnGpu {
+                        model: g.model.as_ref().unwrap_or(&c.model),
+                        instances: &mut g.instances,
+                        upload: generation,
                     });
                 }
-            }
-            if let (Some(g), Some(_)) = (
-                &self.compare,
-                previewer.stage.compare.as_ref().filter(|c| c.valid),
-            ) {
-                // A retarget source is tinted: it is the reference, not the character.
-                let retarget = previewer
-                    .stage
-                    .compare
-                    .as_ref()
-                    .is_some_and(|c| c.retarget_pairs.is_some());
-                characters.push(CharacterDraw {
-                    model: g.model.as_ref().unwrap_or(&c.model),
-                    instances: &g.instances,
-                    ghost: retarget.then_some(crate::render::GhostTint {
-                        tint: [0.95, 0.55, 0.95],
-                        opacity: 0.85,
-                    }),
+                frame.gpu = Some(OnGpu {
+                    model: &c.model,
+                    instances: &mut c.instances,
+                    upload: generation,
                 });
             }
         }
-        let scene = SceneView {
-            camera: previewer.camera,
-            characters: &characters,
-            grid,
-            overlay: Some(&self.overlay),
-            background: Default::default(),
-        };
-        self.renderer.render(&self.ctx, encoder, view, size, &scene)
+        self.scene
+            .draw(&self.ctx, &mut self.renderer, frame, |renderer, scene| {
+                renderer.render(&self.ctx, encoder, view, size, scene)
+            })
     }
+}
+
+/// What the previewer shows this frame, without GPU copies (the window adds those it
+/// has): the character and its pose, the skeleton, onion-skin ghosts, A/B compare's B
+/// with its heat points and paths, the selected joint, the trail (`trail`, world space),
+/// and the locomotion and motion-matching overlays.
+fn scene_frame<'a>(previewer: &'a Previewer, trail: &'a [Vec3]) -> Frame<'a, Pose> {
+    let toggles = previewer.toggles;
+    let model = previewer.model();
+    let pose = &previewer.stage.main.pose;
+    let mut frame = Frame::new(previewer.camera, model, pose);
+    frame.skeleton = toggles.skeleton;
+    frame.selected_joint = previewer.inspect.selected;
+    let style = previewer.inspect.onion.style;
+    frame.ghost_skeletons = style.skeletons();
+    frame.ghost_meshes = style.meshes() && toggles.mesh;
+    frame.ghosts = previewer
+        .ghosts
+        .iter()
+        .enumerate()
+        .map(|(i, (pose, alpha))| Ghost {
+            pose,
+            alpha: *alpha,
+            past: previewer
+                .ghost_offsets_secs
+                .get(i)
+                .is_some_and(|&o| o < 0.0),
+        })
+        .collect();
+    if let Some(c) = previewer.stage.compare.as_ref().filter(|c| c.valid) {
+        let full = crate::stage::inspect::HEAT_FULL_M * c.unit_scale;
+        let skin_joint =
+            |j: usize| model.skins.is_empty() || model.skins.iter().any(|s| s.joints.contains(&j));
+        let heat = c
+            .difference
+            .per_joint_m
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| c.joint_map[j].is_some() && skin_joint(j))
+            .filter_map(|(j, d)| {
+                let m = pose.model_from_joint.get(j)?;
+                Some((
+                    m.w_axis.truncate(),
+                    crate::stage::inspect::heat_color(*d, full),
+                ))
+            })
+            .collect();
+        frame.second = Some(Second {
+            model: &c.b.model,
+            pose: &c.b.pose,
+            gpu: None,
+            tinted: c.retarget_pairs.is_some(),
+            heat,
+            paths: [&c.a_path, &c.b_path],
+        });
+    }
+    if toggles.trail {
+        frame.trail = Some((trail, previewer.root_position()));
+    }
+    if let Some(l) = previewer.graph().and_then(|g| g.locomotion.as_ref()) {
+        frame.locomotion = Some((
+            LocomotionDraw {
+                warp: &l.warp,
+                world_from_model: l.model_from_root(),
+                leg_length: l.unit_scale() * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M,
+                body_yaw_rad: l.orientation.body_yaw_rad,
+                movement_yaw_rad: l.orientation.angle_rad,
+                travel: l.travel(),
+            },
+            previewer.locomotion_overlays,
+        ));
+    }
+    if let Some(d) = previewer.matching_draw() {
+        frame.matching = Some((d, previewer.matching_overlays));
+    }
+    frame
 }
 
 /// Frames per second over the last half second, and the CPU time of the last frame.

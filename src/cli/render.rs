@@ -7,9 +7,10 @@ use clap::Args;
 
 use crate::asset::Model;
 use crate::render::frames::{ExportFormat, FrameWriter};
+use crate::render::scene::OnGpu;
 use crate::render::{
-    self, bounds, Aabb, CharacterDraw, GpuContext, Grid, LocomotionDraw, LocomotionOverlays,
-    OverlayBatch, Renderer, SceneView, SkeletonStyle, OFFSCREEN_FORMAT,
+    self, bounds, Aabb, Frame, GpuContext, Grid, LocomotionDraw, LocomotionOverlays, Renderer,
+    SceneBuilder, OFFSCREEN_FORMAT,
 };
 
 #[derive(Debug, Args)]
@@ -433,33 +434,26 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
             )?);
         }
     }
-    let mut overlay = OverlayBatch::new();
+    let mut builder = SceneBuilder::new();
     for (i, &t) in times.iter().enumerate() {
         source.advance(&model, t)?;
-        let pose = &source.pose;
-        instances
-            .write_poses(&ctx.queue, &gpu_model, &[pose])
-            .map_err(|e| e.to_string())?;
-        overlay.clear();
-        if args.skeleton {
-            overlay.skeleton(&model, pose, &SkeletonStyle::default());
-        }
-        if let (Some(flags), Some(draw)) = (&args.overlays, source.locomotion_draw()) {
-            overlay.locomotion(&draw, flags);
-        }
-        let characters = [CharacterDraw {
+        // The window's scene builder: the character, its skeleton, the locomotion
+        // overlays of a driven run.
+        let mut frame = Frame::new(camera, &model, &source.pose);
+        frame.grid = grid;
+        frame.gpu = Some(OnGpu {
             model: &gpu_model,
-            instances: &instances,
-            ghost: None,
-        }];
-        let scene = SceneView {
-            camera,
-            characters: &characters,
-            grid,
-            overlay: Some(&overlay),
-            background: Default::default(),
-        };
-        let image = render::render_to_image(&ctx, &mut renderer, width, height, &scene)
+            instances: &mut instances,
+            upload: 0,
+        });
+        frame.skeleton = args.skeleton;
+        if let (Some(flags), Some(draw)) = (args.overlays, source.locomotion_draw()) {
+            frame.locomotion = Some((draw, flags));
+        }
+        let image = builder
+            .draw(&ctx, &mut renderer, frame, |renderer, scene| {
+                render::render_to_image(&ctx, renderer, width, height, scene)
+            })
             .map_err(|e| e.to_string())?;
         let path = match &args.out_dir {
             Some(dir) => Some(dir.join(format!("frame_{i:04}.png"))),

@@ -52,6 +52,7 @@ pub mod matching_overlay;
 mod model;
 pub mod overlay;
 mod renderer;
+pub mod scene;
 pub mod skinning;
 mod target;
 
@@ -69,5 +70,6 @@ pub use renderer::{
     shader_source, Background, CharacterDraw, GhostTint, Renderer, SceneView, DEPTH_FORMAT,
     FRAME_PRELUDE,
 };
+pub use scene::{Frame, SceneBuilder};
 pub use skinning::{PaletteLayout, SkinnedInstances, SkinningLimits, SkinningPipeline};
 pub use target::{read_buffer, OffscreenTarget, PendingReadback, RgbaImage, OFFSCREEN_FORMAT};

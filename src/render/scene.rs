@@ -1,0 +1,280 @@
+//! One builder for what a frame shows, used by the window and by `stridescope render`:
+//! each describes its frame as a [`Frame`] (characters with their GPU copies and poses,
+//! ghosts, a second character, the debug drawing asked for) and [`SceneBuilder::draw`]
+//! writes the poses, fills the overlay and hands the [`SceneView`] to whoever renders it
+//! (into the window's viewport or into an image). Nothing here evaluates animation.
+
+use glam::Vec3;
+
+use super::overlay::{DepthTest, OverlayBatch, Rgba8, SkeletonStyle};
+use super::{
+    CharacterDraw, GhostTint, GpuContext, GpuModel, Grid, LocomotionDraw, LocomotionOverlays,
+    OrbitCamera, RenderError, Renderer, SceneView, SkinnedInstances,
+};
+use crate::asset::{Model, PoseMatrices};
+use crate::render::matching_overlay::{MatchingDraw, MatchingOverlays};
+
+/// Where past ghosts are drawn warm and future ones cool (as Blender's and Maya's onion
+/// skins do): bone and joint colours.
+const PAST: ([u8; 3], [u8; 3]) = ([255, 160, 90], [255, 205, 160]);
+const FUTURE: ([u8; 3], [u8; 3]) = ([120, 190, 255], [200, 225, 255]);
+/// Magenta: the second character's skeleton and path.
+const SECOND: Rgba8 = Rgba8::rgb(230, 90, 230);
+const TRAIL: Rgba8 = Rgba8::rgb(90, 220, 140);
+
+/// A character's GPU copy and the instance its pose is written to.
+pub struct OnGpu<'a> {
+    pub model: &'a GpuModel,
+    pub instances: &'a mut SkinnedInstances,
+    /// Which upload `model` is (the window's model generation): ghost instances made for
+    /// another upload are dropped, never written with this model's poses.
+    pub upload: u64,
+}
+
+/// An onion-skin ghost: a pose of the main character, its opacity (0..1) and whether it
+/// lies before the playhead.
+pub struct Ghost<'a, P> {
+    pub pose: &'a P,
+    pub alpha: f32,
+    pub past: bool,
+}
+
+/// A second character drawn with the first (A/B compare's B, a retarget source): its
+/// skeleton in magenta, its mesh (tinted when `tinted`), heat points on the main
+/// character's joints and two paths (A's green, B's magenta), in world space.
+pub struct Second<'a, P> {
+    pub model: &'a Model,
+    pub pose: &'a P,
+    /// Its GPU copy; `None` draws the skeleton only.
+    pub gpu: Option<OnGpu<'a>>,
+    pub tinted: bool,
+    /// Points to mark on the main character (world position, colour).
+    pub heat: Vec<(Vec3, [u8; 3])>,
+    pub paths: [&'a [Vec3]; 2],
+}
+
+/// Everything one frame shows.
+pub struct Frame<'a, P> {
+    pub camera: OrbitCamera,
+    pub grid: Option<Grid>,
+    /// The character's model and pose (overlays read them even while no GPU copy exists).
+    pub model: &'a Model,
+    pub pose: &'a P,
+    /// Its GPU copy: the mesh is drawn when present.
+    pub gpu: Option<OnGpu<'a>>,
+    pub skeleton: bool,
+    pub selected_joint: Option<usize>,
+    pub ghosts: Vec<Ghost<'a, P>>,
+    /// Draw the ghosts as skeletons / as translucent meshes.
+    pub ghost_skeletons: bool,
+    pub ghost_meshes: bool,
+    pub second: Option<Second<'a, P>>,
+    /// The root's path on the ground and where the root is now (world space).
+    pub trail: Option<(&'a [Vec3], Vec3)>,
+    pub locomotion: Option<(LocomotionDraw<'a>, LocomotionOverlays)>,
+    pub matching: Option<(MatchingDraw, MatchingOverlays)>,
+}
+
+impl<'a, P> Frame<'a, P> {
+    /// A frame of `model` in `pose` seen by `camera`, nothing else drawn.
+    pub fn new(camera: OrbitCamera, model: &'a Model, pose: &'a P) -> Self {
+        Self {
+            camera,
+            grid: None,
+            model,
+            pose,
+            gpu: None,
+            skeleton: false,
+            selected_joint: None,
+            ghosts: Vec::new(),
+            ghost_skeletons: false,
+            ghost_meshes: false,
+            second: None,
+            trail: None,
+            locomotion: None,
+            matching: None,
+        }
+    }
+}
+
+/// What a frame needs kept between frames: the overlay's buffers and one skinned
+/// instance per mesh ghost (grown as more ghosts show, dropped when the model changes).
+#[derive(Default)]
+pub struct SceneBuilder {
+    overlay: OverlayBatch,
+    /// Ghost instances and the upload ([`OnGpu::upload`]) they were made for.
+    ghost_instances: (u64, Vec<SkinnedInstances>),
+}
+
+impl SceneBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Writes `frame`'s poses to the GPU, fills the overlay, and calls `render` with the
+    /// scene (to record it into a view or read it back as an image).
+    pub fn draw<P: PoseMatrices, R>(
+        &mut self,
+        ctx: &GpuContext,
+        renderer: &mut Renderer,
+        frame: Frame<'_, P>,
+        render: impl FnOnce(&mut Renderer, &SceneView<'_>) -> Result<R, RenderError>,
+    ) -> Result<R, RenderError> {
+        let Frame {
+            camera,
+            grid,
+            model,
+            pose,
+            gpu,
+            skeleton,
+            selected_joint,
+            ghosts,
+            ghost_skeletons,
+            ghost_meshes,
+            second,
+            trail,
+            locomotion,
+            matching,
+        } = frame;
+        let overlay = &mut self.overlay;
+        overlay.clear();
+        if skeleton {
+            overlay.skeleton(model, pose, &SkeletonStyle::default());
+        }
+        if ghost_skeletons {
+            for g in ghosts.iter().filter(|g| g.alpha > 0.0) {
+                let a = (g.alpha * 255.0).round() as u8;
+                let (bone, joint) = if g.past { PAST } else { FUTURE };
+                overlay.skeleton(
+                    model,
+                    g.pose,
+                    &SkeletonStyle {
+                        bone_color: Rgba8([bone[0], bone[1], bone[2], a]),
+                        joint_color: Rgba8([joint[0], joint[1], joint[2], a]),
+                        joint_size_px: 4.0,
+                    },
+                );
+            }
+        }
+        if let Some(s) = &second {
+            for (at, [r, g, b]) in &s.heat {
+                overlay.point(*at, 8.0, Rgba8::rgb(*r, *g, *b), DepthTest::OnTop);
+            }
+            overlay.skeleton(
+                s.model,
+                s.pose,
+                &SkeletonStyle {
+                    bone_color: SECOND,
+                    joint_color: SECOND,
+                    joint_size_px: 4.0,
+                },
+            );
+            for (path, color) in s.paths.iter().zip([TRAIL, SECOND]) {
+                if path.len() >= 2 {
+                    overlay.polyline(path, color, DepthTest::Tested);
+                }
+            }
+        }
+        if let Some(j) = selected_joint {
+            overlay.joint_highlight(model, pose, j, Rgba8::rgb(90, 200, 255));
+        }
+        if let Some((path, root)) = &trail {
+            if path.len() >= 2 {
+                overlay.polyline(path, TRAIL, DepthTest::Tested);
+            }
+            overlay.point(*root, 7.0, TRAIL, DepthTest::OnTop);
+        }
+        if let Some((draw, flags)) = &locomotion {
+            if flags.any() {
+                overlay.locomotion(draw, flags);
+            }
+        }
+        if let Some((draw, flags)) = &matching {
+            overlay.matching(draw, flags);
+        }
+
+        // Meshes: the character, its ghosts, the second character.
+        let mut main = None;
+        let mut ghost_count = 0;
+        if let Some(OnGpu {
+            model: gm,
+            instances,
+            upload,
+        }) = gpu
+        {
+            instances.write_poses(&ctx.queue, gm, &[pose])?;
+            if ghost_meshes {
+                if self.ghost_instances.0 != upload {
+                    self.ghost_instances = (upload, Vec::new());
+                }
+                let made = &mut self.ghost_instances.1;
+                while made.len() < ghosts.len() {
+                    made.push(renderer.create_instances(ctx, gm, 1)?);
+                }
+                for (g, instances) in ghosts.iter().zip(made.iter_mut()) {
+                    instances.write_poses(&ctx.queue, gm, &[g.pose])?;
+                }
+                ghost_count = ghosts.len();
+            }
+            main = Some((gm, &*instances));
+        }
+        let mut second_mesh = None;
+        if let Some(Second {
+            gpu:
+                Some(OnGpu {
+                    model: gm,
+                    instances,
+                    ..
+                }),
+            pose,
+            tinted,
+            ..
+        }) = second
+        {
+            instances.write_poses(&ctx.queue, gm, &[pose])?;
+            second_mesh = Some((gm, &*instances, tinted));
+        }
+        let mut characters = Vec::new();
+        if let Some((gm, instances)) = main {
+            characters.push(CharacterDraw {
+                model: gm,
+                instances,
+                ghost: None,
+            });
+            for (g, instances) in ghosts.iter().zip(&self.ghost_instances.1).take(ghost_count) {
+                characters.push(CharacterDraw {
+                    model: gm,
+                    instances,
+                    ghost: Some(GhostTint {
+                        // Past warm, future cool, as the skeleton ghosts.
+                        tint: if g.past {
+                            [1.0, 0.55, 0.3]
+                        } else {
+                            [0.35, 0.65, 1.0]
+                        },
+                        opacity: g.alpha * 0.7,
+                    }),
+                });
+            }
+            if let Some((gm, instances, tinted)) = second_mesh {
+                // A retarget source is tinted: it is the reference, not the character.
+                characters.push(CharacterDraw {
+                    model: gm,
+                    instances,
+                    ghost: tinted.then_some(GhostTint {
+                        tint: [0.95, 0.55, 0.95],
+                        opacity: 0.85,
+                    }),
+                });
+            }
+        }
+        let scene = SceneView {
+            camera,
+            characters: &characters,
+            grid,
+            overlay: Some(&self.overlay),
+            background: Default::default(),
+        };
+        render(renderer, &scene)
+    }
+}
