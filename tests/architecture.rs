@@ -30,6 +30,19 @@ fn code_of(line: &str) -> &str {
     line.split("//").next().unwrap_or("")
 }
 
+/// `file`'s code without comments or whitespace (calls split over lines by rustfmt read
+/// as one).
+fn squeezed_code(file: &Path) -> String {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(code_of)
+        .collect::<String>()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
 /// Every `crate::NAME` in `code`, as NAME.
 fn crate_paths(code: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -232,14 +245,7 @@ fn the_ui_changes_the_stage_through_the_controller() {
     files.push(src().join("app/mod.rs"));
     let mut problems = Vec::new();
     for file in &files {
-        let text = std::fs::read_to_string(file).unwrap();
-        let code: String = text
-            .lines()
-            .map(code_of)
-            .collect::<String>()
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
+        let code = squeezed_code(file);
         for call in [
             ".timeline.set_",
             ".timeline.seek",
@@ -280,14 +286,7 @@ fn one_scene_builder_draws_the_window_and_the_cli() {
     let builders: Vec<String> = files
         .iter()
         .filter(|f| {
-            let code: String = std::fs::read_to_string(f)
-                .unwrap()
-                .lines()
-                .map(code_of)
-                .collect::<String>()
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
+            let code = squeezed_code(f);
             code.contains("SceneView{") && !code.contains("pubstructSceneView")
         })
         .map(|f| f.strip_prefix(src()).unwrap().display().to_string())
