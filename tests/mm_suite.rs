@@ -7,8 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use stridescope::cli::matching_trace::run_scenario;
+use stridescope::stage::character::Character;
 use stridescope::stage::matching::{MatchingDef, MatchingSession};
 use stridescope::stage::scenario::{Action, Scenario, ScenarioEvent};
+use stridescope::stage::source::{MatchingPlay, MotionSource};
 
 fn shared(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -53,8 +55,14 @@ fn suite(character: Option<&Path>) -> Vec<Row> {
         stridescope::stage::retarget::library_model(character, &[shared("mocap/bandai")], true)
             .unwrap();
     assert_eq!(files, 482);
-    let mut session = MatchingSession::new(&model, MatchingDef::default(), None).unwrap();
+    let session = MatchingSession::new(&model, MatchingDef::default(), None).unwrap();
     let (walk, run) = (session.walk_speed_mps, session.run_speed_mps);
+    let database_frames = session.db.frame_count();
+    let mut character = Character::new(model, None);
+    let mut play = MatchingPlay::new(session);
+    // The window's debugger list of dropped candidates: not needed here.
+    play.session.set_explain(false);
+    character.source = MotionSource::Matching(Box::new(play));
     let cases: Vec<(&'static str, Scenario)> = vec![
         ("straight walk", scenario(8.0, vec![mv(0.5, walk, 0.0)])),
         ("straight run", scenario(8.0, vec![mv(0.5, run, 0.0)])),
@@ -76,8 +84,7 @@ fn suite(character: Option<&Path>) -> Vec<Row> {
     ];
     let mut rows = Vec::new();
     for (name, s) in cases {
-        session.reset(&model).unwrap();
-        let (frames, summary) = run_scenario(&model, &mut session, &s).unwrap();
+        let (frames, summary) = run_scenario(&mut character, &s).unwrap();
         assert_eq!(frames.len() as f64, s.seconds * s.fps + 1.0);
         rows.push((
             name,
@@ -91,8 +98,7 @@ fn suite(character: Option<&Path>) -> Vec<Row> {
     }
     eprintln!(
         "{}: {} database frames, walk {walk:.2} m/s, run {run:.2} m/s",
-        model.source,
-        session.db.frame_count()
+        character.model.source, database_frames
     );
     eprintln!("| scenario | trajectory error mean / max (m) | jumps/s | mean dwell (s) | slide (m/cycle) | skating |");
     for r in &rows {

@@ -13,8 +13,10 @@ use serde::Serialize;
 
 use crate::anim::motion_matching::{MatcherInput, FEATURE_GROUPS};
 use crate::asset::{self, Model};
+use crate::stage::character::Character;
 use crate::stage::matching::{MatchingDef, MatchingSession};
 use crate::stage::scenario::{Action, Scenario, ScenarioEvent};
+use crate::stage::source::{MatchingPlay, MotionSource};
 
 use super::TraceArgs;
 
@@ -255,7 +257,7 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
     } else {
         args.file.as_deref()
     };
-    let mut session = MatchingSession::new(&model, def, cache_file)?;
+    let session = MatchingSession::new(&model, def, cache_file)?;
     let build_secs = started.elapsed().as_secs_f64();
     let scenario =
         scenario.unwrap_or_else(|| default_scenario(session.walk_speed_mps, session.run_speed_mps));
@@ -279,7 +281,20 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
             eprintln!("motion matching cache not used: {why}");
         }
     }
-    let (frames, summary) = run_scenario(&model, &mut session, &scenario)?;
+    let mut character = Character::new(model, args.file.clone());
+    character.source = MotionSource::Matching(Box::new(MatchingPlay::new(session)));
+    // MatchingPlay turns the debugger's list of dropped candidates on (the window shows
+    // it); a trace does not print it.
+    if let Some(m) = character.source.matching_mut() {
+        m.session.set_explain(false);
+    }
+    let (frames, summary) = run_scenario(&mut character, &scenario)?;
+    let model = &character.model;
+    let session = &character
+        .source
+        .matching()
+        .ok_or("motion matching stopped moving the character")?
+        .session;
     Ok(MatchingTraceReport {
         source: model.source.clone(),
         clips: session.db.clips().iter().map(|c| c.name.clone()).collect(),
@@ -359,17 +374,30 @@ pub fn text(r: &MatchingTraceReport) -> String {
     out
 }
 
-/// Runs `scenario` on `session` (a fresh or reset session of `model`): every frame's
-/// record and the summary. `trace --motion-matching` prints them; the scenario suite
-/// runs several on one database.
+/// Runs `scenario` on `character`, whose motion source must be motion matching, from
+/// the start (its session reset: standing at the origin with an empty recording): every
+/// frame's record and the summary. The character moves as in the window (its source's
+/// `advance` by one frame of wall time, then `evaluate`), with the scenario's input in
+/// place of the keys. `trace --motion-matching` prints them; the scenario suite runs
+/// several on one database.
 pub fn run_scenario(
-    model: &Model,
-    session: &mut MatchingSession,
+    character: &mut Character,
     scenario: &Scenario,
 ) -> Result<(Vec<MatchingTraceFrame>, MatchingSummary), String> {
-    session.dt_secs = 1.0 / scenario.fps;
-    let tags = session.db.tag_names().to_vec();
+    let not_matching = format!(
+        "{}: motion matching does not move this character",
+        character.model.source
+    );
+    let Some(m) = character.source.matching_mut() else {
+        return Err(not_matching);
+    };
+    let dt_secs = 1.0 / scenario.fps;
+    m.session.reset(&character.model)?;
+    m.session.dt_secs = dt_secs;
+    m.playing = true;
+    let tags = m.session.db.tag_names().to_vec();
     let mut inputs = ScenarioInputs::new(scenario.events.clone(), &tags)?;
+    let model = &character.model;
     let names: Vec<String> = model.clips.iter().map(|c| c.name().to_string()).collect();
     let count = (scenario.seconds * scenario.fps).round() as u64;
     let mut frames = Vec::with_capacity(count as usize + 1);
@@ -377,8 +405,19 @@ pub fn run_scenario(
     for i in 0..=count {
         let t = i as f64 / scenario.fps;
         let input = inputs.at(t, &tags);
-        let f = session.step(model, &input)?;
-        let (clip, clip_time_secs, world_from_root) = (f.clip, f.clip_time_secs, f.world_from_root);
+        if let Some(m) = character.source.matching_mut() {
+            m.scripted = Some(input);
+        }
+        character.advance(dt_secs, 0.0)?;
+        character.evaluate(false).map_err(|e| e.to_string())?;
+        let m = character
+            .source
+            .matching()
+            .ok_or_else(|| not_matching.clone())?;
+        let f = m
+            .session
+            .current()
+            .ok_or_else(|| format!("motion matching: frame {i} was not played"))?;
         let groups = f.group_costs.map(|g| {
             FEATURE_GROUPS
                 .iter()
@@ -406,11 +445,14 @@ pub fn run_scenario(
             desired_speed_mps: input.desired_velocity.length(),
         });
         slide.update(
-            model,
-            (clip, clip_time_secs, world_from_root),
-            session.pose(),
-            (i > 0).then_some(1.0 / scenario.fps),
-        )?;
+            &character.model,
+            (f.clip, f.clip_time_secs),
+            &character.pose.model_from_joint,
+            (i > 0).then_some(dt_secs),
+        );
+    }
+    if let Some(m) = character.source.matching_mut() {
+        m.scripted = None;
     }
     let jumps = frames.iter().filter(|f| f.jumped).count();
     let total = scenario.seconds;
@@ -446,7 +488,6 @@ struct SlideProbe {
     /// Last frame's feet (ankle, toe) in the world and whether each was down; reused.
     feet: Vec<(glam::Vec3, Option<glam::Vec3>)>,
     planted: Vec<bool>,
-    model_from_joint: Vec<glam::Mat4>,
 }
 
 impl SlideProbe {
@@ -461,34 +502,26 @@ impl SlideProbe {
             touchdowns: vec![0; n],
             feet: vec![(glam::Vec3::ZERO, None); n],
             planted: vec![false; n],
-            model_from_joint: vec![glam::Mat4::IDENTITY; model.skeleton.joint_count()],
         }
     }
 
-    /// One frame: the playing `(clip, clip seconds, placement)` and the local pose
-    /// `local`; `dt_secs` `None` for the first frame.
+    /// One frame: the playing `(clip, clip seconds)` and the pose's joints in the world
+    /// (`world_from_joint`); `dt_secs` `None` for the first frame.
     fn update(
         &mut self,
         model: &crate::asset::Model,
-        (clip, clip_time_secs, world_from_root): (usize, f64, crate::anim::GroundTransform),
-        local: &[crate::anim::Transform],
+        (clip, clip_time_secs): (usize, f64),
+        world_from_joint: &[glam::Mat4],
         dt_secs: Option<f64>,
-    ) -> Result<(), String> {
+    ) {
         if self.legs.is_empty() {
-            return Ok(());
+            return;
         }
-        crate::anim::LocalToModelJob {
-            parents: model.skeleton.parents(),
-            local,
-            model_from_root: world_from_root.to_mat4(),
-        }
-        .run(&mut self.model_from_joint)
-        .map_err(|e| e.to_string())?;
         // A clip whose analysis fails counts as having no foot down (a measure must not
         // stop the run).
         let analysis = model.clip_analysis(clip).ok();
         let duration = analysis.as_ref().map_or(0.0, |a| a.duration_secs);
-        let at = |j: usize| self.model_from_joint[j].w_axis.truncate();
+        let at = |j: usize| world_from_joint[j].w_axis.truncate();
         for (k, leg) in self.legs.iter().enumerate() {
             self.feet[k] = (at(leg.foot), leg.toe.map(at));
             let down = analysis
@@ -506,7 +539,6 @@ impl SlideProbe {
             &Default::default(),
             self.unit_scale,
         );
-        Ok(())
     }
 
     /// Gait cycles: the feet's mean touch-downs.

@@ -46,6 +46,9 @@ pub struct MatchingPlay {
     /// Jump-target constraints: bit masks over the database's tags.
     pub require_tags: u32,
     pub exclude_tags: u32,
+    /// A scripted run's input (a `trace --motion-matching` scenario), used instead of the
+    /// keys and the tag masks while set.
+    pub scripted: Option<MatcherInput>,
     /// Wall seconds not yet simulated (the simulation steps a fixed `session.dt_secs`).
     accumulated_secs: f64,
 }
@@ -61,6 +64,7 @@ impl MatchingPlay {
             keys: KeyInput::default(),
             require_tags: 0,
             exclude_tags: 0,
+            scripted: None,
             accumulated_secs: 0.0,
         }
     }
@@ -68,6 +72,9 @@ impl MatchingPlay {
     /// The input the held keys give, relative to `look_yaw_rad` (the direction the
     /// viewer looks, radians about +Y; 0 = towards +Z).
     pub fn input(&self, look_yaw_rad: f32) -> MatcherInput {
+        if let Some(input) = self.scripted {
+            return input;
+        }
         let s = &self.session;
         // The live state's facing: after a scrub, play continues from the newest frame.
         let yaw = s.live().state().sim.yaw;
