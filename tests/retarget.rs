@@ -447,6 +447,23 @@ fn a_map_file_overrides_the_automatic_map_and_names_its_errors() {
     let bad_bone = run(r#"(source: {"leftWing": "Hips"})"#);
     let e = String::from_utf8_lossy(&bad_bone.stderr);
     assert!(e.contains("'leftWing' is not a bone of the profile"), "{e}");
+    // A chain kept at the robot's rest pose: its arms hang as its rest has them (the
+    // walk's arms swing from there), the figures are still reported.
+    let kept = run(r#"(chains: {"leftArm": keep_rest, "rightArm": keep_rest})"#);
+    assert!(
+        kept.status.success(),
+        "{}",
+        String::from_utf8_lossy(&kept.stderr)
+    );
+    let bad_chain = run(r#"(chains: {"leftWing": keep_rest})"#);
+    let e = String::from_utf8_lossy(&bad_chain.stderr);
+    assert!(
+        e.contains("'leftWing' is not a chain (spine, neck, leftArm, rightArm, leftLeg, rightLeg)"),
+        "{e}"
+    );
+    let bad_pose = run("(chains: {\n\"leftArm\": t_pose})");
+    let e = String::from_utf8_lossy(&bad_pose.stderr);
+    assert!(e.contains("map.ron: line 2") && e.contains("t_pose"), "{e}");
     let bad_syntax = run("(target: {\n\"leftHand\" \"Palm1.L\"})");
     let e = String::from_utf8_lossy(&bad_syntax.stderr);
     assert!(e.contains("map.ron: line 2"), "{e}");
@@ -748,6 +765,24 @@ fn posed(skeleton: &Skeleton, turns: &[(&str, glam::Quat)]) -> Vec<Transform> {
     local
 }
 
+/// `skeleton`'s rest pose with both upper arms lowered 45 degrees (left about -Z, right
+/// about +Z).
+fn arms_lowered_45(skeleton: &Skeleton) -> Vec<Transform> {
+    posed(
+        skeleton,
+        &[
+            (
+                "LeftUpperArm",
+                glam::Quat::from_rotation_z(-45f32.to_radians()),
+            ),
+            (
+                "RightUpperArm",
+                glam::Quat::from_rotation_z(45f32.to_radians()),
+            ),
+        ],
+    )
+}
+
 /// Retargets the source pose `source_local` onto `target` (automatic maps).
 fn retarget_one(source: &Skeleton, target: &Skeleton, source_local: &[Transform]) -> Vec<Vec3> {
     let r = Retargeter::new(
@@ -829,22 +864,46 @@ fn a_t_pose_clip_on_an_a_pose_character_keeps_the_clips_arms() {
     assert_at(&p, &target, "RightHand", Vec3::new(-0.75, 1.35, 0.0));
     // Both arms lowered 45 degrees (left about -Z, right about +Z): the hands 0.55 m
     // along (+-cos 45, -sin 45, 0) from the shoulders, as the A-pose's rest has them.
-    let pose = posed(
-        &source,
-        &[
-            (
-                "LeftUpperArm",
-                glam::Quat::from_rotation_z(-45f32.to_radians()),
-            ),
-            (
-                "RightUpperArm",
-                glam::Quat::from_rotation_z(45f32.to_radians()),
-            ),
-        ],
-    );
+    let pose = arms_lowered_45(&source);
     let p = retarget_one(&source, &target, &pose);
     let d = 0.55 * std::f32::consts::FRAC_1_SQRT_2;
     assert_at(&p, &target, "LeftHand", Vec3::new(0.2 + d, 1.35 - d, 0.0));
+    assert_at(&p, &target, "RightHand", Vec3::new(-0.2 - d, 1.35 - d, 0.0));
+}
+
+/// The same pair with the left arm's retarget pose kept at the character's rest (A pose):
+/// the clip's T pose leaves that arm in its A pose (the source's arms have not moved from
+/// their reference), and lowered 45 degrees it hangs 45 degrees below the A pose (90 in
+/// all, straight down); the right arm still matches the clip.
+#[test]
+fn a_chain_kept_at_its_rest_pose_applies_the_clips_change_to_it() {
+    use stridescope::anim::retarget::{ChainPose, ChainPoses};
+    let source = humanoid(false, Vec3::X, &|_| glam::Quat::IDENTITY);
+    let down = Vec3::new(1.0, -1.0, 0.0).normalize();
+    let target = humanoid(false, down, &|_| glam::Quat::IDENTITY);
+    let mut chains = ChainPoses::default();
+    assert!(chains.set("leftArm", ChainPose::KeepRest));
+    assert!(!chains.set("leftWing", ChainPose::KeepRest));
+    let r = Retargeter::with_chain_poses(
+        &source,
+        &automap(&source).unwrap(),
+        &target,
+        &automap(&target).unwrap(),
+        &chains,
+    )
+    .unwrap();
+    let one = |pose: &[Transform]| {
+        let mut out = vec![Transform::IDENTITY; target.joint_count()];
+        r.retarget_pose(pose, false, &mut out).unwrap();
+        model_positions(&target, &out)
+    };
+    let d = 0.55 * std::f32::consts::FRAC_1_SQRT_2;
+    let p = one(source.rest_pose());
+    assert_at(&p, &target, "LeftHand", Vec3::new(0.2 + d, 1.35 - d, 0.0));
+    assert_at(&p, &target, "RightHand", Vec3::new(-0.75, 1.35, 0.0));
+    let pose = arms_lowered_45(&source);
+    let p = one(&pose);
+    assert_at(&p, &target, "LeftHand", Vec3::new(0.2, 1.35 - 0.55, 0.0));
     assert_at(&p, &target, "RightHand", Vec3::new(-0.2 - d, 1.35 - d, 0.0));
 }
 

@@ -178,6 +178,66 @@ fn a_picked_joint_is_applied_saved_loaded_and_reset() {
     let _ = std::fs::remove_dir_all(file.parent().unwrap());
 }
 
+/// The bone map's retarget pose per chain: keeping the demo's left arm at its rest pose
+/// is an edit (Apply makes the clips again, the arm then hangs as the rest has it and
+/// swings from there), it is saved with the map and read back.
+#[test]
+fn a_chains_retarget_pose_is_chosen_applied_and_saved() {
+    let mut h = harness();
+    h.state_mut().show_bone_map = true;
+    h.run_steps(2);
+    h.get_by_label("leftArm");
+    assert_eq!(h.query_all_by_value("match the source").count(), 6);
+    let hand_at = |h: &Harness<'static, Previewer>| {
+        let p = h.state();
+        let j = p.model().skeleton.find("hand_l").unwrap();
+        p.stage.main.pose.model_from_joint[j].w_axis.truncate()
+    };
+    let before = hand_at(&h);
+    // The left arm's combo (the third chain): keep its rest pose.
+    h.query_all_by_value("match the source")
+        .nth(2)
+        .unwrap()
+        .scroll_to_me();
+    // The scroll animates: let it settle before clicking where the combo box ends up.
+    h.run_steps(4);
+    h.query_all_by_value("match the source")
+        .nth(2)
+        .unwrap()
+        .click();
+    h.run_steps(2);
+    h.run_steps(2);
+    h.get_by_label("keep its rest pose").click();
+    h.run_steps(2);
+    let s = h.state().retarget.as_ref().unwrap();
+    assert!(s.map_edited);
+    assert_eq!(
+        s.map.chains.get("leftArm"),
+        Some(&stridescope::stage::retarget::ChainPoseDef::KeepRest)
+    );
+    assert_eq!(s.map.chains.len(), 1);
+    h.get_by_label("Apply map").click();
+    h.run_steps(2);
+    assert!(!h.state().retarget.as_ref().unwrap().map_edited);
+    // The demo's rest has its arms lower than the actor's reference pose: the left hand
+    // moved (the same frame, another retarget pose).
+    let after = hand_at(&h);
+    assert!(after.distance(before) > 0.05, "{before:?} -> {after:?}");
+    let file = temp("chains.ron");
+    h.state_mut().save_retarget_map(&file).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("keep_rest"), "{text}");
+    let read = MapFile::read(&file).unwrap();
+    assert_eq!(read, h.state().retarget.as_ref().unwrap().map);
+    // Back to matching the source: the default is not written.
+    h.state_mut().set_retarget_chain_pose(
+        "leftArm",
+        stridescope::stage::retarget::ChainPoseDef::MatchSource,
+    );
+    assert!(h.state().retarget.as_ref().unwrap().map.chains.is_empty());
+    let _ = std::fs::remove_file(&file);
+}
+
 /// The map and its clips belong to the character they were made on: opening another file
 /// forgets them, so applying a map there cannot cut that file's clips.
 #[test]

@@ -9,7 +9,9 @@ use serde::Serialize;
 
 use crate::anim::contacts::{detect_contacts, ContactSettings};
 use crate::anim::retarget::quality::{measure, with_virtual_toes};
-use crate::anim::retarget::{automap, RetargetMap, RetargetOptions, Retargeter, BONES};
+use crate::anim::retarget::{
+    automap, ChainPose, ChainPoses, RetargetMap, RetargetOptions, Retargeter, BONES, POSE_CHAINS,
+};
 use crate::anim::Clip;
 use crate::asset::Model;
 
@@ -51,13 +53,36 @@ pub struct RetargetReport {
     pub out: Option<String>,
 }
 
-/// A map file: per side, VRM bone name -> joint name.
+/// A map file: per side, VRM bone name -> joint name, and the retarget pose per chain.
 #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, Serialize)]
 pub struct MapFile {
     #[serde(default)]
     pub source: std::collections::BTreeMap<String, String>,
     #[serde(default)]
     pub target: std::collections::BTreeMap<String, String>,
+    /// The target's retarget pose per chain (`spine`, `neck`, `leftArm`, `rightArm`,
+    /// `leftLeg`, `rightLeg`); a chain not listed matches the source.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub chains: std::collections::BTreeMap<String, ChainPoseDef>,
+}
+
+/// [`ChainPose`] as a map file spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChainPoseDef {
+    /// Bones turned to point as the source's reference pose points them (the default).
+    MatchSource,
+    /// The character's own rest pose.
+    KeepRest,
+}
+
+impl From<ChainPoseDef> for ChainPose {
+    fn from(d: ChainPoseDef) -> Self {
+        match d {
+            ChainPoseDef::MatchSource => ChainPose::MatchSource,
+            ChainPoseDef::KeepRest => ChainPose::KeepRest,
+        }
+    }
 }
 
 impl MapFile {
@@ -67,6 +92,20 @@ impl MapFile {
             .map_err(|e| format!("{}: {e}", path.display()))?;
         std::fs::write(path, text + "\n")
             .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    }
+
+    /// The chains' retarget poses; an unknown chain name is an error naming it.
+    pub fn chain_poses(&self) -> Result<ChainPoses, String> {
+        let mut poses = ChainPoses::default();
+        for (chain, pose) in &self.chains {
+            if !poses.set(chain, (*pose).into()) {
+                return Err(format!(
+                    "map: chains: '{chain}' is not a chain ({})",
+                    POSE_CHAINS.join(", ")
+                ));
+            }
+        }
+        Ok(poses)
     }
 
     /// Reads a map file; errors name the file and the line.
@@ -154,8 +193,14 @@ pub fn retarget_models_with(
 ) -> Result<(Vec<Clip>, RetargetReport), String> {
     let source_map = map_of(source, "source", &given.source)?;
     let target_map = map_of(target, "target", &given.target)?;
-    let r = Retargeter::new(&source.skeleton, &source_map, &target.skeleton, &target_map)
-        .map_err(|e| format!("{} onto {}: {e}", source.source, target.source))?;
+    let r = Retargeter::with_chain_poses(
+        &source.skeleton,
+        &source_map,
+        &target.skeleton,
+        &target_map,
+        &given.chain_poses()?,
+    )
+    .map_err(|e| format!("{} onto {}: {e}", source.source, target.source))?;
     let mapping = BONES
         .iter()
         .filter_map(|&bone| {

@@ -34,6 +34,75 @@ impl Default for RetargetOptions {
     }
 }
 
+/// The chains whose retarget pose is chosen per chain ([`ChainPose`]), by name.
+pub const POSE_CHAINS: [&str; 6] = [
+    "spine", "neck", "leftArm", "rightArm", "leftLeg", "rightLeg",
+];
+
+/// The chain ([`POSE_CHAINS`]) profile bone `bone` belongs to (hips with the spine, head
+/// with the neck, shoulders and hands with the arms, feet and toes with the legs).
+pub fn pose_chain_of(bone: &str) -> Option<&'static str> {
+    let side = |left: &'static str, right: &'static str| {
+        if bone.starts_with("left") {
+            Some(left)
+        } else if bone.starts_with("right") {
+            Some(right)
+        } else {
+            None
+        }
+    };
+    match bone {
+        "hips" | "spine" | "chest" | "upperChest" => Some("spine"),
+        "neck" | "head" => Some("neck"),
+        b if ["Shoulder", "Arm", "Hand"].iter().any(|k| b.contains(k)) => {
+            side("leftArm", "rightArm")
+        }
+        b if ["Leg", "Foot", "Toes"].iter().any(|k| b.contains(k)) => side("leftLeg", "rightLeg"),
+        _ => None,
+    }
+}
+
+/// How a chain of the target stands in its retarget pose (the pose the source's change
+/// from its own reference pose is applied to).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChainPose {
+    /// Each bone turned to point the way the source's reference pose points it (in the
+    /// aligned frame): an A-pose character and a T-pose clip then agree, the clip's arms
+    /// move as the clip's do.
+    #[default]
+    MatchSource,
+    /// The character's own rest pose: the source's changes are applied to it as they are
+    /// (an A-pose character keeps its arms lower than a T-pose clip's by the difference).
+    /// For chains whose automatic turn twists a rig's bones, or to keep a pose on purpose.
+    KeepRest,
+}
+
+/// The retarget pose of each chain of [`POSE_CHAINS`] (same order).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChainPoses(pub [ChainPose; 6]);
+
+impl ChainPoses {
+    /// The choice for `chain` ([`POSE_CHAINS`] name; an unknown name is
+    /// [`ChainPose::MatchSource`]).
+    pub fn get(&self, chain: &str) -> ChainPose {
+        POSE_CHAINS
+            .iter()
+            .position(|c| *c == chain)
+            .map_or(ChainPose::MatchSource, |i| self.0[i])
+    }
+
+    /// Sets `chain`'s choice; false when `chain` is not one of [`POSE_CHAINS`].
+    pub fn set(&mut self, chain: &str, pose: ChainPose) -> bool {
+        match POSE_CHAINS.iter().position(|c| *c == chain) {
+            Some(i) => {
+                self.0[i] = pose;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 /// Everything fixed for one source/target pair: the maps, the retarget poses and the
 /// frame that aligns the two characters' facings.
 #[derive(Clone, Debug)]
@@ -146,7 +215,8 @@ fn leg_length(p: &[Mat4], legs: &[LegChain]) -> f32 {
 }
 
 impl Retargeter {
-    /// Prepares retargeting from `source` (mapped by `source_map`) onto `target`.
+    /// Prepares retargeting from `source` (mapped by `source_map`) onto `target`, every
+    /// chain's retarget pose matching the source ([`ChainPose::MatchSource`]).
     ///
     /// Errors: either map lacks the hips or the legs; a pose is not finite; the legs have
     /// no length.
@@ -155,6 +225,23 @@ impl Retargeter {
         source_map: &RetargetMap,
         target: &Skeleton,
         target_map: &RetargetMap,
+    ) -> Result<Self, AnimError> {
+        Self::with_chain_poses(
+            source,
+            source_map,
+            target,
+            target_map,
+            &ChainPoses::default(),
+        )
+    }
+
+    /// [`Self::new`] with each chain's retarget pose chosen in `chain_poses`.
+    pub fn with_chain_poses(
+        source: &Skeleton,
+        source_map: &RetargetMap,
+        target: &Skeleton,
+        target_map: &RetargetMap,
+        chain_poses: &ChainPoses,
     ) -> Result<Self, AnimError> {
         let missing = |what: &str| AnimError::OutOfRange {
             what: "retargeting".into(),
@@ -214,6 +301,10 @@ impl Retargeter {
             .map(|l| (l.calf, l.foot, model[l.calf].inverse() * model[l.foot]))
             .collect();
         for (bone, children) in CHAINS {
+            let keep = pose_chain_of(bone).map(|c| chain_poses.get(c));
+            if keep == Some(ChainPose::KeepRest) {
+                continue;
+            }
             let (Some(sj), Some(tj)) = (source_map.joint(bone), target_map.joint(bone)) else {
                 continue;
             };
@@ -678,4 +769,24 @@ fn twist_about_y(q: Quat) -> Quat {
 fn yaw_between(from: Vec3, to: Vec3) -> Quat {
     let yaw = from.cross(to).y.atan2(from.dot(to));
     Quat::from_rotation_y(yaw)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_bone_belongs_to_one_pose_chain() {
+        for bone in BONES {
+            let chain = pose_chain_of(bone).unwrap_or_else(|| panic!("{bone}"));
+            assert!(POSE_CHAINS.contains(&chain), "{bone}: {chain}");
+        }
+        assert_eq!(pose_chain_of("hips"), Some("spine"));
+        assert_eq!(pose_chain_of("head"), Some("neck"));
+        assert_eq!(pose_chain_of("leftShoulder"), Some("leftArm"));
+        assert_eq!(pose_chain_of("rightHand"), Some("rightArm"));
+        assert_eq!(pose_chain_of("leftToes"), Some("leftLeg"));
+        assert_eq!(pose_chain_of("rightUpperLeg"), Some("rightLeg"));
+        assert_eq!(pose_chain_of("tail"), None);
+    }
 }

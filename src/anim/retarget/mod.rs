@@ -23,7 +23,7 @@ pub mod mirror;
 pub mod quality;
 
 pub use automap::{automap, automap_partial, MappedBone, RetargetMap};
-pub use job::{RetargetOptions, Retargeter};
+pub use job::{pose_chain_of, ChainPose, ChainPoses, RetargetOptions, Retargeter, POSE_CHAINS};
 
 /// The humanoid profile: VRM's bone names, parents first within each chain.
 pub const BONES: [&str; 22] = [

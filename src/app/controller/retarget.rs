@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::stage::retarget::{retarget_models_with, MapFile, RetargetReport};
+use crate::stage::retarget::{retarget_models_with, ChainPoseDef, MapFile, RetargetReport};
 
 /// Which side of the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,12 +73,34 @@ impl Previewer {
         }
     }
 
+    /// Chooses chain `chain`'s retarget pose ([`crate::anim::retarget::POSE_CHAINS`]
+    /// names; matching the source is the default and is not written to the map);
+    /// [`Self::apply_retarget_map`] uses it.
+    pub fn set_retarget_chain_pose(&mut self, chain: &str, pose: ChainPoseDef) {
+        let Some(s) = self.retarget.as_mut() else {
+            return;
+        };
+        if !crate::anim::retarget::POSE_CHAINS.contains(&chain) {
+            return;
+        }
+        let before = s.map.chains.get(chain).copied();
+        match pose {
+            ChainPoseDef::MatchSource => s.map.chains.remove(chain),
+            other => s.map.chains.insert(chain.to_string(), other),
+        };
+        if s.map.chains.get(chain).copied() != before {
+            s.map_edited = true;
+        }
+    }
+
     /// Forgets every joint picked in the map: the name tables and the skeleton's shape
-    /// decide again on the next [`Self::apply_retarget_map`].
+    /// decide again on the next [`Self::apply_retarget_map`] (the chains' retarget poses
+    /// stay as chosen).
     pub fn reset_retarget_map(&mut self) {
         if let Some(s) = self.retarget.as_mut() {
             let had = !s.map.source.is_empty() || !s.map.target.is_empty();
-            s.map = Default::default();
+            s.map.source.clear();
+            s.map.target.clear();
             s.map_edited |= had;
         }
     }

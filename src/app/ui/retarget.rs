@@ -5,7 +5,9 @@
 use egui::{Color32, RichText};
 
 use super::Previewer;
+use crate::anim::retarget::POSE_CHAINS;
 use crate::app::controller::{Action, MapSide};
+use crate::stage::retarget::ChainPoseDef;
 
 /// Below this contact agreement (0..1) the feet plant at other times than the source's.
 const AGREEMENT_WARN: f32 = 0.8;
@@ -134,8 +136,16 @@ fn mapping_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             )
         })
         .collect();
+    let chain_poses: Vec<(&'static str, ChainPoseDef)> = POSE_CHAINS
+        .iter()
+        .map(|&c| {
+            let pose = s.map.chains.get(c).copied();
+            (c, pose.unwrap_or(ChainPoseDef::MatchSource))
+        })
+        .collect();
     let edited = s.map_edited;
     let mut changes: Vec<(MapSide, &'static str, Option<String>)> = Vec::new();
+    let mut pose_changes: Vec<(&'static str, ChainPoseDef)> = Vec::new();
     ui.label(RichText::new("Bone map").strong())
         .on_hover_text("each humanoid bone (VRM names) with the source's and the character's joint; pick another joint to correct it");
     egui::ScrollArea::vertical()
@@ -175,9 +185,34 @@ fn mapping_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                         ui.end_row();
                     }
                 });
+            ui.add_space(6.0);
+            ui.label(RichText::new("Retarget pose").strong()).on_hover_text(
+                "the pose the source's movement is applied to, per chain: turned to match the source's reference pose (an A-pose character then follows a T-pose clip's arms), or the character's own rest pose",
+            );
+            egui::Grid::new("retarget_chain_poses").show(ui, |ui| {
+                for (chain, current) in &chain_poses {
+                    ui.label(*chain);
+                    let mut picked = *current;
+                    egui::ComboBox::from_id_salt(format!("chain_pose_{chain}"))
+                        .selected_text(chain_pose_label(*current))
+                        .width(160.0)
+                        .show_ui(ui, |ui| {
+                            for option in [ChainPoseDef::MatchSource, ChainPoseDef::KeepRest] {
+                                ui.selectable_value(&mut picked, option, chain_pose_label(option));
+                            }
+                        });
+                    if picked != *current {
+                        pose_changes.push((chain, picked));
+                    }
+                    ui.end_row();
+                }
+            });
         });
     for (side, bone, joint) in changes {
         p.set_retarget_bone(side, bone, joint);
+    }
+    for (chain, pose) in pose_changes {
+        p.set_retarget_chain_pose(chain, pose);
     }
     ui.horizontal_wrapped(|ui| {
         if ui
@@ -207,4 +242,12 @@ fn mapping_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             p.actions.push(Action::LoadRetargetMapDialog);
         }
     });
+}
+
+/// How the bone map names a chain's retarget pose.
+fn chain_pose_label(pose: ChainPoseDef) -> &'static str {
+    match pose {
+        ChainPoseDef::MatchSource => "match the source",
+        ChainPoseDef::KeepRest => "keep its rest pose",
+    }
 }
