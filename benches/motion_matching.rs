@@ -1,12 +1,14 @@
 //! Motion matching: `cargo bench --bench motion_matching`.
 //!
-//! - `mm_search/{brute_force,accelerated,accelerated_top1}/N`: one search of a database
+//! - `mm_search/{reference,brute_force,accelerated,accelerated_top1}/N`: one search of a database
 //!   of about N frames (the demo's locomotion set, 473 frames, repeated), for a query
 //!   that is a database frame plus noise (as at run time: near the data). Top 8
 //!   candidates (what the debugger lists) unless `_top1`. Queries cycle through 256.
 //!   Exact copies tie with each other, which no bound can prune; `_jittered` moves every
 //!   copy by up to 5% of a standard deviation, like the distinct frames of a real
-//!   library. `runtime_*`: the queries a session really searched with (30 s of walking,
+//!   library. `reference` scores one frame at a time (the oracle), `brute_force` eight
+//!   frames per step, `accelerated` skips boxes and stops a block's sums early; all three
+//!   return the same list. `runtime_*`: the queries a session really searched with (30 s of walking,
 //!   running, turning and stopping), instead of noisy frames.
 //! - `mm_build/*`: building the database (sampling every clip at 30 Hz, features,
 //!   normalisation, bounds), in parallel on this machine's cores.
@@ -20,7 +22,8 @@ use std::path::Path;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use glam::Vec2;
 use stridescope::anim::motion_matching::{
-    search_accelerated, search_brute_force, Database, MatcherInput, SearchParams,
+    search_accelerated, search_brute_force, search_reference, Candidate, Database, MatcherInput,
+    SearchParams,
 };
 use stridescope::asset::{self, demo, Model};
 use stridescope::stage::matching::{ClipSet, MatchingDef, MatchingSession};
@@ -115,12 +118,16 @@ fn search(c: &mut Criterion) {
             (db.frame_count() as f64 / 1000.0).round(),
             if jitter > 0.0 { "_jittered" } else { "" }
         );
-        for (name, top_n, fast, qs) in [
-            ("brute_force", 8, false, &noisy),
-            ("accelerated", 8, true, &noisy),
-            ("accelerated_top1", 1, true, &noisy),
-            ("runtime_brute_force", 8, false, &runtime),
-            ("runtime_accelerated", 8, true, &runtime),
+        type Search = fn(&Database, &SearchParams<'_>) -> Vec<Candidate>;
+        let (reference, brute, fast): (Search, Search, Search) =
+            (search_reference, search_brute_force, search_accelerated);
+        for (name, top_n, search, qs) in [
+            ("reference", 8, reference, &noisy),
+            ("brute_force", 8, brute, &noisy),
+            ("accelerated", 8, fast, &noisy),
+            ("accelerated_top1", 1, fast, &noisy),
+            ("runtime_brute_force", 8, brute, &runtime),
+            ("runtime_accelerated", 8, fast, &runtime),
         ] {
             let mut i = 0;
             g.bench_function(BenchmarkId::new(name, &label), |b| {
@@ -135,11 +142,7 @@ fn search(c: &mut Criterion) {
                         exclude_tags: 0,
                         top_n,
                     };
-                    black_box(if fast {
-                        search_accelerated(&db, &p)
-                    } else {
-                        search_brute_force(&db, &p)
-                    })
+                    black_box(search(&db, &p))
                 })
             });
         }

@@ -6,6 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
+use stridescope::anim::motion_matching::{
+    search_accelerated, search_brute_force, search_reference, Database, Playing, SearchParams,
+};
 use stridescope::cli::matching_trace::run_scenario;
 use stridescope::stage::character::Character;
 use stridescope::stage::matching::{MatchingDef, MatchingSession};
@@ -46,6 +49,56 @@ fn scenario(seconds: f64, events: Vec<ScenarioEvent>) -> Scenario {
     }
 }
 
+/// The block search and the box search with early exit return the reference's list, bit
+/// for bit, on the full library: queries near random frames (as after a jump) and the
+/// frames of one take in order (steady playback), with and without a playing clip.
+fn searches_agree(db: &Database) {
+    let n = db.frame_count();
+    // xorshift64: the same queries every run.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for i in 0..400usize {
+        let base = if i < 200 {
+            (next() % n as u64) as usize
+        } else {
+            (n / 3 + (i - 200) * 2) % n
+        };
+        let q: Vec<f32> = db
+            .frame_features(base)
+            .iter()
+            .map(|v| {
+                v + if i < 200 {
+                    ((next() >> 40) as f32 / 16_777_216.0 - 0.5) * 0.6
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let playing = (i % 2 == 0).then(|| Playing {
+            source: (next() % db.clips().len() as u64) as usize,
+            time_secs: 0.5,
+        });
+        let p = SearchParams {
+            query: &q,
+            playing,
+            current_clip_bias: -0.3,
+            exclude_window_secs: 0.25,
+            require_tags: 0,
+            exclude_tags: 0,
+            top_n: [1, 8][i % 2],
+        };
+        let want = search_reference(db, &p);
+        assert!(!want.is_empty());
+        assert_eq!(search_brute_force(db, &p), want, "query {i}");
+        assert_eq!(search_accelerated(db, &p), want, "query {i}");
+    }
+}
+
 /// Per scenario: (name, mean trajectory error m, max m, jumps per second, mean dwell s,
 /// slide m per cycle, skating ratio).
 type Row = (&'static str, f64, f32, f64, f64, f64, f64);
@@ -57,6 +110,7 @@ fn suite(character: Option<&Path>) -> Vec<Row> {
     assert_eq!(files, 482);
     let session = MatchingSession::new(&model, MatchingDef::default(), None).unwrap();
     let (walk, run) = (session.walk_speed_mps, session.run_speed_mps);
+    searches_agree(&session.db);
     let database_frames = session.db.frame_count();
     let mut character = Character::new(model, None);
     let mut play = MatchingPlay::new(session);

@@ -199,6 +199,10 @@ pub struct Database {
     pub(super) scale: Vec<f32>,
     /// Normalised, weighted features (`frames × dims`).
     pub(super) features: Vec<f32>,
+    /// The same features in blocks of [`LANES`] frames, dimension-major within a block
+    /// (`[block][dim][lane]`; the last block padded with zeros), for the search that
+    /// scores [`LANES`] frames per step.
+    pub(super) blocks: Vec<[f32; LANES]>,
     pub(super) small_boxes: Vec<FrameBox>,
     pub(super) large_boxes: Vec<FrameBox>,
 }
@@ -206,6 +210,8 @@ pub struct Database {
 /// Frames per small bounding box and small boxes per large one (as in "Learned Motion
 /// Matching": 16 and 64 frames).
 pub(super) const SMALL_BOX: usize = 16;
+/// Frames scored together by the block search (a small box is two blocks).
+pub const LANES: usize = 8;
 pub(super) const LARGE_BOX: usize = 64;
 
 /// Half the central-difference interval of the velocity features.
@@ -499,6 +505,7 @@ impl Database {
             group_std,
             scale: vec![1.0; dims],
             features: Vec::new(),
+            blocks: Vec::new(),
             small_boxes: Vec::new(),
             large_boxes: Vec::new(),
         };
@@ -524,8 +531,22 @@ impl Database {
             self.normalize_into(row, out);
         }
         self.features = features;
+        self.blocks = self.blocks();
         self.small_boxes = self.boxes(SMALL_BOX);
         self.large_boxes = self.boxes(LARGE_BOX);
+    }
+
+    fn blocks(&self) -> Vec<[f32; LANES]> {
+        let dims = self.dims;
+        let n = self.frames.len().div_ceil(LANES);
+        let mut out = vec![[0.0f32; LANES]; n * dims];
+        for f in 0..self.frames.len() {
+            let (b, lane) = (f / LANES, f % LANES);
+            for (d, &v) in self.frame_features(f).iter().enumerate() {
+                out[b * dims + d][lane] = v;
+            }
+        }
+        out
     }
 
     fn boxes(&self, size: usize) -> Vec<FrameBox> {

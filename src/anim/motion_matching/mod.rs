@@ -34,5 +34,5 @@ pub use matcher::{
 };
 pub use search::{
     dropped_candidates, frame_cost, group_costs, search_accelerated, search_accelerated_counted,
-    search_brute_force, Candidate, DropReason, Playing, SearchParams,
+    search_brute_force, search_reference, Candidate, DropReason, Playing, SearchParams,
 };

@@ -1,9 +1,17 @@
-//! Searching the database: the `N` lowest-cost frames for a query, by brute force (the
-//! reference) or with bounding boxes over runs of 64 and 16 consecutive frames (as in
-//! "Learned Motion Matching"), which skip a run whose lower bound already exceeds the
-//! `N`-th best cost. Both visit frames in the same order with the same arithmetic, and a
-//! box is skipped only when its bound is strictly above the current `N`-th cost, so
-//! they return the same list, bit for bit (ties go to the lower frame index).
+//! Searching the database: the `N` lowest-cost frames for a query. Three searches return
+//! the same list, bit for bit (ties go to the lower frame index):
+//! - [`search_reference`]: every frame scored one at a time; the oracle.
+//! - [`search_brute_force`]: every frame scored, [`LANES`] frames per step from the
+//!   database's blocks (structure of arrays: each step loads one dimension of eight
+//!   frames, which the compiler turns into vector instructions); each lane sums its
+//!   frame's dimensions in the same order as the reference, so each cost is the same
+//!   float.
+//! - [`search_accelerated`]: bounding boxes over runs of 64 and 16 consecutive frames (as
+//!   in "Learned Motion Matching" and orangeduck/Motion-Matching) skip a run whose lower
+//!   bound is above the `N`-th best cost; inside a run, a block stops summing once every
+//!   lane's running cost is above it (the early exit). Squared terms are >= 0 and float
+//!   addition is monotone, so a running sum never exceeds the full one: what is skipped
+//!   could not have entered the list.
 //!
 //! The cost of a frame is the squared distance between the query and the frame's
 //! normalised, weighted features (dimensions summed in order), plus
@@ -11,7 +19,7 @@
 //! playing clip within `exclude_window_secs` of its time are skipped: the caller
 //! compares against continuing instead.
 
-use super::database::{Database, FrameBox};
+use super::database::{Database, FrameBox, LANES};
 use super::FEATURE_GROUPS;
 
 /// What is playing now, for the continuity rules.
@@ -96,10 +104,12 @@ fn distance(q: &[f32], f: &[f32]) -> f32 {
 
 /// A lower bound of [`distance`] to any point in the box, with the same summation order
 /// (floating-point rounding is monotone, so it is a bound of the computed value too).
+/// Stops early, returning the running sum, once `sum + min_bias > bound` (the box is out
+/// whatever the rest adds).
 #[inline]
-fn box_distance(q: &[f32], b: &FrameBox) -> f32 {
+fn box_distance(q: &[f32], b: &FrameBox, min_bias: f32, bound: f32) -> f32 {
     let mut sum = 0.0f32;
-    for ((&v, &lo), &hi) in q.iter().zip(&b.lo).zip(&b.hi) {
+    for (k, ((&v, &lo), &hi)) in q.iter().zip(&b.lo).zip(&b.hi).enumerate() {
         let d = if v < lo {
             lo - v
         } else if v > hi {
@@ -108,8 +118,37 @@ fn box_distance(q: &[f32], b: &FrameBox) -> f32 {
             0.0
         };
         sum += d * d;
+        if k % 8 == 7 && sum + min_bias > bound {
+            return sum;
+        }
     }
     sum
+}
+
+/// Squared distances of the [`LANES`] frames of a block (`dims` rows of one dimension
+/// of each frame) to the query: lane `l` sums frame `l`'s dimensions in order, as
+/// [`distance`] does, so it is the same float. With `exit = Some((min_bias, bound))` it
+/// returns `None` as soon as every lane's running sum plus `min_bias` is above `bound`
+/// (checked every 8 dimensions).
+#[inline]
+fn block_distances(
+    q: &[f32],
+    block: &[[f32; LANES]],
+    exit: Option<(f32, f32)>,
+) -> Option<[f32; LANES]> {
+    let mut acc = [0.0f32; LANES];
+    for (k, (&v, row)) in q.iter().zip(block).enumerate() {
+        for l in 0..LANES {
+            let d = row[l] - v;
+            acc[l] += d * d;
+        }
+        if let Some((min_bias, bound)) = exit {
+            if k % 8 == 7 && acc.iter().all(|&a| a + min_bias > bound) {
+                return None;
+            }
+        }
+    }
+    Some(acc)
 }
 
 /// Why a frame was kept out of a search (the debugger lists such frames that would have
@@ -256,15 +295,54 @@ impl Rules<'_> {
             top.offer(Candidate { frame: f, cost });
         }
     }
+
+    /// The smallest bias any frame can get.
+    fn min_bias_any(&self) -> f32 {
+        match self.p.playing {
+            Some(_) => self.p.current_clip_bias.min(0.0),
+            None => 0.0,
+        }
+    }
+
+    /// Scores block `b`'s frames and offers them in frame order. With `early_exit` the
+    /// block is dropped once no lane can beat the list's bound. A frame whose distance
+    /// plus the smallest bias is already above the bound is not looked up (its rules
+    /// cannot make it cheaper).
+    fn visit_block(&self, b: usize, top: &mut TopN, early_exit: bool) {
+        let dims = self.db.dims;
+        let min_bias = self.min_bias_any();
+        let exit = (early_exit && top.bound().is_finite()).then(|| (min_bias, top.bound()));
+        let Some(acc) = block_distances(
+            self.p.query,
+            &self.db.blocks[b * dims..(b + 1) * dims],
+            exit,
+        ) else {
+            return;
+        };
+        let first = b * LANES;
+        let count = LANES.min(self.db.frames.len() - first);
+        for (l, &d) in acc.iter().enumerate().take(count) {
+            if d + min_bias > top.bound() {
+                continue;
+            }
+            if let Some(bias) = self.bias(first + l) {
+                top.offer(Candidate {
+                    frame: first + l,
+                    cost: d + bias,
+                });
+            }
+        }
+    }
 }
 
 fn check(db: &Database, p: &SearchParams<'_>) -> bool {
     p.query.len() == db.dims && p.query.iter().all(|v| v.is_finite())
 }
 
-/// Every frame scored; the reference. Empty when the query has the wrong length or is
-/// not finite, or no frame qualifies.
-pub fn search_brute_force(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate> {
+/// Every frame scored one at a time: the reference the other searches are tested
+/// against. Empty when the query has the wrong length or is not finite, or no frame
+/// qualifies.
+pub fn search_reference(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate> {
     if !check(db, p) {
         return Vec::new();
     }
@@ -272,6 +350,19 @@ pub fn search_brute_force(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate>
     let mut top = TopN::new(p.top_n);
     for f in 0..db.frames.len() {
         rules.visit(f, &mut top);
+    }
+    top.items
+}
+
+/// Every frame scored, [`LANES`] at a time: [`search_reference`]'s list.
+pub fn search_brute_force(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate> {
+    if !check(db, p) {
+        return Vec::new();
+    }
+    let rules = Rules { db, p };
+    let mut top = TopN::new(p.top_n);
+    for b in 0..db.frames.len().div_ceil(LANES) {
+        rules.visit_block(b, &mut top, false);
     }
     top.items
 }
@@ -292,19 +383,26 @@ pub fn search_accelerated_counted(db: &Database, p: &SearchParams<'_>) -> (Vec<C
     let rules = Rules { db, p };
     let mut top = TopN::new(p.top_n);
     let per_large = super::database::LARGE_BOX / super::database::SMALL_BOX;
+    // Small boxes are whole blocks (they start at multiples of SMALL_BOX).
+    const _: () = assert!(super::database::SMALL_BOX % LANES == 0);
+    let outside = |b: &FrameBox, top: &TopN| {
+        let (min_bias, bound) = (rules.min_bias(b), top.bound());
+        box_distance(p.query, b, min_bias, bound) + min_bias > bound
+    };
     for (li, large) in db.large_boxes.iter().enumerate() {
-        if box_distance(p.query, large) + rules.min_bias(large) > top.bound() {
+        if outside(large, &top) {
             continue;
         }
         let smalls =
             &db.small_boxes[li * per_large..((li + 1) * per_large).min(db.small_boxes.len())];
         for small in smalls {
-            if box_distance(p.query, small) + rules.min_bias(small) > top.bound() {
+            if outside(small, &top) {
                 continue;
             }
             visited += small.frames.len();
-            for f in small.frames.clone() {
-                rules.visit(f, &mut top);
+            let blocks = small.frames.start / LANES..small.frames.end.div_ceil(LANES);
+            for b in blocks {
+                rules.visit_block(b, &mut top, true);
             }
         }
     }
