@@ -384,7 +384,7 @@ pub fn search_accelerated_counted(db: &Database, p: &SearchParams<'_>) -> (Vec<C
     let mut top = TopN::new(p.top_n);
     let per_large = super::database::LARGE_BOX / super::database::SMALL_BOX;
     // Small boxes are whole blocks (they start at multiples of SMALL_BOX).
-    const _: () = assert!(super::database::SMALL_BOX % LANES == 0);
+    const _: () = assert!(super::database::SMALL_BOX.is_multiple_of(LANES));
     let outside = |b: &FrameBox, top: &TopN| {
         let (min_bias, bound) = (rules.min_bias(b), top.bound());
         box_distance(p.query, b, min_bias, bound) + min_bias > bound
