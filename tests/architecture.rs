@@ -149,27 +149,75 @@ fn the_animation_core_is_pure_cpu_and_uses_no_other_layer() {
     assert_layer("anim", 8, &["anim"], &forbidden);
 }
 
-#[test]
-fn the_animation_core_returns_typed_errors() {
-    // Jobs and constructors of the core say what was wrong in a type callers can match
-    // (`AnimError`, `LegError`, `StateMachineError`...), never in a bare string.
+/// Every `Result<_, String>` in the code (not comments) of the files under `src/<layer>`,
+/// as `FILE:LINE: LINE`.
+fn string_errors(layer: &str) -> Vec<String> {
     let mut files = Vec::new();
-    rust_files(&src().join("anim"), &mut files);
+    rust_files(&src().join(layer), &mut files);
+    assert!(!files.is_empty(), "no modules under src/{layer}");
     let mut problems = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
         for (n, line) in text.lines().enumerate() {
-            let code = code_of(line);
-            if let Some(i) = code.find("Result<") {
-                if code[i..].contains(", String>") {
-                    problems.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
-                }
+            if returns_string_error(code_of(line)) {
+                problems.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
             }
         }
     }
+    problems
+}
+
+/// Whether `code` names a `Result` whose error type is `String`.
+fn returns_string_error(code: &str) -> bool {
+    code.find("Result<")
+        .is_some_and(|i| code[i..].contains(", String>"))
+}
+
+#[test]
+fn the_string_error_check_finds_string_errors() {
+    // The scan must be able to fail: these are what it looks for.
+    assert!(returns_string_error(
+        "pub fn new(model: &Model) -> Result<Self, String> {"
+    ));
+    assert!(returns_string_error(
+        ") -> Result<(Vec<Clip>, RetargetReport), String> {"
+    ));
+    assert!(returns_string_error(
+        "    clips: Vec<Option<Result<ClipLocomotion, String>>>,"
+    ));
+    assert!(!returns_string_error(
+        "pub fn new(model: &Model) -> Result<Self, GraphError> {"
+    ));
+    assert!(!returns_string_error(code_of(
+        "let x = 1; // was Result<Self, String>"
+    )));
+}
+
+#[test]
+fn the_animation_core_returns_typed_errors() {
+    // Jobs and constructors of the core say what was wrong in a type callers can match
+    // (`AnimError`, `LegError`, `StateMachineError`...), never in a bare string.
+    let problems = string_errors("anim");
     assert!(
         problems.is_empty(),
         "the core returns String errors:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_layers_under_the_user_boundary_return_typed_errors() {
+    // Importers (`ImportError`, `ModelError`, `OptionError`...), the pose graph
+    // (`GraphError`), the renderer (`RenderError`, `ExportError`) and the stage
+    // (`StageError`) say what was wrong in types callers can match; only the window and
+    // the commands (`app`, `cli`), which show errors to people, turn them into text.
+    let mut problems = Vec::new();
+    for layer in ["asset", "graph", "render", "stage"] {
+        problems.extend(string_errors(layer));
+    }
+    assert!(
+        problems.is_empty(),
+        "these layers return String errors:\n{}",
         problems.join("\n")
     );
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use stridescope::anim::{LocalToModelJob, SyncMarker};
 use stridescope::asset::{self, Model};
 use stridescope::graph::def::{self, BlendInputDef, GraphDef, NodeDef, ParamDef, SyncMode, Weight};
-use stridescope::graph::PoseGraph;
+use stridescope::graph::{GraphError, PoseGraph};
 use stridescope::stage::scenario::{Action, Scenario, ScenarioEvent, ScenarioRun};
 use stridescope::stage::session::GraphSession;
 
@@ -402,14 +402,29 @@ fn graph_errors_name_the_state_and_the_clip() {
 )"#;
     let g: GraphDef = def::parse_ron(text, Path::new("bad.ron")).unwrap();
     let e = PoseGraph::new(&model, &g).unwrap_err();
+    // The error says which clip, where, and which clips there are, as data and as text.
+    match &e {
+        GraphError::UnknownClip {
+            context,
+            clip,
+            clips,
+        } => {
+            assert_eq!(context, "state 'Sprint'");
+            assert_eq!(clip, "Sprinting");
+            assert!(clips.iter().any(|c| c == "Idle"), "{clips:?}");
+        }
+        other => panic!("expected an unknown clip, got {other:?}"),
+    }
+    let text_of = e.to_string();
     assert!(
-        e.contains("state 'Sprint'") && e.contains("unknown clip 'Sprinting'"),
+        text_of.contains("state 'Sprint'") && text_of.contains("unknown clip 'Sprinting'"),
         "{e}"
     );
     assert_eq!(def::line_of_name(text, "Sprint"), Some(6));
     let broken = "(\n  base: Clip(clip: \"Walk\",,),\n)";
     let e = def::parse_ron::<GraphDef>(broken, Path::new("broken.ron")).unwrap_err();
-    assert!(e.starts_with("broken.ron:2:"), "{e}");
+    assert!(matches!(&e, GraphError::Parse { line: 2, .. }), "{e:?}");
+    assert!(e.to_string().starts_with("broken.ron:2:"), "{e}");
 }
 
 #[test]

@@ -255,7 +255,8 @@ fn a_bad_inertialize_half_life_is_refused() {
         stridescope::graph::def::parse_ron(text, std::path::Path::new("t.ron")).unwrap();
     let e = stridescope::graph::PoseGraph::new(&model, &def)
         .err()
-        .unwrap();
+        .unwrap()
+        .to_string();
     assert!(e.contains("inertialize half-life 0"), "{e}");
 }
 

@@ -810,7 +810,11 @@ fn stride_warping_reduces_foot_slide_on_the_demo_walk() {
 fn no_legs_is_a_clear_error() {
     let m = load("SimpleSkin/SimpleSkin.gltf");
     let e = Locomotion::new(&m, LocomotionSettings::default()).unwrap_err();
-    assert!(e.contains("no legs"), "{e}");
+    assert!(
+        matches!(&e, stridescope::stage::StageError::Legs(_)),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("no legs"), "{e}");
 }
 
 #[test]

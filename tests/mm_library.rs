@@ -206,7 +206,8 @@ fn library_takes_are_tagged_by_their_names_and_sidecars() {
     // A sidecar that does not parse names itself and its line.
     std::fs::write(dir.join("dataset-2_run_normal_001.tags.ron"), "[(tag: )]").unwrap();
     let e = stridescope::stage::retarget::library_model(None, std::slice::from_ref(&dir), false)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("dataset-2_run_normal_001.tags.ron: line 1"),
         "{e}"

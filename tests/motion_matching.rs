@@ -740,7 +740,7 @@ fn settings_edits_apply_or_change_nothing() {
     let mut bad = s.def.clone();
     bad.half_life_secs = 0.0;
     bad.weights.foot_position = 3.0;
-    let e = s.apply_def(&model, bad).unwrap_err();
+    let e = s.apply_def(&model, bad).unwrap_err().to_string();
     assert!(e.contains("half_life_secs"), "{e}");
     assert_eq!(s.db.weights(), MatchingDef::default().weights.to_array());
     assert_eq!(s.frames().len(), 120);
@@ -790,7 +790,12 @@ fn the_robot_is_a_second_set() {
 #[test]
 fn bad_settings_and_clip_names_are_clear_errors() {
     let model = set_model();
-    let err = |def: MatchingDef| MatchingSession::new(&model, def, None).err().unwrap();
+    let err = |def: MatchingDef| {
+        MatchingSession::new(&model, def, None)
+            .err()
+            .unwrap()
+            .to_string()
+    };
     let e = err(MatchingDef {
         clips: vec!["Walk".into(), "Moonwalk".into()],
         ..MatchingDef::default()

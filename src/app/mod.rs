@@ -600,7 +600,7 @@ impl Gpu {
             })();
             if let Err(e) = frame
                 .map_err(|e| e.to_string())
-                .and_then(|image| writer.push(&image))
+                .and_then(|image| Ok(writer.push(&image)?))
             {
                 result = Err(e);
                 break;
@@ -1293,7 +1293,7 @@ fn save_screenshot(
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     }
-    image.save_png(path)
+    Ok(image.save_png(path)?)
 }
 
 impl ApplicationHandler<UserEvent> for App {

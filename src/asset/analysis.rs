@@ -12,10 +12,10 @@ use crate::anim::analysis::{analyse_clip, ClipAnalysis};
 use crate::anim::contacts::{detect_legs, ContactSettings, LegChain};
 use crate::anim::locomotion::InPlaceOverride;
 
-use super::Model;
+use super::{Model, ModelError};
 
 /// One analysis per clip identity and in-place choice.
-type AnalysisMap = HashMap<(u64, InPlaceOverride), Result<Arc<ClipAnalysis>, String>>;
+type AnalysisMap = HashMap<(u64, InPlaceOverride), Result<Arc<ClipAnalysis>, ModelError>>;
 
 /// Cache of [`ClipAnalysis`] per clip (see the module docs).
 #[derive(Default)]
@@ -84,11 +84,11 @@ impl Model {
     /// The analysis of clip `clip` with the detected legs and the default contact settings
     /// (computed on first use, a few milliseconds). A rig without legs is analysed without
     /// them (no contacts, no implied speed). The error names the clip.
-    pub fn clip_analysis(&self, clip: usize) -> Result<Arc<ClipAnalysis>, String> {
-        let c = self
-            .clips
-            .get(clip)
-            .ok_or_else(|| format!("clip {clip} out of range ({} clips)", self.clips.len()))?;
+    pub fn clip_analysis(&self, clip: usize) -> Result<Arc<ClipAnalysis>, ModelError> {
+        let c = self.clips.get(clip).ok_or(ModelError::ClipOutOfRange {
+            clip,
+            clips: self.clips.len(),
+        })?;
         let choice = self.in_place_override(clip);
         let key = (c.uid(), choice);
         if let Some(hit) = self
@@ -109,7 +109,10 @@ impl Model {
             choice,
         )
         .map(Arc::new)
-        .map_err(|e| format!("clip '{}': {e}", c.name()));
+        .map_err(|e| ModelError::Analysis {
+            clip: c.name().to_string(),
+            source: e,
+        });
         if let Ok(mut g) = self.analysis.clips.lock() {
             g.insert(key, result.clone());
         }

@@ -5,7 +5,7 @@
 
 use glam::{Mat4, Vec4};
 
-use super::{Material, Mesh, Model, Primitive};
+use super::{Material, Mesh, Model, ModelError, Primitive};
 use crate::anim::{LocalToModelJob, Skin, MAX_INFLUENCES};
 
 /// Name of the generated mesh (and of its skin and material).
@@ -22,7 +22,7 @@ const WIDTH: f32 = 0.1;
 /// stick from the floor's origin to the moving body.
 ///
 /// Errors: the rest pose cannot be posed (non-finite), or the generated skin is refused.
-pub fn add_bone_shapes(model: &mut Model) -> Result<(), String> {
+pub fn add_bone_shapes(model: &mut Model) -> Result<(), ModelError> {
     let n = model.skeleton.joint_count();
     if !model.meshes.is_empty() || n < 2 {
         return Ok(());
@@ -35,7 +35,7 @@ pub fn add_bone_shapes(model: &mut Model) -> Result<(), String> {
         model_from_root: Mat4::IDENTITY,
     }
     .run(&mut rest)
-    .map_err(|e| format!("bone shapes: {e}"))?;
+    .map_err(ModelError::BoneShapes)?;
     let moves_alone = |j: usize| {
         model
             .clips
@@ -100,7 +100,7 @@ pub fn add_bone_shapes(model: &mut Model) -> Result<(), String> {
         inverse_bind,
         &model.skeleton,
     )
-    .map_err(|e| format!("bone shapes: {e}"))?;
+    .map_err(ModelError::BoneShapes)?;
     model.materials.push(Material::plain(
         BONE_MESH_NAME,
         Vec4::new(0.78, 0.62, 0.50, 1.0),

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::{
-    bone_shapes, bvh, display_name, fbx, is_bvh_path, is_fbx_path, ImportError, LoadOptions, Model,
-    SourceFormat,
+    bone_shapes, bvh, display_name, fbx, is_bvh_path, is_fbx_path, FolderError, ImportError,
+    LoadError, LoadOptions, Model, SourceFormat,
 };
 use crate::anim::{Clip, JointTracks, MorphTrack};
 
@@ -194,16 +194,16 @@ pub fn load_folder(
 /// `other`'s clips on `first`'s skeleton, each track moved to the joint of the same name,
 /// and how many animated joints had none. Errors: fewer than half of `other`'s bones have
 /// a joint of the same name in `first` (another rig).
-fn clips_by_joint_name(first: &Model, other: &Model) -> Result<(Vec<Clip>, usize), String> {
+fn clips_by_joint_name(first: &Model, other: &Model) -> Result<(Vec<Clip>, usize), FolderError> {
     let (a, b) = (&first.skeleton, &other.skeleton);
     let map: Vec<Option<usize>> = b.names().iter().map(|n| a.find(n)).collect();
     let bones: Vec<usize> = (0..b.joint_count()).filter(|&j| b.is_bound(j)).collect();
     let matched = bones.iter().filter(|&&j| map[j].is_some()).count();
     if bones.is_empty() || matched * 2 < bones.len() {
-        return Err(format!(
-            "another rig: {matched} of its {} bones have a joint of the same name in the character",
-            bones.len()
-        ));
+        return Err(FolderError::OtherRig {
+            matched,
+            bones: bones.len(),
+        });
     }
     let mut dropped = std::collections::BTreeSet::new();
     let mut clips = Vec::with_capacity(other.clips.len());
@@ -244,7 +244,10 @@ fn clips_by_joint_name(first: &Model, other: &Model) -> Result<(Vec<Clip>, usize
             clip.markers().to_vec(),
             a.joint_count(),
         )
-        .map_err(|e| format!("take '{}': {e}", clip.name()))?
+        .map_err(|e| FolderError::Take {
+            take: clip.name().to_string(),
+            source: e,
+        })?
         .with_frame_rate(clip.frame_rate_hz())
         .with_source_start(clip.source_start_secs());
         clips.push(moved);
@@ -282,7 +285,7 @@ fn other_skeleton(first: &Model, other: &Model) -> Option<String> {
 /// Loads `file`, or the built-in demo character when `None` (see [`super::load_or_demo`]);
 /// a folder of BVH/FBX files shows a progress bar on a terminal (indicatif draws nothing
 /// into pipes and CI logs).
-pub fn load_with_progress(file: Option<&Path>) -> Result<Model, String> {
+pub fn load_with_progress(file: Option<&Path>) -> Result<Model, LoadError> {
     if let Some(dir) = file.filter(|p| p.is_dir()) {
         // A folder of BVH files: one character, every file a clip, with a progress bar
         // on a terminal (indicatif draws nothing into pipes and CI logs).
@@ -290,13 +293,12 @@ pub fn load_with_progress(file: Option<&Path>) -> Result<Model, String> {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
             indicatif::ProgressStyle::with_template("loading {bar:30} {pos}/{len} files")
-                .map_err(|e| e.to_string())?,
+                .map_err(|e| LoadError::Progress(e.to_string()))?,
         );
         let model = load_folder(dir, &options, &|done, total| {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
-        })
-        .map_err(|e| e.to_string());
+        });
         bar.finish_and_clear();
         let mut model = model?;
         if let Some(tolerance_m) = super::reduce_keys_from_env()? {
@@ -304,5 +306,5 @@ pub fn load_with_progress(file: Option<&Path>) -> Result<Model, String> {
         }
         return Ok(model);
     }
-    super::load_or_demo(file)
+    Ok(super::load_or_demo(file)?)
 }

@@ -4,6 +4,8 @@
 
 use serde_json::{json, Value};
 
+use super::GlbError;
+
 /// `bufferView.target` for vertex attributes.
 pub const ARRAY_BUFFER: u32 = 34962;
 /// `bufferView.target` for indices.
@@ -200,24 +202,22 @@ pub struct NewChannel {
 pub fn append_animations(
     glb: &[u8],
     animations: &[(String, Vec<NewChannel>)],
-) -> Result<Vec<u8>, String> {
-    let u32_at = |at: usize| -> Result<u32, String> {
+) -> Result<Vec<u8>, GlbError> {
+    let u32_at = |at: usize| -> Result<u32, GlbError> {
         glb.get(at..at + 4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .ok_or_else(|| "truncated GLB".to_string())
+            .ok_or(GlbError::Truncated)
     };
     if !glb.starts_with(b"glTF") {
-        return Err("not a binary glTF (.glb) file: --out needs a .glb target".into());
+        return Err(GlbError::NotGlb);
     }
     let json_len = u32_at(12)? as usize;
     if u32_at(16)? != 0x4E4F_534A {
-        return Err("the GLB's first chunk is not JSON".into());
+        return Err(GlbError::FirstChunkNotJson);
     }
-    let json_bytes = glb
-        .get(20..20 + json_len)
-        .ok_or("the GLB's JSON chunk runs past the end")?;
+    let json_bytes = glb.get(20..20 + json_len).ok_or(GlbError::JsonPastEnd)?;
     let mut document: Value =
-        serde_json::from_slice(json_bytes).map_err(|e| format!("the GLB's JSON: {e}"))?;
+        serde_json::from_slice(json_bytes).map_err(|e| GlbError::Json(e.to_string()))?;
     let mut bin = Vec::new();
     let next = 20 + json_len;
     if glb.len() >= next + 8 {
@@ -225,13 +225,13 @@ pub fn append_animations(
         if u32_at(next + 4)? == 0x004E_4942 {
             bin = glb
                 .get(next + 8..next + 8 + bin_len)
-                .ok_or("the GLB's BIN chunk runs past the end")?
+                .ok_or(GlbError::BinPastEnd)?
                 .to_vec();
         }
     }
     if let Some(Value::Array(buffers)) = document.get("buffers") {
         if buffers.first().is_some_and(|b| b.get("uri").is_some()) {
-            return Err("the GLB's buffer 0 is an external file, not its BIN chunk".into());
+            return Err(GlbError::ExternalBuffer);
         }
     }
     let take = |key: &str, document: &mut Value| -> Vec<Value> {
@@ -254,13 +254,13 @@ pub fn append_animations(
         for c in channels {
             let n = if c.path == "rotation" { 4 } else { 3 };
             if c.values.len() != c.times.len() * n {
-                return Err(format!(
-                    "animation '{name}': node {} {}: {} values for {} keys",
-                    c.node,
-                    c.path,
-                    c.values.len(),
-                    c.times.len()
-                ));
+                return Err(GlbError::ChannelLength {
+                    animation: name.clone(),
+                    node: c.node,
+                    path: c.path,
+                    values: c.values.len(),
+                    keys: c.times.len(),
+                });
             }
             let input = builder.floats(&c.times, 1, "SCALAR", None, true);
             let output = builder.floats(

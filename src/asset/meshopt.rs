@@ -13,6 +13,8 @@
 
 use serde_json::Value;
 
+use super::ImportProblem;
+
 /// Decoded bytes allowed per view (a GLB's length fields can claim anything).
 pub(crate) const MAX_DECODED_BYTES: usize = 1 << 29;
 /// Decoded bytes allowed over all the views of one file (many views may name the same
@@ -48,26 +50,24 @@ pub(crate) struct MeshoptView {
     pub filter: Filter,
 }
 
-fn index(ext: &Value, key: &str, default: Option<usize>) -> Result<usize, String> {
+fn index(ext: &Value, key: &str, default: Option<usize>) -> Result<usize, ImportProblem> {
     match ext.get(key) {
-        None => default.ok_or_else(|| format!("'{key}' is missing")),
+        None => default.ok_or_else(|| format!("'{key}' is missing").into()),
         Some(v) => v
             .as_u64()
             .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| format!("'{key}' is {v}, not a non-negative integer")),
+            .ok_or_else(|| format!("'{key}' is {v}, not a non-negative integer").into()),
     }
 }
 
 /// Reads the extension object of a buffer view.
-pub(crate) fn parse(ext: &Value) -> Result<MeshoptView, String> {
+pub(crate) fn parse(ext: &Value) -> Result<MeshoptView, ImportProblem> {
     let mode = match ext.get("mode").and_then(Value::as_str) {
         Some("ATTRIBUTES") => Mode::Attributes,
         Some("TRIANGLES") => Mode::Triangles,
         Some("INDICES") => Mode::Indices,
         other => {
-            return Err(format!(
-                "'mode' is {other:?}, not ATTRIBUTES, TRIANGLES or INDICES"
-            ))
+            return Err(format!("'mode' is {other:?}, not ATTRIBUTES, TRIANGLES or INDICES").into())
         }
     };
     let filter = match ext.get("filter").and_then(Value::as_str) {
@@ -75,7 +75,7 @@ pub(crate) fn parse(ext: &Value) -> Result<MeshoptView, String> {
         Some("OCTAHEDRAL") => Filter::Octahedral,
         Some("QUATERNION") => Filter::Quaternion,
         Some("EXPONENTIAL") => Filter::Exponential,
-        Some(other) => return Err(format!("'filter' {other} is not a meshopt filter")),
+        Some(other) => return Err(format!("'filter' {other} is not a meshopt filter").into()),
     };
     Ok(MeshoptView {
         buffer: index(ext, "buffer", None)?,
@@ -89,7 +89,7 @@ pub(crate) fn parse(ext: &Value) -> Result<MeshoptView, String> {
 }
 
 /// Decodes `source` (the extension's `byteLength` bytes) into `count * byteStride` bytes.
-pub(crate) fn decode(view: &MeshoptView, source: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn decode(view: &MeshoptView, source: &[u8]) -> Result<Vec<u8>, ImportProblem> {
     let MeshoptView {
         stride,
         count,
@@ -105,15 +105,15 @@ pub(crate) fn decode(view: &MeshoptView, source: &[u8]) -> Result<Vec<u8>, Strin
         })?;
     match mode {
         Mode::Attributes if stride == 0 || stride % 4 != 0 || stride > 256 => {
-            return Err(format!(
-                "ATTRIBUTES byteStride {stride} is not a multiple of 4 in 4..=256"
-            ))
+            return Err(
+                format!("ATTRIBUTES byteStride {stride} is not a multiple of 4 in 4..=256").into(),
+            )
         }
         Mode::Triangles | Mode::Indices if stride != 2 && stride != 4 => {
-            return Err(format!("{mode:?} byteStride {stride} is not 2 or 4"))
+            return Err(format!("{mode:?} byteStride {stride} is not 2 or 4").into())
         }
         Mode::Triangles if count % 3 != 0 => {
-            return Err(format!("TRIANGLES count {count} is not a multiple of 3"))
+            return Err(format!("TRIANGLES count {count} is not a multiple of 3").into())
         }
         _ => {}
     }
@@ -127,7 +127,8 @@ pub(crate) fn decode(view: &MeshoptView, source: &[u8]) -> Result<Vec<u8>, Strin
     if !filter_stride_ok {
         return Err(format!(
             "filter {filter:?} does not apply to {mode:?} data with byteStride {stride}"
-        ));
+        )
+        .into());
     }
     let mut out = vec![0u8; size];
     if count == 0 {
@@ -165,9 +166,9 @@ pub(crate) fn decode(view: &MeshoptView, source: &[u8]) -> Result<Vec<u8>, Strin
         }
     };
     if code != 0 {
-        return Err(format!(
-            "the {mode:?} data does not decode (meshoptimizer error {code})"
-        ));
+        return Err(
+            format!("the {mode:?} data does not decode (meshoptimizer error {code})").into(),
+        );
     }
     // SAFETY: as above; the filter strides were checked against meshoptimizer's rules.
     unsafe {
@@ -228,15 +229,19 @@ mod tests {
             .collect();
         assert_eq!(got, indices);
         let bad = serde_json::json!({"buffer": 0, "byteLength": 4, "byteStride": 4, "count": 1, "mode": "STRIPS"});
-        assert!(parse(&bad).unwrap_err().contains("'mode'"));
+        assert!(parse(&bad).unwrap_err().message.contains("'mode'"));
         let huge = MeshoptView {
             count: usize::MAX / 2,
             ..view.clone()
         };
-        assert!(decode(&huge, &encoded).unwrap_err().contains("more than"));
+        assert!(decode(&huge, &encoded)
+            .unwrap_err()
+            .message
+            .contains("more than"));
         let odd = MeshoptView { count: 8, ..view };
         assert!(decode(&odd, &encoded)
             .unwrap_err()
+            .message
             .contains("multiple of 3"));
     }
 }

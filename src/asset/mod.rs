@@ -20,7 +20,8 @@ use std::path::Path;
 
 use glam::{Vec2, Vec3, Vec4};
 
-pub use error::ImportError;
+pub(crate) use error::ImportProblem;
+pub use error::{FolderError, GlbError, ImportError, LoadError, ModelError, OptionError};
 pub use options::{LoadOptions, SourceFormat, Units, ALLOW_TRUNCATED_ENV, UNITS_ENV};
 
 use crate::anim::reduce::{self, KeyReductionJob, ReductionReport};
@@ -32,37 +33,36 @@ use crate::anim::{Clip, Skeleton, Skin, MAX_INFLUENCES};
 pub const REDUCE_KEYS_ENV: &str = "STRIDESCOPE_REDUCE_KEYS";
 
 /// The tolerance named by [`REDUCE_KEYS_ENV`], metres; `Err` names a bad value.
-pub fn reduce_keys_from_env() -> Result<Option<f32>, String> {
+pub fn reduce_keys_from_env() -> Result<Option<f32>, OptionError> {
     match std::env::var(REDUCE_KEYS_ENV) {
         Ok(v) if !v.trim().is_empty() => parse_tolerance_mm(v.trim())
             .map(Some)
-            .map_err(|e| format!("{REDUCE_KEYS_ENV}: {e}")),
+            .map_err(|e| e.in_env(REDUCE_KEYS_ENV)),
         _ => Ok(None),
     }
 }
 
 /// A key-reduction tolerance given in millimetres (`"1"`, `"0.5"`), as metres.
-pub fn parse_tolerance_mm(text: &str) -> Result<f32, String> {
+pub fn parse_tolerance_mm(text: &str) -> Result<f32, OptionError> {
     match text.parse::<f32>() {
         Ok(mm) if mm.is_finite() && mm > 0.0 && mm <= 1000.0 => Ok(mm * 1e-3),
-        _ => Err(format!(
-            "'{text}' is not a tolerance in millimetres (a number above 0, at most 1000)"
-        )),
+        _ => Err(OptionError::NotATolerance {
+            text: text.to_string(),
+        }),
     }
 }
 
 /// Loads `file`, or the built-in demo character when `None`; the error text names the
 /// file and the element.
-pub fn load_or_demo(file: Option<&Path>) -> Result<Model, String> {
+pub fn load_or_demo(file: Option<&Path>) -> Result<Model, ImportError> {
     match file {
-        Some(path) => load(path).map_err(|e| e.to_string()),
+        Some(path) => load(path),
         None => load_scene_from_slice_with(
             &demo::demo_glb(),
             Path::new("demo.glb"),
             None,
             &LoadOptions::default(),
-        )
-        .map_err(|e| e.to_string()),
+        ),
     }
 }
 
@@ -221,7 +221,7 @@ impl Model {
     /// within `tolerance_m` metres of one value become constant, measured 10 cm from each
     /// joint) and adds one warning naming the measured error, so the window's status bar
     /// and `inspect` show what was traded. Returns one report per clip.
-    pub fn reduce_keys(&mut self, tolerance_m: f32) -> Result<Vec<ReductionReport>, String> {
+    pub fn reduce_keys(&mut self, tolerance_m: f32) -> Result<Vec<ReductionReport>, ModelError> {
         let mut reports = Vec::with_capacity(self.clips.len());
         for clip in &mut self.clips {
             let (reduced, report) = KeyReductionJob {
@@ -231,12 +231,10 @@ impl Model {
                 distance_m: reduce::DEFAULT_DISTANCE_M,
             }
             .run()
-            .map_err(|e| {
-                format!(
-                    "{}: clip '{}': key reduction: {e}",
-                    self.source,
-                    clip.name()
-                )
+            .map_err(|e| ModelError::KeyReduction {
+                model: self.source.clone(),
+                clip: clip.name().to_string(),
+                source: e,
             })?;
             *clip = reduced;
             reports.push(report);

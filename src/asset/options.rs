@@ -5,6 +5,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::OptionError;
+
 /// Environment variable read by [`super::load`] and [`super::load_scene`] (so by every
 /// command and the window): the units of BVH files, as [`Units::parse`] reads them
 /// (`cm`, `mm`, `m`, `in`, `ft` or metres per file unit). Unset or empty: detected.
@@ -103,7 +105,7 @@ impl Units {
 
     /// Reads `cm`, `mm`, `m`, `in`, `ft` (and their long names: `centimetres`,
     /// `centimeters`, `inch`, `feet`...) or a number of metres per file unit (`0.01`).
-    pub fn parse(text: &str) -> Result<Units, String> {
+    pub fn parse(text: &str) -> Result<Units, OptionError> {
         let t = text.trim().to_ascii_lowercase();
         let named = match t.as_str() {
             "mm" | "millimetre" | "millimetres" | "millimeter" | "millimeters" => {
@@ -122,16 +124,15 @@ impl Units {
         }
         match t.parse::<f64>() {
             Ok(m) if m.is_finite() && m > 0.0 && m <= 1e6 => Ok(Units::MetresPerUnit(m)),
-            _ => Err(format!(
-                "'{}' is not a unit (cm, mm, m, in, ft, or metres per file unit such as 0.01)",
-                text.trim()
-            )),
+            _ => Err(OptionError::NotAUnit {
+                text: text.trim().to_string(),
+            }),
         }
     }
 }
 
 impl FromStr for Units {
-    type Err = String;
+    type Err = OptionError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Units::parse(s)
     }
@@ -160,10 +161,10 @@ pub struct LoadOptions {
 impl LoadOptions {
     /// The options [`UNITS_ENV`] and [`ALLOW_TRUNCATED_ENV`] set (the defaults when
     /// unset); `Err` names a bad value.
-    pub fn from_env() -> Result<LoadOptions, String> {
+    pub fn from_env() -> Result<LoadOptions, OptionError> {
         let units = match std::env::var(UNITS_ENV) {
             Ok(v) if !v.trim().is_empty() => {
-                Some(Units::parse(&v).map_err(|e| format!("{UNITS_ENV}: {e}"))?)
+                Some(Units::parse(&v).map_err(|e| e.in_env(UNITS_ENV))?)
             }
             _ => None,
         };
@@ -172,9 +173,10 @@ impl LoadOptions {
                 "" | "0" | "false" | "no" | "off" => false,
                 "1" | "true" | "yes" | "on" => true,
                 other => {
-                    return Err(format!(
-                        "{ALLOW_TRUNCATED_ENV}: '{other}' is not 1 or 0 (true or false)"
-                    ))
+                    return Err(OptionError::NotAFlag {
+                        text: other.to_string(),
+                    }
+                    .in_env(ALLOW_TRUNCATED_ENV))
                 }
             },
             Err(_) => false,

@@ -167,6 +167,7 @@ pub fn build_graph(
 ) -> Result<PoseGraph, String> {
     let graph_def = scenario_graph(model, scenario)?;
     PoseGraph::new(model, &graph_def).map_err(|e| {
+        let e = e.to_string();
         let line = ["state '", "layer '"].iter().find_map(|prefix| {
             let start = e.find(prefix)? + prefix.len();
             let name = &e[start..start + e[start..].find('\'')?];

@@ -163,7 +163,7 @@ pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, Str
         };
     }
     if args.leg.is_empty() {
-        Locomotion::new(model, settings)
+        Locomotion::new(model, settings).map_err(String::from)
     } else {
         let overrides: Vec<LegOverride> = args
             .leg
@@ -175,7 +175,7 @@ pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, Str
             })
             .collect();
         let legs = legs_from_override(&model.skeleton, &overrides)?;
-        Locomotion::with_legs(model, settings, legs)
+        Locomotion::with_legs(model, settings, legs).map_err(String::from)
     }
 }
 

@@ -407,7 +407,7 @@ fn parse_seek(s: &str) -> Result<(f64, u64), String> {
 /// Loads `file`, or the built-in demo character when `None` (see
 /// [`asset::folder::load_with_progress`]: a folder shows a progress bar on a terminal).
 pub fn load_model(file: Option<&Path>) -> Result<Model, String> {
-    asset::folder::load_with_progress(file)
+    asset::folder::load_with_progress(file).map_err(String::from)
 }
 
 fn joint_by_name(skeleton: &Skeleton, name: Option<&str>) -> Result<Option<usize>, String> {

@@ -30,6 +30,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::anim::state_machine::{StateDef, StateMachineDef, TransitionDef};
+use crate::graph::GraphError;
 
 /// A whole pose graph: parameters, the base node (full body, with root motion) and layers
 /// applied on top of it in order.
@@ -249,25 +250,25 @@ pub struct LayerDef {
 }
 
 /// A load error with the file and, where known, the line and column.
-pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, file: &Path) -> Result<T, String> {
+pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, file: &Path) -> Result<T, GraphError> {
     ron::Options::default()
         .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
         .from_str(text)
-        .map_err(|e| {
-            format!(
-                "{}:{}:{}: {}",
-                file.display(),
-                e.span.start.line,
-                e.span.start.col,
-                e.code
-            )
+        .map_err(|e| GraphError::Parse {
+            file: file.to_path_buf(),
+            line: e.span.start.line,
+            column: e.span.start.col,
+            error: e.code,
         })
 }
 
 /// Reads and parses a RON file.
-pub fn load_ron<T: serde::de::DeserializeOwned>(file: &Path) -> Result<T, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+pub fn load_ron<T: serde::de::DeserializeOwned>(file: &Path) -> Result<T, GraphError> {
+    let text = std::fs::read_to_string(file).map_err(|e| GraphError::Read {
+        file: file.to_path_buf(),
+        kind: e.kind(),
+        message: e.to_string(),
+    })?;
     parse_ron(&text, file)
 }
 

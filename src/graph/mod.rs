@@ -5,10 +5,12 @@
 //! stages after it (local-to-model, later stride warping and IK) consume.
 
 pub mod def;
+mod error;
 pub mod eval;
 mod inertial;
 pub mod player;
 
 pub use def::{GraphDef, NodeDef, SyncMode};
+pub use error::GraphError;
 pub use eval::{InputStatus, PoseGraph};
 pub use player::ClipPlayer;

@@ -5,6 +5,7 @@ use crate::anim::{
     AnimError, Clip, ClipRootMotion, ClipTime, GroundTransform, Interval, PlaybackClock,
     SamplingCache, SamplingJob, Skeleton, SyncMarker, Transform,
 };
+use crate::graph::GraphError;
 
 /// A clip playing inside a graph. Its clock runs at rate 1: the graph passes scaled clip
 /// seconds, so sync can set each input's rate per frame.
@@ -54,11 +55,13 @@ impl ClipPlayer {
         clip: usize,
         root: Option<ClipRootMotion>,
         markers: (Vec<SyncMarker>, bool),
-    ) -> Result<Self, String> {
+    ) -> Result<Self, GraphError> {
         let c = &clips[clip];
         let duration = c.duration_secs() as f64;
-        let clock =
-            PlaybackClock::new(duration).map_err(|e| format!("clip '{}': {e}", c.name()))?;
+        let clock = PlaybackClock::new(duration).map_err(|e| GraphError::Clock {
+            clip: c.name().to_string(),
+            source: e,
+        })?;
         Ok(Self {
             clip,
             clock,

@@ -2,6 +2,7 @@
 //! it; none of them is a panic.
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// Everything the renderer can fail with.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,3 +77,181 @@ impl RenderError {
         }
     }
 }
+
+/// Writing or reading an image file: a PNG, or a preview export (GIF, APNG, MP4 through
+/// `ffmpeg`) frame by frame ([`super::frames`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExportError {
+    /// A file name whose extension is not an export format.
+    UnknownFormat { path: PathBuf },
+    /// An export of no frames.
+    NoFrames,
+    /// A file or folder that cannot be created, written or read (`action`: `cannot
+    /// create`, `cannot write`, or empty for a read).
+    Io {
+        path: PathBuf,
+        action: &'static str,
+        kind: std::io::ErrorKind,
+        message: String,
+    },
+    /// An encoder or decoder failed (`what`: `cannot write APNG`, `cannot write GIF
+    /// frame`, or empty).
+    Codec {
+        path: PathBuf,
+        what: &'static str,
+        message: String,
+    },
+    /// Encoding a PNG in memory failed.
+    Png(String),
+    /// A frame rate that gives no frame delay.
+    FrameRate { path: PathBuf, fps: f32 },
+    /// `ffmpeg` is not on PATH.
+    NoFfmpeg,
+    /// `ffmpeg` could not be started.
+    FfmpegStart(String),
+    /// Waiting for `ffmpeg` failed.
+    FfmpegWait(String),
+    /// `ffmpeg` exited with an error (`status`, its stderr).
+    FfmpegFailed {
+        path: PathBuf,
+        status: String,
+        stderr: String,
+    },
+    /// A frame of another size than the export's.
+    FrameSize {
+        path: PathBuf,
+        frame: u32,
+        size: (u32, u32),
+        export: (u32, u32),
+    },
+    /// More frames pushed than announced.
+    TooManyFrames { path: PathBuf, frames: u32 },
+    /// A frame pushed after the export finished.
+    Finished { path: PathBuf },
+    /// A frame whose pixel buffer does not match its size.
+    FrameBuffer { path: PathBuf },
+    /// Finished before every announced frame was pushed.
+    Unfinished {
+        path: PathBuf,
+        written: u32,
+        frames: u32,
+    },
+}
+
+impl ExportError {
+    pub(crate) fn io(path: &Path, action: &'static str, e: &std::io::Error) -> Self {
+        ExportError::Io {
+            path: path.to_path_buf(),
+            action,
+            kind: e.kind(),
+            message: e.to_string(),
+        }
+    }
+
+    pub(crate) fn codec(path: &Path, what: &'static str, e: impl fmt::Display) -> Self {
+        ExportError::Codec {
+            path: path.to_path_buf(),
+            what,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for ExportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExportError::UnknownFormat { path } => {
+                write!(f, "{}: export as .gif, .png or .mp4", path.display())
+            }
+            ExportError::NoFrames => f.write_str("no frames to write"),
+            ExportError::Io {
+                path,
+                action,
+                message,
+                ..
+            }
+            | ExportError::Codec {
+                path,
+                what: action,
+                message,
+            } => {
+                if action.is_empty() {
+                    write!(f, "{}: {message}", path.display())
+                } else {
+                    write!(f, "{}: {action}: {message}", path.display())
+                }
+            }
+            ExportError::Png(e) => f.write_str(e),
+            ExportError::FrameRate { path, fps } => {
+                write!(f, "{}: {fps} fps has no frame delay", path.display())
+            }
+            ExportError::NoFfmpeg => f.write_str(super::frames::NO_FFMPEG),
+            ExportError::FfmpegStart(e) => write!(f, "cannot run ffmpeg: {e}"),
+            ExportError::FfmpegWait(e) => write!(f, "ffmpeg: {e}"),
+            ExportError::FfmpegFailed {
+                path,
+                status,
+                stderr,
+            } => write!(f, "{}: ffmpeg failed ({status}): {stderr}", path.display()),
+            ExportError::FrameSize {
+                path,
+                frame,
+                size,
+                export,
+            } => write!(
+                f,
+                "{}: frame {frame} is {}x{}, the export is {}x{}",
+                path.display(),
+                size.0,
+                size.1,
+                export.0,
+                export.1
+            ),
+            ExportError::TooManyFrames { path, frames } => write!(
+                f,
+                "{}: more than the {frames} frames announced",
+                path.display()
+            ),
+            ExportError::Finished { path } => write!(f, "{}: already finished", path.display()),
+            ExportError::FrameBuffer { path } => {
+                write!(f, "{}: frame buffer has the wrong size", path.display())
+            }
+            ExportError::Unfinished {
+                path,
+                written,
+                frames,
+            } => write!(
+                f,
+                "{}: {written} of the {frames} frames were written",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ExportError {}
+
+impl From<ExportError> for String {
+    fn from(e: ExportError) -> String {
+        e.to_string()
+    }
+}
+
+/// A locomotion overlay name that is not one of [`super::locomotion_overlay::OVERLAY_NAMES`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnknownOverlay {
+    pub name: String,
+}
+
+impl fmt::Display for UnknownOverlay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown overlay '{}'; use all, none or a list of {}",
+            self.name,
+            super::locomotion_overlay::OVERLAY_NAMES.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownOverlay {}

@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::render::RgbaImage;
+use crate::render::{ExportError, RgbaImage};
 
 /// The formats a preview export writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,7 +20,7 @@ pub enum ExportFormat {
 
 impl ExportFormat {
     /// The format a file name asks for: `.gif`, `.png`/`.apng` or `.mp4`.
-    pub fn from_path(path: &Path) -> Result<Self, String> {
+    pub fn from_path(path: &Path) -> Result<Self, ExportError> {
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
@@ -30,7 +30,9 @@ impl ExportFormat {
             "gif" => Ok(Self::Gif),
             "png" | "apng" => Ok(Self::Apng),
             "mp4" => Ok(Self::Mp4),
-            _ => Err(format!("{}: export as .gif, .png or .mp4", path.display())),
+            _ => Err(ExportError::UnknownFormat {
+                path: path.to_path_buf(),
+            }),
         }
     }
 }
@@ -81,9 +83,9 @@ impl FrameWriter {
         (width, height): (u32, u32),
         frames: u32,
         fps: f32,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ExportError> {
         if frames == 0 {
-            return Err("no frames to write".into());
+            return Err(ExportError::NoFrames);
         }
         let sink = match format {
             ExportFormat::Gif => {
@@ -94,11 +96,15 @@ impl FrameWriter {
                 let mut encoder = GifEncoder::new_with_speed(std::io::BufWriter::new(file), 10);
                 encoder
                     .set_repeat(Repeat::Infinite)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                    .map_err(|e| ExportError::codec(path, "", e))?;
                 // GIF stores delays in hundredths of a second, so 12 fps plays at 1/12 s
                 // rounded to 0.08 s.
-                let secs = std::time::Duration::try_from_secs_f32(1.0 / fps)
-                    .map_err(|_| format!("{}: {fps} fps has no frame delay", path.display()))?;
+                let secs = std::time::Duration::try_from_secs_f32(1.0 / fps).map_err(|_| {
+                    ExportError::FrameRate {
+                        path: path.to_path_buf(),
+                        fps,
+                    }
+                })?;
                 Sink::Gif(
                     Box::new(encoder),
                     image::Delay::from_saturating_duration(secs),
@@ -106,8 +112,7 @@ impl FrameWriter {
             }
             ExportFormat::Apng => {
                 let file = create(path)?;
-                let err =
-                    |e: png::EncodingError| format!("{}: cannot write APNG: {e}", path.display());
+                let err = |e: png::EncodingError| ExportError::codec(path, "cannot write APNG", e);
                 let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), width, height);
                 encoder.set_color(png::ColorType::Rgba);
                 encoder.set_depth(png::BitDepth::Eight);
@@ -135,8 +140,8 @@ impl FrameWriter {
                     .stderr(Stdio::piped())
                     .spawn()
                     .map_err(|e| match e.kind() {
-                        std::io::ErrorKind::NotFound => NO_FFMPEG.to_string(),
-                        _ => format!("cannot run ffmpeg: {e}"),
+                        std::io::ErrorKind::NotFound => ExportError::NoFfmpeg,
+                        _ => ExportError::FfmpegStart(e.to_string()),
                     })?,
             ),
         };
@@ -156,35 +161,41 @@ impl FrameWriter {
     }
 
     /// Appends one frame.
-    pub fn push(&mut self, frame: &RgbaImage) -> Result<(), String> {
-        let path = self.path.display();
+    pub fn push(&mut self, frame: &RgbaImage) -> Result<(), ExportError> {
+        let path = self.path.as_path();
         if (frame.width, frame.height) != (self.width, self.height) {
-            return Err(format!(
-                "{path}: frame {} is {}x{}, the export is {}x{}",
-                self.written, frame.width, frame.height, self.width, self.height
-            ));
+            return Err(ExportError::FrameSize {
+                path: path.to_path_buf(),
+                frame: self.written,
+                size: (frame.width, frame.height),
+                export: (self.width, self.height),
+            });
         }
         if self.written >= self.frames {
-            return Err(format!(
-                "{path}: more than the {} frames announced",
-                self.frames
-            ));
+            return Err(ExportError::TooManyFrames {
+                path: path.to_path_buf(),
+                frames: self.frames,
+            });
         }
         let Some(sink) = self.sink.as_mut() else {
-            return Err(format!("{path}: already finished"));
+            return Err(ExportError::Finished {
+                path: path.to_path_buf(),
+            });
         };
         match sink {
             Sink::Gif(encoder, delay) => {
                 let buffer =
                     image::RgbaImage::from_raw(frame.width, frame.height, frame.pixels.clone())
-                        .ok_or_else(|| format!("{path}: frame buffer has the wrong size"))?;
+                        .ok_or_else(|| ExportError::FrameBuffer {
+                            path: path.to_path_buf(),
+                        })?;
                 encoder
                     .encode_frame(image::Frame::from_parts(buffer, 0, 0, *delay))
-                    .map_err(|e| format!("{path}: cannot write GIF frame: {e}"))?;
+                    .map_err(|e| ExportError::codec(path, "cannot write GIF frame", e))?;
             }
             Sink::Apng(writer) => writer
                 .write_image_data(&frame.pixels)
-                .map_err(|e| format!("{path}: cannot write APNG: {e}"))?,
+                .map_err(|e| ExportError::codec(path, "cannot write APNG", e))?,
             Sink::Mp4(child) => {
                 // A closed pipe means ffmpeg stopped early; `finish` reports its stderr.
                 if let Some(stdin) = child.stdin.as_mut() {
@@ -199,14 +210,15 @@ impl FrameWriter {
     }
 
     /// Completes the file (every announced frame must have been pushed).
-    pub fn finish(mut self) -> Result<(), String> {
-        let path = self.path.display().to_string();
+    pub fn finish(mut self) -> Result<(), ExportError> {
+        let path = self.path.clone();
         if self.written != self.frames {
             // Dropping `self` removes the unfinished file.
-            return Err(format!(
-                "{path}: {} of the {} frames were written",
-                self.written, self.frames
-            ));
+            return Err(ExportError::Unfinished {
+                path,
+                written: self.written,
+                frames: self.frames,
+            });
         }
         let Some(sink) = self.sink.take() else {
             return Ok(());
@@ -218,18 +230,18 @@ impl FrameWriter {
             }
             Sink::Apng(writer) => writer
                 .finish()
-                .map_err(|e| format!("{path}: cannot write APNG: {e}")),
+                .map_err(|e| ExportError::codec(&path, "cannot write APNG", e)),
             Sink::Mp4(mut child) => {
                 drop(child.stdin.take());
                 let out = child
                     .wait_with_output()
-                    .map_err(|e| format!("ffmpeg: {e}"))?;
+                    .map_err(|e| ExportError::FfmpegWait(e.to_string()))?;
                 if !out.status.success() {
-                    return Err(format!(
-                        "{path}: ffmpeg failed ({}): {}",
-                        out.status,
-                        String::from_utf8_lossy(&out.stderr).trim()
-                    ));
+                    return Err(ExportError::FfmpegFailed {
+                        path,
+                        status: out.status.to_string(),
+                        stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                    });
                 }
                 Ok(())
             }
@@ -251,10 +263,9 @@ pub fn ffmpeg_available() -> bool {
         .is_ok_and(|s| s.success())
 }
 
-fn create(path: &Path) -> Result<std::fs::File, String> {
+fn create(path: &Path) -> Result<std::fs::File, ExportError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| ExportError::io(dir, "cannot create", &e))?;
     }
-    std::fs::File::create(path).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    std::fs::File::create(path).map_err(|e| ExportError::io(path, "cannot write", &e))
 }

@@ -11,6 +11,7 @@ use glam::{Mat4, Quat, Vec3};
 use crate::anim::locomotion::StrideWarpOutput;
 
 use super::overlay::{DepthTest, OverlayBatch, Rgba8};
+use super::UnknownOverlay;
 
 /// Which groups to draw (each toggleable; `all()` turns every one on).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -53,7 +54,7 @@ impl LocomotionOverlays {
     }
 
     /// `all`, `none`, or a comma-separated list of [`OVERLAY_NAMES`].
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, UnknownOverlay> {
         let mut o = Self::default();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             match part.to_ascii_lowercase().as_str() {
@@ -67,10 +68,9 @@ impl LocomotionOverlays {
                 "orientation" => o.orientation = true,
                 "text" => o.text = true,
                 other => {
-                    return Err(format!(
-                        "unknown overlay '{other}'; use all, none or a list of {}",
-                        OVERLAY_NAMES.join(", ")
-                    ))
+                    return Err(UnknownOverlay {
+                        name: other.to_string(),
+                    })
                 }
             }
         }

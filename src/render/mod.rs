@@ -60,7 +60,7 @@ pub use crate::asset::PoseMatrices;
 pub use bounds::Aabb;
 pub use camera::OrbitCamera;
 pub use context::GpuContext;
-pub use error::RenderError;
+pub use error::{ExportError, RenderError, UnknownOverlay};
 pub use headless::{framed_camera, render_to_image};
 pub use locomotion_overlay::{LocomotionDraw, LocomotionOverlays};
 pub use matching_overlay::{MatchingDraw, MatchingOverlays, PathPoint};

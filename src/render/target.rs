@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::{GpuContext, RenderError};
+use super::{ExportError, GpuContext, RenderError};
 
 /// The colour format of offscreen targets (the CLI, tests and the egui viewport texture):
 /// sRGB-encoded RGBA8, so the shaders write linear colour and the hardware encodes.
@@ -154,7 +154,7 @@ impl RgbaImage {
     }
 
     /// Encodes as PNG (deterministic: same pixels, same bytes).
-    pub fn to_png(&self) -> Result<Vec<u8>, String> {
+    pub fn to_png(&self) -> Result<Vec<u8>, ExportError> {
         let mut out = Vec::new();
         let encoder = image::codecs::png::PngEncoder::new(&mut out);
         image::ImageEncoder::write_image(
@@ -164,21 +164,21 @@ impl RgbaImage {
             self.height,
             image::ExtendedColorType::Rgba8,
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ExportError::Png(e.to_string()))?;
         Ok(out)
     }
 
     /// Writes a PNG file.
-    pub fn save_png(&self, path: &Path) -> Result<(), String> {
+    pub fn save_png(&self, path: &Path) -> Result<(), ExportError> {
         let bytes = self.to_png()?;
-        std::fs::write(path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+        std::fs::write(path, bytes).map_err(|e| ExportError::io(path, "cannot write", &e))
     }
 
     /// Reads a PNG file (RGBA8 after conversion).
-    pub fn load_png(path: &Path) -> Result<Self, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn load_png(path: &Path) -> Result<Self, ExportError> {
+        let bytes = std::fs::read(path).map_err(|e| ExportError::io(path, "", &e))?;
         let decoded = image::load_from_memory_with_format(&bytes, image::ImageFormat::Png)
-            .map_err(|e| format!("{}: {e}", path.display()))?
+            .map_err(|e| ExportError::codec(path, "", e))?
             .to_rgba8();
         Ok(Self {
             width: decoded.width(),

@@ -14,6 +14,7 @@ use super::inspect::AbCompare;
 use super::pose::Pose;
 use super::source::MotionSource;
 use super::timeline::Timeline;
+use super::StageError;
 
 /// One character: a model, placement and motion.
 pub struct Character {
@@ -56,7 +57,11 @@ impl Character {
 
     /// Moves the character by `dt_secs` of wall time (its source's clock, root motion
     /// into its placement). `look_yaw_rad` steers motion matching's keys.
-    pub fn advance(&mut self, dt_secs: f64, look_yaw_rad: f32) -> Result<GroundTransform, String> {
+    pub fn advance(
+        &mut self,
+        dt_secs: f64,
+        look_yaw_rad: f32,
+    ) -> Result<GroundTransform, StageError> {
         self.source
             .advance(&self.model, &mut self.timeline, dt_secs, look_yaw_rad)
     }

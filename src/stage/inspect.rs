@@ -11,6 +11,7 @@ use crate::anim::Skeleton;
 use crate::asset::Model;
 use crate::stage::character::Character;
 use crate::stage::timeline::RootMotionMode;
+use crate::stage::StageError;
 
 /// Which curves the curve view draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -434,21 +435,16 @@ impl AbCompare {
         path: std::path::PathBuf,
         b: Model,
         generation: u64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, StageError> {
         let map = crate::anim::compare::joint_map_by_name(&a.skeleton, &b.skeleton);
         let matched = map.iter().filter(|m| m.is_some()).count();
         if matched * 2 < a.skeleton.joint_count() || b.clips.is_empty() {
-            return Err(format!(
-                "{}: {} of {} joints match by name{}: not the same skeleton",
-                path.display(),
+            return Err(StageError::NotSameSkeleton {
+                path,
                 matched,
-                a.skeleton.joint_count(),
-                if b.clips.is_empty() {
-                    " and it has no clips"
-                } else {
-                    ""
-                }
-            ));
+                joints: a.skeleton.joint_count(),
+                no_clips: b.clips.is_empty(),
+            });
         }
         let mut s = Self::with_b(a, Character::new(b, Some(path)), 0);
         s.joint_map = map;

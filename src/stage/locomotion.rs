@@ -33,6 +33,7 @@ use crate::anim::{GroundTransform, LocalToModelJob, Transform};
 use crate::asset::Model;
 
 use crate::graph::eval::PoseGraph;
+use crate::stage::StageError;
 
 /// Everything the user sets (window panel, `trace` flags).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -179,16 +180,17 @@ pub fn clip_locomotion(
     clip: usize,
     legs: &[LegChain],
     settings: &ContactSettings,
-) -> Result<ClipLocomotion, String> {
+) -> Result<ClipLocomotion, StageError> {
     let c = model
         .clips
         .get(clip)
-        .ok_or_else(|| format!("clip {clip} out of range"))?;
+        .ok_or(StageError::ClipOutOfRange { clip })?;
     let own_legs = model.legs().ok();
     if *settings == ContactSettings::default() && own_legs.as_deref() == Some(legs) {
         return model
             .clip_analysis(clip)
-            .map(|a| ClipLocomotion::from_analysis(&a));
+            .map(|a| ClipLocomotion::from_analysis(&a))
+            .map_err(StageError::from);
     }
     analyse_clip(
         &model.skeleton,
@@ -198,7 +200,10 @@ pub fn clip_locomotion(
         model.in_place_override(clip),
     )
     .map(|a| ClipLocomotion::from_analysis(&a))
-    .map_err(|e| format!("clip '{}': {e}", c.name()))
+    .map_err(|e| StageError::Clip {
+        clip: c.name().to_string(),
+        source: e,
+    })
 }
 
 /// The locomotion stage (see the module docs).
@@ -209,7 +214,7 @@ pub struct Locomotion {
     pelvis: usize,
     spine: Vec<usize>,
     unit_scale: f32,
-    clips: Vec<Option<Result<ClipLocomotion, String>>>,
+    clips: Vec<Option<Result<ClipLocomotion, StageError>>>,
     stride_state: StrideWarpState,
     orient_state: OrientationWarpState,
     /// The last frame's stride warp (overlays, trace).
@@ -277,7 +282,7 @@ pub struct ManualStride {
 impl Locomotion {
     /// Sets up locomotion for a model: legs (detected), pelvis, spine, unit scale. Errors
     /// with a clear message when the rig has no legs.
-    pub fn new(model: &Model, settings: LocomotionSettings) -> Result<Self, String> {
+    pub fn new(model: &Model, settings: LocomotionSettings) -> Result<Self, StageError> {
         let legs = model.legs()?;
         Self::with_legs(model, settings, legs)
     }
@@ -287,31 +292,31 @@ impl Locomotion {
         model: &Model,
         settings: LocomotionSettings,
         legs: Vec<LegChain>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, StageError> {
         let sk = &model.skeleton;
         if legs.is_empty() {
-            return Err(format!("{}: no legs to warp", model.source));
+            return Err(StageError::NoLegs {
+                model: model.source.clone(),
+            });
         }
         let n = sk.joint_count();
         for leg in &legs {
             if leg.thigh >= n || leg.calf >= n || leg.foot >= n {
-                return Err(format!("leg '{}': joint out of range", leg.name));
+                return Err(StageError::LegJointOutOfRange {
+                    leg: leg.name.clone(),
+                });
             }
             // The knee must hang below the hip; the foot may sit elsewhere (IK rigs).
             if leg.calf == leg.thigh || !sk.is_ancestor_or_self(leg.thigh, leg.calf) {
-                return Err(format!(
-                    "leg '{}': calf '{}' is not below thigh '{}'",
-                    leg.name,
-                    sk.names()[leg.calf],
-                    sk.names()[leg.thigh]
-                ));
+                return Err(StageError::CalfNotBelowThigh {
+                    leg: leg.name.clone(),
+                    calf: sk.names()[leg.calf].clone(),
+                    thigh: sk.names()[leg.thigh].clone(),
+                });
             }
         }
-        let pelvis = pelvis_of(sk.parents(), &legs).ok_or_else(|| {
-            format!(
-                "{}: the legs share no parent joint (no pelvis to move)",
-                model.source
-            )
+        let pelvis = pelvis_of(sk.parents(), &legs).ok_or_else(|| StageError::NoPelvis {
+            model: model.source.clone(),
         })?;
         Ok(Self {
             settings,
@@ -417,9 +422,9 @@ impl Locomotion {
     }
 
     /// Per-clip data, computed on first use.
-    pub fn clip(&mut self, model: &Model, clip: usize) -> Result<&ClipLocomotion, String> {
+    pub fn clip(&mut self, model: &Model, clip: usize) -> Result<&ClipLocomotion, StageError> {
         if clip >= self.clips.len() {
-            return Err(format!("clip {clip} out of range"));
+            return Err(StageError::ClipOutOfRange { clip });
         }
         if self.clips[clip].is_none() {
             let r = clip_locomotion(model, clip, &self.legs, &self.settings.contacts);
@@ -453,7 +458,7 @@ impl Locomotion {
 
     /// Weighted speed of the graph's (non-layer) inputs, and whether the heaviest one is in
     /// place.
-    fn input_speed(&mut self, model: &Model, graph: &PoseGraph) -> Result<(f64, bool), String> {
+    fn input_speed(&mut self, model: &Model, graph: &PoseGraph) -> Result<(f64, bool), StageError> {
         let mut sum = 0.0;
         let mut weight = 0.0;
         let mut lead = (0.0f32, false);
@@ -491,7 +496,7 @@ impl Locomotion {
     /// Computes the data of every clip of the attached graph now (contacts and implied
     /// speed take a few milliseconds per clip), so that no frame stalls when a blend
     /// first gives a clip weight.
-    pub fn prepare(&mut self, model: &Model) -> Result<(), String> {
+    pub fn prepare(&mut self, model: &Model) -> Result<(), StageError> {
         for clip in std::mem::take(&mut self.pending_clips) {
             self.clip(model, clip)?;
         }
@@ -501,7 +506,11 @@ impl Locomotion {
     /// Step 1: the movement speed drives the graph's speed parameter (which picks the
     /// state and the blend-space weights), then speed matching sets the graph's play rate
     /// (when on) from the inputs that parameter selected.
-    pub fn before_advance(&mut self, model: &Model, graph: &mut PoseGraph) -> Result<(), String> {
+    pub fn before_advance(
+        &mut self,
+        model: &Model,
+        graph: &mut PoseGraph,
+    ) -> Result<(), StageError> {
         if !self.pending_clips.is_empty() {
             self.prepare(model)?;
         }
@@ -510,7 +519,7 @@ impl Locomotion {
             if graph.params().get_float(name) != Some(v) {
                 graph.params_mut().set_float(name, v)?;
                 // New weights (and pose) now, so the speed below is the new inputs'.
-                graph.evaluate(model).map_err(|e| e.to_string())?;
+                graph.evaluate(model)?;
             }
         }
         let (weighted, in_place) = self.input_speed(model, graph)?;
@@ -528,9 +537,8 @@ impl Locomotion {
                 speed,
                 graph.rate(),
                 &self.settings.speed_match,
-            )
-            .map_err(|e| e.to_string())?;
-            graph.set_rate(m.play_rate).map_err(|e| e.to_string())?;
+            )?;
+            graph.set_rate(m.play_rate)?;
             self.speed_match = Some(m);
         } else {
             self.speed_match = None;
@@ -545,7 +553,7 @@ impl Locomotion {
         model: &Model,
         graph: &PoseGraph,
         dt_secs: f64,
-    ) -> Result<(), String> {
+    ) -> Result<(), StageError> {
         let sk = &model.skeleton;
         let (speed, in_place) = self.input_speed(model, graph)?;
         self.anim_speed = speed;
@@ -613,8 +621,7 @@ impl Locomotion {
             dt,
             &self.settings.orientation,
             &mut self.orient_state,
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         if self.orientation.flipped {
             self.warnings.push(
                 "the movement is more than 90 degrees off the clip's travel: warped as if backwards (a backward clip fits better)"
@@ -631,16 +638,14 @@ impl Locomotion {
             local: &self.local,
             model_from_root: Mat4::IDENTITY,
         }
-        .run(&mut self.model_from_joint)
-        .map_err(|e| e.to_string())?;
+        .run(&mut self.model_from_joint)?;
         counter_rotate_spine(
             sk.parents(),
             &self.spine,
             self.orientation.spine_yaw_rad,
             &mut self.local,
             &mut self.model_from_joint,
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         self.fk_model_from_joint
             .copy_from_slice(&self.model_from_joint);
 
@@ -706,8 +711,7 @@ impl Locomotion {
             gravity: -Vec3::Y,
             unit_scale: self.unit_scale,
         }
-        .run(&mut self.stride_state, &mut self.warp)
-        .map_err(|e| e.to_string())?;
+        .run(&mut self.stride_state, &mut self.warp)?;
         let world_scale = if warping { self.warp.scale } else { lacking };
 
         // World placement: the clip's own turning, and the movement along the direction.
@@ -770,8 +774,7 @@ impl Locomotion {
                 &mut self.local,
                 &mut self.model_from_joint,
                 &mut self.reached,
-            )
-            .map_err(|e| e.to_string())?;
+            )?;
         } else {
             self.reached.clear();
             self.reached.resize(self.legs.len(), true);
@@ -849,15 +852,19 @@ impl Locomotion {
         model: &Model,
         graph: &mut PoseGraph,
         dt_secs: f64,
-    ) -> Result<(), String> {
+    ) -> Result<(), StageError> {
         self.before_advance(model, graph)?;
-        graph.advance(model, dt_secs).map_err(|e| e.to_string())?;
+        graph.advance(model, dt_secs)?;
         self.after_advance(model, graph, dt_secs)
     }
 
     /// A seek (or the first frame): re-evaluates the warp for the graph's current pose with
     /// no motion and no time-dependent state.
-    pub fn evaluate_still(&mut self, model: &Model, graph: &mut PoseGraph) -> Result<(), String> {
+    pub fn evaluate_still(
+        &mut self,
+        model: &Model,
+        graph: &mut PoseGraph,
+    ) -> Result<(), StageError> {
         self.reset_motion();
         self.before_advance(model, graph)?;
         self.after_advance(model, graph, 0.0)

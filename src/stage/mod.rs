@@ -5,6 +5,7 @@
 //! ([`crate::app`]) and every CLI command ([`crate::cli`]) drive it.
 
 pub mod character;
+mod error;
 pub mod inspect;
 pub mod locomotion;
 pub mod matching;
@@ -14,3 +15,5 @@ pub mod scenario;
 pub mod session;
 pub mod source;
 pub mod timeline;
+
+pub use error::StageError;

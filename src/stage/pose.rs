@@ -14,6 +14,7 @@ use crate::anim::{
 };
 use crate::asset::Model;
 use crate::graph::PoseGraph;
+use crate::stage::StageError;
 
 /// Caller-owned buffers for one character's pose, reused every frame.
 #[derive(Clone, Debug)]
@@ -226,7 +227,7 @@ impl Pose {
 
 /// Evaluates `model` at `time_secs` of clip `clip` (`None`: the rest pose), in place
 /// (root motion kept, as authored). The error names the file.
-pub fn pose_at(model: &Model, clip: Option<usize>, time_secs: f32) -> Result<Pose, String> {
+pub fn pose_at(model: &Model, clip: Option<usize>, time_secs: f32) -> Result<Pose, StageError> {
     let mut pose = Pose::new(model);
     pose.evaluate(
         model,
@@ -237,6 +238,9 @@ pub fn pose_at(model: &Model, clip: Option<usize>, time_secs: f32) -> Result<Pos
             model_from_root: Mat4::IDENTITY,
         },
     )
-    .map_err(|e| format!("{}: {e}", model.source))?;
+    .map_err(|e| StageError::Pose {
+        model: model.source.clone(),
+        source: e,
+    })?;
     Ok(pose)
 }

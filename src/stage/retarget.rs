@@ -10,10 +10,11 @@ use serde::Serialize;
 use crate::anim::contacts::{detect_contacts, ContactSettings};
 use crate::anim::retarget::quality::{measure, with_virtual_toes};
 use crate::anim::retarget::{
-    automap, ChainPose, ChainPoses, RetargetMap, RetargetOptions, Retargeter, BONES, POSE_CHAINS,
+    automap, ChainPose, ChainPoses, RetargetMap, RetargetOptions, Retargeter, BONES,
 };
 use crate::anim::Clip;
 use crate::asset::Model;
+use crate::stage::StageError;
 
 /// One line of the mapping.
 #[derive(Debug, Serialize)]
@@ -87,31 +88,33 @@ impl From<ChainPoseDef> for ChainPose {
 
 impl MapFile {
     /// Writes the map as RON (what [`MapFile::read`] reads); errors name the file.
-    pub fn write(&self, path: &Path) -> Result<(), String> {
-        let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        std::fs::write(path, text + "\n")
-            .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    pub fn write(&self, path: &Path) -> Result<(), StageError> {
+        let text =
+            ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default()).map_err(|e| {
+                StageError::RonWrite {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                }
+            })?;
+        std::fs::write(path, text + "\n").map_err(|e| StageError::write(path, &e))
     }
 
     /// The chains' retarget poses; an unknown chain name is an error naming it.
-    pub fn chain_poses(&self) -> Result<ChainPoses, String> {
+    pub fn chain_poses(&self) -> Result<ChainPoses, StageError> {
         let mut poses = ChainPoses::default();
         for (chain, pose) in &self.chains {
             if !poses.set(chain, (*pose).into()) {
-                return Err(format!(
-                    "map: chains: '{chain}' is not a chain ({})",
-                    POSE_CHAINS.join(", ")
-                ));
+                return Err(StageError::MapNotAChain {
+                    chain: chain.clone(),
+                });
             }
         }
         Ok(poses)
     }
 
     /// Reads a map file; errors name the file and the line.
-    pub fn read(path: &Path) -> Result<MapFile, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    pub fn read(path: &Path) -> Result<MapFile, StageError> {
+        let text = std::fs::read_to_string(path).map_err(|e| StageError::read(path, &e))?;
         parse_ron_at(&text, path)
     }
 }
@@ -122,10 +125,14 @@ fn map_of(
     model: &Model,
     role: &str,
     given: &std::collections::BTreeMap<String, String>,
-) -> Result<RetargetMap, String> {
+) -> Result<RetargetMap, StageError> {
     // With bones given, what the tables and the shape found stays: the file adds to it.
     let mut map = if given.is_empty() {
-        automap(&model.skeleton).map_err(|e| format!("{} ({role}): {e}", model.source))?
+        automap(&model.skeleton).map_err(|e| StageError::Automap {
+            model: model.source.clone(),
+            role: role.to_string(),
+            source: e,
+        })?
     } else {
         crate::anim::retarget::automap_partial(&model.skeleton)
     };
@@ -134,38 +141,40 @@ fn map_of(
         // nodes named like its bones).
         let sk = &model.skeleton;
         let bone_named = (0..sk.joint_count()).find(|&j| sk.names()[j] == *joint && sk.is_bound(j));
-        let j = bone_named.or_else(|| sk.find(joint)).ok_or_else(|| {
-            format!(
-                "map: {role} bone '{bone}': no joint named '{joint}' in {}",
-                model.source
-            )
-        })?;
+        let j = bone_named
+            .or_else(|| sk.find(joint))
+            .ok_or_else(|| StageError::MapNoJoint {
+                role: role.to_string(),
+                bone: bone.clone(),
+                joint: joint.clone(),
+                model: model.source.clone(),
+            })?;
         if !map.set(bone, j, "given") {
-            return Err(format!(
-                "map: {role}: '{bone}' is not a bone of the profile ({})",
-                BONES.join(", ")
-            ));
+            return Err(StageError::MapNotABone {
+                role: role.to_string(),
+                bone: bone.clone(),
+            });
         }
     }
     let missing = map.missing_required();
     if !missing.is_empty() {
-        return Err(format!(
-            "{} ({role}): no joint for {}; add them to the map",
-            model.source,
-            missing.join(", ")
-        ));
+        return Err(StageError::MapMissing {
+            model: model.source.clone(),
+            role: role.to_string(),
+            missing: missing.iter().map(|m| m.to_string()).collect(),
+        });
     }
     Ok(map)
 }
 
 /// The source hips' ground speed over the clip (net travel / duration).
-fn hips_speed(model: &Model, clip: usize, hips: usize) -> Result<f32, String> {
+fn hips_speed(model: &Model, clip: usize, hips: usize) -> Result<f32, StageError> {
     let c = &model.clips[clip];
     let d = c.duration_secs();
     if d <= 0.0 {
         return Ok(0.0);
     }
-    let at = |t: f32| -> Result<glam::Vec3, String> {
+    let at = |t: f32| -> Result<glam::Vec3, StageError> {
         let pose = crate::stage::pose::pose_at(model, Some(clip), t)?;
         Ok(pose.model_from_joint[hips].w_axis.truncate())
     };
@@ -179,7 +188,7 @@ pub fn retarget_models(
     target: &Model,
     clips: &[String],
     options: &RetargetOptions,
-) -> Result<(Vec<Clip>, RetargetReport), String> {
+) -> Result<(Vec<Clip>, RetargetReport), StageError> {
     retarget_models_with(source, target, clips, options, &MapFile::default())
 }
 
@@ -190,7 +199,7 @@ pub fn retarget_models_with(
     clips: &[String],
     options: &RetargetOptions,
     given: &MapFile,
-) -> Result<(Vec<Clip>, RetargetReport), String> {
+) -> Result<(Vec<Clip>, RetargetReport), StageError> {
     let source_map = map_of(source, "source", &given.source)?;
     let target_map = map_of(target, "target", &given.target)?;
     let r = Retargeter::with_chain_poses(
@@ -200,7 +209,11 @@ pub fn retarget_models_with(
         &target_map,
         &given.chain_poses()?,
     )
-    .map_err(|e| format!("{} onto {}: {e}", source.source, target.source))?;
+    .map_err(|e| StageError::Retargeter {
+        source_model: source.source.clone(),
+        target_model: target.source.clone(),
+        error: e,
+    })?;
     let mapping = BONES
         .iter()
         .filter_map(|&bone| {
@@ -225,9 +238,10 @@ pub fn retarget_models_with(
         clips
             .iter()
             .map(|n| {
-                source
-                    .find_clip(n)
-                    .ok_or_else(|| format!("{}: no clip named '{n}'", source.source))
+                source.find_clip(n).ok_or_else(|| StageError::NoClipNamed {
+                    model: source.source.clone(),
+                    clip: n.clone(),
+                })
             })
             .collect::<Result<_, _>>()?
     };
@@ -238,12 +252,15 @@ pub fn retarget_models_with(
     use rayon::prelude::*;
     let done: Vec<(Clip, ClipQualityReport)> = chosen
         .par_iter()
-        .map(|&c| -> Result<(Clip, ClipQualityReport), String> {
+        .map(|&c| -> Result<(Clip, ClipQualityReport), StageError> {
             let clip = &source.clips[c];
-            let what = |e: String| format!("{}: clip '{}': {e}", source.source, clip.name());
+            let what = |e: crate::anim::AnimError| StageError::RetargetClip {
+                model: source.source.clone(),
+                clip: clip.name().to_string(),
+                source: e,
+            };
             let contacts = if clip.duration_secs() > 0.0 {
-                detect_contacts(&source.skeleton, clip, &r.source_legs, &settings)
-                    .map_err(|e| what(e.to_string()))?
+                detect_contacts(&source.skeleton, clip, &r.source_legs, &settings).map_err(what)?
             } else {
                 Vec::new()
             };
@@ -255,7 +272,7 @@ pub fn retarget_models_with(
             };
             let retargeted = r
                 .retarget_clip(clip, clip.name(), options, &planted)
-                .map_err(|e| what(e.to_string()))?;
+                .map_err(what)?;
             let source_speed = hips_speed(source, c, source_hips)?;
             let q = if duration > 0.0 {
                 // Toeless target feet are measured at the source's ball of the foot too.
@@ -265,7 +282,7 @@ pub fn retarget_models_with(
                     &r.target_legs,
                     &r.virtual_toes,
                 )
-                .map_err(|e| what(e.to_string()))?;
+                .map_err(what)?;
                 measure(
                     &skeleton,
                     &measured,
@@ -275,7 +292,7 @@ pub fn retarget_models_with(
                     source_speed,
                     r.leg_ratio,
                 )
-                .map_err(|e| what(e.to_string()))?
+                .map_err(what)?
             } else {
                 crate::anim::retarget::quality::RetargetQuality {
                     planted_foot_slide_mps: 0.0,
@@ -312,7 +329,7 @@ pub fn retarget_models_with(
 }
 
 /// `glb` (TARGET's bytes) with `clips` (on `model`'s skeleton) added as animations.
-pub fn glb_with_clips(glb: &[u8], model: &Model, clips: &[Clip]) -> Result<Vec<u8>, String> {
+pub fn glb_with_clips(glb: &[u8], model: &Model, clips: &[Clip]) -> Result<Vec<u8>, StageError> {
     use crate::asset::glb_writer::{append_animations, NewChannel};
     let animations = clips
         .iter()
@@ -340,7 +357,7 @@ pub fn glb_with_clips(glb: &[u8], model: &Model, clips: &[Clip]) -> Result<Vec<u
             (clip.name().to_string(), channels)
         })
         .collect::<Vec<_>>();
-    append_animations(glb, &animations)
+    Ok(append_animations(glb, &animations)?)
 }
 
 /// The character (FILE's, or the plain built-in demo) with every clip of `library` on it
@@ -350,7 +367,7 @@ pub fn library_model(
     file: Option<&Path>,
     library: &[std::path::PathBuf],
     mirror: bool,
-) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), String> {
+) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
     let mut character = crate::asset::load_or_demo(file)?;
     let mut clips: Vec<crate::anim::Clip> = Vec::new();
     let mut files = 0;
@@ -358,7 +375,7 @@ pub fn library_model(
     let mut tagged: Vec<(String, Vec<crate::stage::matching::SidecarTag>)> = Vec::new();
     for path in library {
         let listed = if path.is_dir() {
-            crate::asset::folder::bvh_files(path).map_err(|e| e.to_string())?
+            crate::asset::folder::bvh_files(path)?
         } else {
             vec![path.clone()]
         };
@@ -415,15 +432,14 @@ pub fn library_model(
         }
     }
     if clips.is_empty() {
-        return Err("--library: no clip found in the given files and folders".into());
+        return Err(StageError::EmptyLibrary);
     }
     if mirror {
         let left =
             crate::anim::retarget::mirror::left_axis_of(&character.skeleton).ok_or_else(|| {
-                format!(
-                    "--mirror: {}: no left and right legs to mirror across",
-                    character.source
-                )
+                StageError::MirrorNoLegs {
+                    model: character.source.clone(),
+                }
             })?;
         let mirrored: Vec<crate::anim::Clip> = clips
             .iter()
@@ -434,7 +450,10 @@ pub fn library_model(
                     left,
                     &format!("{} (mirrored)", c.name()),
                 )
-                .map_err(|e| format!("--mirror: clip '{}': {e}", c.name()))
+                .map_err(|e| StageError::Mirror {
+                    clip: c.name().to_string(),
+                    source: e,
+                })
             })
             .collect::<Result<_, _>>()?;
         clips.extend(mirrored);
@@ -471,14 +490,14 @@ pub fn library_model(
 
 /// `text` (read from `path`) as RON; the error names the file, the line and the column
 /// (map files and motion-matching tag sidecars).
-pub fn parse_ron_at<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, String> {
-    ron::from_str(text).map_err(|e| {
-        format!(
-            "{}: line {}, column {}: {}",
-            path.display(),
-            e.span.start.line,
-            e.span.start.col,
-            e.code
-        )
+pub fn parse_ron_at<T: serde::de::DeserializeOwned>(
+    text: &str,
+    path: &Path,
+) -> Result<T, StageError> {
+    ron::from_str(text).map_err(|e| StageError::Ron {
+        path: path.to_path_buf(),
+        line: e.span.start.line,
+        column: e.span.start.col,
+        error: e.code,
     })
 }

@@ -8,6 +8,7 @@ use crate::asset::Model;
 use serde::{Deserialize, Serialize};
 
 use super::session::GraphSession;
+use super::StageError;
 use crate::graph::def::GraphDef;
 
 /// A headless run: a graph (or the file's default), parameter changes over time and seeks
@@ -127,22 +128,21 @@ pub struct ScenarioRun {
 
 impl ScenarioRun {
     /// Validates the scenario (finite, sorted event times; positive fps).
-    pub fn new(mut scenario: Scenario) -> Result<Self, String> {
+    pub fn new(mut scenario: Scenario) -> Result<Self, StageError> {
         if !(scenario.fps.is_finite() && scenario.fps > 0.0) {
-            return Err(format!("scenario: fps must be > 0, got {}", scenario.fps));
+            return Err(StageError::ScenarioFps { fps: scenario.fps });
         }
         if !(scenario.seconds.is_finite() && scenario.seconds >= 0.0) {
-            return Err(format!(
-                "scenario: seconds must be >= 0, got {}",
-                scenario.seconds
-            ));
+            return Err(StageError::ScenarioSeconds {
+                seconds: scenario.seconds,
+            });
         }
         if scenario.seconds * scenario.fps > 10_000_000.0 {
-            return Err("scenario: more than 10,000,000 frames".into());
+            return Err(StageError::ScenarioTooLong);
         }
         for (i, e) in scenario.events.iter().enumerate() {
             if !e.at_secs.is_finite() {
-                return Err(format!("scenario: event {i}: at_secs must be finite"));
+                return Err(StageError::ScenarioEventTime { event: i });
             }
         }
         // Stable: events at the same time keep their file order.
@@ -187,7 +187,11 @@ impl ScenarioRun {
     /// step (`GraphSession::tick`: the locomotion stage's speed matching before the
     /// advance and warping after it, the root motion into the session's placement). The
     /// run's placement is the session's.
-    pub fn step(&mut self, model: &Model, session: &mut GraphSession) -> Result<FrameKind, String> {
+    pub fn step(
+        &mut self,
+        model: &Model,
+        session: &mut GraphSession,
+    ) -> Result<FrameKind, StageError> {
         let frame = self.frame;
         let t = self.time_of(frame);
         let mut seek = None;
@@ -202,14 +206,17 @@ impl ScenarioRun {
                 Action::Set(p, v) => graph
                     .params_mut()
                     .set_float(&p, v)
-                    .map_err(|e| format!("scenario: at {at} s: {e}"))?,
+                    .map_err(|e| StageError::from(e).at_scenario_time(at))?,
                 Action::SetBool(p, v) => graph
                     .params_mut()
                     .set_bool(&p, v)
-                    .map_err(|e| format!("scenario: at {at} s: {e}"))?,
+                    .map_err(|e| StageError::from(e).at_scenario_time(at))?,
                 Action::Ramp { param, to, secs } => {
                     let from = graph.params().get_float(&param).ok_or_else(|| {
-                        format!("scenario: at {at} s: unknown float parameter '{param}'")
+                        StageError::UnknownFloatParameter {
+                            param: param.clone(),
+                        }
+                        .at_scenario_time(at)
                     })?;
                     self.ramps.retain(|r| r.param != param);
                     self.ramps.push(Ramp {
@@ -226,14 +233,15 @@ impl ScenarioRun {
                     duration_secs,
                 } => graph
                     .travel(model, &state, duration_secs.unwrap_or(0.25))
-                    .map_err(|e| format!("scenario: at {at} s: {e}"))?,
+                    .map_err(|e| StageError::from(e).at_scenario_time(at))?,
                 Action::Rate(r) => graph
                     .set_rate(r)
-                    .map_err(|e| format!("scenario: at {at} s: {e}"))?,
+                    .map_err(|e| StageError::from(e).at_scenario_time(at))?,
                 a @ (Action::Move { .. } | Action::Stand | Action::Tags { .. }) => {
-                    return Err(format!(
-                        "scenario: at {at} s: {a:?} drives motion matching: run it with `trace --motion-matching`"
-                    ))
+                    return Err(StageError::MatchingAction {
+                        at_secs: at,
+                        action: format!("{a:?}"),
+                    })
                 }
             }
             self.next_event += 1;
@@ -248,7 +256,7 @@ impl ScenarioRun {
             graph
                 .params_mut()
                 .set_float(&r.param, v)
-                .map_err(|e| format!("scenario: ramp: {e}"))?;
+                .map_err(StageError::ScenarioRamp)?;
         }
         self.ramps.retain(|r| t < r.start_secs + r.secs);
         self.frame += 1;
@@ -264,7 +272,7 @@ impl ScenarioRun {
             FrameKind::Play
         };
         if let Some(e) = session.take_error() {
-            return Err(format!("frame {frame}: {e}"));
+            return Err(StageError::Frame { frame, message: e });
         }
         self.world_from_root = session.world_from_root();
         Ok(kind)

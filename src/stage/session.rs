@@ -10,6 +10,7 @@ use crate::anim::GroundTransform;
 use crate::asset::Model;
 
 use super::locomotion::{Locomotion, LocomotionSettings};
+use super::StageError;
 use crate::graph::def::GraphDef;
 use crate::graph::eval::PoseGraph;
 
@@ -50,7 +51,7 @@ pub struct GraphSession {
 pub const UNDO_DEPTH: usize = 64;
 
 impl GraphSession {
-    pub fn new(model: &Model, def: &GraphDef) -> Result<Self, String> {
+    pub fn new(model: &Model, def: &GraphDef) -> Result<Self, StageError> {
         Ok(Self::from_graph(PoseGraph::new(model, def)?))
     }
 
@@ -110,7 +111,7 @@ impl GraphSession {
     /// references) and rebuilds the graph from it, keeping the parameter values, the
     /// leader's clip time, the play rate and the placement. A definition the graph
     /// refuses leaves the old graph playing and returns the reason. Undoable.
-    pub fn edit(&mut self, model: &Model, f: impl FnOnce(&mut GraphDef)) -> Result<(), String> {
+    pub fn edit(&mut self, model: &Model, f: impl FnOnce(&mut GraphDef)) -> Result<(), StageError> {
         let old = self.graph.def().clone();
         let mut new = old.clone();
         f(&mut new);
@@ -138,7 +139,7 @@ impl GraphSession {
                 true
             }
             Err(e) => {
-                self.error = Some(e);
+                self.error = Some(e.to_string());
                 false
             }
         }
@@ -156,7 +157,7 @@ impl GraphSession {
                 true
             }
             Err(e) => {
-                self.error = Some(e);
+                self.error = Some(e.to_string());
                 false
             }
         }
@@ -170,7 +171,7 @@ impl GraphSession {
         !self.redo.is_empty()
     }
 
-    fn replace_def(&mut self, model: &Model, def: GraphDef) -> Result<(), String> {
+    fn replace_def(&mut self, model: &Model, def: GraphDef) -> Result<(), StageError> {
         let mut graph = PoseGraph::new(model, &def)?;
         // Same parameter values, rate and leader time (a seek: no root motion).
         for p in &def.params {
@@ -182,12 +183,10 @@ impl GraphSession {
                 let _ = graph.params_mut().set_bool(name, v);
             }
         }
-        graph
-            .set_rate(self.graph.rate())
-            .map_err(|e| e.to_string())?;
+        graph.set_rate(self.graph.rate())?;
         let leader = self.graph.leader();
         let t = leader.clock.time().to_secs(leader.duration_secs());
-        graph.seek(model, t).map_err(|e| e.to_string())?;
+        graph.seek(model, t)?;
         self.graph = graph;
         if let Some(l) = &mut self.locomotion {
             l.attach(&self.graph);
@@ -204,7 +203,7 @@ impl GraphSession {
         on: bool,
         settings: LocomotionSettings,
         legs: Option<Vec<crate::anim::contacts::LegChain>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), StageError> {
         self.loco_history.clear();
         if !on {
             self.locomotion = None;
@@ -229,7 +228,7 @@ impl GraphSession {
             l.settings = settings;
             if !self.playing {
                 if let Err(e) = l.evaluate_still(model, &mut self.graph) {
-                    self.error = Some(e);
+                    self.error = Some(e.to_string());
                 }
             }
         }
@@ -256,17 +255,20 @@ impl GraphSession {
     fn after_still(&mut self, model: &Model) {
         if let Some(l) = &mut self.locomotion {
             if let Err(e) = l.evaluate_still(model, &mut self.graph) {
-                self.error = Some(e);
+                self.error = Some(e.to_string());
             }
         }
     }
 
     /// The file's default graph (the demo's locomotion graph, or one state per clip).
-    pub fn default_for(model: &Model) -> Result<Self, String> {
+    pub fn default_for(model: &Model) -> Result<Self, StageError> {
         let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
         let additive: Vec<bool> = model.clips.iter().map(|c| c.is_additive()).collect();
-        let def = crate::graph::def::default_graph(&names, &additive)
-            .ok_or_else(|| format!("{}: has no animations", model.source))?;
+        let def = crate::graph::def::default_graph(&names, &additive).ok_or_else(|| {
+            StageError::NoAnimations {
+                model: model.source.clone(),
+            }
+        })?;
         Self::new(model, &def)
     }
 
@@ -277,10 +279,7 @@ impl GraphSession {
         }
         let result = match &mut self.locomotion {
             Some(l) => l.advance(model, &mut self.graph, dt_secs),
-            None => self
-                .graph
-                .advance(model, dt_secs)
-                .map_err(|e| e.to_string()),
+            None => self.graph.advance(model, dt_secs).map_err(StageError::from),
         };
         match result {
             Ok(()) => {
@@ -320,7 +319,7 @@ impl GraphSession {
             }
             Err(e) => {
                 self.playing = false;
-                self.error = Some(e);
+                self.error = Some(e.to_string());
             }
         }
     }
@@ -351,7 +350,7 @@ impl GraphSession {
 
     pub fn travel(&mut self, model: &Model, state: &str, duration_secs: f32) {
         if let Err(e) = self.graph.travel(model, state, duration_secs) {
-            self.error = Some(e);
+            self.error = Some(e.to_string());
         }
         self.after_still(model);
     }

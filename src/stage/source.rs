@@ -16,6 +16,7 @@ use super::matching::{KeyInput, MatchingSession};
 use super::pose::{Pose, PoseRequest};
 use super::session::{GraphSession, SESSION_HISTORY_LEN};
 use super::timeline::Timeline;
+use super::StageError;
 
 /// Live motion-matching steps run per advance at most (a stalled window does not
 /// fast-forward through seconds of simulation).
@@ -87,7 +88,12 @@ impl MatchingPlay {
     }
 
     /// Runs `steps` live frames with the held keys; an error pauses.
-    pub fn step(&mut self, model: &Model, steps: usize, look_yaw_rad: f32) -> Result<(), String> {
+    pub fn step(
+        &mut self,
+        model: &Model,
+        steps: usize,
+        look_yaw_rad: f32,
+    ) -> Result<(), StageError> {
         for _ in 0..steps {
             let input = self.input(look_yaw_rad);
             if let Err(e) = self.session.step(model, &input) {
@@ -105,7 +111,7 @@ impl MatchingPlay {
         model: &Model,
         dt_secs: f64,
         look_yaw_rad: f32,
-    ) -> Result<(), String> {
+    ) -> Result<(), StageError> {
         if !self.playing {
             return Ok(());
         }
@@ -197,14 +203,16 @@ impl MotionSource {
         timeline: &mut Timeline,
         dt_secs: f64,
         look_yaw_rad: f32,
-    ) -> Result<GroundTransform, String> {
+    ) -> Result<GroundTransform, StageError> {
         let before = self.world_from_root(timeline);
         match self {
             Self::Clip => {
                 let before = timeline.error_count();
                 let delta = timeline.tick(dt_secs);
                 return match timeline.error() {
-                    Some(e) if timeline.error_count() != before => Err(e.to_owned()),
+                    Some(e) if timeline.error_count() != before => Err(StageError::Playback {
+                        message: e.to_owned(),
+                    }),
                     _ => Ok(delta),
                 };
             }

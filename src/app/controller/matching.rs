@@ -213,7 +213,7 @@ impl Previewer {
         if let Some(m) = self.stage.main.source.matching_mut() {
             if let Err(e) = m.session.reset(model) {
                 self.message = Some(super::Message {
-                    text: e,
+                    text: e.to_string(),
                     is_error: true,
                 });
             }

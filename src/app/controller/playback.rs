@@ -141,7 +141,7 @@ impl Previewer {
             .model
             .clip_analysis(clip)
             .map(|a| a.in_place.reason.clone())
-            .unwrap_or_else(|e| e);
+            .unwrap_or_else(|e| e.to_string());
         self.set_message(format!("'{name}': {reason}"), false);
     }
 

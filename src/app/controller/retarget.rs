@@ -115,7 +115,7 @@ impl Previewer {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("ron"))
         {
-            s.map.write(path)
+            s.map.write(path).map_err(String::from)
         } else {
             Err(format!(
                 "{}: a bone map is saved as a .ron file",
@@ -131,7 +131,7 @@ impl Previewer {
 
     /// Reads a map file (RON, the `--map` format) and retargets again with it.
     pub fn load_retarget_map(&mut self, path: &Path) -> Result<(), String> {
-        let result = MapFile::read(path).and_then(|map| {
+        let result = MapFile::read(path).map_err(String::from).and_then(|map| {
             let Some(s) = self.retarget.as_mut() else {
                 return Err("retarget: nothing retargeted yet".to_string());
             };

@@ -119,7 +119,12 @@ fn clip_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     };
     let current = p.stage.main.model.in_place_override(clip);
     // The timeline computed the analysis when it selected the clip: this is a lookup.
-    let analysis = p.stage.main.model.clip_analysis(clip);
+    let analysis = p
+        .stage
+        .main
+        .model
+        .clip_analysis(clip)
+        .map_err(|e| e.to_string());
     let (in_place, reason) = match &analysis {
         Ok(a) => (a.in_place.in_place, a.in_place.reason.as_str()),
         Err(e) => (false, e.as_str()),

@@ -8,7 +8,7 @@ use glam::{Quat, Vec3};
 use super::mesh::{inbetween_weights, MorphSource};
 use super::{quat, vec3, Joints};
 use crate::anim::{Clip, Interpolation, JointTracks, MorphTrack, Skeleton, Track};
-use crate::asset::ImportError;
+use crate::asset::{ImportError, ImportProblem};
 
 /// The longest take imported (a take that claims days of scene time is a broken file).
 const MAX_TAKE_SECS: f64 = 4.0 * 3600.0;
@@ -103,7 +103,7 @@ pub(super) fn clips(
                     joint_name,
                     "translation",
                 )
-                .map_err(at)?;
+                .map_err(|e| at(e.into()))?;
                 jt.translation = Some(
                     Track::new(Interpolation::Linear, times, values, "translation")
                         .map_err(fail)?,
@@ -112,14 +112,16 @@ pub(super) fn clips(
             // Within 1e-6 (f32 cannot hold 1 - 1e-9: it is 1 there).
             if !holds(&r, |q| q.dot(rest.rotation).abs() > 1.0 - 1e-6) {
                 let (times, values) = window.cut(&r, |a, b, u| a.slerp(b, u));
-                finite(values.iter().all(|q| q.is_finite()), joint_name, "rotation").map_err(at)?;
+                finite(values.iter().all(|q| q.is_finite()), joint_name, "rotation")
+                    .map_err(|e| at(e.into()))?;
                 jt.rotation = Some(
                     Track::new(Interpolation::Linear, times, values, "rotation").map_err(fail)?,
                 );
             }
             if !holds(&sc, |v| v.abs_diff_eq(rest.scale, 1e-6)) {
                 let (times, values) = window.cut(&sc, lerp3);
-                finite(values.iter().all(|v| v.is_finite()), joint_name, "scale").map_err(at)?;
+                finite(values.iter().all(|v| v.is_finite()), joint_name, "scale")
+                    .map_err(|e| at(e.into()))?;
                 jt.scale =
                     Some(Track::new(Interpolation::Linear, times, values, "scale").map_err(fail)?);
             }
@@ -202,11 +204,11 @@ fn lerp3(a: Vec3, b: Vec3, u: f32) -> Vec3 {
     a.lerp(b, u)
 }
 
-fn finite(ok: bool, joint: &str, what: &str) -> Result<(), String> {
+fn finite(ok: bool, joint: &str, what: &str) -> Result<(), ImportProblem> {
     if ok {
         Ok(())
     } else {
-        Err(format!("node '{joint}': a {what} key is not finite"))
+        Err(format!("node '{joint}': a {what} key is not finite").into())
     }
 }
 

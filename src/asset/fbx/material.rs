@@ -6,7 +6,7 @@ use std::path::Path;
 use glam::Vec4;
 
 use super::mesh::Built;
-use crate::asset::{AlphaMode, Image, Material};
+use crate::asset::{AlphaMode, Image, ImportProblem, Material};
 
 /// Texture files larger than this are not read.
 const MAX_TEXTURE_BYTES: u64 = 256 << 20;
@@ -99,7 +99,11 @@ impl Materials {
 
 /// A texture's image: embedded in the file, else the file it names (as written, then
 /// beside the FBX file under its relative path, then under its bare name).
-fn read_texture(texture: &ufbx::Texture, path: &Path, total: &mut usize) -> Result<Image, String> {
+fn read_texture(
+    texture: &ufbx::Texture,
+    path: &Path,
+    total: &mut usize,
+) -> Result<Image, ImportProblem> {
     let embedded: &[u8] = &texture.content;
     let bytes = if !embedded.is_empty() {
         embedded.to_vec()
@@ -134,7 +138,8 @@ fn read_texture(texture: &ufbx::Texture, path: &Path, total: &mut usize) -> Resu
             return Err(format!(
                 "'{}' is {len} bytes, larger than this importer reads",
                 found.display()
-            ));
+            )
+            .into());
         }
         std::fs::read(found).map_err(|e| format!("cannot read '{}': {e}", found.display()))?
     };
@@ -142,7 +147,7 @@ fn read_texture(texture: &ufbx::Texture, path: &Path, total: &mut usize) -> Resu
     let rgba = decoded.to_rgba8();
     *total = total.saturating_add(rgba.len());
     if *total > MAX_TOTAL_IMAGE_BYTES {
-        return Err("the textures are larger in all than this importer decodes".to_string());
+        return Err("the textures are larger in all than this importer decodes".into());
     }
     Ok(Image {
         width: rgba.width(),

@@ -7,7 +7,7 @@ use glam::{DMat3, DMat4, Vec2, Vec3, Vec4};
 use super::material::Materials;
 use super::{dmat4, mat4, Joints};
 use crate::anim::{Skin, MAX_INFLUENCES};
-use crate::asset::{Image, ImportError, Material, Mesh, MorphTarget, Primitive};
+use crate::asset::{Image, ImportError, ImportProblem, Material, Mesh, MorphTarget, Primitive};
 
 /// Caps on the imported totals (face corners become vertices).
 const MAX_TOTAL_VERTICES: usize = 1 << 23;
@@ -123,8 +123,9 @@ pub(super) fn build<'s>(
             )));
         }
         let mesh_index = out.meshes.len();
-        let skin = build_skin(mesh, node, joints, &mut out, &mut over_influences).map_err(at)?;
-        let morph = morph_shapes(mesh).map_err(at)?;
+        let skin = build_skin(mesh, node, joints, &mut out, &mut over_influences)
+            .map_err(|e| at(e.into()))?;
+        let morph = morph_shapes(mesh).map_err(|e| at(e.into()))?;
         // Shapes are stored per face corner once triangulated.
         let shapes: usize = morph.channels.iter().map(|(_, s)| s.len()).sum();
         if shapes.saturating_mul(mesh.num_triangles.saturating_mul(3)) > MAX_TOTAL_VERTICES {
@@ -133,7 +134,8 @@ pub(super) fn build<'s>(
                 mesh.num_triangles
             )));
         }
-        let primitives = primitives(mesh, node, skin.as_ref(), &morph, &materials).map_err(at)?;
+        let primitives =
+            primitives(mesh, node, skin.as_ref(), &morph, &materials).map_err(|e| at(e.into()))?;
         if primitives.is_empty() {
             continue;
         }
@@ -219,7 +221,7 @@ fn build_skin(
     joints: &Joints,
     out: &mut Built,
     over_influences: &mut usize,
-) -> Result<Option<BuiltSkin>, String> {
+) -> Result<Option<BuiltSkin>, ImportProblem> {
     let Some(deformer) = mesh.skin_deformers.first() else {
         return Ok(None);
     };
@@ -228,7 +230,7 @@ fn build_skin(
         return Ok(None);
     }
     let Some(mesh_joint) = joints.of(node) else {
-        return Err("its node is not in the scene".to_string());
+        return Err("its node is not in the scene".into());
     };
     let mut skin_joints = Vec::with_capacity(clusters.len() + 1);
     let mut inverse_bind = Vec::with_capacity(clusters.len() + 1);
@@ -244,7 +246,8 @@ fn build_skin(
             return Err(format!(
                 "skin cluster {c} ('{}'): its bind matrix is not finite",
                 cluster.element.name
-            ));
+            )
+            .into());
         }
         skin_joints.push(joint);
         inverse_bind.push(m);
@@ -257,7 +260,8 @@ fn build_skin(
         return Err(format!(
             "{} skin clusters, more than a skin may have",
             clusters.len()
-        ));
+        )
+        .into());
     }
     let num_vertices = mesh.num_vertices;
     let vertices = &deformer.vertices;
@@ -294,7 +298,8 @@ fn build_skin(
                     return Err(format!(
                         "skin vertex {v}: cluster {cluster} out of range ({} clusters)",
                         clusters.len()
-                    ));
+                    )
+                    .into());
                 }
                 j[count] = cluster as u16;
                 w[count] = weight as f32;
@@ -346,7 +351,7 @@ struct ShapeOffsets {
     normals: Vec<Vec3>,
 }
 
-fn morph_shapes(mesh: &ufbx::Mesh) -> Result<MorphShapes<'_>, String> {
+fn morph_shapes(mesh: &ufbx::Mesh) -> Result<MorphShapes<'_>, ImportProblem> {
     let n = mesh.num_vertices;
     let mut channels = Vec::new();
     let mut targets = 0usize;
@@ -362,7 +367,8 @@ fn morph_shapes(mesh: &ufbx::Mesh) -> Result<MorphShapes<'_>, String> {
                         shape.element.name,
                         shape.position_offsets.len(),
                         count
-                    ));
+                    )
+                    .into());
                 }
                 let has_normals = shape.normal_offsets.len() == count && count > 0;
                 let mut positions = vec![Vec3::ZERO; n];
@@ -377,7 +383,8 @@ fn morph_shapes(mesh: &ufbx::Mesh) -> Result<MorphShapes<'_>, String> {
                         return Err(format!(
                             "blend shape '{}': vertex {v} out of range ({n} vertices)",
                             shape.element.name
-                        ));
+                        )
+                        .into());
                     };
                     // A shape may weigh its offsets per vertex (Blender's shape keys with a
                     // vertex group).
@@ -391,7 +398,8 @@ fn morph_shapes(mesh: &ufbx::Mesh) -> Result<MorphShapes<'_>, String> {
                     return Err(format!(
                         "blend shape '{}': its target weight is not finite",
                         shape.element.name
-                    ));
+                    )
+                    .into());
                 }
                 shapes.push(ShapeOffsets {
                     target_weight: key.target_weight,
@@ -402,7 +410,8 @@ fn morph_shapes(mesh: &ufbx::Mesh) -> Result<MorphShapes<'_>, String> {
                 if targets.saturating_mul(n) > MAX_TOTAL_VERTICES {
                     return Err(format!(
                         "blend shapes: more than {MAX_TOTAL_VERTICES} shape vertices"
-                    ));
+                    )
+                    .into());
                 }
             }
             if !shapes.is_empty() {
@@ -420,7 +429,7 @@ fn primitives(
     skin: Option<&BuiltSkin>,
     morph: &MorphShapes,
     materials: &Materials,
-) -> Result<Vec<Primitive>, String> {
+) -> Result<Vec<Primitive>, ImportProblem> {
     let positions = &mesh.vertex_position;
     if !positions.exists {
         return Ok(Vec::new());
@@ -474,11 +483,11 @@ fn primitives(
         };
         for f in faces {
             let Some(&face) = mesh.faces.get(f) else {
-                return Err(format!("face {f} out of range"));
+                return Err(format!("face {f} out of range").into());
             };
             let end = face.index_begin as usize + face.num_indices as usize;
             if end > num_indices {
-                return Err(format!("face {f}: corners beyond the mesh's {num_indices}"));
+                return Err(format!("face {f}: corners beyond the mesh's {num_indices}").into());
             }
             if face.num_indices < 3 {
                 continue;
@@ -487,7 +496,7 @@ fn primitives(
             for &ix in &tri {
                 let ix = ix as usize;
                 if ix >= num_indices {
-                    return Err(format!("face {f}: corner {ix} out of range"));
+                    return Err(format!("face {f}: corner {ix} out of range").into());
                 }
                 let vertex = *mesh
                     .vertex_indices
@@ -566,7 +575,7 @@ fn primitives(
             flat_normals_where_missing(&mut p);
         }
         if !p.positions.iter().all(|v| v.is_finite()) {
-            return Err("a vertex position is not finite".to_string());
+            return Err("a vertex position is not finite".into());
         }
         out.push(p);
     }
@@ -579,14 +588,14 @@ fn attribute<T: Copy>(
     values: &ufbx::List<T>,
     ix: usize,
     what: &str,
-) -> Result<T, String> {
+) -> Result<T, ImportProblem> {
     let i = *indices
         .get(ix)
         .ok_or_else(|| format!("{what}: index {ix} out of range"))? as usize;
     values
         .get(i)
         .copied()
-        .ok_or_else(|| format!("{what}: value {i} out of range"))
+        .ok_or_else(|| format!("{what}: value {i} out of range").into())
 }
 
 /// Gives corners without a normal their triangle's face normal.
@@ -605,7 +614,10 @@ fn flat_normals_where_missing(p: &mut Primitive) {
 }
 
 /// Checks the skins against the skeleton (`Skin::new`'s checks).
-pub(super) fn check_skins(skins: &[Skin], skeleton: &crate::anim::Skeleton) -> Result<(), String> {
+pub(super) fn check_skins(
+    skins: &[Skin],
+    skeleton: &crate::anim::Skeleton,
+) -> Result<(), ImportProblem> {
     for s in skins {
         Skin::new(
             s.name.clone(),

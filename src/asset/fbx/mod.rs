@@ -38,7 +38,7 @@ use std::path::Path;
 
 use glam::{DMat4, DQuat, DVec3, Mat4, Quat, Vec3};
 
-use super::{display_name, ImportError, LoadOptions, Model, SourceFormat};
+use super::{display_name, ImportError, ImportProblem, LoadOptions, Model, SourceFormat};
 use crate::anim::{Skeleton, Transform};
 
 /// ufbx may use this much memory for its result and as much again for temporary data; a
@@ -263,7 +263,7 @@ pub(super) struct Joints {
 impl Joints {
     /// Every node below ufbx's root (the root too when it carries a transform), depth
     /// first, so that parents come first.
-    fn collect(scene: &ufbx::Scene) -> Result<Joints, String> {
+    fn collect(scene: &ufbx::Scene) -> Result<Joints, ImportProblem> {
         let count = scene.nodes.len();
         let root = &scene.root_node;
         let root_index = root.element.typed_id as usize;
@@ -281,18 +281,17 @@ impl Joints {
         };
         while let Some(n) = stack.pop() {
             if n >= count {
-                return Err(format!(
-                    "node index {n} out of range (the scene has {count})"
-                ));
+                return Err(format!("node index {n} out of range (the scene has {count})").into());
             }
             if of_node.contains_key(&n) {
                 return Err(format!(
                     "node '{}' is reached twice (a cycle in the hierarchy)",
                     scene.nodes[n].element.name
-                ));
+                )
+                .into());
             }
             if nodes.len() >= MAX_JOINTS {
-                return Err(format!("more than {MAX_JOINTS} nodes"));
+                return Err(format!("more than {MAX_JOINTS} nodes").into());
             }
             of_node.insert(n, nodes.len());
             nodes.push(n);

@@ -180,7 +180,10 @@ pub(super) const JOINT_FORMATS: Formats<'static> = &[(DataType::U8, false), (Dat
 
 impl Importer<'_> {
     /// Reads an accessor (dense data, zero fill and sparse substitution), bounds-checked.
-    pub(super) fn read_accessor(&self, acc: &gltf::Accessor<'_>) -> Result<AccessorData, String> {
+    pub(super) fn read_accessor(
+        &self,
+        acc: &gltf::Accessor<'_>,
+    ) -> Result<AccessorData, ImportProblem> {
         let data_type = acc.data_type();
         let comp_size = data_type.size();
         let dims = acc.dimensions();
@@ -201,7 +204,8 @@ impl Importer<'_> {
                         "buffer view {} has byte stride {stride}, smaller than one element \
                          ({elem} bytes)",
                         view.index()
-                    ));
+                    )
+                    .into());
                 }
                 let offset = acc.offset();
                 let end = match count {
@@ -218,7 +222,8 @@ impl Importer<'_> {
                          do not fit in buffer view {} ({} bytes)",
                         view.index(),
                         data.len()
-                    ));
+                    )
+                    .into());
                 }
                 if stride == elem {
                     data[offset..offset + total].to_vec()
@@ -236,7 +241,8 @@ impl Importer<'_> {
                     return Err(format!(
                         "has no buffer view and declares {count} elements ({total} bytes of \
                          zeros), more than this importer accepts"
-                    ));
+                    )
+                    .into());
                 }
                 vec![0; total]
             }
@@ -257,12 +263,13 @@ impl Importer<'_> {
         count: usize,
         elem: usize,
         bytes: &mut [u8],
-    ) -> Result<(), String> {
+    ) -> Result<(), ImportProblem> {
         let n = sparse.count();
         if n > count {
             return Err(format!(
                 "sparse substitution count {n} exceeds the accessor count {count}"
-            ));
+            )
+            .into());
         }
         let indices = sparse.indices();
         let index_size = indices.index_type().size();
@@ -290,12 +297,13 @@ impl Importer<'_> {
             if i >= count {
                 return Err(format!(
                     "sparse index {k} is {i}, outside the accessor's {count} elements"
-                ));
+                )
+                .into());
             }
             if previous.is_some_and(|p| p >= i) {
-                return Err(format!(
-                    "sparse indices are not strictly increasing at index {k}"
-                ));
+                return Err(
+                    format!("sparse indices are not strictly increasing at index {k}").into(),
+                );
             }
             previous = Some(i);
             bytes[i * elem..(i + 1) * elem].copy_from_slice(&value_bytes[k * elem..(k + 1) * elem]);

@@ -31,22 +31,23 @@ pub(super) fn flush_tiny(values: &mut [f32]) {
 }
 
 /// Finite, non-negative, strictly increasing key times.
-pub(super) fn check_key_times(times: &[f32]) -> Result<(), String> {
+pub(super) fn check_key_times(times: &[f32]) -> Result<(), ImportProblem> {
     if times.is_empty() {
         return Err("the sampler has no keys".into());
     }
     for (i, &t) in times.iter().enumerate() {
         if !t.is_finite() {
-            return Err(format!("key time {i} is not a finite number"));
+            return Err(format!("key time {i} is not a finite number").into());
         }
         if t < 0.0 {
-            return Err(format!("key time {i} is negative ({t} s)"));
+            return Err(format!("key time {i} is negative ({t} s)").into());
         }
         if i > 0 && t <= times[i - 1] {
             return Err(format!(
                 "key times not increasing at key {i} ({t} s after {} s)",
                 times[i - 1]
-            ));
+            )
+            .into());
         }
     }
     Ok(())

@@ -4,7 +4,7 @@
 use super::*;
 
 /// `data:` URI body (after the scheme): returns the bytes and the media type.
-pub(super) fn decode_data_uri(rest: &str) -> Result<(Vec<u8>, String), String> {
+pub(super) fn decode_data_uri(rest: &str) -> Result<(Vec<u8>, String), ImportProblem> {
     let Some(comma) = rest.find(',') else {
         return Err("has a malformed data URI (no ',' before the data)".into());
     };
@@ -109,13 +109,14 @@ impl Importer<'_> {
                     }
                     (None, Some(k)) => Err(format!(
                         "has no URI, and the GLB BIN chunk already supplies buffer {k}"
-                    )),
+                    )
+                    .into()),
                     (None, None) if is_glb => {
-                        Err("has no URI and the GLB file has no BIN chunk".to_string())
+                        Err("has no URI and the GLB file has no BIN chunk".into())
                     }
-                    (None, None) => Err(
-                        "has no URI; only the first buffer of a .glb file may omit it".to_string(),
-                    ),
+                    (None, None) => {
+                        Err("has no URI; only the first buffer of a .glb file may omit it".into())
+                    }
                 },
                 gltf::buffer::Source::Uri(uri) => self.load_uri_buffer(&buffer, uri),
             };
@@ -125,7 +126,8 @@ impl Importer<'_> {
                     return Err(format!(
                         "declares {declared} bytes but its data has only {}",
                         data.len()
-                    ));
+                    )
+                    .into());
                 }
                 data.truncate(declared);
                 Ok(data)
@@ -162,13 +164,13 @@ impl Importer<'_> {
         &self,
         view: &gltf::buffer::View<'_>,
         ext: &serde_json::Value,
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<Vec<u8>, ImportProblem> {
         let m = crate::asset::meshopt::parse(ext)?;
         let b = m.buffer;
         let data = match (self.buffers.get(b), self.buffer_errors.get(b)) {
-            (_, Some(Some(e))) => return Err(format!("buffer {b} {e}")),
+            (_, Some(Some(e))) => return Err(format!("buffer {b} {e}").into()),
             (Some(data), _) => &data.0,
-            _ => return Err(format!("buffer {b} does not exist")),
+            _ => return Err(format!("buffer {b} does not exist").into()),
         };
         let source = m
             .offset
@@ -188,7 +190,8 @@ impl Importer<'_> {
             return Err(format!(
                 "decoding it would bring the file's decoded views to {total} bytes, over the \
                  {budget}-byte limit"
-            ));
+            )
+            .into());
         }
         if m.count.checked_mul(m.stride) != Some(view.length()) {
             return Err(format!(
@@ -196,7 +199,8 @@ impl Importer<'_> {
                 m.count,
                 m.stride,
                 view.length()
-            ));
+            )
+            .into());
         }
         let decoded = crate::asset::meshopt::decode(&m, source)?;
         self.decoded_bytes.set(total);
@@ -207,7 +211,7 @@ impl Importer<'_> {
         &mut self,
         buffer: &gltf::Buffer<'_>,
         uri: &str,
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<Vec<u8>, ImportProblem> {
         let (data, media) = self.read_uri(uri, buffer.length() as u64)?;
         if let Some(media) = media {
             if !matches!(
@@ -230,7 +234,7 @@ impl Importer<'_> {
         &self,
         uri: &str,
         max_len: u64,
-    ) -> Result<(Vec<u8>, Option<String>), String> {
+    ) -> Result<(Vec<u8>, Option<String>), ImportProblem> {
         if let Some(rest) = uri.strip_prefix("data:") {
             let (data, media) = decode_data_uri(rest)?;
             return Ok((data, Some(media)));
@@ -239,7 +243,7 @@ impl Importer<'_> {
         let meta = std::fs::metadata(&path)
             .map_err(|e| format!("cannot open '{}': {e}", path.display()))?;
         if !meta.is_file() {
-            return Err(format!("'{}' is not a regular file", path.display()));
+            return Err(format!("'{}' is not a regular file", path.display()).into());
         }
         let file = std::fs::File::open(&path)
             .map_err(|e| format!("cannot open '{}': {e}", path.display()))?;
@@ -251,7 +255,7 @@ impl Importer<'_> {
         Ok((data, None))
     }
 
-    pub(super) fn resolve_relative_uri(&self, uri: &str) -> Result<PathBuf, String> {
+    pub(super) fn resolve_relative_uri(&self, uri: &str) -> Result<PathBuf, ImportProblem> {
         if uri.is_empty() {
             return Err("has an empty URI".into());
         }
@@ -259,7 +263,8 @@ impl Importer<'_> {
             return Err(format!(
                 "URI scheme '{}:' is not supported (only relative file paths and data: URIs are)",
                 &uri[..colon]
-            ));
+            )
+            .into());
         }
         let decoded = percent_decode(uri.as_bytes())
             .and_then(|b| String::from_utf8(b).ok())
@@ -267,13 +272,14 @@ impl Importer<'_> {
         if decoded.starts_with('/') || decoded.starts_with('\\') {
             return Err(format!(
                 "URI '{uri}' is an absolute path; only relative paths are supported"
-            ));
+            )
+            .into());
         }
         Ok(self.base_dir.join(decoded))
     }
 
     pub(super) fn warn_unused_broken_buffers(&mut self) {
-        let broken: Vec<(usize, String)> = self
+        let broken: Vec<(usize, ImportProblem)> = self
             .buffer_errors
             .iter()
             .enumerate()
@@ -289,7 +295,7 @@ impl Importer<'_> {
     }
 
     /// The bytes of a buffer view, bounds-checked.
-    pub(super) fn view_bytes(&self, view: &gltf::buffer::View<'_>) -> Result<&[u8], String> {
+    pub(super) fn view_bytes(&self, view: &gltf::buffer::View<'_>) -> Result<&[u8], ImportProblem> {
         if let Some(cell) = self
             .decoded_views
             .get(view.index())
@@ -301,15 +307,15 @@ impl Importer<'_> {
                     None => Err("the extension is missing".into()),
                 });
             return decoded.as_deref().map_err(|e| {
-                format!(
-                    "buffer view {}: {EXT_MESHOPT_COMPRESSION}: {e}",
+                e.clone().within(format_args!(
+                    "buffer view {}: {EXT_MESHOPT_COMPRESSION}",
                     view.index()
-                )
+                ))
             });
         }
         let b = view.buffer().index();
         if let Some(e) = &self.buffer_errors[b] {
-            return Err(format!("buffer {b} {e}"));
+            return Err(format!("buffer {b} {e}").into());
         }
         let data = &self.buffers[b].0;
         let start = view.offset();
@@ -324,6 +330,7 @@ impl Importer<'_> {
                     start.saturating_add(len),
                     data.len()
                 )
+                .into()
             })
     }
 }

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) fn to_rgba8(data: &gltf::image::Data) -> Result<Image, String> {
+pub(super) fn to_rgba8(data: &gltf::image::Data) -> Result<Image, ImportProblem> {
     use gltf::image::Format;
     let px = (data.width as usize)
         .checked_mul(data.height as usize)
@@ -118,7 +118,9 @@ impl Importer<'_> {
         }
         // A decoder panic on a corrupt image costs the texture, not the file.
         let result = panic::catch_unwind(AssertUnwindSafe(|| self.decode_image(&image)))
-            .unwrap_or_else(|p| Err(format!("the decoder failed: {}", panic_message(p.as_ref()))));
+            .unwrap_or_else(|p| {
+                Err(format!("the decoder failed: {}", panic_message(p.as_ref())).into())
+            });
         let decoded = match result {
             Ok(img) => {
                 self.total_image_bytes += img.rgba8.len();
@@ -246,7 +248,7 @@ impl Importer<'_> {
         (materials, images)
     }
 
-    pub(super) fn decode_image(&self, image: &gltf::Image<'_>) -> Result<Image, String> {
+    pub(super) fn decode_image(&self, image: &gltf::Image<'_>) -> Result<Image, ImportProblem> {
         match image.source() {
             gltf::image::Source::View { view, .. } => {
                 // Check the range here: the gltf crate slices without checking.
@@ -258,14 +260,15 @@ impl Importer<'_> {
                     let meta = std::fs::metadata(&path)
                         .map_err(|e| format!("cannot open '{}': {e}", path.display()))?;
                     if !meta.is_file() {
-                        return Err(format!("'{}' is not a regular file", path.display()));
+                        return Err(format!("'{}' is not a regular file", path.display()).into());
                     }
                     if meta.len() > MAX_EXTERNAL_IMAGE_BYTES {
                         return Err(format!(
                             "'{}' is {} bytes, larger than this importer reads",
                             path.display(),
                             meta.len()
-                        ));
+                        )
+                        .into());
                     }
                 }
             }

@@ -12,7 +12,8 @@ use gltf::json;
 use gltf::mesh::{Mode, Semantic};
 
 use super::{
-    display_name, AlphaMode, Image, ImportError, Material, Mesh, Model, MorphTarget, Primitive,
+    display_name, AlphaMode, Image, ImportError, ImportProblem, Material, Mesh, Model, MorphTarget,
+    Primitive,
 };
 use crate::anim::{
     Clip, Interpolation, JointTracks, MorphTrack, Skeleton, Skin, SyncMarker, Track, Transform,
@@ -211,7 +212,7 @@ fn import(bytes: &[u8], path: &Path, scene: Option<usize>) -> Result<Model, Impo
 // ---------------------------------------------------------------------------------------
 
 /// A compressed buffer view's bytes once decoded, or why they could not be.
-type DecodedView = std::cell::OnceCell<Result<Vec<u8>, String>>;
+type DecodedView = std::cell::OnceCell<Result<Vec<u8>, ImportProblem>>;
 
 struct Importer<'a> {
     file: &'a Path,
@@ -220,7 +221,7 @@ struct Importer<'a> {
     /// Buffer bytes, exactly `byteLength` long; empty where loading failed.
     buffers: Vec<gltf::buffer::Data>,
     /// Why a buffer could not be loaded; reported when something reads from it.
-    buffer_errors: Vec<Option<String>>,
+    buffer_errors: Vec<Option<ImportProblem>>,
     /// `EXT_meshopt_compression` fallback buffers (no data of their own; never warned
     /// about).
     fallback_buffers: Vec<bool>,

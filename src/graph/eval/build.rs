@@ -11,17 +11,22 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    pub(super) fn clip(&self, name: &str, context: &str) -> Result<usize, String> {
-        self.model.find_clip(name).ok_or_else(|| {
-            let names: Vec<&str> = self.model.clips.iter().map(|c| c.name()).collect();
-            format!(
-                "{context}: unknown clip '{name}' (clips: {})",
-                names.join(", ")
-            )
-        })
+    pub(super) fn clip(&self, name: &str, context: &str) -> Result<usize, GraphError> {
+        self.model
+            .find_clip(name)
+            .ok_or_else(|| GraphError::UnknownClip {
+                context: context.to_string(),
+                clip: name.to_string(),
+                clips: self
+                    .model
+                    .clips
+                    .iter()
+                    .map(|c| c.name().to_string())
+                    .collect(),
+            })
     }
 
-    pub(super) fn player(&mut self, name: &str, context: &str) -> Result<usize, String> {
+    pub(super) fn player(&mut self, name: &str, context: &str) -> Result<usize, GraphError> {
         let clip = self.clip(name, context)?;
         let c = &self.model.clips[clip];
         // The clip's analysis decides its root motion (none when in place) and, for a
@@ -38,31 +43,38 @@ impl Builder<'_> {
             // Analysis failed (e.g. a pose that is not finite at some time): the root
             // motion as extracted, or the error that says why it cannot be.
             Err(_) => (
-                crate::anim::ClipRootMotion::for_clip(&self.model.skeleton, c, None)
-                    .map_err(|e| format!("{context}: clip '{}': root motion: {e}", c.name()))?,
+                crate::anim::ClipRootMotion::for_clip(&self.model.skeleton, c, None).map_err(
+                    |e| GraphError::RootMotion {
+                        context: context.to_string(),
+                        clip: c.name().to_string(),
+                        source: e,
+                    },
+                )?,
                 (c.markers().to_vec(), false),
             ),
         };
         let p = ClipPlayer::new(&self.model.skeleton, &self.model.clips, clip, root, markers)
-            .map_err(|e| format!("{context}: {e}"))?;
+            .map_err(|e| e.in_context(context))?;
         self.players.push(p);
         Ok(self.players.len() - 1)
     }
 
-    pub(super) fn check_float(&self, name: &str, context: &str) -> Result<(), String> {
+    pub(super) fn check_float(&self, name: &str, context: &str) -> Result<(), GraphError> {
         if self.params.get_float(name).is_none() {
-            return Err(format!(
-                "{context}: unknown float parameter '{name}' (declare it in `params`)"
-            ));
+            return Err(GraphError::UnknownParameter {
+                context: context.to_string(),
+                param: name.to_string(),
+            });
         }
         Ok(())
     }
 
-    pub(super) fn weight(&self, w: &Weight, context: &str) -> Result<(), String> {
+    pub(super) fn weight(&self, w: &Weight, context: &str) -> Result<(), GraphError> {
         match w {
-            Weight::Fixed(v) if !v.is_finite() || *v < 0.0 => {
-                Err(format!("{context}: weight {v} must be finite and >= 0"))
-            }
+            Weight::Fixed(v) if !v.is_finite() || *v < 0.0 => Err(GraphError::BadWeight {
+                context: context.to_string(),
+                weight: *v,
+            }),
             Weight::Param(p) => self.check_float(p, context),
             _ => Ok(()),
         }
@@ -89,11 +101,14 @@ impl Builder<'_> {
         }
     }
 
-    pub(super) fn node(&mut self, def: &NodeDef, context: &str) -> Result<Node, String> {
+    pub(super) fn node(&mut self, def: &NodeDef, context: &str) -> Result<Node, GraphError> {
         Ok(match def {
             NodeDef::Clip { clip, rate } => {
                 if !rate.is_finite() {
-                    return Err(format!("{context}: rate must be finite"));
+                    return Err(GraphError::NotFinite {
+                        context: context.to_string(),
+                        field: "rate",
+                    });
                 }
                 Node::Clip {
                     player: self.player(clip, context)?,
@@ -102,13 +117,18 @@ impl Builder<'_> {
             }
             NodeDef::Blend { inputs, sync } => {
                 if inputs.is_empty() {
-                    return Err(format!("{context}: a blend needs at least one input"));
+                    return Err(GraphError::EmptyBlend {
+                        context: context.to_string(),
+                    });
                 }
                 let mut players = Vec::new();
                 for i in inputs {
                     self.weight(&i.weight, context)?;
                     if !i.offset.is_finite() {
-                        return Err(format!("{context}: offset must be finite"));
+                        return Err(GraphError::NotFinite {
+                            context: context.to_string(),
+                            field: "offset",
+                        });
                     }
                     let p = self.player(&i.clip, context)?;
                     self.players[p].offset = i.offset as f64;
@@ -137,8 +157,10 @@ impl Builder<'_> {
                     );
                     players.push(p);
                 }
-                let space = BlendSpace1D::new(&positions)
-                    .map_err(|e| format!("{context}: blend space: {e}"))?;
+                let space = BlendSpace1D::new(&positions).map_err(|e| GraphError::BlendSpace {
+                    context: context.to_string(),
+                    source: e,
+                })?;
                 Node::Space1D {
                     norm: vec![0.0; players.len()],
                     players,
@@ -164,8 +186,10 @@ impl Builder<'_> {
                     points.push(glam::Vec2::new(px, py));
                     players.push(p);
                 }
-                let space = BlendSpace2D::new(&points)
-                    .map_err(|e| format!("{context}: blend space: {e}"))?;
+                let space = BlendSpace2D::new(&points).map_err(|e| GraphError::BlendSpace {
+                    context: context.to_string(),
+                    source: e,
+                })?;
                 Node::Space2D {
                     norm: vec![0.0; players.len()],
                     players,
@@ -176,9 +200,9 @@ impl Builder<'_> {
                 }
             }
             NodeDef::StateMachine { .. } => {
-                return Err(format!(
-                    "{context}: state machines can only be the graph's base node"
-                ))
+                return Err(GraphError::NestedStateMachine {
+                    context: context.to_string(),
+                })
             }
         })
     }
@@ -219,13 +243,17 @@ pub(super) fn align_facings(
 
 impl PoseGraph {
     /// Builds the runtime graph; errors name the state or layer and the clip or parameter.
-    pub fn new(model: &Model, def: &GraphDef) -> Result<Self, String> {
+    pub fn new(model: &Model, def: &GraphDef) -> Result<Self, GraphError> {
         Self::build(model, def, true)
     }
 
     /// `detect_legs`: find the legs (phase report, marker detection for sync, locomotion);
     /// a one-clip preview ([`PoseGraph::clip_preview`]) needs none of that.
-    pub(super) fn build(model: &Model, def: &GraphDef, detect_legs: bool) -> Result<Self, String> {
+    pub(super) fn build(
+        model: &Model,
+        def: &GraphDef,
+        detect_legs: bool,
+    ) -> Result<Self, GraphError> {
         let mut params = Params::new();
         for p in &def.params {
             match p {
@@ -273,16 +301,20 @@ impl PoseGraph {
                     let ramp: Vec<(&str, f32)> =
                         m.ramp.iter().map(|(n, w)| (n.as_str(), *w)).collect();
                     Some(
-                        JointMask::from_names(&model.skeleton, &subtrees, &ramp)
-                            .map_err(|e| format!("{context}: mask: {e}"))?,
+                        JointMask::from_names(&model.skeleton, &subtrees, &ramp).map_err(|e| {
+                            GraphError::Mask {
+                                context: context.clone(),
+                                source: e,
+                            }
+                        })?,
                     )
                 }
                 None => None,
             };
             let reference = reference_pose(model, &l.reference, b.players[player].clip)
-                .map_err(|e| format!("{context}: reference: {e}"))?;
+                .map_err(|e| e.in_context(format!("{context}: reference")))?;
             let morph_reference = reference_morph(model, &l.reference, b.players[player].clip)
-                .map_err(|e| format!("{context}: reference: {e}"))?;
+                .map_err(|e| e.in_context(format!("{context}: reference")))?;
             let n = model.skeleton.joint_count();
             layers.push(Layer {
                 name: l.name.clone(),
@@ -341,12 +373,12 @@ impl PoseGraph {
             inertia_dt: 0.0,
             inertia_jump: None,
         };
-        graph.seek(model, 0.0).map_err(|e| e.to_string())?;
+        graph.seek(model, 0.0)?;
         Ok(graph)
     }
 
     /// A graph playing one clip (what the timeline's clip list selects).
-    pub fn single_clip(model: &Model, clip: usize) -> Result<Self, String> {
+    pub fn single_clip(model: &Model, clip: usize) -> Result<Self, GraphError> {
         Self::build(model, &Self::one_clip_def(model, clip)?, true)
     }
 
@@ -355,15 +387,15 @@ impl PoseGraph {
     /// timeline's time. Cheap to build: without sync there are no legs to find and no
     /// markers to detect (the clip's analysis, which decides its root motion, is the
     /// model's, computed once per clip).
-    pub fn clip_preview(model: &Model, clip: usize) -> Result<Self, String> {
+    pub fn clip_preview(model: &Model, clip: usize) -> Result<Self, GraphError> {
         Self::build(model, &Self::one_clip_def(model, clip)?, false)
     }
 
-    pub(super) fn one_clip_def(model: &Model, clip: usize) -> Result<GraphDef, String> {
+    pub(super) fn one_clip_def(model: &Model, clip: usize) -> Result<GraphDef, GraphError> {
         let name = model
             .clips
             .get(clip)
-            .ok_or_else(|| format!("clip {clip} out of range"))?
+            .ok_or(GraphError::ClipOutOfRange { clip })?
             .name()
             .to_string();
         Ok(GraphDef {

@@ -326,14 +326,14 @@ pub(super) fn reference_frame(
     model: &Model,
     def: &ReferenceDef,
     own_clip: usize,
-) -> Result<Option<(usize, f32)>, String> {
+) -> Result<Option<(usize, f32)>, GraphError> {
     Ok(Some(match def {
         ReferenceDef::BindPose => return Ok(None),
         ReferenceDef::FirstFrame => (own_clip, model.clips[own_clip].first_key_secs()),
         ReferenceDef::ClipFrame { clip, time_secs } => {
             let c = model
                 .find_clip(clip)
-                .ok_or_else(|| format!("unknown clip '{clip}'"))?;
+                .ok_or_else(|| GraphError::UnknownReferenceClip { clip: clip.clone() })?;
             (c, *time_secs)
         }
     }))
@@ -345,7 +345,7 @@ pub(super) fn reference_morph(
     model: &Model,
     def: &ReferenceDef,
     own_clip: usize,
-) -> Result<Vec<Vec<f32>>, String> {
+) -> Result<Vec<Vec<f32>>, GraphError> {
     let mut out = model.default_morph_weights();
     if let Some((clip, time)) = reference_frame(model, def, own_clip)? {
         model.morph_weights_at(Some(clip), time, &mut out);
@@ -358,7 +358,7 @@ pub(super) fn reference_pose(
     model: &Model,
     def: &ReferenceDef,
     own_clip: usize,
-) -> Result<Vec<Transform>, String> {
+) -> Result<Vec<Transform>, GraphError> {
     let skeleton = &model.skeleton;
     let mut pose = skeleton.rest_pose().to_vec();
     let Some((clip, time)) = reference_frame(model, def, own_clip)? else {
@@ -369,7 +369,6 @@ pub(super) fn reference_pose(
         time_secs: time,
         rest_pose: skeleton.rest_pose(),
     }
-    .run(&mut pose)
-    .map_err(|e| e.to_string())?;
+    .run(&mut pose)?;
     Ok(pose)
 }

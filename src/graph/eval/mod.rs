@@ -46,6 +46,7 @@ use crate::asset::Model;
 
 use crate::graph::def::{GraphDef, LayerMode, NodeDef, ParamDef, ReferenceDef, SyncMode, Weight};
 use crate::graph::player::ClipPlayer;
+use crate::graph::GraphError;
 
 /// Samples per cycle used to measure phase cancellation (leg-swing range).
 const PHASE_SAMPLES: usize = 48;

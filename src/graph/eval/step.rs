@@ -194,20 +194,26 @@ impl PoseGraph {
     }
 
     /// Forces a cross-fade of the state machine to `state` (UI state buttons, scenarios).
-    pub fn travel(&mut self, model: &Model, state: &str, duration_secs: f32) -> Result<(), String> {
+    pub fn travel(
+        &mut self,
+        model: &Model,
+        state: &str,
+        duration_secs: f32,
+    ) -> Result<(), GraphError> {
         let Base::Machine(m) = &mut self.base else {
-            return Err("the graph has no state machine".into());
+            return Err(GraphError::NoStateMachine);
         };
-        let index = m.sm.state_index(state).ok_or_else(|| {
-            let names: Vec<&str> = (0..m.sm.state_count())
-                .map(|i| m.sm.state_name(i))
-                .collect();
-            format!("no state '{state}' (states: {})", names.join(", "))
-        })?;
+        let index =
+            m.sm.state_index(state)
+                .ok_or_else(|| GraphError::UnknownState {
+                    state: state.to_string(),
+                    states: (0..m.sm.state_count())
+                        .map(|i| m.sm.state_name(i).to_string())
+                        .collect(),
+                })?;
         let report = m.sm.travel(index, duration_secs, Ease::Smoothstep);
-        self.apply_step(report.entered, report.snapshot)
-            .map_err(|e| e.to_string())?;
-        self.evaluate(model).map_err(|e| e.to_string())
+        self.apply_step(report.entered, report.snapshot)?;
+        self.evaluate(model).map_err(GraphError::from)
     }
 
     /// Reacts to a state-machine step: an interrupted fade freezes the current output

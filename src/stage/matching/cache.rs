@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::anim::motion_matching::Database;
 use crate::anim::Track;
 use crate::asset::Model;
+use crate::stage::StageError;
 
 use super::ClipSet;
 
@@ -161,8 +162,8 @@ pub fn load_or_build(
     file: &Path,
     model: &Model,
     set: &ClipSet,
-    build: impl FnOnce() -> Result<Database, String>,
-) -> Result<(Database, CacheOutcome), String> {
+    build: impl FnOnce() -> Result<Database, StageError>,
+) -> Result<(Database, CacheOutcome), StageError> {
     let key = content_key(model, set);
     let path = cache_path(file);
     let mut stale = None;

@@ -16,6 +16,7 @@ use crate::anim::motion_matching::{
 };
 use crate::anim::ClipRootMotion;
 use crate::asset::Model;
+use crate::stage::StageError;
 
 pub use session::{KeyInput, MatchingSession};
 
@@ -104,7 +105,7 @@ pub struct SidecarTag {
 
 /// The sidecar of `file` (`<stem>.tags.ron` in its folder), when there is one; a file that
 /// does not parse is an error naming it, its line and column.
-pub fn read_sidecar(file: &std::path::Path) -> Result<Option<Vec<SidecarTag>>, String> {
+pub fn read_sidecar(file: &std::path::Path) -> Result<Option<Vec<SidecarTag>>, StageError> {
     let Some(stem) = file.file_stem() else {
         return Ok(None);
     };
@@ -112,7 +113,7 @@ pub fn read_sidecar(file: &std::path::Path) -> Result<Option<Vec<SidecarTag>>, S
     let text = match std::fs::read_to_string(&sidecar) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{}: cannot read: {e}", sidecar.display())),
+        Err(e) => return Err(StageError::read(&sidecar, &e)),
     };
     crate::stage::retarget::parse_ron_at(&text, &sidecar).map(Some)
 }
@@ -318,9 +319,11 @@ pub struct ClipSet {
 
 impl ClipSet {
     /// Gathers the set `def` asks for from `model`. Errors name the clip or tag.
-    pub fn new(model: &Model, def: &MatchingDef) -> Result<ClipSet, String> {
+    pub fn new(model: &Model, def: &MatchingDef) -> Result<ClipSet, StageError> {
         let sk = &model.skeleton;
-        let legs = model.legs().map_err(|e| format!("motion matching: {e}"))?;
+        let legs = model
+            .legs()
+            .map_err(|e| StageError::from(e).in_matching())?;
         let feet: Vec<usize> = legs.iter().take(2).map(|l| l.foot).collect();
         let hips = sk.parents()[legs[0].thigh].unwrap_or(legs[0].thigh);
         let chosen: Vec<usize> = if def.clips.is_empty() {
@@ -344,23 +347,25 @@ impl ClipSet {
             def.clips
                 .iter()
                 .map(|n| {
-                    model.find_clip(n).ok_or_else(|| {
-                        format!("motion matching: no clip named '{n}' (see `stridescope inspect`)")
-                    })
+                    model
+                        .find_clip(n)
+                        .ok_or_else(|| StageError::MatchingUnknownClip { clip: n.clone() })
                 })
                 .collect::<Result<_, _>>()?
         };
         if chosen.is_empty() {
-            return Err("motion matching: the model has no clip to match (additive and empty clips are left out)".into());
+            return Err(StageError::NoClipToMatch);
         }
         // Tags: explicit ones first, then the automatic ones.
         let mut tag_names: Vec<String> = Vec::new();
-        let tag_index = |name: &str, names: &mut Vec<String>| -> Result<usize, String> {
+        let tag_index = |name: &str, names: &mut Vec<String>| -> Result<usize, StageError> {
             if let Some(i) = names.iter().position(|t| t == name) {
                 return Ok(i);
             }
             if names.len() == 32 {
-                return Err(format!("motion matching: tag '{name}': at most 32 tags"));
+                return Err(StageError::TooManyTags {
+                    tag: name.to_string(),
+                });
             }
             names.push(name.to_string());
             Ok(names.len() - 1)
@@ -377,7 +382,7 @@ impl ClipSet {
             // the feet), its root motion (none when in place) and whether it loops.
             let analysis = model
                 .clip_analysis(ci)
-                .map_err(|e| format!("motion matching: {e}"))?;
+                .map_err(|e| StageError::from(e).in_matching())?;
             let (root, implied_velocity, speed_mps) = if analysis.in_place.in_place {
                 match &analysis.implied {
                     Some(s) if s.speed.is_finite() => (
@@ -444,18 +449,20 @@ impl ClipSet {
                 if t.optional {
                     continue;
                 }
-                return Err(format!(
-                    "motion matching: tag '{}' names clip '{}', which is not in the set",
-                    t.tag, t.clip
-                ));
+                return Err(StageError::TagClipNotInSet {
+                    tag: t.tag.clone(),
+                    clip: t.clip.clone(),
+                });
             };
             let d = model.clips[c.model_clip].duration_secs();
             let (a, b) = (t.start_secs.unwrap_or(0.0), t.end_secs.unwrap_or(d));
             if !(a.is_finite() && b.is_finite() && a <= b) {
-                return Err(format!(
-                    "motion matching: tag '{}' on '{}': range {a}..{b} s is invalid",
-                    t.tag, t.clip
-                ));
+                return Err(StageError::TagRange {
+                    tag: t.tag.clone(),
+                    clip: t.clip.clone(),
+                    start_secs: a,
+                    end_secs: b,
+                });
             }
             let tag = match tag_index(&t.tag, &mut tag_names) {
                 Ok(tag) => tag,

@@ -12,6 +12,7 @@ use glam::Vec2;
 use crate::anim::motion_matching::{Database, MatchFrame, Matcher, MatcherInput, TrajectoryPoint};
 use crate::anim::Transform;
 use crate::asset::Model;
+use crate::stage::StageError;
 
 use super::cache::{load_or_build, CacheOutcome};
 use super::{ClipSet, MatchingDef};
@@ -107,7 +108,7 @@ pub struct MatchingSession {
 impl MatchingSession {
     /// Builds (or loads from `file`'s cache) the database of `model` and stands the
     /// character in its idle clip (else the set's first) at the origin.
-    pub fn new(model: &Model, def: MatchingDef, file: Option<&Path>) -> Result<Self, String> {
+    pub fn new(model: &Model, def: MatchingDef, file: Option<&Path>) -> Result<Self, StageError> {
         let set = ClipSet::new(model, &def)?;
         let started = Instant::now();
         let build = || {
@@ -117,7 +118,7 @@ impl MatchingSession {
                 &set.sources(model),
                 &set.settings,
             )
-            .map_err(|e| format!("motion matching database: {e}"))
+            .map_err(StageError::MatchingDatabase)
         };
         let (db, cache) = match file {
             Some(f) => load_or_build(f, model, &set, build)?,
@@ -144,7 +145,7 @@ impl MatchingSession {
             start,
             0.0,
         )
-        .map_err(|e| format!("motion matching: {e}"))?;
+        .map_err(|e| StageError::from(e).in_matching())?;
         Ok(Self {
             def,
             set,
@@ -176,7 +177,7 @@ impl MatchingSession {
 
     /// Plays one live frame (the first decides without moving); stops showing a recorded
     /// frame.
-    pub fn step(&mut self, model: &Model, input: &MatcherInput) -> Result<&MatchFrame, String> {
+    pub fn step(&mut self, model: &Model, input: &MatcherInput) -> Result<&MatchFrame, StageError> {
         self.view = None;
         if self.recorded_bytes >= self.recording_cap_bytes && self.snapshots.len() >= 2 {
             // Drop the oldest half, at a snapshot boundary.
@@ -212,7 +213,10 @@ impl MatchingSession {
                 input,
                 dt,
             )
-            .map_err(|e| format!("motion matching: frame {}: {e}", self.live.state().frame))?;
+            .map_err(|e| StageError::MatchingFrame {
+                frame: self.live.state().frame,
+                source: e,
+            })?;
         self.recorded_bytes += frame_bytes(&frame);
         self.inputs.push(*input);
         self.frames.push(frame);
@@ -231,7 +235,7 @@ impl MatchingSession {
     }
 
     /// Shows recorded frame `index` (0 = the oldest kept), replayed from its snapshot.
-    pub fn seek(&mut self, model: &Model, index: usize) -> Result<(), String> {
+    pub fn seek(&mut self, model: &Model, index: usize) -> Result<(), StageError> {
         if self.frames.is_empty() {
             return Ok(());
         }
@@ -250,7 +254,10 @@ impl MatchingSession {
                 self.dt_secs
             };
             m.step(&self.db, &model.skeleton, &sources, &self.inputs[i], dt)
-                .map_err(|e| format!("motion matching replay: frame {i}: {e}"))?;
+                .map_err(|e| StageError::MatchingReplay {
+                    frame: i,
+                    source: e,
+                })?;
         }
         self.view = Some((index, m));
         Ok(())
@@ -318,11 +325,11 @@ impl MatchingSession {
     /// must use the settings it was played with). A change of what the database holds
     /// (the clips, tags, sample rate, trajectory times, end margin) rebuilds it and
     /// stands the character at the origin again. A refused setting changes nothing.
-    pub fn apply_def(&mut self, model: &Model, def: MatchingDef) -> Result<(), String> {
+    pub fn apply_def(&mut self, model: &Model, def: MatchingDef) -> Result<(), StageError> {
         let settings = def.matcher_settings(self.set.unit_scale);
         settings
             .validate()
-            .map_err(|e| format!("motion matching: {e}"))?;
+            .map_err(|e| StageError::from(e).in_matching())?;
         let (a, b) = (&def, &self.def);
         let structural = a.clips != b.clips
             || a.non_looping != b.non_looping
@@ -342,18 +349,18 @@ impl MatchingSession {
         if def.weights != self.def.weights {
             self.db
                 .set_weights(def.weights.to_array())
-                .map_err(|e| format!("motion matching: {e}"))?;
+                .map_err(|e| StageError::from(e).in_matching())?;
         }
         let mut live = self.shown().clone();
         live.set_settings(settings)
-            .map_err(|e| format!("motion matching: {e}"))?;
+            .map_err(|e| StageError::from(e).in_matching())?;
         self.def = def;
         self.restart_recording(live);
         Ok(())
     }
 
     /// Back to standing at the origin with an empty recording.
-    pub fn reset(&mut self, model: &Model) -> Result<(), String> {
+    pub fn reset(&mut self, model: &Model) -> Result<(), StageError> {
         let start = self.set.find(model, "idle").unwrap_or(0);
         let live = Matcher::new(
             &self.db,
@@ -363,7 +370,7 @@ impl MatchingSession {
             start,
             0.0,
         )
-        .map_err(|e| format!("motion matching: {e}"))?;
+        .map_err(|e| StageError::from(e).in_matching())?;
         self.restart_recording(live);
         Ok(())
     }
