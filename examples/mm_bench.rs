@@ -157,6 +157,28 @@ fn time(
 fn run(dir: &Path) -> Result<(), String> {
     let db = database()?;
     let (random, steady) = queries(&db);
+    if std::env::var_os("MM_VISITED").is_some() {
+        for (set, qs) in [("random", &random), ("steady", &steady)] {
+            let mut v = 0usize;
+            for q in qs.iter() {
+                let p = SearchParams {
+                    query: q,
+                    playing: None,
+                    current_clip_bias: 0.0,
+                    exclude_window_secs: 0.0,
+                    require_tags: 0,
+                    exclude_tags: 0,
+                    top_n: 1,
+                };
+                v += stridescope::anim::motion_matching::search_accelerated_counted(&db, &p).1;
+            }
+            eprintln!(
+                "{set}: {} frames visited per query of {}",
+                v / qs.len(),
+                db.frame_count()
+            );
+        }
+    }
     type Search = fn(&Database, &SearchParams<'_>) -> Vec<Candidate>;
     let searches: [(&str, Search); 2] = [
         ("stridescope_brute", search_brute_force),

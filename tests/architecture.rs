@@ -325,6 +325,72 @@ fn the_ui_changes_the_stage_through_the_controller() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// Writes to the controller's fields in `code` (squeezed: no comments or whitespace):
+/// `p.x = ..`, `p.x.y += ..`, `&mut p.x` and the same through `self` (the panels of
+/// `ui/mod.rs` are methods of the controller type).
+fn field_writes(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for owner in ["p.", "self."] {
+        for (at, _) in code.match_indices(owner) {
+            // Only a whole name (`p.` not the end of `sp.` or `top.`); squeezed, `&mut p.x`
+            // reads `&mutp.x`.
+            let borrowed = code[..at].ends_with("&mut");
+            let before = code[..at].chars().next_back();
+            if !borrowed && before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                continue;
+            }
+            let path_end = code[at + owner.len()..]
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                .map_or(code.len(), |n| at + owner.len() + n);
+            let path = &code[at..path_end];
+            let rest = &code[path_end..];
+            let assigns = (rest.starts_with('=') && !rest.starts_with("=="))
+                || ["+=", "-=", "*=", "/=", "|=", "&="]
+                    .iter()
+                    .any(|op| rest.starts_with(op));
+            if assigns || borrowed {
+                found.push(path.to_string());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_panels_change_the_controller_only_through_its_methods() {
+    // View settings, windows, the camera and the file browser included: panels read the
+    // controller's fields and send `ViewCommand`s / `StageCommand`s or call its methods.
+    let mut files = Vec::new();
+    rust_files(&src().join("app/ui"), &mut files);
+    let mut problems = Vec::new();
+    for file in &files {
+        let code = squeezed_code(file);
+        for path in field_writes(&code) {
+            problems.push(format!("{}: writes `{path}`", file.display()));
+        }
+        // Methods that change a field's value in place.
+        for call in [
+            ".inspect.select(",
+            ".inspect.toggle_",
+            ".inspect.update_",
+            ".camera.orbit(",
+            ".camera.pan(",
+            ".camera.zoom(",
+            ".actions.push(",
+        ] {
+            if code.contains(&format!("p{call}")) || code.contains(&format!("self{call}")) {
+                problems.push(format!("{}: calls `{call}`", file.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The scan itself.
+    assert_eq!(
+        field_writes("p.toggles.mesh=true;letx=p.a==b;f(&mutself.camera);top.x=1;p.n+=1;"),
+        ["p.toggles.mesh", "p.n", "self.camera"]
+    );
+}
+
 #[test]
 fn one_scene_builder_draws_the_window_and_the_cli() {
     // The window and `stridescope render` describe a `Frame`; only `render::scene` turns

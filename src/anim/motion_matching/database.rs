@@ -170,15 +170,17 @@ pub struct DbClip {
     pub frame_count: usize,
 }
 
-/// Axis-aligned bounds of a run of consecutive frames in normalised feature space.
+/// A run of consecutive frames whose axis-aligned bounds in normalised feature space the
+/// database keeps ([`Database::small_bounds`], [`Database::large_bounds`]).
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct FrameBox {
     pub frames: Range<usize>,
-    pub lo: Vec<f32>,
-    pub hi: Vec<f32>,
     /// Database clips (sources) the frames belong to, inclusive.
     pub sources: (u32, u32),
 }
+
+/// The bounds of [`LANES`] boxes, one dimension: lows and highs, lane = box.
+pub(super) type BoundsRow = ([f32; LANES], [f32; LANES]);
 
 /// The database: features of every frame, normalised and weighted, with the bounds the
 /// accelerated search prunes with.
@@ -205,6 +207,12 @@ pub struct Database {
     pub(super) blocks: Vec<[f32; LANES]>,
     pub(super) small_boxes: Vec<FrameBox>,
     pub(super) large_boxes: Vec<FrameBox>,
+    /// Each small box's `(low, high)` per dimension (`boxes × dims`, box-major).
+    pub(super) small_bounds: Vec<[f32; 2]>,
+    /// The large boxes' bounds in blocks of [`LANES`] boxes, dimension-major within a
+    /// block (padding boxes are empty: +inf low, -inf high), so eight boxes' lower bounds
+    /// are summed per step.
+    pub(super) large_bounds: Vec<BoundsRow>,
 }
 
 /// Frames per small bounding box and small boxes per large one (as in "Learned Motion
@@ -508,6 +516,8 @@ impl Database {
             blocks: Vec::new(),
             small_boxes: Vec::new(),
             large_boxes: Vec::new(),
+            small_bounds: Vec::new(),
+            large_bounds: Vec::new(),
         };
         db.reweight();
         Ok(db)
@@ -532,8 +542,24 @@ impl Database {
         }
         self.features = features;
         self.blocks = self.blocks();
-        self.small_boxes = self.boxes(SMALL_BOX);
-        self.large_boxes = self.boxes(LARGE_BOX);
+        let (small_boxes, small) = self.boxes(SMALL_BOX);
+        let (large_boxes, large) = self.boxes(LARGE_BOX);
+        self.small_boxes = small_boxes;
+        self.small_bounds = small.into_iter().flatten().collect();
+        self.large_boxes = large_boxes;
+        let dims = self.dims;
+        let mut rows = vec![
+            ([f32::INFINITY; LANES], [f32::NEG_INFINITY; LANES]);
+            large.len().div_ceil(LANES) * dims
+        ];
+        for (i, bounds) in large.iter().enumerate() {
+            let (b, lane) = (i / LANES, i % LANES);
+            for (d, [lo, hi]) in bounds.iter().enumerate() {
+                rows[b * dims + d].0[lane] = *lo;
+                rows[b * dims + d].1[lane] = *hi;
+            }
+        }
+        self.large_bounds = rows;
     }
 
     fn blocks(&self) -> Vec<[f32; LANES]> {
@@ -549,28 +575,27 @@ impl Database {
         out
     }
 
-    fn boxes(&self, size: usize) -> Vec<FrameBox> {
+    /// Boxes of `size` consecutive frames, with each box's `(low, high)` per dimension.
+    fn boxes(&self, size: usize) -> (Vec<FrameBox>, Vec<Vec<[f32; 2]>>) {
         let dims = self.dims;
         (0..self.frames.len())
             .step_by(size)
             .map(|start| {
                 let end = (start + size).min(self.frames.len());
-                let mut lo = vec![f32::INFINITY; dims];
-                let mut hi = vec![f32::NEG_INFINITY; dims];
+                let mut bounds = vec![[f32::INFINITY, f32::NEG_INFINITY]; dims];
                 for f in start..end {
-                    for (d, &v) in self.frame_features(f).iter().enumerate() {
-                        lo[d] = lo[d].min(v);
-                        hi[d] = hi[d].max(v);
+                    for (b, &v) in bounds.iter_mut().zip(self.frame_features(f)) {
+                        b[0] = b[0].min(v);
+                        b[1] = b[1].max(v);
                     }
                 }
-                FrameBox {
+                let frame_box = FrameBox {
                     frames: start..end,
-                    lo,
-                    hi,
                     sources: (self.frames[start].source, self.frames[end - 1].source),
-                }
+                };
+                (frame_box, bounds)
             })
-            .collect()
+            .unzip()
     }
 
     /// Normalises and weights a raw feature vector (`dims` long each).

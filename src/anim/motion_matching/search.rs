@@ -19,7 +19,7 @@
 //! playing clip within `exclude_window_secs` of its time are skipped: the caller
 //! compares against continuing instead.
 
-use super::database::{Database, FrameBox, LANES};
+use super::database::{BoundsRow, Database, FrameBox, LANES};
 use super::FEATURE_GROUPS;
 
 /// What is playing now, for the continuity rules.
@@ -80,12 +80,16 @@ impl TopN {
         }
     }
 
+    /// Keeps `c` if it is among the `n` lowest by cost, then frame index: the same list
+    /// whatever order frames are offered in (the box search visits the most promising
+    /// boxes first), and on equal costs the lower frame first, as a scan in index order
+    /// keeps them.
     fn offer(&mut self, c: Candidate) {
-        // Frames arrive in index order, so an equal cost keeps the earlier frame first.
-        if self.items.len() == self.n && c.cost >= self.bound() {
+        let before = |x: &Candidate| x.cost < c.cost || (x.cost == c.cost && x.frame < c.frame);
+        if self.items.len() == self.n && self.items.last().is_some_and(before) {
             return;
         }
-        let at = self.items.partition_point(|x| x.cost <= c.cost);
+        let at = self.items.partition_point(before);
         self.items.insert(at, c);
         self.items.truncate(self.n);
     }
@@ -107,9 +111,9 @@ fn distance(q: &[f32], f: &[f32]) -> f32 {
 /// Stops early, returning the running sum, once `sum + min_bias > bound` (the box is out
 /// whatever the rest adds).
 #[inline]
-fn box_distance(q: &[f32], b: &FrameBox, min_bias: f32, bound: f32) -> f32 {
+fn box_distance(q: &[f32], bounds: &[[f32; 2]], min_bias: f32, bound: f32) -> f32 {
     let mut sum = 0.0f32;
-    for (k, ((&v, &lo), &hi)) in q.iter().zip(&b.lo).zip(&b.hi).enumerate() {
+    for (k, (&v, &[lo, hi])) in q.iter().zip(bounds).enumerate() {
         let d = if v < lo {
             lo - v
         } else if v > hi {
@@ -123,6 +127,21 @@ fn box_distance(q: &[f32], b: &FrameBox, min_bias: f32, bound: f32) -> f32 {
         }
     }
     sum
+}
+
+/// [`box_distance`] of [`LANES`] boxes at once (a block of the large boxes' bounds, one
+/// row per dimension), without the early exit: `max(lo - v, 0) + max(v - hi, 0)` is the
+/// same float as the scalar's distance to the interval (one of the two terms is 0).
+#[inline]
+fn block_box_distances(q: &[f32], rows: &[BoundsRow]) -> [f32; LANES] {
+    let mut acc = [0.0f32; LANES];
+    for (&v, (lo, hi)) in q.iter().zip(rows) {
+        for l in 0..LANES {
+            let d = (lo[l] - v).max(0.0) + (v - hi[l]).max(0.0);
+            acc[l] += d * d;
+        }
+    }
+    acc
 }
 
 /// Squared distances of the [`LANES`] frames of a block (`dims` rows of one dimension
@@ -382,28 +401,74 @@ pub fn search_accelerated_counted(db: &Database, p: &SearchParams<'_>) -> (Vec<C
     let mut visited = 0;
     let rules = Rules { db, p };
     let mut top = TopN::new(p.top_n);
+    let dims = db.dims;
     let per_large = super::database::LARGE_BOX / super::database::SMALL_BOX;
     // Small boxes are whole blocks (they start at multiples of SMALL_BOX).
     const _: () = assert!(super::database::SMALL_BOX.is_multiple_of(LANES));
-    let outside = |b: &FrameBox, top: &TopN| {
-        let (min_bias, bound) = (rules.min_bias(b), top.bound());
-        box_distance(p.query, b, min_bias, bound) + min_bias > bound
-    };
-    for (li, large) in db.large_boxes.iter().enumerate() {
-        if outside(large, &top) {
-            continue;
-        }
-        let smalls =
-            &db.small_boxes[li * per_large..((li + 1) * per_large).min(db.small_boxes.len())];
-        for small in smalls {
-            if outside(small, &top) {
+    let large = db.large_boxes.len();
+    let blocks_of_large = large.div_ceil(LANES);
+    let rows_of = |b: usize| &db.large_bounds[b * dims..(b + 1) * dims];
+    // A first, cheap bound for every large box, eight per step: the distance over the
+    // first dimensions only (a prefix of the sum is a lower bound of it too).
+    let prefix = dims.min(8);
+    let partial: Vec<[f32; LANES]> = (0..blocks_of_large)
+        .map(|b| block_box_distances(&p.query[..prefix], &rows_of(b)[..prefix]))
+        .collect();
+    let mut visit_large = |li: usize, top: &mut TopN| {
+        let smalls = li * per_large..((li + 1) * per_large).min(db.small_boxes.len());
+        for si in smalls {
+            let small = &db.small_boxes[si];
+            let (min_bias, bound) = (rules.min_bias(small), top.bound());
+            let own = &db.small_bounds[si * dims..(si + 1) * dims];
+            if box_distance(p.query, own, min_bias, bound) + min_bias > bound {
                 continue;
             }
             visited += small.frames.len();
             let blocks = small.frames.start / LANES..small.frames.end.div_ceil(LANES);
             for b in blocks {
-                rules.visit_block(b, &mut top, true);
+                rules.visit_block(b, top, true);
             }
+        }
+    };
+    // The most promising large box first: its frames make the bound tight, so most of
+    // the others are then skipped on their bound alone (which frames win does not depend
+    // on the order: `TopN` ranks by cost, then index).
+    let seed = (0..large).min_by(|&a, &b| {
+        let at = |i: usize| partial[i / LANES][i % LANES] + rules.min_bias(&db.large_boxes[i]);
+        at(a).total_cmp(&at(b))
+    });
+    if let Some(li) = seed {
+        visit_large(li, &mut top);
+    }
+    // Then every other, eight boxes per step: their bounds summed on from the prefix,
+    // stopping once all eight are out.
+    let min_bias_any = rules.min_bias_any();
+    for (b, start) in partial.iter().enumerate() {
+        let rows = &rows_of(b)[prefix..];
+        let mut acc = *start;
+        let mut out = false;
+        for (k, (&v, (lo, hi))) in p.query[prefix..].iter().zip(rows).enumerate() {
+            for l in 0..LANES {
+                let d = (lo[l] - v).max(0.0) + (v - hi[l]).max(0.0);
+                acc[l] += d * d;
+            }
+            if k % 8 == 7 && acc.iter().all(|&a| a + min_bias_any > top.bound()) {
+                out = true;
+                break;
+            }
+        }
+        if out {
+            continue;
+        }
+        for (l, &lb) in acc.iter().enumerate() {
+            let li = b * LANES + l;
+            if li >= large || Some(li) == seed {
+                continue;
+            }
+            if lb + rules.min_bias(&db.large_boxes[li]) > top.bound() {
+                continue;
+            }
+            visit_large(li, &mut top);
         }
     }
     (top.items, visited)

@@ -131,3 +131,112 @@ impl Previewer {
         }
     }
 }
+
+/// A change to how the previewer shows the stage (nothing on it moves), sent by the
+/// panels, menus and the viewport: what is drawn, which windows are open, the curve
+/// view's and the outliner's settings, the camera.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ViewCommand {
+    /// Mesh, skeleton, grid, bind pose, trail, camera follow.
+    Toggles(ViewToggles),
+    /// The curve view of the selected joint.
+    ShowCurves(bool),
+    /// View > Messages.
+    ShowMessages(bool),
+    /// The retarget bone-map window.
+    ShowBoneMap(bool),
+    /// The outliner's name filter.
+    JointFilter(String),
+    /// Which curves the curve view draws, and the Euler order of its rotation curves.
+    CurveChannels(crate::stage::inspect::CurveChannels),
+    EulerOrder(crate::anim::curves::EulerOrder),
+    /// Onion-skin ghosts (re-evaluated at once).
+    Onion(crate::stage::inspect::OnionSkin),
+    MatchingOverlays(MatchingOverlays),
+    LocomotionOverlays(LocomotionOverlays),
+    /// The viewport's size in physical pixels (measured by the UI every frame).
+    ViewportSize([u32; 2]),
+    /// Orbit the camera by (yaw, pitch) radians.
+    Orbit(f32, f32),
+    /// Pan the camera by a drag of (x, y) physical pixels.
+    Pan(f32, f32),
+    /// Zoom the camera (distance times `factor`).
+    Zoom(f32),
+    /// Pin or unpin a joint in the curve view.
+    TogglePin(usize),
+    /// Open or close a joint's children in the outliner.
+    ToggleOutliner(usize),
+}
+
+impl Previewer {
+    /// Applies `command` (see [`ViewCommand`]).
+    pub fn set_view(&mut self, command: ViewCommand) {
+        match command {
+            ViewCommand::Toggles(t) => {
+                if t.follow != self.toggles.follow {
+                    self.follow_offset = None;
+                }
+                let pose_changes = t.bind_pose != self.toggles.bind_pose;
+                self.toggles = t;
+                if pose_changes {
+                    self.evaluate_pose();
+                }
+            }
+            ViewCommand::ShowCurves(on) => self.inspect.show_curves = on,
+            ViewCommand::ShowMessages(on) => self.show_messages = on,
+            ViewCommand::ShowBoneMap(on) => self.show_bone_map = on,
+            ViewCommand::JointFilter(text) => self.inspect.filter = text,
+            ViewCommand::CurveChannels(c) => self.inspect.channels = c,
+            ViewCommand::EulerOrder(o) => self.inspect.euler_order = o,
+            ViewCommand::Onion(o) => {
+                if o != self.inspect.onion {
+                    self.inspect.onion = o;
+                    self.evaluate_pose();
+                }
+            }
+            ViewCommand::MatchingOverlays(o) => self.matching_overlays = o,
+            ViewCommand::LocomotionOverlays(o) => self.locomotion_overlays = o,
+            ViewCommand::ViewportSize([w, h]) => self.viewport_size_px = [w.max(1), h.max(1)],
+            ViewCommand::Orbit(yaw, pitch) => self.camera.orbit(yaw, pitch),
+            ViewCommand::Pan(x, y) => {
+                let height = self.viewport_size_px[1] as f32;
+                self.camera.pan(glam::Vec2::new(x, y), height);
+                self.follow_offset = None;
+                self.evaluate_pose();
+            }
+            ViewCommand::Zoom(factor) => self.camera.zoom(factor),
+            ViewCommand::TogglePin(j) => self.inspect.toggle_pin(j),
+            ViewCommand::ToggleOutliner(j) => self.inspect.toggle_outliner(j),
+        }
+    }
+
+    /// Measures clip `clip`'s loop seams when they are not measured yet (once per clip;
+    /// `Inspection::seams` reads them).
+    pub fn refresh_seams(&mut self, clip: Option<usize>) {
+        self.inspect.update_seams(&self.stage.main.model, clip);
+    }
+
+    /// Asks the window for something egui cannot do itself (a native dialog, quitting).
+    pub fn request(&mut self, action: Action) {
+        self.actions.push(action);
+    }
+
+    /// Takes the in-app file browser out while the UI draws it; give it back with
+    /// [`Self::keep_file_browser`] unless it closed.
+    pub fn take_file_browser(&mut self) -> Option<crate::app::file_browser::FileBrowser> {
+        self.file_browser.take()
+    }
+
+    /// Puts the in-app file browser back (still open), remembering its folder for the
+    /// next time one opens.
+    pub fn keep_file_browser(&mut self, browser: crate::app::file_browser::FileBrowser) {
+        self.browsed_dir = Some(browser.dir.clone());
+        self.file_browser = Some(browser);
+    }
+
+    /// Closes the in-app file browser taken out with [`Self::take_file_browser`],
+    /// remembering its folder for the next time one opens.
+    pub fn close_file_browser(&mut self, browser: crate::app::file_browser::FileBrowser) {
+        self.browsed_dir = Some(browser.dir);
+    }
+}

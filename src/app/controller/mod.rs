@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use glam::Vec3;
 
-pub use command::StageCommand;
+pub use command::{StageCommand, ViewCommand};
 pub use matching::MatchingOverlays;
 pub use playback::Transport;
 pub use retarget::{MapSide, RetargetSession};

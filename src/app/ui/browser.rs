@@ -11,16 +11,14 @@ use crate::app::file_browser::Purpose;
 use crate::render::frames::ExportFormat;
 
 pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
-    if p.file_browser.is_none() {
+    let Some(mut browser) = p.take_file_browser() else {
         return;
-    }
+    };
+    let b = &mut browser;
     let recent = p.recent_folders();
     let mut open_file = None;
     let mut save = false;
     let mut close = ctx.input(|i| i.key_pressed(egui::Key::Escape));
-    let Some(b) = p.file_browser.as_mut() else {
-        return;
-    };
     let purpose = b.purpose;
     egui::Window::new(purpose.title())
         .collapsible(false)
@@ -180,28 +178,30 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
             Err(e) => b.error = Some(e),
         }
     }
-    let dir = b.dir.clone();
-    p.browsed_dir = Some(dir);
     if let Some(path) = open_file {
         let done = match purpose {
             Purpose::Open => p.open_path(&path),
             Purpose::CompareB => p.compare_with_file(&path),
             Purpose::Retarget => p.retarget_from(&path),
             Purpose::Export => {
-                p.actions.push(Action::ExportPreviewTo(path));
+                p.request(Action::ExportPreviewTo(path));
                 Ok(())
             }
             Purpose::SaveMap => p.save_retarget_map(&path),
             Purpose::LoadMap => p.load_retarget_map(&path),
         };
-        match (done, p.file_browser.as_mut()) {
-            (Ok(()), _) => p.file_browser = None,
+        match done {
+            Ok(()) => p.close_file_browser(browser),
             // Stay on the folder being browsed, with the reason.
-            (Err(e), Some(b)) => b.error = Some(e),
-            (Err(_), None) => {}
+            Err(e) => {
+                browser.error = Some(e);
+                p.keep_file_browser(browser);
+            }
         }
     } else if close {
-        p.file_browser = None;
+        p.close_file_browser(browser);
+    } else {
+        p.keep_file_browser(browser);
     }
 }
 

@@ -4,7 +4,7 @@
 //! settings. They draw [`crate::stage::inspect::Inspection`] on the previewer; no state of their
 //! own beyond egui's collapsing state.
 
-use crate::app::controller::{StageCommand, Transport};
+use crate::app::controller::{StageCommand, Transport, ViewCommand};
 use egui::Color32;
 use egui_plot::{Legend, Line, Plot, PlotPoints, Points, VLine};
 
@@ -48,9 +48,13 @@ pub(super) fn outliner_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .show(ui, |ui| {
             ui.horizontal(|ui| {
                 ui.label("find");
-                ui.add(egui::TextEdit::singleline(&mut p.inspect.filter).desired_width(120.0));
-                if !p.inspect.filter.is_empty() && ui.small_button("x").clicked() {
-                    p.inspect.filter.clear();
+                let mut filter = p.inspect.filter.clone();
+                ui.add(egui::TextEdit::singleline(&mut filter).desired_width(120.0));
+                if !filter.is_empty() && ui.small_button("x").clicked() {
+                    filter.clear();
+                }
+                if filter != p.inspect.filter {
+                    p.set_view(ViewCommand::JointFilter(filter));
                 }
             });
             ui.weak("nodes that no skin binds are marked (node)");
@@ -104,10 +108,10 @@ pub(super) fn outliner_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     }
                 });
             if let Some(j) = toggled {
-                p.inspect.toggle_outliner(j);
+                p.set_view(ViewCommand::ToggleOutliner(j));
             }
             if let Some(j) = picked {
-                p.inspect.select(Some(j));
+                p.select_joint(Some(j));
             }
             joint_details_ui(p, ui);
         });
@@ -162,10 +166,10 @@ fn joint_details_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .on_hover_text("keep this joint's curves in the curve view while you select others")
             .clicked()
         {
-            p.inspect.toggle_pin(j);
+            p.set_view(ViewCommand::TogglePin(j));
         }
         if ui.button("Clear selection").clicked() {
-            p.inspect.select(None);
+            p.select_joint(None);
         }
     });
 }
@@ -174,18 +178,25 @@ fn joint_details_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
         ui.strong("Curves");
-        let c = &mut p.inspect.channels;
+        let mut c = p.inspect.channels;
         ui.checkbox(&mut c.translation, "translation");
         ui.checkbox(&mut c.euler, "rotation (Euler)");
         ui.checkbox(&mut c.quaternion, "quaternion");
         ui.checkbox(&mut c.scale, "scale");
+        if c != p.inspect.channels {
+            p.set_view(ViewCommand::CurveChannels(c));
+        }
+        let mut order = p.inspect.euler_order;
         egui::ComboBox::new("euler_order", "order")
-            .selected_text(p.inspect.euler_order.label())
+            .selected_text(order.label())
             .show_ui(ui, |ui| {
                 for o in EulerOrder::ALL {
-                    ui.selectable_value(&mut p.inspect.euler_order, o, o.label());
+                    ui.selectable_value(&mut order, o, o.label());
                 }
             });
+        if order != p.inspect.euler_order {
+            p.set_view(ViewCommand::EulerOrder(order));
+        }
     });
     if let Some(step) = p.timeline_hidden_by() {
         ui.weak(format!("The curve view shows the timeline's clip: {step}."));
@@ -393,7 +404,7 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // unit system whatever the rig's units.
     let k = p.inspect.unit_scale(&p.stage.main.model);
     let pop_m = p.inspect.seam_pop_m(&p.stage.main.model);
-    p.inspect.update_seams(&p.stage.main.model, Some(clip));
+    p.refresh_seams(Some(clip));
     let seams = p.inspect.seams();
     let worst = seams.first().filter(|s| s.visible_m > pop_m);
     let title = match worst {
@@ -475,8 +486,8 @@ pub(crate) fn seam_jump_text(s: &crate::anim::seam::ChannelSeam, k: f32) -> Stri
 
 /// Onion-skin settings (View menu and the right panel).
 pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let before = p.inspect.onion;
-    let o = &mut p.inspect.onion;
+    let mut onion = p.inspect.onion;
+    let o = &mut onion;
     ui.checkbox(&mut o.enabled, "Onion skin")
         .on_hover_text("ghosts of the frames around the playhead: past warm, future cool");
     if o.enabled {
@@ -514,15 +525,11 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         // Why no ghost may show.
         if p.toggles.bind_pose {
             ui.weak("Hidden while View > Bind pose is on.");
-        } else if p.inspect.onion.style == crate::stage::inspect::GhostStyle::Meshes
-            && !p.toggles.mesh
-        {
+        } else if o.style == crate::stage::inspect::GhostStyle::Meshes && !p.toggles.mesh {
             ui.weak("Mesh ghosts show with the mesh: View > Mesh.");
         }
     }
-    if p.inspect.onion != before {
-        p.evaluate_pose();
-    }
+    p.set_view(ViewCommand::Onion(onion));
 }
 
 /// The A/B compare panel: B's clip or file, the phase lock, the view, the numbers and
@@ -606,7 +613,7 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 commands.push(StageCommand::CompareLayout { lock, offset, view });
             }
             if open_dialog {
-                p.actions.push(crate::app::controller::Action::OpenCompareDialog);
+                p.request(crate::app::controller::Action::OpenCompareDialog);
             }
             if !commands.is_empty() {
                 for command in commands {

@@ -419,11 +419,17 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .id_salt("loco_overlays")
         .default_open(true)
         .show(ui, |ui| {
+            let mut flags = p.locomotion_overlays;
             ui.horizontal_wrapped(|ui| {
-                for (name, flag) in p.locomotion_overlays.flags_mut() {
+                for (name, flag) in flags.flags_mut() {
                     ui.checkbox(flag, name);
                 }
             });
+            if flags != p.locomotion_overlays {
+                p.set_view(crate::app::controller::ViewCommand::LocomotionOverlays(
+                    flags,
+                ));
+            }
         });
     if s != before {
         p.set_locomotion_settings(s);

@@ -7,7 +7,7 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
 use super::Previewer;
 use crate::anim::motion_matching::FEATURE_GROUPS;
-use crate::app::controller::StageCommand;
+use crate::app::controller::{StageCommand, ViewCommand};
 
 /// Short column titles of the feature groups (full names in the hover text).
 const GROUP_TITLES: [&str; 6] = [
@@ -299,7 +299,7 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             ui.checkbox(&mut overlays.drift, "Simulated point and drift (red)");
         });
     let tags_changed = (require, exclude) != (m.require_tags, m.exclude_tags);
-    p.matching_overlays = overlays;
+    p.set_view(ViewCommand::MatchingOverlays(overlays));
     if tags_changed {
         p.send(StageCommand::MatchingTags { require, exclude });
     }

@@ -33,7 +33,7 @@ pub mod timeline;
 pub use blend::blend_space_2d_ui;
 pub use locomotion::movement_pad_ui;
 
-use crate::app::controller::{StageCommand, Transport};
+use crate::app::controller::{StageCommand, Transport, ViewCommand};
 use std::path::PathBuf;
 
 use egui::{Color32, Key, PointerButton, Sense};
@@ -208,7 +208,9 @@ impl Previewer {
         if clear {
             self.clear_message_log();
         }
-        self.show_messages = open;
+        if !open {
+            self.set_view(ViewCommand::ShowMessages(false));
+        }
     }
 
     fn keyboard(&mut self, ui: &egui::Ui) {
@@ -316,8 +318,8 @@ impl Previewer {
             match key {
                 Key::Z if modifiers.command && modifiers.shift => self.redo_graph_edit(),
                 Key::Z if modifiers.command => self.undo_graph_edit(),
-                Key::O if modifiers.command => self.actions.push(Action::OpenDialog),
-                Key::Q if modifiers.command => self.actions.push(Action::Quit),
+                Key::O if modifiers.command => self.request(Action::OpenDialog),
+                Key::Q if modifiers.command => self.request(Action::Quit),
                 Key::Space => self.toggle_play(),
                 Key::ArrowLeft => self.transport(Transport::Step(-1)),
                 Key::ArrowRight => self.transport(Transport::Step(1)),
@@ -358,7 +360,7 @@ impl Previewer {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui.button("Open…  (Ctrl+O)").clicked() {
-                    self.actions.push(Action::OpenDialog);
+                    self.request(Action::OpenDialog);
                     ui.close();
                 }
                 if ui
@@ -387,7 +389,7 @@ impl Previewer {
                     )
                     .clicked()
                 {
-                    self.actions.push(Action::OpenRetargetDialog);
+                    self.request(Action::OpenRetargetDialog);
                     ui.close();
                 }
                 if ui
@@ -397,7 +399,7 @@ impl Previewer {
                     )
                     .clicked()
                 {
-                    self.actions.push(Action::ExportPreview);
+                    self.request(Action::ExportPreview);
                     ui.close();
                 }
                 if ui.button("Open the demo character").clicked() {
@@ -421,7 +423,7 @@ impl Previewer {
                 }
                 ui.separator();
                 if ui.button("Quit  (Ctrl+Q)").clicked() {
-                    self.actions.push(Action::Quit);
+                    self.request(Action::Quit);
                 }
             });
             ui.menu_button("View", |ui| {
@@ -432,7 +434,7 @@ impl Previewer {
                     .on_hover_text("every status message, error and warning of this session")
                     .clicked()
                 {
-                    self.show_messages = true;
+                    self.set_view(ViewCommand::ShowMessages(true));
                     ui.close();
                 }
             });
@@ -452,18 +454,23 @@ impl Previewer {
     /// Viewport toggles (also in the View menu).
     pub fn toggles_ui(&mut self, ui: &mut egui::Ui) {
         let before = self.toggles;
-        ui.checkbox(&mut self.toggles.mesh, "Mesh");
-        ui.checkbox(&mut self.toggles.skeleton, "Skeleton");
-        ui.checkbox(&mut self.toggles.grid, "Grid");
-        ui.checkbox(&mut self.toggles.bind_pose, "Bind pose");
-        ui.checkbox(&mut self.toggles.trail, "Root-motion trail");
+        let mut t = self.toggles;
+        ui.checkbox(&mut t.mesh, "Mesh");
+        ui.checkbox(&mut t.skeleton, "Skeleton");
+        ui.checkbox(&mut t.grid, "Grid");
+        ui.checkbox(&mut t.bind_pose, "Bind pose");
+        ui.checkbox(&mut t.trail, "Root-motion trail");
+        ui.checkbox(&mut t.follow, "Camera follows character");
+        if t != self.toggles {
+            self.set_view(ViewCommand::Toggles(t));
+        }
+        let mut curves = self.inspect.show_curves;
         if ui
-            .checkbox(&mut self.toggles.follow, "Camera follows character")
+            .checkbox(&mut curves, "Curve view (selected joint)")
             .changed()
         {
-            self.follow_offset = None;
+            self.set_view(ViewCommand::ShowCurves(curves));
         }
-        ui.checkbox(&mut self.inspect.show_curves, "Curve view (selected joint)");
         inspect::onion_ui(self, ui);
         if ui.button("Frame character  (F)").clicked() {
             self.frame_character();
@@ -692,10 +699,10 @@ impl Previewer {
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, Sense::click_and_drag());
         let ppp = ui.ctx().pixels_per_point();
-        self.viewport_size_px = [
-            ((rect.width() * ppp).round() as u32).max(1),
-            ((rect.height() * ppp).round() as u32).max(1),
-        ];
+        self.set_view(ViewCommand::ViewportSize([
+            (rect.width() * ppp).round() as u32,
+            (rect.height() * ppp).round() as u32,
+        ]));
         self.apply_pending_frame();
         match texture {
             Some(id) => {
@@ -720,19 +727,14 @@ impl Previewer {
         if response.dragged_by(PointerButton::Middle)
             || (shift && response.dragged_by(PointerButton::Primary))
         {
-            self.camera.pan(
-                Vec2::new(delta.x, delta.y) * ppp,
-                self.viewport_size_px[1] as f32,
-            );
-            self.follow_offset = None;
-            self.evaluate_pose();
+            self.set_view(ViewCommand::Pan(delta.x * ppp, delta.y * ppp));
         } else if response.dragged_by(PointerButton::Primary) {
-            self.camera.orbit(-delta.x * 0.01, delta.y * 0.01);
+            self.set_view(ViewCommand::Orbit(-delta.x * 0.01, delta.y * 0.01));
         }
         if response.hovered() {
             let scroll = ui.input(|i| i.smooth_scroll_delta.y);
             if scroll != 0.0 {
-                self.camera.zoom((-scroll * 0.002).exp());
+                self.set_view(ViewCommand::Zoom((-scroll * 0.002).exp()));
             }
         }
         if response.double_clicked() {

@@ -6,7 +6,7 @@ use egui::{Color32, RichText};
 
 use super::Previewer;
 use crate::anim::retarget::POSE_CHAINS;
-use crate::app::controller::{Action, MapSide};
+use crate::app::controller::{Action, MapSide, ViewCommand};
 use crate::stage::retarget::ChainPoseDef;
 
 /// Below this contact agreement (0..1) the feet plant at other times than the source's.
@@ -42,7 +42,7 @@ pub(super) fn retarget_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 .on_hover_text("which joint of the source and of the character each humanoid bone is; pick others to correct it")
                 .clicked()
             {
-                p.show_bone_map = !p.show_bone_map;
+                p.set_view(ViewCommand::ShowBoneMap(!p.show_bone_map));
             }
         });
     if p.show_bone_map {
@@ -52,7 +52,9 @@ pub(super) fn retarget_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .default_width(440.0)
             .default_height(520.0)
             .show(ui.ctx(), |ui| mapping_ui(p, ui));
-        p.show_bone_map &= open;
+        if !open {
+            p.set_view(ViewCommand::ShowBoneMap(false));
+        }
     }
 }
 
@@ -236,10 +238,10 @@ fn mapping_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .on_hover_text("the picked joints as a RON map file, for `stridescope retarget --map`")
             .clicked()
         {
-            p.actions.push(Action::SaveRetargetMapDialog);
+            p.request(Action::SaveRetargetMapDialog);
         }
         if ui.button("Load map…").clicked() {
-            p.actions.push(Action::LoadRetargetMapDialog);
+            p.request(Action::LoadRetargetMapDialog);
         }
     });
 }

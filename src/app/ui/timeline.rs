@@ -392,7 +392,7 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let pop_m = p.inspect.seam_pop_m(&p.stage.main.model);
     let k = p.inspect.unit_scale(&p.stage.main.model);
     let clip_index = p.stage.main.timeline.clip();
-    p.inspect.update_seams(&p.stage.main.model, clip_index);
+    p.refresh_seams(clip_index);
     let seam = p
         .inspect
         .seams()
