@@ -133,16 +133,7 @@ fn search(c: &mut Criterion) {
             g.bench_function(BenchmarkId::new(name, &label), |b| {
                 b.iter(|| {
                     i = (i + 1) % qs.len();
-                    let p = SearchParams {
-                        query: &qs[i],
-                        playing: None,
-                        current_clip_bias: 0.0,
-                        exclude_window_secs: 0.0,
-                        require_tags: 0,
-                        exclude_tags: 0,
-                        top_n,
-                    };
-                    black_box(search(&db, &p))
+                    black_box(search(&db, &SearchParams::plain(&qs[i], top_n)))
                 })
             });
         }

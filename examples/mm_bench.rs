@@ -11,8 +11,9 @@
 //! - `mm_bench DIR` builds the database again (deterministically), reads the queries and
 //!   times, per set, stridescope's brute force (eight frames per step) and its box search
 //!   with early exit, top 1, no playing clip: median ns per query over batches, written
-//!   like the C++ side's lines (`NAME SET NS_PER_QUERY CHECKSUM`), and every answer to
-//!   `DIR/answers_<name>.txt`.
+//!   like the C++ side's lines (`NAME SET NS_PER_QUERY CHECKSUM`), every answer to
+//!   `DIR/answers_<name>.txt`, and how many frames the box search scores per query
+//!   (`visited SET FRAMES OF`).
 
 use std::hint::black_box;
 use std::io::Write as _;
@@ -20,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use stridescope::anim::motion_matching::{
-    search_accelerated, search_brute_force, Candidate, Database, SearchParams,
+    search_accelerated, search_accelerated_counted, search_brute_force, Candidate, Database,
+    SearchParams,
 };
 use stridescope::stage::matching::{MatchingDef, MatchingSession};
 
@@ -124,23 +126,17 @@ fn export(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The benchmark's search: the best frame, no playing clip, no tags.
+fn top1(query: &[f32]) -> SearchParams<'_> {
+    SearchParams::plain(query, 1)
+}
+
 fn time(
     db: &Database,
     queries: &[Vec<f32>],
     search: fn(&Database, &SearchParams<'_>) -> Vec<Candidate>,
 ) -> (f64, Vec<usize>) {
-    let run = |q: &[f32]| {
-        let p = SearchParams {
-            query: q,
-            playing: None,
-            current_clip_bias: 0.0,
-            exclude_window_secs: 0.0,
-            require_tags: 0,
-            exclude_tags: 0,
-            top_n: 1,
-        };
-        search(db, &p).first().map_or(usize::MAX, |c| c.frame)
-    };
+    let run = |q: &[f32]| search(db, &top1(q)).first().map_or(usize::MAX, |c| c.frame);
     let answers: Vec<usize> = queries.iter().map(|q| run(q)).collect();
     let mut per_query = Vec::new();
     for _ in 0..BATCHES {
@@ -157,27 +153,13 @@ fn time(
 fn run(dir: &Path) -> Result<(), String> {
     let db = database()?;
     let (random, steady) = queries(&db);
-    if std::env::var_os("MM_VISITED").is_some() {
-        for (set, qs) in [("random", &random), ("steady", &steady)] {
-            let mut v = 0usize;
-            for q in qs.iter() {
-                let p = SearchParams {
-                    query: q,
-                    playing: None,
-                    current_clip_bias: 0.0,
-                    exclude_window_secs: 0.0,
-                    require_tags: 0,
-                    exclude_tags: 0,
-                    top_n: 1,
-                };
-                v += stridescope::anim::motion_matching::search_accelerated_counted(&db, &p).1;
-            }
-            eprintln!(
-                "{set}: {} frames visited per query of {}",
-                v / qs.len(),
-                db.frame_count()
-            );
-        }
+    // How many frames the box search scores per query (the rest are pruned).
+    for (set, qs) in [("random", &random), ("steady", &steady)] {
+        let visited: usize = qs
+            .iter()
+            .map(|q| search_accelerated_counted(&db, &top1(q)).1)
+            .sum();
+        println!("visited {set} {} {}", visited / qs.len(), db.frame_count());
     }
     type Search = fn(&Database, &SearchParams<'_>) -> Vec<Candidate>;
     let searches: [(&str, Search); 2] = [

@@ -57,15 +57,7 @@ impl Rng {
 
 /// The best frame for `q`, with no continuity rule, tag or bias.
 fn plain(q: &[f32]) -> SearchParams<'_> {
-    SearchParams {
-        query: q,
-        playing: None,
-        current_clip_bias: 0.0,
-        exclude_window_secs: 0.0,
-        require_tags: 0,
-        exclude_tags: 0,
-        top_n: 1,
-    }
+    SearchParams::plain(q, 1)
 }
 
 fn brute(db: &Database, q: &[f32]) -> Vec<stridescope::anim::motion_matching::Candidate> {

@@ -790,8 +790,12 @@ fn a_folder_loads_in_the_background_with_a_progress_bar() {
     h.state_mut().open_path(&dir).unwrap();
     // Not yet replaced: the demo stays while the worker parses.
     assert_eq!(h.state().model().clips.len(), demo_clips);
-    let (shown, _, _) = h.state().loading_progress().expect("a pending load");
-    assert_eq!(shown, dir.as_path());
+    let (shown, _) = h.state().loading_progress().expect("a pending load");
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        shown.starts_with(&format!("loading {name}: reading files")),
+        "{shown}"
+    );
     assert!(
         h.state().is_animating(),
         "the window keeps polling while it loads"
@@ -910,5 +914,69 @@ fn retargeting_a_mocap_take_adds_it_to_the_clip_list() {
     assert!(e.contains("no joint found for"), "{e}");
     assert_eq!(h.state().model().clips.len(), before + 2);
     assert!(h.state().message().unwrap().is_error);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--library` in the window (issue 22): the library is built on a worker thread while
+/// the window keeps drawing the character, with its progress in the status bar; when it
+/// is ready the takes (and their mirrors) are on the character and motion matching moves
+/// it.
+#[test]
+fn a_motion_matching_library_builds_in_the_background_with_a_progress_bar() {
+    let dir = std::env::temp_dir().join(format!("stridescope-ui-library-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bandai = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
+    for n in ["dataset-2_walk_normal_002", "dataset-2_run_normal_001"] {
+        std::fs::copy(
+            bandai.join(format!("{n}.bvh")),
+            dir.join(format!("{n}.bvh")),
+        )
+        .unwrap();
+    }
+    let mut h = harness();
+    let demo_clips = h.state().model().clips.len();
+    h.state_mut()
+        .start_library_load(std::slice::from_ref(&dir), true, true);
+    assert!(h.state().is_loading());
+    assert_eq!(
+        h.state().model().clips.len(),
+        demo_clips,
+        "the demo stays meanwhile"
+    );
+    assert!(
+        h.state().is_animating(),
+        "the window keeps polling while it builds"
+    );
+    h.run_steps(1);
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        h.query_by_label_contains(&format!("loading {name}:"))
+            .is_some(),
+        "no progress bar in the status bar"
+    );
+    let started = std::time::Instant::now();
+    while !h.state_mut().poll_pending_load() {
+        assert!(
+            started.elapsed().as_secs() < 300,
+            "the library never finished"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!h.state().is_loading());
+    let clips: Vec<&str> = h.state().model().clips.iter().map(|c| c.name()).collect();
+    assert_eq!(clips.len(), 4, "{clips:?}");
+    assert!(
+        clips.contains(&"dataset-2_walk_normal_002 (mirrored)"),
+        "{clips:?}"
+    );
+    let m = h
+        .state()
+        .matching()
+        .expect("motion matching moves the character");
+    assert_eq!(m.session.db.clips().len(), 4);
+    assert!(h
+        .state()
+        .message_log()
+        .any(|m| m.text == "motion matching on 4 clips from 2 library files (mirrored too)"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -11,12 +11,11 @@
 # Builds what is missing under /tmp (never in the checkout): the reference's sources in
 # $MM_SRC (from MM_MIRROR, a git directory, else cloned from GitHub) and the C++ harness in
 # $OUT. Both sides target the same instruction set: the baseline x86-64 of a default
-# `cargo build --release` and -O3 -ffast-math (the reference's release flags) without
-# -march=native; NATIVE=1 builds both for this machine's CPU instead (the Rust side in its
-# own target folder, a full build).
+# `cargo build --release`, and for the reference -O3 -ffast-math -DNDEBUG (its Makefile's
+# release flags, without -march=native).
 #
 #   MM_MIRROR=/path/to/Motion-Matching.git benches/mm_reference/run.sh
-#   ROUNDS=7 NATIVE=1 benches/mm_reference/run.sh
+#   ROUNDS=7 benches/mm_reference/run.sh
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 MAIN="$(cd "$HERE/../.." && pwd)"
@@ -40,21 +39,15 @@ if [ ! -f "$MM_SRC/database.h" ]; then
   fi
 fi
 CXXFLAGS=(-std=c++17 -O3 -ffast-math -DNDEBUG -w)
-RUSTFLAGS_EXTRA=""
 TARGET_DIR="${CARGO_TARGET_DIR:-$MAIN/target}"
-if [ "${NATIVE:-0}" = 1 ]; then
-  CXXFLAGS+=(-march=native)
-  RUSTFLAGS_EXTRA="-C target-cpu=native"
-  TARGET_DIR="$OUT/target-native"
-fi
-BIN="$OUT/mm_bench${NATIVE:+_native$NATIVE}"
+BIN="$OUT/mm_bench"
 if [ ! -x "$BIN" ] || [ "$HERE/mm_bench.cc" -nt "$BIN" ]; then
   log "compiling the C++ harness (${CXXFLAGS[*]})"
   g++ "${CXXFLAGS[@]}" -I"$MM_SRC" "$HERE/mm_bench.cc" -o "$BIN"
 fi
-log "building the Rust harness (release${RUSTFLAGS_EXTRA:+, $RUSTFLAGS_EXTRA})"
-(cd "$MAIN" && RUSTFLAGS="${RUSTFLAGS:-} $RUSTFLAGS_EXTRA" CARGO_TARGET_DIR="$TARGET_DIR" \
-   cargo build --release --example mm_bench >"$OUT/cargo.log" 2>&1) ||
+log "building the Rust harness (release)"
+(cd "$MAIN" && CARGO_TARGET_DIR="$TARGET_DIR" cargo build --release --example mm_bench \
+   >"$OUT/cargo.log" 2>&1) ||
   { log "cargo build failed, see $OUT/cargo.log"; exit 1; }
 RS="$TARGET_DIR/release/examples/mm_bench"
 log "exporting the database and the queries"
@@ -82,6 +75,12 @@ for qset in ("random", "steady"):
     print(f"| {qset} | {statistics.median(ref)/1000:.1f} | {statistics.median(brute)/1000:.1f} | "
           f"{statistics.median(box)/1000:.1f} | {statistics.median(rb):.2f} ({min(rb):.2f}-{max(rb):.2f}) | "
           f"{statistics.median(rf):.2f} |")
+visited = {}
+for r in rows:
+    if r[0] == "visited":
+        visited[r[1]] = (int(r[2]), int(r[3]))
+for qset, (v, n) in visited.items():
+    print(f"stridescope box search, {qset}: scores {v} of {n} frames per query ({100 * v / n:.1f}%)")
 for name in ("stridescope_brute", "stridescope_box"):
     same = sum(a == b for a, b in zip(answers["reference"], answers[name]) if a)
     total = sum(1 for a in answers["reference"] if a)

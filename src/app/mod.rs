@@ -116,41 +116,13 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         Some(p) => Settings::load(p),
         None => (Settings::default(), None),
     };
-    let mut library_note = None;
-    let mut library_tags = Vec::new();
-    let (model, path, load_error) = if options.library.is_empty() {
-        initial_model(options.file.as_deref())?
-    } else {
-        // The library on the character: built before the window opens (a progress bar on
-        // the terminal while a folder loads).
-        let (m, files, tags) = crate::stage::retarget::library_model(
-            options.file.as_deref(),
-            &options.library,
-            options.mirror,
-        )?;
-        library_tags = tags;
-        let note = format!(
-            "motion matching on {} clips from {files} library files{}",
-            m.clips.len(),
-            if options.mirror {
-                " (mirrored too)"
-            } else {
-                ""
-            }
-        );
-        library_note = Some(note);
-        (m, None, None)
-    };
+    let (model, path, load_error) = initial_model(options.file.as_deref())?;
     let mut previewer = Previewer::new(model, path, settings);
-    previewer.matching_tags = library_tags;
     if options.in_place != crate::anim::locomotion::InPlaceOverride::Auto {
         previewer.set_in_place_override_all(options.in_place);
     }
     if let Some(e) = load_error.or(settings_note) {
         previewer.set_message(e, true);
-    }
-    if let Some(note) = library_note {
-        previewer.set_message(note, false);
     }
     if let Some(name) = &options.clip {
         match previewer.model().find_clip(name) {
@@ -219,8 +191,12 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         previewer.set_drive(true);
         previewer.send(StageCommand::GraphPlaying(options.play));
     }
-    if options.motion_matching {
-        if options.file.is_none() && options.library.is_empty() {
+    if !options.library.is_empty() {
+        // The library is built on a worker thread while the window draws the character
+        // and the progress; motion matching starts on it when it is ready.
+        previewer.start_library_load(&options.library, options.mirror, options.motion_matching);
+    } else if options.motion_matching {
+        if options.file.is_none() {
             previewer.open_matching_demo();
         } else {
             previewer.set_matching_enabled(true);
@@ -1155,7 +1131,10 @@ impl App {
         // memory and dropped resources, and map callbacks run. (`submit` triages too;
         // this also covers frames that submit nothing new, e.g. while paused.)
         let _ = gpu.ctx.device.poll(wgpu::PollType::Poll);
-        self.frame_count += 1;
+        // A scripted run counts the frames after a library or folder has loaded.
+        if !(scripted && self.previewer.is_loading()) {
+            self.frame_count += 1;
+        }
         self.fps.frame_ms = now.elapsed().as_secs_f32() * 1000.0;
         if scripted {
             // Scripts and tests read what the status bar said, in order.

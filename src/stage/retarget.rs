@@ -200,6 +200,19 @@ pub fn retarget_models_with(
     options: &RetargetOptions,
     given: &MapFile,
 ) -> Result<(Vec<Clip>, RetargetReport), StageError> {
+    retarget_models_counted(source, target, clips, options, given, &|| {})
+}
+
+/// [`retarget_models_with`], calling `clip_done` as each clip is made (from the worker
+/// threads that make them).
+fn retarget_models_counted(
+    source: &Model,
+    target: &Model,
+    clips: &[String],
+    options: &RetargetOptions,
+    given: &MapFile,
+    clip_done: &(dyn Fn() + Sync),
+) -> Result<(Vec<Clip>, RetargetReport), StageError> {
     let source_map = map_of(source, "source", &given.source)?;
     let target_map = map_of(target, "target", &given.target)?;
     let r = Retargeter::with_chain_poses(
@@ -309,6 +322,7 @@ pub fn retarget_models_with(
                 speed_ratio: q.speed_ratio,
                 leg_ratio: q.leg_ratio,
             };
+            clip_done();
             Ok((retargeted, report))
         })
         .collect::<Result<_, _>>()?;
@@ -360,15 +374,43 @@ pub fn glb_with_clips(glb: &[u8], model: &Model, clips: &[Clip]) -> Result<Vec<u
     Ok(append_animations(glb, &animations)?)
 }
 
+/// How far [`library_model_with`] got: files read, then clips retargeted (done, in all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LibraryStep {
+    Reading { done: usize, total: usize },
+    Retargeting { done: usize, total: usize },
+}
+
 /// The character (FILE's, or the plain built-in demo) with every clip of `library` on it
 /// instead of its own clips: clips of another skeleton retargeted onto it (foot IK on),
-/// names made unique. Returns the model and how many clip files were read.
+/// names made unique. Returns the model and how many clip files were read. A folder
+/// shows a progress bar on a terminal.
 pub fn library_model(
     file: Option<&Path>,
     library: &[std::path::PathBuf],
     mirror: bool,
 ) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
-    let mut character = crate::asset::load_or_demo(file)?;
+    let character = crate::asset::load_or_demo(file)?;
+    library_on(character, library, mirror, None)
+}
+
+/// [`library_model`] onto `character`, reporting each file read and each clip
+/// retargeted to `progress` (from worker threads; the window draws it).
+pub fn library_model_with(
+    character: Model,
+    library: &[std::path::PathBuf],
+    mirror: bool,
+    progress: &(dyn Fn(LibraryStep) + Sync),
+) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
+    library_on(character, library, mirror, Some(progress))
+}
+
+fn library_on(
+    mut character: Model,
+    library: &[std::path::PathBuf],
+    mirror: bool,
+    progress: Option<&(dyn Fn(LibraryStep) + Sync)>,
+) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
     let mut clips: Vec<crate::anim::Clip> = Vec::new();
     let mut files = 0;
     // (the clip's name in the library, its sidecar's tags).
@@ -393,7 +435,16 @@ pub fn library_model(
             }
         }
         let single_file = !path.is_dir();
-        let source = crate::asset::folder::load_with_progress(Some(path))?;
+        let source = match progress {
+            Some(report) if path.is_dir() => {
+                let options = crate::asset::LoadOptions::from_env()
+                    .map_err(crate::asset::LoadError::Options)?;
+                crate::asset::folder::load_folder(path, &options, &|done, total| {
+                    report(LibraryStep::Reading { done, total })
+                })?
+            }
+            _ => crate::asset::folder::load_with_progress(Some(path))?,
+        };
         // The same rig (names, hierarchy and bone offsets within 1 mm): the clips play as
         // they are; another actor on a rig of the same names is retargeted.
         let same = source.skeleton.names() == character.skeleton.names()
@@ -407,11 +458,20 @@ pub fn library_model(
         let found = if same {
             source.clips.clone()
         } else {
-            retarget_models(
+            let total = source.clips.len();
+            let done = std::sync::atomic::AtomicUsize::new(0);
+            retarget_models_counted(
                 &source,
                 &character,
                 &[],
                 &crate::anim::retarget::RetargetOptions::default(),
+                &MapFile::default(),
+                &|| {
+                    let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    if let Some(report) = progress {
+                        report(LibraryStep::Retargeting { done: n, total });
+                    }
+                },
             )?
             .0
         };

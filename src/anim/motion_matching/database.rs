@@ -181,6 +181,10 @@ pub(super) struct FrameBox {
 
 /// The bounds of [`LANES`] boxes, one dimension: lows and highs, lane = box.
 pub(super) type BoundsRow = ([f32; LANES], [f32; LANES]);
+/// Small boxes per large box.
+pub(super) const PER_LARGE: usize = LARGE_BOX / SMALL_BOX;
+/// The bounds of the [`PER_LARGE`] small boxes of a large box, one dimension.
+pub(super) type SmallRow = ([f32; PER_LARGE], [f32; PER_LARGE]);
 
 /// The database: features of every frame, normalised and weighted, with the bounds the
 /// accelerated search prunes with.
@@ -207,8 +211,10 @@ pub struct Database {
     pub(super) blocks: Vec<[f32; LANES]>,
     pub(super) small_boxes: Vec<FrameBox>,
     pub(super) large_boxes: Vec<FrameBox>,
-    /// Each small box's `(low, high)` per dimension (`boxes × dims`, box-major).
-    pub(super) small_bounds: Vec<[f32; 2]>,
+    /// The small boxes' bounds, the four of each large box together, dimension-major
+    /// (`large boxes × dims` rows of four lows and four highs; missing boxes empty), so
+    /// the four lower bounds are summed per step.
+    pub(super) small_bounds: Vec<SmallRow>,
     /// The large boxes' bounds in blocks of [`LANES`] boxes, dimension-major within a
     /// block (padding boxes are empty: +inf low, -inf high), so eight boxes' lower bounds
     /// are summed per step.
@@ -545,9 +551,18 @@ impl Database {
         let (small_boxes, small) = self.boxes(SMALL_BOX);
         let (large_boxes, large) = self.boxes(LARGE_BOX);
         self.small_boxes = small_boxes;
-        self.small_bounds = small.into_iter().flatten().collect();
-        self.large_boxes = large_boxes;
         let dims = self.dims;
+        let empty = ([f32::INFINITY; PER_LARGE], [f32::NEG_INFINITY; PER_LARGE]);
+        let mut small_rows = vec![empty; large.len() * dims];
+        for (i, bounds) in small.iter().enumerate() {
+            let (l, lane) = (i / PER_LARGE, i % PER_LARGE);
+            for (d, [lo, hi]) in bounds.iter().enumerate() {
+                small_rows[l * dims + d].0[lane] = *lo;
+                small_rows[l * dims + d].1[lane] = *hi;
+            }
+        }
+        self.small_bounds = small_rows;
+        self.large_boxes = large_boxes;
         let mut rows = vec![
             ([f32::INFINITY; LANES], [f32::NEG_INFINITY; LANES]);
             large.len().div_ceil(LANES) * dims

@@ -19,7 +19,7 @@
 //! playing clip within `exclude_window_secs` of its time are skipped: the caller
 //! compares against continuing instead.
 
-use super::database::{BoundsRow, Database, FrameBox, LANES};
+use super::database::{Database, FrameBox, LANES, PER_LARGE};
 use super::FEATURE_GROUPS;
 
 /// What is playing now, for the continuity rules.
@@ -47,6 +47,21 @@ pub struct SearchParams<'a> {
     pub exclude_tags: u32,
     /// How many of the best frames to return (>= 1).
     pub top_n: usize,
+}
+
+impl<'a> SearchParams<'a> {
+    /// The `top_n` best frames for `query` with no playing clip, tag or bias.
+    pub fn plain(query: &'a [f32], top_n: usize) -> Self {
+        Self {
+            query,
+            playing: None,
+            current_clip_bias: 0.0,
+            exclude_window_secs: 0.0,
+            require_tags: 0,
+            exclude_tags: 0,
+            top_n,
+        }
+    }
 }
 
 /// A scored frame.
@@ -106,42 +121,30 @@ fn distance(q: &[f32], f: &[f32]) -> f32 {
     sum
 }
 
-/// A lower bound of [`distance`] to any point in the box, with the same summation order
-/// (floating-point rounding is monotone, so it is a bound of the computed value too).
-/// Stops early, returning the running sum, once `sum + min_bias > bound` (the box is out
-/// whatever the rest adds).
+/// Lower bounds of the distance to `N` boxes at once (rows of `N` lows and highs, one
+/// per dimension), summed on from `acc`: per dimension `max(lo - v, 0) + max(v - hi, 0)`,
+/// the distance to the interval (one of the two terms is 0), squared, dimensions in
+/// order. With `exit = Some((min_bias, bound))` it stops, returning `None`, once every
+/// box's running sum plus `min_bias` is above `bound` (checked every 8 dimensions).
 #[inline]
-fn box_distance(q: &[f32], bounds: &[[f32; 2]], min_bias: f32, bound: f32) -> f32 {
-    let mut sum = 0.0f32;
-    for (k, (&v, &[lo, hi])) in q.iter().zip(bounds).enumerate() {
-        let d = if v < lo {
-            lo - v
-        } else if v > hi {
-            v - hi
-        } else {
-            0.0
-        };
-        sum += d * d;
-        if k % 8 == 7 && sum + min_bias > bound {
-            return sum;
-        }
-    }
-    sum
-}
-
-/// [`box_distance`] of [`LANES`] boxes at once (a block of the large boxes' bounds, one
-/// row per dimension), without the early exit: `max(lo - v, 0) + max(v - hi, 0)` is the
-/// same float as the scalar's distance to the interval (one of the two terms is 0).
-#[inline]
-fn block_box_distances(q: &[f32], rows: &[BoundsRow]) -> [f32; LANES] {
-    let mut acc = [0.0f32; LANES];
-    for (&v, (lo, hi)) in q.iter().zip(rows) {
-        for l in 0..LANES {
+fn box_distances<const N: usize>(
+    q: &[f32],
+    rows: &[([f32; N], [f32; N])],
+    mut acc: [f32; N],
+    exit: Option<(f32, f32)>,
+) -> Option<[f32; N]> {
+    for (k, (&v, (lo, hi))) in q.iter().zip(rows).enumerate() {
+        for l in 0..N {
             let d = (lo[l] - v).max(0.0) + (v - hi[l]).max(0.0);
             acc[l] += d * d;
         }
+        if let Some((min_bias, bound)) = exit {
+            if k % 8 == 7 && acc.iter().all(|&a| a + min_bias > bound) {
+                return None;
+            }
+        }
     }
-    acc
+    Some(acc)
 }
 
 /// Squared distances of the [`LANES`] frames of a block (`dims` rows of one dimension
@@ -402,25 +405,39 @@ pub fn search_accelerated_counted(db: &Database, p: &SearchParams<'_>) -> (Vec<C
     let rules = Rules { db, p };
     let mut top = TopN::new(p.top_n);
     let dims = db.dims;
-    let per_large = super::database::LARGE_BOX / super::database::SMALL_BOX;
     // Small boxes are whole blocks (they start at multiples of SMALL_BOX).
     const _: () = assert!(super::database::SMALL_BOX.is_multiple_of(LANES));
     let large = db.large_boxes.len();
     let blocks_of_large = large.div_ceil(LANES);
     let rows_of = |b: usize| &db.large_bounds[b * dims..(b + 1) * dims];
+    let min_bias_any = rules.min_bias_any();
     // A first, cheap bound for every large box, eight per step: the distance over the
     // first dimensions only (a prefix of the sum is a lower bound of it too).
     let prefix = dims.min(8);
     let partial: Vec<[f32; LANES]> = (0..blocks_of_large)
-        .map(|b| block_box_distances(&p.query[..prefix], &rows_of(b)[..prefix]))
+        .map(|b| {
+            box_distances(
+                &p.query[..prefix],
+                &rows_of(b)[..prefix],
+                [0.0; LANES],
+                None,
+            )
+            .unwrap_or([f32::INFINITY; LANES])
+        })
         .collect();
+    // A large box: its four small boxes' bounds at once, then the blocks of those that
+    // can still beat the list.
     let mut visit_large = |li: usize, top: &mut TopN| {
-        let smalls = li * per_large..((li + 1) * per_large).min(db.small_boxes.len());
-        for si in smalls {
-            let small = &db.small_boxes[si];
-            let (min_bias, bound) = (rules.min_bias(small), top.bound());
-            let own = &db.small_bounds[si * dims..(si + 1) * dims];
-            if box_distance(p.query, own, min_bias, bound) + min_bias > bound {
+        let rows = &db.small_bounds[li * dims..(li + 1) * dims];
+        let exit = top.bound().is_finite().then(|| (min_bias_any, top.bound()));
+        let Some(lbs) = box_distances(p.query, rows, [0.0; PER_LARGE], exit) else {
+            return;
+        };
+        for (k, lb) in lbs.iter().enumerate() {
+            let Some(small) = db.small_boxes.get(li * PER_LARGE + k) else {
+                break;
+            };
+            if lb + rules.min_bias(small) > top.bound() {
                 continue;
             }
             visited += small.frames.len();
@@ -442,25 +459,13 @@ pub fn search_accelerated_counted(db: &Database, p: &SearchParams<'_>) -> (Vec<C
     }
     // Then every other, eight boxes per step: their bounds summed on from the prefix,
     // stopping once all eight are out.
-    let min_bias_any = rules.min_bias_any();
     for (b, start) in partial.iter().enumerate() {
-        let rows = &rows_of(b)[prefix..];
-        let mut acc = *start;
-        let mut out = false;
-        for (k, (&v, (lo, hi))) in p.query[prefix..].iter().zip(rows).enumerate() {
-            for l in 0..LANES {
-                let d = (lo[l] - v).max(0.0) + (v - hi[l]).max(0.0);
-                acc[l] += d * d;
-            }
-            if k % 8 == 7 && acc.iter().all(|&a| a + min_bias_any > top.bound()) {
-                out = true;
-                break;
-            }
-        }
-        if out {
+        let exit = top.bound().is_finite().then(|| (min_bias_any, top.bound()));
+        let Some(lbs) = box_distances(&p.query[prefix..], &rows_of(b)[prefix..], *start, exit)
+        else {
             continue;
-        }
-        for (l, &lb) in acc.iter().enumerate() {
+        };
+        for (l, &lb) in lbs.iter().enumerate() {
             let li = b * LANES + l;
             if li >= large || Some(li) == seed {
                 continue;

@@ -100,30 +100,30 @@ impl Previewer {
     /// load still running is left to finish and dropped). [`Self::poll_pending_load`]
     /// shows the character when it is ready.
     pub(super) fn start_folder_load(&mut self, dir: &Path) {
-        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::atomic::Ordering;
         // The same folder already loading (files still being copied in): load it once more
         // when this load is done, instead of parsing it twice at once.
         if let Some(p) = self.pending_load.as_mut().filter(|p| p.path == dir) {
             p.again = true;
             return;
         }
-        let progress = std::sync::Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+        let progress = std::sync::Arc::new(LoadProgress::default());
         let (worker_progress, worker_dir) = (progress.clone(), dir.to_path_buf());
         let spawned = std::thread::Builder::new()
             .name("folder load".into())
-            .spawn(move || -> Result<Model, String> {
+            .spawn(move || -> Result<Loaded, String> {
                 let options = crate::asset::LoadOptions::from_env()
                     .map_err(|e| format!("{}: {e}", worker_dir.display()))?;
                 let report = |done: usize, total: usize| {
-                    worker_progress.1.store(total, Ordering::Relaxed);
-                    worker_progress.0.store(done, Ordering::Relaxed);
+                    worker_progress.total.store(total, Ordering::Relaxed);
+                    worker_progress.done.store(done, Ordering::Relaxed);
                 };
                 let mut model = crate::asset::folder::load_folder(&worker_dir, &options, &report)
                     .map_err(|e| e.to_string())?;
                 if let Some(tolerance_m) = crate::asset::reduce_keys_from_env()? {
                     model.reduce_keys(tolerance_m)?;
                 }
-                Ok(model)
+                Ok(Loaded::Folder(model))
             });
         match spawned {
             Ok(handle) => {
@@ -146,15 +146,106 @@ impl Previewer {
         }
     }
 
-    /// The folder loading in the background, with files done and files in all (0 until
-    /// the worker has listed them), or `None`.
-    pub fn loading_progress(&self) -> Option<(&Path, usize, usize)> {
+    /// Builds the motion-matching library `library` (files or folders; `mirror`: each
+    /// clip mirrored too) on the open character on a worker thread: its takes read,
+    /// retargeted onto the character, and with `then_match` the database built, while the
+    /// window keeps drawing with a progress bar. [`Self::poll_pending_load`] puts the
+    /// clips on the character (and starts motion matching) when it is ready.
+    pub fn start_library_load(&mut self, library: &[PathBuf], mirror: bool, then_match: bool) {
         use std::sync::atomic::Ordering;
-        self.pending_load.as_ref().map(|p| {
+        let Some(first) = library.first() else {
+            return;
+        };
+        let progress = std::sync::Arc::new(LoadProgress::default());
+        let worker_progress = progress.clone();
+        let character = self.stage.main.model.clone();
+        let (library, tags) = (library.to_vec(), self.matching_tags.clone());
+        let spawned = std::thread::Builder::new()
+            .name("library build".into())
+            .spawn(move || -> Result<Loaded, String> {
+                let p = &worker_progress;
+                let report = |step: crate::stage::retarget::LibraryStep| {
+                    use crate::stage::retarget::LibraryStep;
+                    let (k, done, total) = match step {
+                        LibraryStep::Reading { done, total } => (0, done, total),
+                        LibraryStep::Retargeting { done, total } => (1, done, total),
+                    };
+                    p.step.store(k, Ordering::Relaxed);
+                    p.total.store(total, Ordering::Relaxed);
+                    p.done.store(done, Ordering::Relaxed);
+                };
+                let (model, files, mut library_tags) = crate::stage::retarget::library_model_with(
+                    character, &library, mirror, &report,
+                )
+                .map_err(|e| e.to_string())?;
+                library_tags.extend(tags);
+                let session = if then_match {
+                    p.step.store(2, Ordering::Relaxed);
+                    p.total.store(0, Ordering::Relaxed);
+                    let def = crate::stage::matching::MatchingDef {
+                        tags: library_tags.clone(),
+                        ..Default::default()
+                    };
+                    Some(Box::new(crate::stage::matching::MatchingSession::new(
+                        &model, def, None,
+                    )?))
+                } else {
+                    None
+                };
+                Ok(Loaded::Library {
+                    model,
+                    files,
+                    mirror,
+                    tags: library_tags,
+                    session,
+                })
+            });
+        match spawned {
+            Ok(handle) => {
+                self.pending_load = Some(PendingLoad {
+                    path: first.clone(),
+                    progress,
+                    handle,
+                    again: false,
+                });
+                self.set_message(
+                    format!(
+                        "building the motion-matching library from {} ...",
+                        first.display()
+                    ),
+                    false,
+                );
+            }
+            Err(e) => self.set_message(format!("cannot start the library build: {e}"), true),
+        }
+    }
+
+    /// True while a folder or a library loads in the background.
+    pub fn is_loading(&self) -> bool {
+        self.pending_load.is_some()
+    }
+
+    /// What loads in the background, for the status bar: its text ("loading walks:
+    /// reading files 12/40") and how far it is (0..1; `None` while it cannot tell).
+    pub fn loading_progress(&self) -> Option<(String, Option<f32>)> {
+        use std::sync::atomic::Ordering;
+        let p = self.pending_load.as_ref()?;
+        let name = p
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.path.display().to_string());
+        let step = LOAD_STEPS[p.progress.step.load(Ordering::Relaxed).min(2)];
+        let (done, total) = (
+            p.progress.done.load(Ordering::Relaxed),
+            p.progress.total.load(Ordering::Relaxed),
+        );
+        Some(if total == 0 {
+            (format!("loading {name}: {step} ..."), None)
+        } else {
             (
-                p.path.as_path(),
-                p.progress.0.load(Ordering::Relaxed),
-                p.progress.1.load(Ordering::Relaxed),
+                format!("loading {name}: {step} {done}/{total}"),
+                Some(done as f32 / total as f32),
             )
         })
     }
@@ -179,7 +270,29 @@ impl Previewer {
             .join()
             .unwrap_or_else(|_| Err(format!("{}: the loader stopped", pending.path.display())));
         match result {
-            Ok(model) => {
+            Ok(Loaded::Library {
+                model,
+                files,
+                mirror,
+                tags,
+                session,
+            }) => {
+                let clips = model.clips.len();
+                // The library's character is made in memory: no file to reload.
+                self.replace_model(model, None);
+                self.matching_tags = tags;
+                self.set_message(
+                    format!(
+                        "motion matching on {clips} clips from {files} library files{}",
+                        if mirror { " (mirrored too)" } else { "" }
+                    ),
+                    false,
+                );
+                if let Some(session) = session {
+                    self.start_matching(*session);
+                }
+            }
+            Ok(Loaded::Folder(model)) => {
                 let verb = if self.stage.main.path.as_deref() == Some(pending.path.as_path()) {
                     "reloaded"
                 } else {

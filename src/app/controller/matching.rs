@@ -32,45 +32,50 @@ impl Previewer {
             ..MatchingDef::default()
         };
         match MatchingSession::new(&self.stage.main.model, def, self.stage.main.path.as_deref()) {
-            Ok(session) => {
-                if self.is_driving() {
-                    self.set_drive(false);
-                }
-                let note = match &session.cache {
-                    crate::stage::matching::cache::CacheOutcome::Loaded(_) => {
-                        "loaded from its cache".to_string()
-                    }
-                    crate::stage::matching::cache::CacheOutcome::Written(_) => {
-                        "built and cached".to_string()
-                    }
-                    crate::stage::matching::cache::CacheOutcome::Skipped(why) => {
-                        format!("built (not cached: {why})")
-                    }
-                };
-                self.set_message(
-                    format!(
-                        "motion matching: {} clips, {} frames, {} in {:.0} ms; WASD/arrows move, Shift runs, Ctrl strafes",
-                        session.db.clips().len(),
-                        session.db.frame_count(),
-                        note,
-                        session.load_secs * 1e3
-                    ),
-                    false,
-                );
-                self.stage.main.source =
-                    MotionSource::Matching(Box::new(MatchingPlay::new(session)));
-                // Motion matching plays no morph channels: the meshes' own weights,
-                // set once (a graph or clip shown before may have left others).
-                self.stage
-                    .main
-                    .pose
-                    .set_morph_weights(&self.stage.main.model.default_morph_weights());
-                // The first frame decides where to start, without moving.
-                self.step_matching(1);
-                self.frame_pending = true;
+            Ok(session) => self.start_matching(session),
+            Err(e) => {
+                self.set_message(e, true);
+                self.evaluate_pose();
             }
-            Err(e) => self.set_message(e, true),
         }
+    }
+
+    /// Motion matching on `session` (built for the open model) moves the character.
+    pub(super) fn start_matching(&mut self, session: MatchingSession) {
+        if self.is_driving() {
+            self.set_drive(false);
+        }
+        let note = match &session.cache {
+            crate::stage::matching::cache::CacheOutcome::Loaded(_) => {
+                "loaded from its cache".to_string()
+            }
+            crate::stage::matching::cache::CacheOutcome::Written(_) => {
+                "built and cached".to_string()
+            }
+            crate::stage::matching::cache::CacheOutcome::Skipped(why) => {
+                format!("built (not cached: {why})")
+            }
+        };
+        self.set_message(
+            format!(
+                "motion matching: {} clips, {} frames, {} in {:.0} ms; WASD/arrows move, Shift runs, Ctrl strafes",
+                session.db.clips().len(),
+                session.db.frame_count(),
+                note,
+                session.load_secs * 1e3
+            ),
+            false,
+        );
+        self.stage.main.source = MotionSource::Matching(Box::new(MatchingPlay::new(session)));
+        // Motion matching plays no morph channels: the meshes' own weights,
+        // set once (a graph or clip shown before may have left others).
+        self.stage
+            .main
+            .pose
+            .set_morph_weights(&self.stage.main.model.default_morph_weights());
+        // The first frame decides where to start, without moving.
+        self.step_matching(1);
+        self.frame_pending = true;
         self.evaluate_pose();
     }
 

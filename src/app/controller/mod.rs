@@ -204,17 +204,45 @@ pub struct Previewer {
     pending_load: Option<PendingLoad>,
 }
 
-/// A folder loading on a worker thread, and how far it got.
+/// A folder (or a motion-matching library) loading on a worker thread, and how far it
+/// got.
 struct PendingLoad {
     path: PathBuf,
-    /// Files parsed and files in all (the worker's progress callback writes them).
-    progress: std::sync::Arc<(
-        std::sync::atomic::AtomicUsize,
-        std::sync::atomic::AtomicUsize,
-    )>,
-    handle: std::thread::JoinHandle<Result<Model, String>>,
+    progress: std::sync::Arc<LoadProgress>,
+    handle: std::thread::JoinHandle<Result<Loaded, String>>,
     /// The folder changed again while loading: load it once more when done.
     again: bool,
+}
+
+/// What a worker reports: its step ([`LOAD_STEPS`]), items done and items in all (0
+/// while unknown).
+#[derive(Default)]
+struct LoadProgress {
+    step: std::sync::atomic::AtomicUsize,
+    done: std::sync::atomic::AtomicUsize,
+    total: std::sync::atomic::AtomicUsize,
+}
+
+/// The steps a worker goes through, as the status bar names them.
+const LOAD_STEPS: [&str; 3] = [
+    "reading files",
+    "retargeting clips",
+    "building the database",
+];
+
+/// What a worker made.
+enum Loaded {
+    /// A folder of takes: one character.
+    Folder(Model),
+    /// A motion-matching library on the character, and its database when motion matching
+    /// starts at once.
+    Library {
+        model: Model,
+        files: usize,
+        mirror: bool,
+        tags: Vec<crate::stage::matching::TagDef>,
+        session: Option<Box<crate::stage::matching::MatchingSession>>,
+    },
 }
 
 impl Previewer {

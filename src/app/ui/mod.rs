@@ -622,26 +622,17 @@ impl Previewer {
             } else {
                 &self.stats.adapter
             });
-            if let Some((dir, done, total)) = self.loading_progress() {
+            if let Some((text, fraction)) = self.loading_progress() {
                 ui.separator();
-                let name = dir
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| dir.display().to_string());
-                let fraction = if total > 0 {
-                    done as f32 / total as f32
+                let bar = egui::ProgressBar::new(fraction.unwrap_or(0.0))
+                    .desired_width(300.0)
+                    .text(text);
+                // A step that cannot say how far it is animates instead of standing at 0.
+                ui.add(if fraction.is_none() {
+                    bar.animate(true)
                 } else {
-                    0.0
-                };
-                ui.add(
-                    egui::ProgressBar::new(fraction)
-                        .desired_width(220.0)
-                        .text(if total == 0 {
-                            format!("loading {name}: listing files ...")
-                        } else {
-                            format!("loading {name}: {done}/{total} files")
-                        }),
-                );
+                    bar
+                });
             }
             if let Some(m) = &self.message {
                 ui.separator();
