@@ -901,6 +901,19 @@ fn trace_motion_matching_is_deterministic_and_reports_every_frame() {
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
     let frames = v["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 8 * 60 + 1);
+    // Memory: three copies of the 29 features (raw, normalised, the search's blocks) and
+    // 16 bytes of frame information make 364 bytes a frame; boxes, bounds, clip names
+    // and the last block's padding add a few percent.
+    let dims = v["feature_dims"].as_u64().unwrap() as f64;
+    let per_frame = v["database_bytes_per_frame"].as_f64().unwrap();
+    let floor = 3.0 * dims * 4.0 + 16.0;
+    assert!(
+        (floor..floor * 1.15).contains(&per_frame),
+        "{per_frame} bytes a frame"
+    );
+    let total = v["database_bytes"].as_f64().unwrap();
+    let db_frames = v["database_frames"].as_f64().unwrap();
+    assert!((total / db_frames - per_frame).abs() < 1e-6);
     for key in [
         "clip",
         "clip_time_secs",

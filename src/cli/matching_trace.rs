@@ -77,6 +77,10 @@ pub struct MatchingTraceReport {
     pub build_secs: Option<f64>,
     pub database_frames: usize,
     pub feature_dims: usize,
+    /// Bytes the database holds, and per frame (features raw and normalised, the
+    /// search's blocks and boxes, frame information).
+    pub database_bytes: usize,
+    pub database_bytes_per_frame: f64,
     pub fps: f64,
     pub search: &'static str,
     pub frames: Vec<MatchingTraceFrame>,
@@ -303,6 +307,8 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
         build_secs: library_files.map(|_| build_secs),
         database_frames: session.db.frame_count(),
         feature_dims: session.db.dims(),
+        database_bytes: session.db.bytes(),
+        database_bytes_per_frame: session.db.bytes_per_frame(),
         fps: scenario.fps,
         search: if session.def.accelerated {
             "accelerated"
@@ -319,11 +325,13 @@ pub fn text(r: &MatchingTraceReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# {}: motion matching over {} clips ({} frames, {} features), {} fps",
+        "# {}: motion matching over {} clips ({} frames, {} features, {:.1} MB: {:.0} bytes a frame), {} fps",
         r.source,
         r.clips.len(),
         r.database_frames,
         r.feature_dims,
+        r.database_bytes as f64 / 1e6,
+        r.database_bytes_per_frame,
         r.fps
     );
     let _ = writeln!(

@@ -613,6 +613,30 @@ impl Database {
             .unzip()
     }
 
+    /// Bytes the database holds (its vectors' contents: raw and normalised features, the
+    /// blocks of eight frames, per-frame information, boxes and their bounds, clips).
+    pub fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        let clips: usize = self
+            .clips
+            .iter()
+            .map(|c| size_of::<DbClip>() + c.name.len())
+            .sum();
+        (self.raw.len() + self.features.len() + self.mean.len() + self.scale.len())
+            * size_of::<f32>()
+            + self.blocks.len() * size_of::<[f32; LANES]>()
+            + self.frames.len() * size_of::<FrameInfo>()
+            + (self.small_boxes.len() + self.large_boxes.len()) * size_of::<FrameBox>()
+            + self.small_bounds.len() * size_of::<SmallRow>()
+            + self.large_bounds.len() * size_of::<BoundsRow>()
+            + clips
+    }
+
+    /// [`Self::bytes`] per frame (0 for an empty database).
+    pub fn bytes_per_frame(&self) -> f64 {
+        self.bytes() as f64 / self.frames.len().max(1) as f64
+    }
+
     /// Normalises and weights a raw feature vector (`dims` long each).
     pub fn normalize_into(&self, raw: &[f32], out: &mut [f32]) {
         for (((o, &r), &m), &s) in out.iter_mut().zip(raw).zip(&self.mean).zip(&self.scale) {
