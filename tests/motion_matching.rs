@@ -262,6 +262,71 @@ fn weights_change_the_winner() {
     );
 }
 
+/// The edges of the block and box searches: databases of a few frames (a last block,
+/// small box and large box only partly filled; fewer frames than one block), lists longer
+/// than the frames that qualify, large clip biases both ways, an exclusion window over a
+/// whole clip: the three searches still return the reference's list.
+#[test]
+fn the_searches_agree_on_tiny_databases_and_extreme_settings() {
+    let model = set_model();
+    let mut rng = Rng(0x0dd_ba11_5eed);
+    for (clips, rate) in [
+        (vec!["Idle"], 2.0),
+        (vec!["Walk"], 5.0),
+        (vec![], 3.0),
+        (vec![], 9.0),
+    ] {
+        let def = MatchingDef {
+            clips: clips.iter().map(|c| c.to_string()).collect(),
+            sample_rate_hz: rate,
+            ..MatchingDef::default()
+        };
+        let (_, db) = database(&model, &def);
+        let n = db.frame_count();
+        assert!(n < 200, "{n} frames");
+        for i in 0..300 {
+            let base = rng.below(n);
+            let q: Vec<f32> = db
+                .frame_features(base)
+                .iter()
+                .map(|v| v + 0.5 * rng.normal())
+                .collect();
+            let p = SearchParams {
+                query: &q,
+                playing: (i % 4 != 0).then(|| Playing {
+                    source: rng.below(db.clips().len()),
+                    time_secs: rng.unit() * 2.0,
+                }),
+                current_clip_bias: [-5.0, 5.0, -0.5, 0.0][i % 4],
+                exclude_window_secs: [0.0, 0.3, 100.0][i % 3],
+                require_tags: 0,
+                exclude_tags: 0,
+                top_n: [1, 8, n + 5][i % 3],
+            };
+            let want = search_reference(&db, &p);
+            assert_eq!(
+                search_brute_force(&db, &p),
+                want,
+                "{clips:?} at {rate} Hz, query {i}"
+            );
+            assert_eq!(
+                search_accelerated(&db, &p),
+                want,
+                "{clips:?} at {rate} Hz, query {i}"
+            );
+        }
+    }
+    // A clip bias that is not a number finds nothing (rather than three different lists).
+    let (_, db) = database(&model, &MatchingDef::default());
+    let q = db.frame_features(3).to_vec();
+    let p = SearchParams {
+        current_clip_bias: f32::NAN,
+        ..SearchParams::plain(&q, 4)
+    };
+    assert!(search_reference(&db, &p).is_empty());
+    assert!(search_accelerated(&db, &p).is_empty());
+}
+
 #[test]
 fn all_three_searches_return_the_reference_list_on_10000_random_queries() {
     let model = set_model();

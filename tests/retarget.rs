@@ -458,7 +458,7 @@ fn a_map_file_overrides_the_automatic_map_and_names_its_errors() {
     let bad_chain = run(r#"(chains: {"leftWing": keep_rest})"#);
     let e = String::from_utf8_lossy(&bad_chain.stderr);
     assert!(
-        e.contains("'leftWing' is not a chain (spine, neck, leftArm, rightArm, leftLeg, rightLeg)"),
+        e.contains("map.ron: map: chains: 'leftWing' is not a chain (spine, neck, leftArm, rightArm, leftLeg, rightLeg)"),
         "{e}"
     );
     let bad_pose = run("(chains: {\n\"leftArm\": t_pose})");

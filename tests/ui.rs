@@ -935,8 +935,16 @@ fn a_motion_matching_library_builds_in_the_background_with_a_progress_bar() {
     }
     let mut h = harness();
     let demo_clips = h.state().model().clips.len();
-    h.state_mut()
-        .start_library_load(std::slice::from_ref(&dir), true, true);
+    h.state_mut().start_library_load(
+        std::slice::from_ref(&dir),
+        true,
+        true,
+        stridescope::anim::locomotion::InPlaceOverride::Auto,
+    );
+    // Motion matching turned on (M) on the demo while the library builds: when the
+    // library lands, the worker's database replaces it (none is rebuilt here).
+    h.state_mut().set_matching_enabled(true);
+    assert!(h.state().matching().is_some());
     assert!(h.state().is_loading());
     assert_eq!(
         h.state().model().clips.len(),

@@ -737,6 +737,8 @@ fn the_window_matches_on_a_retargeted_mocap_library() {
             "--library",
             lib.to_str().unwrap(),
             "--mirror",
+            "--clip",
+            "dataset-2_walk_normal_004 (mirrored)",
             "--hold-keys",
             "w",
             "--screenshot",
@@ -752,6 +754,31 @@ fn the_window_matches_on_a_retargeted_mocap_library() {
         err.contains("motion matching on 4 clips from 2 library files (mirrored too)"),
         "{err}"
     );
+    // The other start-up options apply to the library once it is on the character (a
+    // mirrored take is one of its clips, not the file's).
+    assert!(!err.contains("no clip named"), "{err}");
+    // A library that cannot be read stops a scripted run with its reason.
+    let missing = dir.join("no-such-library");
+    let bad_png = dir.join("bad.png");
+    let bad_args = [
+        cesium.to_str().unwrap(),
+        "--motion-matching",
+        "--library",
+        missing.to_str().unwrap(),
+        "--screenshot",
+        bad_png.to_str().unwrap(),
+        "--after-frames",
+        "5",
+    ];
+    let child = app(&x, &dir, &bad_args).spawn().expect("start stridescope");
+    let bad = wait_with_timeout(child, Duration::from_secs(120));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success(), "{err}");
+    assert!(
+        err.contains("motion-matching library") && err.contains("no-such-library"),
+        "{err}"
+    );
+    assert!(!bad_png.exists());
     let img = RgbaImage::load_png(&out).unwrap();
     // CesiumMan's white body in the viewport (between the side panels).
     let white = count_like(&img, 230, 30, 720, 540, [235, 235, 235], 25);

@@ -117,12 +117,64 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         None => (Settings::default(), None),
     };
     let (model, path, load_error) = initial_model(options.file.as_deref())?;
-    let mut previewer = Previewer::new(model, path, settings);
-    if options.in_place != crate::anim::locomotion::InPlaceOverride::Auto {
-        previewer.set_in_place_override_all(options.in_place);
+    if let (Some(e), false) = (&load_error, options.library.is_empty()) {
+        // The library goes onto FILE's character: without it there is nothing to build.
+        return Err(e.clone());
     }
+    let mut previewer = Previewer::new(model, path, settings);
     if let Some(e) = load_error.or(settings_note) {
         previewer.set_message(e, true);
+    }
+    if options.library.is_empty() {
+        apply_start_options(&mut previewer, &options);
+    } else {
+        // The library is built on a worker thread while the window draws the character
+        // and the progress; the other options apply to it when it is ready (its clips,
+        // in-place choices and motion matching), in `App::frame`.
+        previewer.start_library_load(
+            &options.library,
+            options.mirror,
+            options.motion_matching,
+            options.in_place,
+        );
+    }
+    let event_loop = EventLoop::<UserEvent>::with_user_event()
+        .build()
+        .map_err(|e| format!("cannot open a window (is a display available?): {e}"))?;
+    event_loop.set_control_flow(ControlFlow::Wait);
+    let mut app = App {
+        proxy: event_loop.create_proxy(),
+        options,
+        settings_path,
+        previewer,
+        egui_ctx: egui::Context::default(),
+        window: None,
+        egui_state: None,
+        gpu: None,
+        watcher: None,
+        last_tick: None,
+        frame_count: 0,
+        messages_printed: 0,
+        ctrl_held: false,
+        fps: FpsCounter::default(),
+        fatal: None,
+        portal_answers: true,
+    };
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| format!("event loop: {e}"))?;
+    match app.fatal {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The start-up options that set up what plays (after the file, or the library, is on
+/// the character): in-place choice, clip, play, selection, compare, retarget source, onion
+/// skin, pose graph and parameters, drive, motion matching (a library starts its own).
+fn apply_start_options(previewer: &mut Previewer, options: &AppOptions) {
+    if options.in_place != crate::anim::locomotion::InPlaceOverride::Auto {
+        previewer.set_in_place_override_all(options.in_place);
     }
     if let Some(name) = &options.clip {
         match previewer.model().find_clip(name) {
@@ -191,45 +243,12 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         previewer.set_drive(true);
         previewer.send(StageCommand::GraphPlaying(options.play));
     }
-    if !options.library.is_empty() {
-        // The library is built on a worker thread while the window draws the character
-        // and the progress; motion matching starts on it when it is ready.
-        previewer.start_library_load(&options.library, options.mirror, options.motion_matching);
-    } else if options.motion_matching {
+    if options.motion_matching && options.library.is_empty() {
         if options.file.is_none() {
             previewer.open_matching_demo();
         } else {
             previewer.set_matching_enabled(true);
         }
-    }
-    let event_loop = EventLoop::<UserEvent>::with_user_event()
-        .build()
-        .map_err(|e| format!("cannot open a window (is a display available?): {e}"))?;
-    event_loop.set_control_flow(ControlFlow::Wait);
-    let mut app = App {
-        proxy: event_loop.create_proxy(),
-        options,
-        settings_path,
-        previewer,
-        egui_ctx: egui::Context::default(),
-        window: None,
-        egui_state: None,
-        gpu: None,
-        watcher: None,
-        last_tick: None,
-        frame_count: 0,
-        messages_printed: 0,
-        ctrl_held: false,
-        fps: FpsCounter::default(),
-        fatal: None,
-        portal_answers: true,
-    };
-    event_loop
-        .run_app(&mut app)
-        .map_err(|e| format!("event loop: {e}"))?;
-    match app.fatal {
-        Some(e) => Err(e),
-        None => Ok(()),
     }
 }
 
@@ -878,6 +897,18 @@ impl App {
             self.previewer.send(StageCommand::MatchingKeys(keys));
         }
         self.previewer.poll_pending_load();
+        match self.previewer.take_library_outcome() {
+            // The library is on the character: the options that choose what plays apply
+            // to it now.
+            Some(Ok(())) => apply_start_options(&mut self.previewer, &self.options),
+            // A scripted run needed the library: stop with its reason.
+            Some(Err(e)) if scripted => {
+                self.fatal = Some(format!("motion-matching library: {e}"));
+                self.exit(event_loop);
+                return;
+            }
+            _ => {}
+        }
         if dt > 0.0 {
             self.previewer.advance(dt);
         }

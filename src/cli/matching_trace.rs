@@ -410,58 +410,63 @@ pub fn run_scenario(
     let count = (scenario.seconds * scenario.fps).round() as u64;
     let mut frames = Vec::with_capacity(count as usize + 1);
     let mut slide = SlideProbe::new(model);
-    for i in 0..=count {
-        let t = i as f64 / scenario.fps;
-        let input = inputs.at(t, &tags);
-        if let Some(m) = character.source.matching_mut() {
-            m.scripted = Some(input);
+    // The scripted input is cleared whether the run ends or fails.
+    let run = (|| -> Result<(), String> {
+        for i in 0..=count {
+            let t = i as f64 / scenario.fps;
+            let input = inputs.at(t, &tags);
+            if let Some(m) = character.source.matching_mut() {
+                m.scripted = Some(input);
+            }
+            character.advance(dt_secs, 0.0)?;
+            character.evaluate(false).map_err(|e| e.to_string())?;
+            let m = character
+                .source
+                .matching()
+                .ok_or_else(|| not_matching.clone())?;
+            let f = m
+                .session
+                .current()
+                .ok_or_else(|| format!("motion matching: frame {i} was not played"))?;
+            let groups = f.group_costs.map(|g| {
+                FEATURE_GROUPS
+                    .iter()
+                    .zip(g)
+                    .map(|(n, v)| (n.as_str(), v))
+                    .collect::<BTreeMap<_, _>>()
+            });
+            frames.push(MatchingTraceFrame {
+                frame: f.frame,
+                time_secs: f.wall_secs,
+                clip: names[f.clip].clone(),
+                clip_time_secs: f.clip_time_secs,
+                searched: f.searched,
+                jumped: f.jumped,
+                cost: f.cost,
+                cost_groups: groups,
+                continue_cost: f.continue_cost,
+                trajectory_error_m: f.trajectory_error_m,
+                world_x_m: f.world_from_root.translation.x,
+                world_z_m: f.world_from_root.translation.y,
+                world_yaw_deg: f.world_from_root.yaw_rad.to_degrees(),
+                sim_x_m: f.sim.position.x,
+                sim_z_m: f.sim.position.y,
+                sim_yaw_deg: f.sim.yaw.to_degrees(),
+                desired_speed_mps: input.desired_velocity.length(),
+            });
+            slide.update(
+                &character.model,
+                (f.clip, f.clip_time_secs),
+                &character.pose.model_from_joint,
+                (i > 0).then_some(dt_secs),
+            );
         }
-        character.advance(dt_secs, 0.0)?;
-        character.evaluate(false).map_err(|e| e.to_string())?;
-        let m = character
-            .source
-            .matching()
-            .ok_or_else(|| not_matching.clone())?;
-        let f = m
-            .session
-            .current()
-            .ok_or_else(|| format!("motion matching: frame {i} was not played"))?;
-        let groups = f.group_costs.map(|g| {
-            FEATURE_GROUPS
-                .iter()
-                .zip(g)
-                .map(|(n, v)| (n.as_str(), v))
-                .collect::<BTreeMap<_, _>>()
-        });
-        frames.push(MatchingTraceFrame {
-            frame: f.frame,
-            time_secs: f.wall_secs,
-            clip: names[f.clip].clone(),
-            clip_time_secs: f.clip_time_secs,
-            searched: f.searched,
-            jumped: f.jumped,
-            cost: f.cost,
-            cost_groups: groups,
-            continue_cost: f.continue_cost,
-            trajectory_error_m: f.trajectory_error_m,
-            world_x_m: f.world_from_root.translation.x,
-            world_z_m: f.world_from_root.translation.y,
-            world_yaw_deg: f.world_from_root.yaw_rad.to_degrees(),
-            sim_x_m: f.sim.position.x,
-            sim_z_m: f.sim.position.y,
-            sim_yaw_deg: f.sim.yaw.to_degrees(),
-            desired_speed_mps: input.desired_velocity.length(),
-        });
-        slide.update(
-            &character.model,
-            (f.clip, f.clip_time_secs),
-            &character.pose.model_from_joint,
-            (i > 0).then_some(dt_secs),
-        );
-    }
+        Ok(())
+    })();
     if let Some(m) = character.source.matching_mut() {
         m.scripted = None;
     }
+    run?;
     let jumps = frames.iter().filter(|f| f.jumped).count();
     let total = scenario.seconds;
     let mut clip_secs: BTreeMap<String, f64> = BTreeMap::new();

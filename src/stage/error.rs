@@ -142,8 +142,11 @@ pub enum StageError {
     },
     /// A map file names a bone that is not in the profile.
     MapNotABone { role: String, bone: String },
-    /// A map file's `chains` names something that is not a chain.
-    MapNotAChain { chain: String },
+    /// A map file's `chains` names something that is not a chain (`path`: the file).
+    MapNotAChain {
+        chain: String,
+        path: Option<std::path::PathBuf>,
+    },
     /// Required bones the map leaves without a joint.
     MapMissing {
         model: String,
@@ -334,11 +337,16 @@ impl fmt::Display for StageError {
                 "map: {role}: '{bone}' is not a bone of the profile ({})",
                 BONES.join(", ")
             ),
-            StageError::MapNotAChain { chain } => write!(
-                f,
-                "map: chains: '{chain}' is not a chain ({})",
-                crate::anim::retarget::POSE_CHAINS.join(", ")
-            ),
+            StageError::MapNotAChain { chain, path } => {
+                if let Some(path) = path {
+                    write!(f, "{}: ", path.display())?;
+                }
+                write!(
+                    f,
+                    "map: chains: '{chain}' is not a chain ({})",
+                    crate::anim::retarget::POSE_CHAINS.join(", ")
+                )
+            }
             StageError::MapMissing {
                 model,
                 role,

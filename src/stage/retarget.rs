@@ -106,6 +106,7 @@ impl MapFile {
             if !poses.set(chain, (*pose).into()) {
                 return Err(StageError::MapNotAChain {
                     chain: chain.clone(),
+                    path: None,
                 });
             }
         }
@@ -115,7 +116,15 @@ impl MapFile {
     /// Reads a map file; errors name the file and the line.
     pub fn read(path: &Path) -> Result<MapFile, StageError> {
         let text = std::fs::read_to_string(path).map_err(|e| StageError::read(path, &e))?;
-        parse_ron_at(&text, path)
+        let map: MapFile = parse_ron_at(&text, path)?;
+        // An unknown chain is refused here, naming the file, not at every apply.
+        if let Err(StageError::MapNotAChain { chain, .. }) = map.chain_poses() {
+            return Err(StageError::MapNotAChain {
+                chain,
+                path: Some(path.to_path_buf()),
+            });
+        }
+        Ok(map)
     }
 }
 

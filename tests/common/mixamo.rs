@@ -5,9 +5,10 @@
 //! names with the `mixamorig:` prefix, centimetres, a T pose, every joint's axes turned
 //! so +Y runs along its bone, end joints `HeadTop_End` and `LeftToe_End`) is written as
 //! an ASCII FBX 7.4 file, a Bandai walk is retargeted onto it, and the result is written
-//! with one key per frame at 30 fps. The legs and the spine carry their rest orientation
-//! as a Maya-style `PreRotation` (joint orient) with the keyed rotation relative to it,
-//! the arms carry it in their keys: both conventions occur in files users download.
+//! with one key per frame at 30 fps. The hips, spine and legs carry their rest
+//! orientation as a Maya-style `PreRotation` (joint orient) with the keyed rotation
+//! relative to it; the neck, head and arms carry it in their keys: both conventions occur
+//! in files users download.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -153,7 +154,8 @@ fn fbx_text(b: &[Bone], rest: &[Transform], frames: &[Vec<Transform>], take: &st
         id += 1;
         id
     };
-    let stop = ((frames.len().max(1) - 1) as f64 / FPS * KTIME_PER_SEC) as i64;
+    // Rounded as the key times are: the take stops on its last key.
+    let stop = ((frames.len().max(1) - 1) as f64 / FPS * KTIME_PER_SEC).round() as i64;
     s.push_str("; FBX 7.4.0 project file\n");
     s.push_str("FBXHeaderExtension:  {\n\tFBXHeaderVersion: 1003\n\tFBXVersion: 7400\n");
     s.push_str(
@@ -321,7 +323,12 @@ pub struct Take {
 impl Drop for Take {
     /// The take's folder is the test's own: removed with it.
     fn drop(&mut self) {
-        if let Some(dir) = self.path.parent() {
+        // Only a folder the tests made for it (never one a caller named otherwise).
+        let ours = |d: &Path| {
+            d.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("stridescope-mixamo-"))
+        };
+        if let Some(dir) = self.path.parent().filter(|d| ours(d)) {
             let _ = std::fs::remove_dir_all(dir);
         }
     }

@@ -358,12 +358,14 @@ impl Rules<'_> {
 }
 
 fn check(db: &Database, p: &SearchParams<'_>) -> bool {
-    p.query.len() == db.dims && p.query.iter().all(|v| v.is_finite())
+    p.query.len() == db.dims
+        && p.query.iter().all(|v| v.is_finite())
+        && p.current_clip_bias.is_finite()
 }
 
 /// Every frame scored one at a time: the reference the other searches are tested
-/// against. Empty when the query has the wrong length or is not finite, or no frame
-/// qualifies.
+/// against. Empty when the query has the wrong length, the query or the clip bias is not
+/// finite, or no frame qualifies.
 pub fn search_reference(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate> {
     if !check(db, p) {
         return Vec::new();
@@ -395,8 +397,8 @@ pub fn search_accelerated(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate>
     search_accelerated_counted(db, p).0
 }
 
-/// [`search_accelerated`], also returning how many frames it scored (the rest were
-/// pruned by their boxes).
+/// [`search_accelerated`], also returning how many frames fell in small boxes it did not
+/// prune (it began scoring them; blocks among them may still stop early).
 pub fn search_accelerated_counted(db: &Database, p: &SearchParams<'_>) -> (Vec<Candidate>, usize) {
     if !check(db, p) {
         return (Vec::new(), 0);
@@ -407,6 +409,7 @@ pub fn search_accelerated_counted(db: &Database, p: &SearchParams<'_>) -> (Vec<C
     let dims = db.dims;
     // Small boxes are whole blocks (they start at multiples of SMALL_BOX).
     const _: () = assert!(super::database::SMALL_BOX.is_multiple_of(LANES));
+    const _: () = assert!(super::database::LARGE_BOX.is_multiple_of(super::database::SMALL_BOX));
     let large = db.large_boxes.len();
     let blocks_of_large = large.div_ceil(LANES);
     let rows_of = |b: usize| &db.large_bounds[b * dims..(b + 1) * dims];

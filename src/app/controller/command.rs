@@ -41,8 +41,9 @@ pub enum StageCommand {
 
 impl Previewer {
     /// Applies `command`; one that does not apply to what plays now (a graph command
-    /// without a graph) is ignored, one the stage refuses (an unknown parameter) shows
-    /// its reason as an error.
+    /// without a graph) is ignored. A bool parameter or a rate the graph refuses shows
+    /// its reason as an error in the status bar; the graph session reports its own
+    /// errors (an unknown float parameter or state) in the Blend panel.
     pub fn send(&mut self, command: StageCommand) {
         let model = &self.stage.main.model;
         let mut moved = true;
@@ -176,9 +177,11 @@ impl Previewer {
                 if t.follow != self.toggles.follow {
                     self.follow_offset = None;
                 }
-                let pose_changes = t.bind_pose != self.toggles.bind_pose;
+                let changed = t != self.toggles;
                 self.toggles = t;
-                if pose_changes {
+                // The bind pose replaces the frame's pose; the mesh toggle decides
+                // whether mesh ghosts are made.
+                if changed {
                     self.evaluate_pose();
                 }
             }

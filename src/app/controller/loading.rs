@@ -103,10 +103,15 @@ impl Previewer {
         use std::sync::atomic::Ordering;
         // The same folder already loading (files still being copied in): load it once more
         // when this load is done, instead of parsing it twice at once.
-        if let Some(p) = self.pending_load.as_mut().filter(|p| p.path == dir) {
+        if let Some(p) = self
+            .pending_load
+            .as_mut()
+            .filter(|p| !p.library && p.path == dir)
+        {
             p.again = true;
             return;
         }
+        self.drop_pending_load("another folder was opened");
         let progress = std::sync::Arc::new(LoadProgress::default());
         let (worker_progress, worker_dir) = (progress.clone(), dir.to_path_buf());
         let spawned = std::thread::Builder::new()
@@ -129,6 +134,7 @@ impl Previewer {
             Ok(handle) => {
                 self.pending_load = Some(PendingLoad {
                     path: dir.to_path_buf(),
+                    library: false,
                     progress,
                     handle,
                     again: false,
@@ -151,11 +157,19 @@ impl Previewer {
     /// retargeted onto the character, and with `then_match` the database built, while the
     /// window keeps drawing with a progress bar. [`Self::poll_pending_load`] puts the
     /// clips on the character (and starts motion matching) when it is ready.
-    pub fn start_library_load(&mut self, library: &[PathBuf], mirror: bool, then_match: bool) {
+    /// `in_place` is applied to the library's clips before the database is built.
+    pub fn start_library_load(
+        &mut self,
+        library: &[PathBuf],
+        mirror: bool,
+        then_match: bool,
+        in_place: crate::anim::locomotion::InPlaceOverride,
+    ) {
         use std::sync::atomic::Ordering;
         let Some(first) = library.first() else {
             return;
         };
+        self.drop_pending_load("a library build started");
         let progress = std::sync::Arc::new(LoadProgress::default());
         let worker_progress = progress.clone();
         let character = self.stage.main.model.clone();
@@ -174,10 +188,14 @@ impl Previewer {
                     p.total.store(total, Ordering::Relaxed);
                     p.done.store(done, Ordering::Relaxed);
                 };
-                let (model, files, mut library_tags) = crate::stage::retarget::library_model_with(
-                    character, &library, mirror, &report,
-                )
-                .map_err(|e| e.to_string())?;
+                let (mut model, files, mut library_tags) =
+                    crate::stage::retarget::library_model_with(
+                        character, &library, mirror, &report,
+                    )
+                    .map_err(|e| e.to_string())?;
+                if in_place != crate::anim::locomotion::InPlaceOverride::Auto {
+                    model.set_in_place_override_all(in_place);
+                }
                 library_tags.extend(tags);
                 let session = if then_match {
                     p.step.store(2, Ordering::Relaxed);
@@ -204,6 +222,7 @@ impl Previewer {
             Ok(handle) => {
                 self.pending_load = Some(PendingLoad {
                     path: first.clone(),
+                    library: true,
                     progress,
                     handle,
                     again: false,
@@ -216,8 +235,37 @@ impl Previewer {
                     false,
                 );
             }
-            Err(e) => self.set_message(format!("cannot start the library build: {e}"), true),
+            Err(e) => {
+                let text = format!("cannot start the library build: {e}");
+                self.library_outcome = Some(Err(text.clone()));
+                self.set_message(text, true);
+            }
         }
+    }
+
+    /// Drops a folder load or library build still running (its worker finishes on its
+    /// own and is discarded), saying so in the status bar.
+    fn drop_pending_load(&mut self, why: &str) {
+        if let Some(p) = self.pending_load.take() {
+            let what = if p.library {
+                "building the library from"
+            } else {
+                "loading"
+            };
+            self.set_message(
+                format!("stopped {what} {} ({why})", p.path.display()),
+                false,
+            );
+            if p.library {
+                self.library_outcome = Some(Err(format!("{}: stopped ({why})", p.path.display())));
+            }
+        }
+    }
+
+    /// How the last library build ended (`Err`: its reason), once: the window applies the
+    /// other start-up options after it, or stops a scripted run that needed it.
+    pub fn take_library_outcome(&mut self) -> Option<Result<(), String>> {
+        self.library_outcome.take()
     }
 
     /// True while a folder or a library loads in the background.
@@ -278,9 +326,15 @@ impl Previewer {
                 session,
             }) => {
                 let clips = model.clips.len();
+                // Motion matching on the character it replaces would be rebuilt on this
+                // thread for the new clips: the worker built it already.
+                if self.stage.main.source.matching().is_some() {
+                    self.stage.main.source = MotionSource::Clip;
+                }
                 // The library's character is made in memory: no file to reload.
                 self.replace_model(model, None);
                 self.matching_tags = tags;
+                self.library_outcome = Some(Ok(()));
                 self.set_message(
                     format!(
                         "motion matching on {clips} clips from {files} library files{}",
@@ -306,6 +360,9 @@ impl Previewer {
                 self.set_message(text, false);
             }
             Err(e) => {
+                if pending.library {
+                    self.library_outcome = Some(Err(e.clone()));
+                }
                 self.set_message(format!("{e} (kept {})", self.stage.main.model.source), true);
             }
         }
@@ -320,15 +377,7 @@ impl Previewer {
     pub fn replace_model(&mut self, model: Model, path: Option<PathBuf>) {
         // A folder still loading would replace what the user opened after it: drop it,
         // and say so.
-        if let Some(p) = self.pending_load.take() {
-            self.set_message(
-                format!(
-                    "stopped loading {} (another character was opened)",
-                    p.path.display()
-                ),
-                false,
-            );
-        }
+        self.drop_pending_load("another character was opened");
         let reload = path.is_some() && path == self.stage.main.path;
         let clip_name = self
             .stage

@@ -202,12 +202,17 @@ pub struct Previewer {
     /// A folder of clips loading on a worker thread (the window keeps drawing the current
     /// character and a progress bar meanwhile).
     pending_load: Option<PendingLoad>,
+    /// How the last library build ended, until the window takes it
+    /// ([`Previewer::take_library_outcome`]).
+    library_outcome: Option<Result<(), String>>,
 }
 
 /// A folder (or a motion-matching library) loading on a worker thread, and how far it
 /// got.
 struct PendingLoad {
     path: PathBuf,
+    /// A motion-matching library (else a folder of takes).
+    library: bool,
     progress: std::sync::Arc<LoadProgress>,
     handle: std::thread::JoinHandle<Result<Loaded, String>>,
     /// The folder changed again while loading: load it once more when done.
@@ -274,6 +279,7 @@ impl Previewer {
             stats: Stats::default(),
             message: None,
             pending_load: None,
+            library_outcome: None,
             message_log: std::collections::VecDeque::new(),
             messages_logged: 0,
             toast: None,

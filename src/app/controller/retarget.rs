@@ -101,6 +101,9 @@ impl Previewer {
             let had = !s.map.source.is_empty() || !s.map.target.is_empty();
             s.map.source.clear();
             s.map.target.clear();
+            s.map
+                .chains
+                .retain(|chain, _| crate::anim::retarget::POSE_CHAINS.contains(&chain.as_str()));
             s.map_edited |= had;
         }
     }

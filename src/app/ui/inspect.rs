@@ -615,11 +615,9 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             if open_dialog {
                 p.request(crate::app::controller::Action::OpenCompareDialog);
             }
-            if !commands.is_empty() {
-                for command in commands {
-                    p.send(command);
-                }
-                return;
+            // Sent, then drawn as they left it (a drag of the offset keeps its numbers).
+            for command in commands {
+                p.send(command);
             }
             let Some(c) = p.stage.compare.as_ref() else {
                 return;

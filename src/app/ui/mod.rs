@@ -453,7 +453,6 @@ impl Previewer {
 
     /// Viewport toggles (also in the View menu).
     pub fn toggles_ui(&mut self, ui: &mut egui::Ui) {
-        let before = self.toggles;
         let mut t = self.toggles;
         ui.checkbox(&mut t.mesh, "Mesh");
         ui.checkbox(&mut t.skeleton, "Skeleton");
@@ -486,9 +485,6 @@ impl Previewer {
                 }
             }
         });
-        if self.toggles != before {
-            self.evaluate_pose();
-        }
     }
 
     fn clips_ui(&mut self, ui: &mut egui::Ui) {
