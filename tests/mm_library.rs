@@ -214,3 +214,50 @@ fn library_takes_are_tagged_by_their_names_and_sidecars() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A library's database (a model made in memory: no file to name a cache after) is cached
+/// in the user's cache folder under its content key: the same library on the same
+/// character reads it back; mirrored, it is another library and another cache file.
+#[test]
+fn a_library_database_is_cached_under_its_content_key() {
+    use stridescope::stage::matching::cache::{cache_dir, CacheOutcome};
+    use stridescope::stage::matching::{MatchingDef, MatchingSession};
+    let bandai = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
+    let dir = std::env::temp_dir().join(format!("stridescope-mm-cache-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for n in ["dataset-2_walk_normal_002", "dataset-2_run_normal_001"] {
+        std::fs::copy(
+            bandai.join(format!("{n}.bvh")),
+            dir.join(format!("{n}.bvh")),
+        )
+        .unwrap();
+    }
+    let library = [dir.clone()];
+    let session = |mirror: bool| {
+        let (model, _, _) =
+            stridescope::stage::retarget::library_model(None, &library, mirror).unwrap();
+        MatchingSession::new_cached_by_content(&model, MatchingDef::default()).unwrap()
+    };
+    let first = session(false);
+    let path = match &first.cache {
+        // Written now, or by an earlier run of this test (the same content).
+        CacheOutcome::Written(p) | CacheOutcome::Loaded(p) => p.clone(),
+        CacheOutcome::Skipped(why) => panic!("not cached: {why}"),
+    };
+    assert!(path.starts_with(cache_dir()), "{}", path.display());
+    assert!(path
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("content-"));
+    let second = session(false);
+    assert_eq!(second.cache, CacheOutcome::Loaded(path.clone()));
+    assert_eq!(first.db, second.db);
+    let mirrored = session(true);
+    match &mirrored.cache {
+        CacheOutcome::Written(p) | CacheOutcome::Loaded(p) => assert_ne!(*p, path),
+        CacheOutcome::Skipped(why) => panic!("not cached: {why}"),
+    }
+    assert_eq!(mirrored.db.frame_count(), 2 * first.db.frame_count());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -255,13 +255,13 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
     }
     // The library's sidecar tags join the scenario's.
     def.tags.extend(sidecar_tags);
-    // The cache is named after FILE and keyed by its clips: not for a library.
-    let cache_file = if args.no_cache || library_files.is_some() {
-        None
-    } else {
-        args.file.as_deref()
+    // The cache is named after FILE and keyed by its clips; a library's (made in memory)
+    // after its content key.
+    let session = match (args.no_cache, library_files.is_some()) {
+        (true, _) => MatchingSession::new(&model, def, None)?,
+        (false, true) => MatchingSession::new_cached_by_content(&model, def)?,
+        (false, false) => MatchingSession::new(&model, def, args.file.as_deref())?,
     };
-    let session = MatchingSession::new(&model, def, cache_file)?;
     let build_secs = started.elapsed().as_secs_f64();
     let scenario =
         scenario.unwrap_or_else(|| default_scenario(session.walk_speed_mps, session.run_speed_mps));

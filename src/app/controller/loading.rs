@@ -204,9 +204,12 @@ impl Previewer {
                         tags: library_tags.clone(),
                         ..Default::default()
                     };
-                    Some(Box::new(crate::stage::matching::MatchingSession::new(
-                        &model, def, None,
-                    )?))
+                    // Cached in the user's cache folder under its content key.
+                    Some(Box::new(
+                        crate::stage::matching::MatchingSession::new_cached_by_content(
+                            &model, def,
+                        )?,
+                    ))
                 } else {
                     None
                 };

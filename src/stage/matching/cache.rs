@@ -156,6 +156,12 @@ pub enum CacheOutcome {
     Skipped(String),
 }
 
+/// Where the cache of a model made in memory (a motion-matching library on a character)
+/// lives: in [`cache_dir`], named by its content key (`content-3f2a....stridescope-mm`).
+pub fn content_cache_path(key: u64) -> PathBuf {
+    cache_dir().join(format!("content-{key:016x}.stridescope-mm"))
+}
+
 /// Reads the database from `file`'s cache when its key matches, else builds it with
 /// `build` and writes the cache.
 pub fn load_or_build(
@@ -164,8 +170,27 @@ pub fn load_or_build(
     set: &ClipSet,
     build: impl FnOnce() -> Result<Database, StageError>,
 ) -> Result<(Database, CacheOutcome), StageError> {
+    load_or_build_at(|_| cache_path(file), model, set, build)
+}
+
+/// [`load_or_build`] for a model with no file: the cache is named after the content key
+/// ([`content_cache_path`]), so the same library on the same character finds it again.
+pub fn load_or_build_by_content(
+    model: &Model,
+    set: &ClipSet,
+    build: impl FnOnce() -> Result<Database, StageError>,
+) -> Result<(Database, CacheOutcome), StageError> {
+    load_or_build_at(content_cache_path, model, set, build)
+}
+
+fn load_or_build_at(
+    path_of: impl FnOnce(u64) -> PathBuf,
+    model: &Model,
+    set: &ClipSet,
+    build: impl FnOnce() -> Result<Database, StageError>,
+) -> Result<(Database, CacheOutcome), StageError> {
     let key = content_key(model, set);
-    let path = cache_path(file);
+    let path = path_of(key);
     let mut stale = None;
     if let Ok(cached) = std::fs::read(&path) {
         match Database::from_bytes(&cached, key, &set.settings) {

@@ -14,7 +14,17 @@ use crate::anim::Transform;
 use crate::asset::Model;
 use crate::stage::StageError;
 
-use super::cache::{load_or_build, CacheOutcome};
+use super::cache::{load_or_build, load_or_build_by_content, CacheOutcome};
+
+/// Where a session's database is cached.
+#[derive(Clone, Copy)]
+enum CacheBy<'a> {
+    /// Under the name of the file the model came from.
+    File(&'a Path),
+    /// Under the model's content key (a model made in memory).
+    Content,
+    Nothing,
+}
 use super::{ClipSet, MatchingDef};
 
 /// Frames between replay snapshots.
@@ -87,8 +97,11 @@ pub struct MatchingSession {
     pub dt_secs: f64,
     pub walk_speed_mps: f32,
     pub run_speed_mps: f32,
-    /// The file whose cache is used (in the user's cache folder; `None`: no cache).
+    /// The file whose cache is used (in the user's cache folder; `None`: no cache, or
+    /// cached by content).
     file: Option<PathBuf>,
+    /// Cached under the model's content key ([`Self::new_cached_by_content`]).
+    by_content: bool,
     live: Matcher,
     inputs: Vec<MatcherInput>,
     frames: Vec<MatchFrame>,
@@ -109,6 +122,20 @@ impl MatchingSession {
     /// Builds (or loads from `file`'s cache) the database of `model` and stands the
     /// character in its idle clip (else the set's first) at the origin.
     pub fn new(model: &Model, def: MatchingDef, file: Option<&Path>) -> Result<Self, StageError> {
+        Self::with_cache(model, def, file.map_or(CacheBy::Nothing, CacheBy::File))
+    }
+
+    /// [`Self::new`] for a model made in memory (a library on a character), its database
+    /// cached under its content key in the user's cache folder.
+    pub fn new_cached_by_content(model: &Model, def: MatchingDef) -> Result<Self, StageError> {
+        Self::with_cache(model, def, CacheBy::Content)
+    }
+
+    fn with_cache(
+        model: &Model,
+        def: MatchingDef,
+        cache_by: CacheBy<'_>,
+    ) -> Result<Self, StageError> {
         let set = ClipSet::new(model, &def)?;
         let started = Instant::now();
         let build = || {
@@ -120,9 +147,10 @@ impl MatchingSession {
             )
             .map_err(StageError::MatchingDatabase)
         };
-        let (db, cache) = match file {
-            Some(f) => load_or_build(f, model, &set, build)?,
-            None => (
+        let (db, cache) = match cache_by {
+            CacheBy::File(f) => load_or_build(f, model, &set, build)?,
+            CacheBy::Content => load_or_build_by_content(model, &set, build)?,
+            CacheBy::Nothing => (
                 build()?,
                 CacheOutcome::Skipped("built-in model: no file to cache".into()),
             ),
@@ -155,7 +183,11 @@ impl MatchingSession {
             dt_secs: 1.0 / 60.0,
             walk_speed_mps,
             run_speed_mps,
-            file: file.map(Path::to_path_buf),
+            file: match cache_by {
+                CacheBy::File(f) => Some(f.to_path_buf()),
+                _ => None,
+            },
+            by_content: matches!(cache_by, CacheBy::Content),
             recorded_bytes: live.retained_bytes(),
             recording_cap_bytes: MAX_RECORDING_BYTES,
             snapshots: vec![live.clone()],
@@ -341,7 +373,10 @@ impl MatchingSession {
             || a.end_margin_secs != b.end_margin_secs;
         if structural {
             let (dt, explain) = (self.dt_secs, self.explain);
-            *self = MatchingSession::new(model, def, self.file.clone().as_deref())?;
+            *self = match (self.by_content, self.file.clone()) {
+                (true, _) => MatchingSession::new_cached_by_content(model, def)?,
+                (false, file) => MatchingSession::new(model, def, file.as_deref())?,
+            };
             self.dt_secs = dt;
             self.set_explain(explain);
             return Ok(());
