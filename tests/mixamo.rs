@@ -8,10 +8,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use glam::Vec3;
-use stridescope::anim::retarget::{automap, RetargetOptions};
+use stridescope::anim::retarget::automap;
 use stridescope::anim::{SamplingJob, Skeleton};
 use stridescope::asset::{self, Model};
-use stridescope::cli::retarget::retarget_models;
 
 use common::model_positions;
 
@@ -158,25 +157,16 @@ fn a_mixamo_fbx_walk_plays_on_the_robot_and_on_cesium_man_with_its_feet_planted(
             0.02,
         ),
     ] {
-        let mut figures = Vec::new();
-        for ik in [true, false] {
-            let options = RetargetOptions {
-                foot_ik: ik,
-                ..Default::default()
-            };
-            let (clips, report) = retarget_models(&source, &target, &[], &options).unwrap();
+        let runs = common::retarget_with_and_without_ik(&source, &target, &target.source);
+        for (clips, report) in &runs {
             assert_eq!(clips.len(), 1);
             assert_eq!(clips[0].name(), "mixamo.com");
             let q = &report.clips[0];
             assert!((q.speed_ratio / q.leg_ratio - 1.0).abs() < 0.03, "{q:?}");
-            figures.push((q.planted_foot_slide_mps, q.contact_agreement));
         }
-        let ((slide_ik, agree_ik), (slide_fk, agree_fk)) = (figures[0], figures[1]);
-        eprintln!(
-            "{}: planted-foot slide {slide_ik:.3} m/s with IK ({slide_fk:.3} without), contact \
-             agreement {agree_ik:.2} ({agree_fk:.2})",
-            target.source
-        );
+        let (ik, fk) = (&runs[0].1.clips[0], &runs[1].1.clips[0]);
+        let (slide_ik, agree_ik) = (ik.planted_foot_slide_mps, ik.contact_agreement);
+        let slide_fk = fk.planted_foot_slide_mps;
         assert!(slide_ik < max_slide, "{}: slide {slide_ik}", target.source);
         assert!(agree_ik > 0.8, "{}: agreement {agree_ik}", target.source);
         assert!(slide_fk > slide_ik, "{}: IK pins the feet", target.source);

@@ -257,26 +257,17 @@ fn a_bandai_walk_keeps_its_plants_on_the_demo_and_on_cesium_man() {
         demo(),
         asset::load(&shared("assets/CesiumMan/CesiumMan.glb")).unwrap(),
     ] {
-        let mut figures = Vec::new();
-        for ik in [true, false] {
-            let options = RetargetOptions {
-                foot_ik: ik,
-                ..Default::default()
-            };
-            let (clips, report) = retarget_models(&source, &target, &[], &options).unwrap();
+        let runs = common::retarget_with_and_without_ik(&source, &target, &target.source);
+        for (clips, report) in &runs {
             assert_eq!(clips.len(), 1);
             assert!(report.mapping.len() >= 15, "{:?}", report.unmapped);
             let q = &report.clips[0];
             // The hips travel by the leg ratio: the speed follows it.
             assert!((q.speed_ratio / q.leg_ratio - 1.0).abs() < 0.02, "{q:?}");
-            figures.push((q.planted_foot_slide_mps, q.contact_agreement));
         }
-        let ((slide_ik, agree_ik), (slide_fk, agree_fk)) = (figures[0], figures[1]);
-        eprintln!(
-            "{}: planted-foot slide {slide_ik:.3} m/s with IK ({slide_fk:.3} without), contact \
-             agreement {agree_ik:.2} ({agree_fk:.2})",
-            target.source
-        );
+        let (ik, fk) = (&runs[0].1.clips[0], &runs[1].1.clips[0]);
+        let (slide_ik, agree_ik) = (ik.planted_foot_slide_mps, ik.contact_agreement);
+        let slide_fk = fk.planted_foot_slide_mps;
         // Measured: 0.006-0.007 m/s and 0.96-1.00 with IK; 0.04 m/s without.
         assert!(slide_ik < 0.02, "{}: slide {slide_ik}", target.source);
         assert!(agree_ik > 0.9, "{}: agreement {agree_ik}", target.source);
@@ -297,23 +288,15 @@ fn a_bandai_walk_keeps_its_plants_on_the_demo_and_on_cesium_man() {
 fn a_bandai_walk_keeps_its_plants_on_the_robot() {
     let source = asset::load(&shared("mocap/bandai/dataset-2_walk_normal_002.bvh")).unwrap();
     let robot = asset::load(&shared("assets/Robot/robot.glb")).unwrap();
-    let mut figures = Vec::new();
-    for ik in [true, false] {
-        let options = RetargetOptions {
-            foot_ik: ik,
-            ..Default::default()
-        };
-        let (_, report) = retarget_models(&source, &robot, &[], &options).unwrap();
+    let runs = common::retarget_with_and_without_ik(&source, &robot, "robot");
+    for (_, report) in &runs {
         let q = &report.clips[0];
         assert!((q.leg_ratio - 1.92).abs() < 0.01, "{q:?}");
         assert!((q.speed_ratio / q.leg_ratio - 1.0).abs() < 0.02, "{q:?}");
-        figures.push((q.planted_foot_slide_mps, q.contact_agreement));
     }
-    let ((slide_ik, agree_ik), (slide_fk, agree_fk)) = (figures[0], figures[1]);
-    eprintln!(
-        "robot: planted-foot slide {slide_ik:.3} m/s with IK ({slide_fk:.3} without), contact \
-         agreement {agree_ik:.2} ({agree_fk:.2})"
-    );
+    let (ik, fk) = (&runs[0].1.clips[0], &runs[1].1.clips[0]);
+    let (slide_ik, agree_ik) = (ik.planted_foot_slide_mps, ik.contact_agreement);
+    let slide_fk = fk.planted_foot_slide_mps;
     // Measured: 0.025 m/s (0.016 leg lengths a second on its 1.54 m legs) and 0.97 with
     // IK; 0.28 m/s and 0.93 without. Before the feet followed the shins: 0.25 m/s, 0.02.
     assert!(slide_ik < 0.05, "slide {slide_ik}");

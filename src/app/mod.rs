@@ -27,7 +27,7 @@ use crate::app::settings::Settings;
 use crate::app::ui::{Action, Previewer};
 use crate::app::watch::FileWatcher;
 use crate::asset::Model;
-use crate::render::scene::{Ghost, OnGpu, Second};
+use crate::render::scene::{OnGpu, Second};
 use crate::render::{
     Frame, GpuContext, GpuModel, Grid, LocomotionDraw, OffscreenTarget, RenderError, Renderer,
     RgbaImage, SceneBuilder, SkinnedInstances,
@@ -688,19 +688,8 @@ fn scene_frame<'a>(previewer: &'a Previewer, trail: &'a [Vec3]) -> Frame<'a, Pos
     let style = previewer.inspect.onion.style;
     frame.ghost_skeletons = style.skeletons();
     frame.ghost_meshes = style.meshes() && toggles.mesh;
-    frame.ghosts = previewer
-        .ghosts
-        .iter()
-        .enumerate()
-        .map(|(i, (pose, alpha))| Ghost {
-            pose,
-            alpha: *alpha,
-            past: previewer
-                .ghost_offsets_secs
-                .get(i)
-                .is_some_and(|&o| o < 0.0),
-        })
-        .collect();
+    frame.ghosts = &previewer.ghosts;
+    frame.ghost_offsets_secs = &previewer.ghost_offsets_secs;
     if let Some(c) = previewer.stage.compare.as_ref().filter(|c| c.valid) {
         let full = crate::stage::inspect::HEAT_FULL_M * c.unit_scale;
         let skin_joint =

@@ -289,22 +289,33 @@ pub fn load_with_progress(file: Option<&Path>) -> Result<Model, LoadError> {
     if let Some(dir) = file.filter(|p| p.is_dir()) {
         // A folder of BVH files: one character, every file a clip, with a progress bar
         // on a terminal (indicatif draws nothing into pipes and CI logs).
-        let options = LoadOptions::from_env()?;
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
             indicatif::ProgressStyle::with_template("loading {bar:30} {pos}/{len} files")
                 .map_err(|e| LoadError::Progress(e.to_string()))?,
         );
-        let model = load_folder(dir, &options, &|done, total| {
+        let model = load_folder_from_env(dir, &|done, total| {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
         });
         bar.finish_and_clear();
-        let mut model = model?;
-        if let Some(tolerance_m) = super::reduce_keys_from_env()? {
-            model.reduce_keys(tolerance_m)?;
-        }
-        return Ok(model);
+        return model;
     }
     Ok(super::load_or_demo(file)?)
+}
+
+/// A folder of takes as one character ([`load_folder`]) with the load options and the
+/// key reduction the environment asks for ([`LoadOptions::from_env`],
+/// [`super::reduce_keys_from_env`]), reporting `(files read, files in all)` to `progress`
+/// (the terminal's bar, the window's status bar).
+pub fn load_folder_from_env(
+    dir: &Path,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Model, LoadError> {
+    let options = LoadOptions::from_env()?;
+    let mut model = load_folder(dir, &options, progress)?;
+    if let Some(tolerance_m) = super::reduce_keys_from_env()? {
+        model.reduce_keys(tolerance_m)?;
+    }
+    Ok(model)
 }

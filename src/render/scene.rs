@@ -31,14 +31,6 @@ pub struct OnGpu<'a> {
     pub upload: u64,
 }
 
-/// An onion-skin ghost: a pose of the main character, its opacity (0..1) and whether it
-/// lies before the playhead.
-pub struct Ghost<'a, P> {
-    pub pose: &'a P,
-    pub alpha: f32,
-    pub past: bool,
-}
-
 /// A second character drawn with the first (A/B compare's B, a retarget source): its
 /// skeleton in magenta, its mesh (tinted when `tinted`), heat points on the main
 /// character's joints and two paths (A's green, B's magenta), in world space.
@@ -64,7 +56,10 @@ pub struct Frame<'a, P> {
     pub gpu: Option<OnGpu<'a>>,
     pub skeleton: bool,
     pub selected_joint: Option<usize>,
-    pub ghosts: Vec<Ghost<'a, P>>,
+    /// Onion-skin ghosts: poses of the main character with their opacity (0..1), and
+    /// each one's offset from the playhead in seconds (negative: the past, drawn warm).
+    pub ghosts: &'a [(P, f32)],
+    pub ghost_offsets_secs: &'a [f64],
     /// Draw the ghosts as skeletons / as translucent meshes.
     pub ghost_skeletons: bool,
     pub ghost_meshes: bool,
@@ -86,7 +81,8 @@ impl<'a, P> Frame<'a, P> {
             gpu: None,
             skeleton: false,
             selected_joint: None,
-            ghosts: Vec::new(),
+            ghosts: &[],
+            ghost_offsets_secs: &[],
             ghost_skeletons: false,
             ghost_meshes: false,
             second: None,
@@ -129,6 +125,7 @@ impl SceneBuilder {
             skeleton,
             selected_joint,
             ghosts,
+            ghost_offsets_secs,
             ghost_skeletons,
             ghost_meshes,
             second,
@@ -141,13 +138,14 @@ impl SceneBuilder {
         if skeleton {
             overlay.skeleton(model, pose, &SkeletonStyle::default());
         }
+        let past = |i: usize| ghost_offsets_secs.get(i).is_some_and(|&o| o < 0.0);
         if ghost_skeletons {
-            for g in ghosts.iter().filter(|g| g.alpha > 0.0) {
-                let a = (g.alpha * 255.0).round() as u8;
-                let (bone, joint) = if g.past { PAST } else { FUTURE };
+            for (i, (ghost, alpha)) in ghosts.iter().enumerate().filter(|(_, g)| g.1 > 0.0) {
+                let a = (alpha * 255.0).round() as u8;
+                let (bone, joint) = if past(i) { PAST } else { FUTURE };
                 overlay.skeleton(
                     model,
-                    g.pose,
+                    ghost,
                     &SkeletonStyle {
                         bone_color: Rgba8([bone[0], bone[1], bone[2], a]),
                         joint_color: Rgba8([joint[0], joint[1], joint[2], a]),
@@ -211,8 +209,8 @@ impl SceneBuilder {
                 while made.len() < ghosts.len() {
                     made.push(renderer.create_instances(ctx, gm, 1)?);
                 }
-                for (g, instances) in ghosts.iter().zip(made.iter_mut()) {
-                    instances.write_poses(&ctx.queue, gm, &[g.pose])?;
+                for ((ghost, _), instances) in ghosts.iter().zip(made.iter_mut()) {
+                    instances.write_poses(&ctx.queue, gm, &[ghost])?;
                 }
                 ghost_count = ghosts.len();
             }
@@ -241,18 +239,19 @@ impl SceneBuilder {
                 instances,
                 ghost: None,
             });
-            for (g, instances) in ghosts.iter().zip(&self.ghost_instances.1).take(ghost_count) {
+            let made = ghosts.iter().zip(&self.ghost_instances.1).take(ghost_count);
+            for (i, ((_, alpha), instances)) in made.enumerate() {
                 characters.push(CharacterDraw {
                     model: gm,
                     instances,
                     ghost: Some(GhostTint {
                         // Past warm, future cool, as the skeleton ghosts.
-                        tint: if g.past {
+                        tint: if past(i) {
                             [1.0, 0.55, 0.3]
                         } else {
                             [0.35, 0.65, 1.0]
                         },
-                        opacity: g.alpha * 0.7,
+                        opacity: alpha * 0.7,
                     }),
                 });
             }

@@ -446,9 +446,7 @@ fn library_on(
         let single_file = !path.is_dir();
         let source = match progress {
             Some(report) if path.is_dir() => {
-                let options = crate::asset::LoadOptions::from_env()
-                    .map_err(crate::asset::LoadError::Options)?;
-                crate::asset::folder::load_folder(path, &options, &|done, total| {
+                crate::asset::folder::load_folder_from_env(path, &|done, total| {
                     report(LibraryStep::Reading { done, total })
                 })?
             }

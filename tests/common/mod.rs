@@ -105,6 +105,38 @@ pub fn model_positions(
     model.iter().map(|m| m.w_axis.truncate()).collect()
 }
 
+/// `source`'s clips retargeted onto `target` with foot IK, then without: each run's
+/// clips and report; the figures of both runs are printed (planted-foot slide, contact
+/// agreement) under `label`.
+#[allow(dead_code)] // Not every test file that includes `common` uses it.
+pub fn retarget_with_and_without_ik(
+    source: &stridescope::asset::Model,
+    target: &stridescope::asset::Model,
+    label: &str,
+) -> [(
+    Vec<stridescope::anim::Clip>,
+    stridescope::stage::retarget::RetargetReport,
+); 2] {
+    let run = |foot_ik: bool| {
+        let options = stridescope::anim::retarget::RetargetOptions {
+            foot_ik,
+            ..Default::default()
+        };
+        stridescope::cli::retarget::retarget_models(source, target, &[], &options).unwrap()
+    };
+    let runs = [run(true), run(false)];
+    let (ik, fk) = (&runs[0].1.clips[0], &runs[1].1.clips[0]);
+    eprintln!(
+        "{label}: planted-foot slide {:.3} m/s with IK ({:.3} without), contact agreement \
+         {:.2} ({:.2})",
+        ik.planted_foot_slide_mps,
+        fk.planted_foot_slide_mps,
+        ik.contact_agreement,
+        fk.contact_agreement
+    );
+    runs
+}
+
 /// A Mixamo-style FBX take (skeleton, names, units and conventions of Mixamo's files)
 /// made from a Bandai capture: ../shared holds no Mixamo download.
 pub mod mixamo;

@@ -117,17 +117,18 @@ impl Previewer {
         let spawned = std::thread::Builder::new()
             .name("folder load".into())
             .spawn(move || -> Result<Loaded, String> {
-                let options = crate::asset::LoadOptions::from_env()
-                    .map_err(|e| format!("{}: {e}", worker_dir.display()))?;
                 let report = |done: usize, total: usize| {
                     worker_progress.total.store(total, Ordering::Relaxed);
                     worker_progress.done.store(done, Ordering::Relaxed);
                 };
-                let mut model = crate::asset::folder::load_folder(&worker_dir, &options, &report)
-                    .map_err(|e| e.to_string())?;
-                if let Some(tolerance_m) = crate::asset::reduce_keys_from_env()? {
-                    model.reduce_keys(tolerance_m)?;
-                }
+                let model = crate::asset::folder::load_folder_from_env(&worker_dir, &report)
+                    .map_err(|e| match e {
+                        // An option's error does not name the folder; the others do.
+                        crate::asset::LoadError::Options(o) => {
+                            format!("{}: {o}", worker_dir.display())
+                        }
+                        other => other.to_string(),
+                    })?;
                 Ok(Loaded::Folder(model))
             });
         match spawned {

@@ -158,8 +158,7 @@ impl Previewer {
     ) -> Result<(), String> {
         let result = (|| -> Result<_, String> {
             let source = if path.is_dir() {
-                let options = crate::asset::LoadOptions::from_env()?;
-                crate::asset::folder::load_folder(path, &options, &|_, _| {})
+                crate::asset::folder::load_folder_from_env(path, &|_, _| {})
                     .map_err(|e| e.to_string())?
             } else {
                 crate::asset::load(path).map_err(|e| e.to_string())?
