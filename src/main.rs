@@ -52,6 +52,7 @@ fn main() -> ExitCode {
             motion_matching: args.motion_matching,
             library: args.library,
             mirror: args.mirror,
+            style: args.style,
             hold_keys: args.hold_keys,
             drop: args.drop,
             in_place: args.in_place.choice(),

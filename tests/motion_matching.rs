@@ -9,7 +9,7 @@ use stridescope::anim::motion_matching::{
     DropReason, FeatureGroup, MatcherInput, Playing, SearchParams, SpringCharacter, SpringSettings,
     FEATURE_GROUPS,
 };
-use stridescope::anim::{LocalToModelJob, Transform};
+use stridescope::anim::{GroundTransform, LocalToModelJob, Transform};
 use stridescope::asset::{self, demo, Model};
 use stridescope::stage::matching::cache::{cache_path, CacheOutcome};
 use stridescope::stage::matching::{ClipSet, MatchingDef, MatchingSession};
@@ -119,7 +119,12 @@ fn locomotion_set_has_the_clips_the_issue_names() {
 #[test]
 fn features_are_in_root_space_with_known_values() {
     let model = set_model();
-    let (set, db) = database(&model, &MatchingDef::default());
+    // Unsmoothed: the root frame itself (smoothing has its own test below).
+    let def = MatchingDef {
+        root_smoothing_secs: 0.0,
+        ..MatchingDef::default()
+    };
+    let (set, db) = database(&model, &def);
     let walk = set.find(&model, "walk").unwrap();
     let f = db.clips()[walk].first_frame;
     let raw = db.raw_features(f);
@@ -128,9 +133,16 @@ fn features_are_in_root_space_with_known_values() {
     let pos = db.group_range(FeatureGroup::TrajectoryPosition);
     let dir = db.group_range(FeatureGroup::TrajectoryDirection);
     let root = set.clips[walk].root.as_ref().unwrap();
+    // Features are turned to where the body faces in the root frame: the planner's walk
+    // faces straight ahead (its hips' sway averages out to well under 0.01 degrees).
+    let facing = set.clips[walk].facing_yaw_rad as f64;
+    assert!(facing.to_degrees().abs() < 0.01, "{}", facing.to_degrees());
     for (k, tau) in [0.33f64, 0.66, 1.0].into_iter().enumerate() {
-        let expected = root.motion.delta_secs(0.0, tau).unwrap().translation;
-        assert!(raw[pos.start + 2 * k].abs() < 1e-5);
+        let expected = GroundTransform::rotate(
+            -facing,
+            root.motion.delta_secs(0.0, tau).unwrap().translation,
+        );
+        assert!((raw[pos.start + 2 * k] as f64 - expected.x).abs() < 1e-5);
         assert!((raw[pos.start + 2 * k + 1] as f64 - expected.y).abs() < 1e-5);
         assert!(
             raw[dir.start + 2 * k].abs() < 1e-6 && (raw[dir.start + 2 * k + 1] - 1.0).abs() < 1e-6
@@ -471,7 +483,7 @@ fn continuing_bias_keeps_playing_through_a_constant_input() {
         }
         jumps
     };
-    assert_eq!(count_late_jumps(-0.2), 0);
+    assert_eq!(count_late_jumps(MatchingDef::default().continuing_bias), 0);
     assert!(count_late_jumps(0.0) >= 10);
 }
 
@@ -527,8 +539,12 @@ fn positions(model: &Model, pose: &[Transform]) -> Vec<glam::Vec3> {
 /// Per frame, the largest change of any joint's model-space velocity from the previous
 /// frame (m/s), and whether a jump happened in that frame or the two before it.
 fn velocity_steps(half_life: f32) -> (Vec<(f32, bool)>, usize) {
+    // A light continuing bias and no foot lock: many jumps, and the pose as the
+    // inertializer leaves it.
     let def = MatchingDef {
         half_life_secs: half_life,
+        continuing_bias: 0.0,
+        foot_lock: false,
         ..MatchingDef::default()
     };
     let (model, mut s) = walk_session(def);
@@ -561,7 +577,9 @@ fn velocity_steps(half_life: f32) -> (Vec<(f32, bool)>, usize) {
 #[test]
 fn inertialized_jumps_have_no_pose_or_velocity_pop() {
     let (steps, jumps) = velocity_steps(0.1);
-    assert!(jumps >= 10, "{jumps} jumps");
+    // Walk and run sides with four turns each lap: jumps between every kind of clip
+    // (7 measured: the play rate and the adjustment keep playing clips on the path).
+    assert!(jumps >= 6, "{jumps} jumps");
     let near = steps
         .iter()
         .filter(|s| s.1)
@@ -997,11 +1015,11 @@ fn trace_motion_matching_is_deterministic_and_reports_every_frame() {
     assert_eq!(groups.len(), 6);
     let total: f64 = groups.values().map(|g| g.as_f64().unwrap()).sum();
     let cost = searched["cost"].as_f64().unwrap();
-    // The cost is the groups' sum plus the continuing bias (-0.2) when it did not jump.
+    // The cost is the groups' sum plus the continuing bias when it did not jump.
     let bias = if searched["jumped"] == true {
         0.0
     } else {
-        -0.2
+        MatchingDef::default().continuing_bias as f64
     };
     assert!(
         (total + bias - cost).abs() < 1e-3 * (1.0 + cost.abs()),
@@ -1065,7 +1083,23 @@ fn trace_motion_matching_reports_foot_slide() {
         stand.to_str().unwrap(),
         "--json",
     ]);
-    let (drag_slide, _) = figures(&["--motion-matching", "--scenario", w, "--in-place", "--json"]);
+    // Forced in place, without foot locking (which would pin the dragged feet).
+    let unlocked = dir.join("walk_unlocked.ron");
+    std::fs::write(
+        &unlocked,
+        SCENARIO.replace(
+            "(min_dwell_secs: 0.3)",
+            "(min_dwell_secs: 0.3, foot_lock: false)",
+        ),
+    )
+    .unwrap();
+    let (drag_slide, _) = figures(&[
+        "--motion-matching",
+        "--scenario",
+        unlocked.to_str().unwrap(),
+        "--in-place",
+        "--json",
+    ]);
     eprintln!(
         "slide per cycle: walk {walk_slide:.3} m (skating {walk_skate:.3}), stand \
          {stand_slide:.4} m, in place {drag_slide:.3} m"
@@ -1252,7 +1286,13 @@ fn the_debugger_says_why_better_frames_were_kept_out() {
                         if c.looping {
                             gap = gap.min(c.duration_secs as f64 - gap);
                         }
-                        assert!(gap <= window as f64 + 1e-4, "{d:?}: {gap} s from {t}");
+                        // `t` is the last frame's time: the search ran one step (of
+                        // up to the fastest play rate) later.
+                        let step = s.dt_secs * MatchingDef::default().play_rate_max as f64;
+                        assert!(
+                            gap <= window as f64 + step + 1e-4,
+                            "{d:?}: {gap} s from {t}"
+                        );
                     }
                     DropReason::MissingTag => panic!("nothing required: {d:?}"),
                 }

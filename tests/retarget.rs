@@ -544,6 +544,60 @@ fn a_mirrored_walk_swaps_the_feet_and_mirrors_twice_to_itself() {
     }
 }
 
+/// The Quaternius robot has two joints named `Foot.L` (one under its root, one under its
+/// armature's `Bone`, the one the legs use) and two `Foot.R`: each side's counterpart is
+/// the one in the same place. Mirroring a Bandai walk retargeted onto the robot then plants
+/// the feet as the walk did, sides swapped (before, the robot's mirrored feet took the
+/// motion of the unanimated `Foot` nodes: 13% and 4% planted instead of 48% and 45%).
+#[test]
+fn mirroring_on_the_robot_pairs_joints_that_share_a_name_by_their_place() {
+    use stridescope::anim::retarget::mirror::counterparts;
+    let robot = shared("assets/Robot/robot.glb");
+    let take = shared("mocap/bandai/dataset-2_walk_normal_020.bvh");
+    let (model, files, _) =
+        stridescope::stage::retarget::library_model(Some(&robot), &[take], true).unwrap();
+    assert_eq!(files, 1);
+    let sk = &model.skeleton;
+    let other = counterparts(sk);
+    let named = |n: &str| -> Vec<usize> {
+        (0..sk.joint_count())
+            .filter(|&j| sk.names()[j] == n)
+            .collect()
+    };
+    let (left, right) = (named("Foot.L"), named("Foot.R"));
+    assert_eq!((left.len(), right.len()), (2, 2));
+    for &l in &left {
+        let r = other[l];
+        assert_eq!(sk.names()[r], "Foot.R");
+        assert_eq!(
+            sk.parents()[r].map(|p| sk.names()[p].as_str()),
+            sk.parents()[l].map(|p| sk.names()[p].as_str()),
+            "Foot.L {l} paired with Foot.R {r}"
+        );
+        assert_eq!(other[r], l);
+    }
+    let legs = model.legs().unwrap();
+    let fractions = |name: &str| -> Vec<f32> {
+        let i = model.find_clip(name).unwrap();
+        let d = model.clips[i].duration_secs();
+        let a = model.clip_analysis(i).unwrap();
+        a.contacts.iter().map(|c| c.contact_fraction(d)).collect()
+    };
+    let plain = fractions("dataset-2_walk_normal_020");
+    let mirrored = fractions("dataset-2_walk_normal_020 (mirrored)");
+    assert_eq!(legs.len(), 2);
+    assert!(plain.iter().all(|f| *f > 0.4), "{plain:?}");
+    // Left and right swap: each foot is down as long as the other side's was.
+    assert!(
+        (mirrored[0] - plain[1]).abs() < 0.01,
+        "{mirrored:?} vs {plain:?}"
+    );
+    assert!(
+        (mirrored[1] - plain[0]).abs() < 0.01,
+        "{mirrored:?} vs {plain:?}"
+    );
+}
+
 /// File > Retarget onto this character: the source's clips join the clip list, the first
 /// is selected, and the source plays beside the character on the same timeline (A/B
 /// compare's B, tinted, no joint compared); picking a clip that is not retargeted says

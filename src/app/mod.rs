@@ -81,6 +81,9 @@ pub struct AppOptions {
     /// clips, retargeted onto it (and mirrored with `mirror`).
     pub library: Vec<PathBuf>,
     pub mirror: bool,
+    /// The motion-matching style (`--style`; see
+    /// [`crate::stage::matching::MatchingDef::style`]).
+    pub style: Option<String>,
     /// Movement keys held throughout a scripted run (`--screenshot`, `--export`).
     pub hold_keys: Option<crate::stage::matching::KeyInput>,
     /// A file dropped on the window halfway through a scripted run (`--drop`).
@@ -249,6 +252,10 @@ fn apply_start_options(previewer: &mut Previewer, options: &AppOptions) {
         } else {
             previewer.set_matching_enabled(true);
         }
+    }
+    if let Some(style) = &options.style {
+        // An unknown style is an error in the status bar; matching goes on as it was.
+        previewer.edit_matching(|d| d.style = Some(style.clone()));
     }
 }
 

@@ -42,6 +42,12 @@ pub struct MatchingTraceFrame {
     pub sim_z_m: f32,
     pub sim_yaw_deg: f32,
     pub desired_speed_mps: f32,
+    /// The rate the playing clip ran at (the simulation's speed over the clip's, within
+    /// the play-rate range).
+    pub play_rate: f32,
+    /// Per leg (the model's leg order): how fast the foot slides over the ground while
+    /// the playing clip has it planted (m/s, world); `null` while it is in the air.
+    pub slide_mps: Vec<Option<f32>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -81,6 +87,11 @@ pub struct MatchingTraceReport {
     /// search's blocks and boxes, frame information).
     pub database_bytes: usize,
     pub database_bytes_per_frame: f64,
+    /// The style jumps land on (`null`: any; see `--style`).
+    pub style: Option<String>,
+    /// The keyboard's walk and run speeds (m/s), also the default scenario's.
+    pub walk_speed_mps: f32,
+    pub run_speed_mps: f32,
     pub fps: f64,
     pub search: &'static str,
     pub frames: Vec<MatchingTraceFrame>,
@@ -253,6 +264,9 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
     if args.brute_force {
         def.accelerated = false;
     }
+    if let Some(style) = &args.style {
+        def.style = Some(style.clone());
+    }
     // The library's sidecar tags join the scenario's.
     def.tags.extend(sidecar_tags);
     // The cache is named after FILE and keyed by its clips; a library's (made in memory)
@@ -309,6 +323,9 @@ pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
         feature_dims: session.db.dims(),
         database_bytes: session.db.bytes(),
         database_bytes_per_frame: session.db.bytes_per_frame(),
+        style: session.style.clone(),
+        walk_speed_mps: session.walk_speed_mps,
+        run_speed_mps: session.run_speed_mps,
         fps: scenario.fps,
         search: if session.def.accelerated {
             "accelerated"
@@ -435,6 +452,12 @@ pub fn run_scenario(
                     .map(|(n, v)| (n.as_str(), v))
                     .collect::<BTreeMap<_, _>>()
             });
+            slide.update(
+                &character.model,
+                (f.clip, f.clip_time_secs),
+                &character.pose.model_from_joint,
+                (i > 0).then_some(dt_secs),
+            );
             frames.push(MatchingTraceFrame {
                 frame: f.frame,
                 time_secs: f.wall_secs,
@@ -453,13 +476,9 @@ pub fn run_scenario(
                 sim_z_m: f.sim.position.y,
                 sim_yaw_deg: f.sim.yaw.to_degrees(),
                 desired_speed_mps: input.desired_velocity.length(),
+                play_rate: f.play_rate,
+                slide_mps: slide.meter.speeds().to_vec(),
             });
-            slide.update(
-                &character.model,
-                (f.clip, f.clip_time_secs),
-                &character.pose.model_from_joint,
-                (i > 0).then_some(dt_secs),
-            );
         }
         Ok(())
     })();

@@ -107,6 +107,11 @@ pub struct Cli {
     /// With --library: every library clip also enters mirrored left/right.
     #[arg(long, requires = "library")]
     pub mirror: bool,
+    /// With --motion-matching: the style every jump lands on, a tag of the set (e.g.
+    /// `normal`, `active`, `elderly` from a capture library's file names), or `any`.
+    /// Default: `normal` when the set has that tag, else any.
+    #[arg(long, value_name = "TAG", requires = "motion_matching")]
+    pub style: Option<String>,
     /// Keys held during a scripted run (--screenshot, --export) in motion-matching mode,
     /// e.g. `w`, `w+shift`, `a+ctrl`.
     #[arg(long, value_name = "KEYS", value_parser = parse_keys, requires = "motion_matching")]
@@ -354,6 +359,11 @@ pub struct TraceArgs {
     /// (mirrored)`), doubling the database.
     #[arg(long, requires = "library")]
     pub mirror: bool,
+    /// With --motion-matching: the style every jump lands on, a tag of the set (e.g.
+    /// `normal`, `active`, `elderly` from a capture library's file names), or `any`.
+    /// Default: `normal` when the set has that tag, else any.
+    #[arg(long, value_name = "TAG", requires = "motion_matching")]
+    pub style: Option<String>,
     #[command(flatten)]
     pub in_place: InPlaceArgs,
 }

@@ -112,6 +112,8 @@ pub enum StageError {
     MatchingReplay { frame: usize, source: AnimError },
     /// The motion-matching definition names a clip the model does not have.
     MatchingUnknownClip { clip: String },
+    /// A motion-matching style that is not one of the set's tags.
+    MatchingUnknownStyle { style: String, tags: Vec<String> },
     /// The model has no clip motion matching can use.
     NoClipToMatch,
     /// A tag past the 32 a database holds.
@@ -298,6 +300,11 @@ impl fmt::Display for StageError {
             StageError::MatchingUnknownClip { clip } => write!(
                 f,
                 "motion matching: no clip named '{clip}' (see `stridescope inspect`)"
+            ),
+            StageError::MatchingUnknownStyle { style, tags } => write!(
+                f,
+                "motion matching: no style '{style}': a style is one of the set's tags ({}), or 'any'",
+                tags.join(", ")
             ),
             StageError::NoClipToMatch => f.write_str(
                 "motion matching: the model has no clip to match (additive and empty clips are left out)",

@@ -113,6 +113,13 @@ pub struct ClipSource<'a> {
     /// Ground velocity (model x, z; units/s) of an in-place clip, e.g. its implied speed.
     pub implied_velocity: Option<Vec2>,
     pub tags: &'a [TagRange],
+    /// When each leg is planted (the foot lock's legs, in order); empty = never.
+    pub contacts: &'a [crate::anim::contacts::FootContacts],
+    /// Where the body faces in the clip's root frame (radians about +Y, 0 = +Z): root
+    /// motion's yaw counts from the clip's start, so a take that starts facing -Z has a
+    /// root frame whose +Z is behind the actor. Features are measured in the frame
+    /// turned by this, so every take walks forwards along +Z.
+    pub facing_yaw_rad: f32,
 }
 
 /// How the database is built.
@@ -130,6 +137,9 @@ pub struct DatabaseSettings {
     pub weights: [f32; 6],
     /// Tag names; a frame's tags are a bit mask over this list (at most 32).
     pub tags: Vec<String>,
+    /// Half-width (seconds, >= 0; 0 = off) of the window that smooths the root's
+    /// ground path for the features (see [`facing_offset`]).
+    pub root_smoothing_secs: f32,
 }
 
 impl Default for DatabaseSettings {
@@ -141,6 +151,7 @@ impl Default for DatabaseSettings {
             end_margin_secs: 0.2,
             weights: [0.75, 1.0, 1.0, 1.0, 1.5, 0.5],
             tags: Vec::new(),
+            root_smoothing_secs: 0.5,
         }
     }
 }
@@ -257,7 +268,19 @@ enum RootPath<'a> {
     Still,
 }
 
-impl RootPath<'_> {
+impl<'a> RootPath<'a> {
+    fn of(s: &ClipSource<'a>) -> RootPath<'a> {
+        match (s.root, s.implied_velocity) {
+            (Some(root), _) => RootPath::Motion {
+                root,
+                looping: s.looping,
+                duration: s.clip.duration_secs() as f64,
+            },
+            (None, Some(v)) => RootPath::Implied(DVec2::new(v.x as f64, v.y as f64)),
+            (None, None) => RootPath::Still,
+        }
+    }
+
     /// Where a pose sampled for unwrapped time `t` is taken from.
     fn sample_time(&self, t: f64, duration: f64, looping: bool) -> f64 {
         if duration <= 0.0 {
@@ -312,6 +335,71 @@ impl RootPath<'_> {
             }
         }
     }
+}
+
+/// Samples per side of the root-smoothing window.
+const SMOOTHING_SAMPLES: i32 = 15;
+
+/// The smoothed root frame at clip time `t` (unwrapped seconds), in the root's frame
+/// at `t`: where the character stands, and how its root turns, once the gait's sway is
+/// averaged out ([`facing_at`] adds where the body faces).
+///
+/// Why: root motion taken from motion capture follows the hips, whose yaw swings a few
+/// degrees each step and whose position sways sideways. Features measured in that frame
+/// carry the swing (a straight walk's future points wobble by tenths of a metre a
+/// second ahead), which no smooth desired trajectory matches, so the search keeps
+/// jumping to whichever frames happen to face straight. Averaging the path over a
+/// Gaussian window (sigma = half the half-width, ±`half_width_secs`) removes the swing
+/// and keeps turns. Non-looping clips' ends continue at their end velocity (as the
+/// trajectory does); in-place clips have no sway: identity.
+fn smoothed_offset(
+    path: &RootPath<'_>,
+    t: f64,
+    half_width_secs: f64,
+) -> Result<GroundTransform, AnimError> {
+    if half_width_secs <= 0.0 || !matches!(path, RootPath::Motion { .. }) {
+        return Ok(GroundTransform::IDENTITY);
+    }
+    let h = half_width_secs / SMOOTHING_SAMPLES as f64;
+    let sigma = half_width_secs / 2.0;
+    let (mut sum_w, mut pos, mut dir) = (0.0f64, DVec2::ZERO, DVec2::ZERO);
+    for j in -SMOOTHING_SAMPLES..=SMOOTHING_SAMPLES {
+        let s = j as f64 * h;
+        let w = (-0.5 * (s / sigma).powi(2)).exp();
+        let g = path.delta(t, t + s)?;
+        sum_w += w;
+        pos += g.translation * w;
+        dir += GroundTransform::rotate(g.yaw_rad, DVec2::Y) * w;
+    }
+    // rotate(yaw, +Z) = (sin yaw, cos yaw).
+    let yaw = if dir.length_squared() > 1e-12 {
+        dir.x.atan2(dir.y)
+    } else {
+        0.0
+    };
+    Ok(GroundTransform::new(yaw, pos / sum_w))
+}
+
+/// [`smoothed_offset`] for a database clip at clip time `t`, with the database's
+/// smoothing: the frame the features of that time are expressed in, relative to the
+/// clip's root frame. The matcher places its query in the same frame.
+pub fn facing_offset(
+    s: &ClipSource<'_>,
+    t: f64,
+    settings: &DatabaseSettings,
+) -> Result<GroundTransform, AnimError> {
+    facing_at(&RootPath::of(s), s, t, settings.root_smoothing_secs as f64)
+}
+
+/// The smoothed root frame turned to where the body faces ([`ClipSource::facing_yaw_rad`]).
+fn facing_at(
+    path: &RootPath<'_>,
+    s: &ClipSource<'_>,
+    t: f64,
+    smoothing_secs: f64,
+) -> Result<GroundTransform, AnimError> {
+    Ok(smoothed_offset(path, t, smoothing_secs)?
+        .compose(&GroundTransform::new(s.facing_yaw_rad as f64, DVec2::ZERO)))
 }
 
 /// Constant-velocity continuation of a track `secs` past one of its ends: the motion of
@@ -778,6 +866,18 @@ fn validate_settings(s: &DatabaseSettings) -> Result<(), AnimError> {
             "future_secs is empty: the trajectory needs a time",
         ));
     }
+    if !(s.root_smoothing_secs.is_finite()
+        && s.root_smoothing_secs >= 0.0
+        && s.root_smoothing_secs <= 5.0)
+    {
+        return Err(invalid(
+            what,
+            format!(
+                "root_smoothing_secs {} must be in [0, 5]",
+                s.root_smoothing_secs
+            ),
+        ));
+    }
     if !(s.end_margin_secs.is_finite() && s.end_margin_secs >= 0.0) {
         return Err(invalid(
             what,
@@ -824,17 +924,18 @@ fn frame_features(
     scratch: &mut Scratch,
 ) -> Result<Vec<f32>, AnimError> {
     let d = s.clip.duration_secs() as f64;
-    let path = match (s.root, s.implied_velocity) {
-        (Some(root), _) => RootPath::Motion {
-            root,
-            looping: s.looping,
-            duration: d,
-        },
-        (None, Some(v)) => RootPath::Implied(DVec2::new(v.x as f64, v.y as f64)),
-        (None, None) => RootPath::Still,
+    let path = RootPath::of(s);
+    let smoothing = settings.root_smoothing_secs as f64;
+    // Everything is expressed in the smoothed root frame at `t` (see `smoothed_offset`).
+    let offset_inv = facing_at(&path, s, t, smoothing)?.inverse();
+    // The smoothed frame at `t1` seen from the smoothed frame at `t`.
+    let smoothed_delta = |t1: f64| -> Result<GroundTransform, AnimError> {
+        Ok(offset_inv
+            .compose(&path.delta(t, t1)?)
+            .compose(&facing_at(&path, s, t1, smoothing)?))
     };
     let mut out = vec![0.0f32; groups[5].end];
-    // Joint positions at time `t1`, in the root frame at `t`.
+    // Joint positions at time `t1`, in the smoothed root frame at `t`.
     let mut positions_at = |t1: f64, out: &mut Vec<Vec3>| -> Result<(), AnimError> {
         let u = path.sample_time(t1, d, s.looping);
         SamplingJob {
@@ -854,7 +955,10 @@ fn frame_features(
         out.clear();
         for &j in joints.feet.iter().chain([&joints.hips]) {
             let p = scratch.model[j].w_axis.truncate();
-            out.push(ground_point(&delta, ground_point(&frame_inv, p)));
+            out.push(ground_point(
+                &offset_inv,
+                ground_point(&delta, ground_point(&frame_inv, p)),
+            ));
         }
         Ok(())
     };
@@ -886,7 +990,7 @@ fn frame_features(
     };
     out[groups[2].start..][..3].copy_from_slice(&hv.to_array());
     for (k, &tau) in settings.future_secs.iter().enumerate() {
-        let g = path.delta(t, t + tau as f64)?;
+        let g = smoothed_delta(t + tau as f64)?;
         let dir = GroundTransform::rotate(g.yaw_rad, DVec2::Y);
         out[groups[3].start + 2 * k] = g.translation.x as f32;
         out[groups[3].start + 2 * k + 1] = g.translation.y as f32;
@@ -894,7 +998,7 @@ fn frame_features(
         out[groups[4].start + 2 * k + 1] = dir.y as f32;
     }
     for (k, &tau) in settings.past_secs.iter().enumerate() {
-        let g = path.delta(t, t - tau as f64)?;
+        let g = smoothed_delta(t - tau as f64)?;
         out[groups[5].start + 2 * k] = g.translation.x as f32;
         out[groups[5].start + 2 * k + 1] = g.translation.y as f32;
     }

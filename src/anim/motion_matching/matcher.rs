@@ -33,7 +33,8 @@ use std::collections::VecDeque;
 use glam::{DVec2, Vec2};
 
 use super::controller::{wrap_angle, SpringCharacter, SpringSettings, TrajectoryPoint};
-use super::database::{ClipSource, Database, FeatureGroup};
+use super::database::{facing_offset, ClipSource, Database, DatabaseSettings, FeatureGroup};
+use super::foot_lock::{FootLockSettings, FootLocker};
 use super::search::{
     dropped_candidates, frame_cost, group_costs, search_accelerated, search_brute_force, Candidate,
     DropReason, Playing, SearchParams,
@@ -67,6 +68,23 @@ pub struct MatcherSettings {
     /// Turn the character towards the simulation's facing by at most this rate
     /// (degrees per second) on top of its root motion.
     pub steering_deg_per_sec: Option<f32>,
+    /// Move the character towards the simulated point with this half-life (seconds),
+    /// on top of its root motion; `None` = no adjustment. Without it, an offset the
+    /// clips create (a start that moves off before the simulation does, a take a little
+    /// faster than asked) is never taken back: only the clamp bounds it.
+    pub adjust_half_life_secs: Option<f32>,
+    /// The adjustment moves the character by at most this fraction of how far its root
+    /// motion moves it this frame (>= 0): it hides in the character's own movement and
+    /// never moves a character that stands.
+    pub adjust_max_ratio: f32,
+    /// Play-rate range (min, max; 0 < min <= 1 <= max): the playing clip runs at the
+    /// simulation's speed over the clip's own (its smoothed root speed at that time),
+    /// clamped to this range, so a take a little slower or faster than asked keeps its
+    /// feet planted instead of being pushed by the adjustment. (1, 1) = always 1.
+    pub play_rate_range: (f32, f32),
+    /// Hold planted feet where they came down (see [`FootLocker`]); `None` = off. Needs
+    /// legs ([`Matcher::with_foot_lock`]) and the clips' contacts.
+    pub foot_lock: Option<FootLockSettings>,
     pub spring: SpringSettings,
 }
 
@@ -75,7 +93,7 @@ impl Default for MatcherSettings {
         Self {
             search_interval_secs: 0.1,
             min_dwell_secs: 0.25,
-            continuing_bias: -0.2,
+            continuing_bias: -0.5,
             current_clip_bias: 0.0,
             exclude_window_secs: 0.2,
             half_life_secs: 0.1,
@@ -83,6 +101,10 @@ impl Default for MatcherSettings {
             top_n: 8,
             drift_clamp_m: Some(0.5),
             steering_deg_per_sec: Some(30.0),
+            adjust_half_life_secs: Some(0.2),
+            adjust_max_ratio: 0.5,
+            play_rate_range: (0.85, 1.15),
+            foot_lock: Some(FootLockSettings::default()),
             spring: SpringSettings::default(),
         }
     }
@@ -124,6 +146,24 @@ impl MatcherSettings {
             if !(c.is_finite() && c >= 0.0) {
                 return Err(bad("drift_clamp_m", c));
             }
+        }
+        if let Some(h) = self.adjust_half_life_secs {
+            if !(h.is_finite() && h > 0.0) {
+                return Err(bad("adjust_half_life_secs", h));
+            }
+        }
+        if !(self.adjust_max_ratio.is_finite() && self.adjust_max_ratio >= 0.0) {
+            return Err(bad("adjust_max_ratio", self.adjust_max_ratio));
+        }
+        if let Some(f) = &self.foot_lock {
+            f.validate()?;
+        }
+        let (lo, hi) = self.play_rate_range;
+        if !(lo > 0.0 && lo <= 1.0 && (1.0..=4.0).contains(&hi)) {
+            return Err(AnimError::OutOfRange {
+                what: "motion matching play_rate_range".into(),
+                detail: format!("({lo}, {hi}) must have 0 < min <= 1 <= max <= 4"),
+            });
         }
         for v in [
             self.spring.velocity_half_life_secs,
@@ -205,6 +245,9 @@ pub struct MatchFrame {
     pub since_jump_secs: f32,
     /// Largest inertialization offset left: translation (m), rotation (rad).
     pub offset_remaining: (f32, f32),
+    /// The rate the playing clip ran at this frame (see
+    /// [`MatcherSettings::play_rate_range`]).
+    pub play_rate: f32,
 }
 
 /// Everything that changes from frame to frame (cloned for replay snapshots).
@@ -224,8 +267,14 @@ pub struct MatcherState {
     input_velocity: Vec<JointVelocity>,
     /// The pose shown (offsets applied), root motion removed.
     output: Vec<Transform>,
-    /// (wall seconds, world root position) of recent frames, for the past trajectory.
+    /// (wall seconds, world position of the facing frame) of recent frames, for the
+    /// past trajectory.
     history: VecDeque<(f64, DVec2)>,
+    /// The playing frame's facing frame in its clip's root frame ([`facing_offset`]),
+    /// kept for the next frame's motion.
+    root_offset: GroundTransform,
+    /// The last frame's play rate (see [`MatcherSettings::play_rate_range`]).
+    pub play_rate: f32,
 }
 
 /// A motion-matching character.
@@ -239,6 +288,8 @@ pub struct Matcher {
     /// Record the frames each search kept out (the debugger's list; one more pass over
     /// the database per search).
     explain: bool,
+    /// Foot locking's legs and pins (`None`: no legs given).
+    locker: Option<FootLocker>,
 }
 
 fn sources_match(db: &Database, sources: &[ClipSource<'_>]) -> Result<(), AnimError> {
@@ -252,10 +303,15 @@ fn sources_match(db: &Database, sources: &[ClipSource<'_>]) -> Result<(), AnimEr
     Ok(())
 }
 
-/// Samples a database clip at `t` with its root motion removed.
+/// Samples a database clip at `t` in its facing frame ([`facing_offset`]): the root's
+/// ground position and yaw taken off up to the smoothed, body-facing frame, so the body
+/// stands near the origin facing about +Z whatever way the take walked. Matched frames
+/// then look alike (their features are measured in the same frame) and a jump between
+/// takes facing different ways does not spin the character.
 fn sample(
     skeleton: &Skeleton,
     s: &ClipSource<'_>,
+    settings: &DatabaseSettings,
     t: f64,
     out: &mut [Transform],
 ) -> Result<(), AnimError> {
@@ -271,8 +327,22 @@ fn sample(
         rest_pose: skeleton.rest_pose(),
     }
     .run(out)?;
-    if let Some(root) = s.root {
-        root.source.remove(&root.motion, u, out)?;
+    let facing = facing_offset(s, u, settings)?;
+    match s.root {
+        Some(root) => {
+            let correction = root.motion.sample(u).compose(&facing).inverse();
+            root.source.place(&correction, out)?;
+        }
+        None if facing != GroundTransform::IDENTITY => {
+            // In place: turn the skeleton's roots about the origin.
+            let m = facing.inverse().to_mat4();
+            for (j, p) in skeleton.parents().iter().enumerate() {
+                if p.is_none() {
+                    out[j] = Transform::from_mat4(&(m * out[j].to_mat4()));
+                }
+            }
+        }
+        None => {}
     }
     Ok(())
 }
@@ -317,9 +387,11 @@ impl Matcher {
             + (self.query_raw.capacity() + self.query.capacity()) * std::mem::size_of::<f32>()
             + st.history.capacity() * std::mem::size_of::<(f64, DVec2)>()
             + st.inertializer.retained_bytes()
+            + self.locker.as_ref().map_or(0, FootLocker::retained_bytes)
     }
 
-    /// A character standing at the world origin facing +Z, playing database clip
+    /// A character standing at the world origin facing +Z (its facing frame, see
+    /// [`facing_offset`]), playing database clip
     /// `source` from `time_secs`.
     pub fn new(
         db: &Database,
@@ -339,13 +411,24 @@ impl Matcher {
         }
         let n = skeleton.joint_count();
         let mut input = vec![Transform::IDENTITY; n];
-        sample(skeleton, &sources[source], time_secs, &mut input)?;
+        sample(
+            skeleton,
+            &sources[source],
+            db.settings(),
+            time_secs,
+            &mut input,
+        )?;
+        let root_offset = facing_offset(&sources[source], time_secs, db.settings())?;
         let state = MatcherState {
             source,
             time_secs,
             world_from_root: GroundTransform::IDENTITY,
+            root_offset,
+            play_rate: 1.0,
             sim: SpringCharacter::new(Vec2::ZERO, 0.0, settings.spring),
-            since_jump_secs: 0.0,
+            // The dwell is already served: the first frame searches (a start pose that
+            // moves, when the set has no idle, would otherwise run off for the dwell).
+            since_jump_secs: settings.min_dwell_secs,
             since_search_secs: f32::INFINITY,
             frame: 0,
             wall_secs: 0.0,
@@ -362,7 +445,15 @@ impl Matcher {
             query_raw: vec![0.0; db.dims()],
             query: vec![0.0; db.dims()],
             explain: false,
+            locker: None,
         })
+    }
+
+    /// Locks feet with `locker`'s legs when the settings ask for it (each clip's
+    /// [`ClipSource::contacts`] in the same leg order).
+    pub fn with_foot_lock(mut self, locker: FootLocker) -> Self {
+        self.locker = Some(locker);
+        self
     }
 
     /// Whether each search also records the frames it kept out ([`MatchFrame::dropped`]).
@@ -416,8 +507,9 @@ impl Matcher {
         let st = &self.state;
         let current = db.nearest_frame(st.source, st.time_secs);
         self.query_raw.copy_from_slice(db.raw_features(current));
-        let inv = st.world_from_root.inverse();
-        let yaw = st.world_from_root.yaw_rad;
+        let facing = st.world_from_root;
+        let inv = facing.inverse();
+        let yaw = facing.yaw_rad;
         let pos = db.group_range(FeatureGroup::TrajectoryPosition);
         let dir = db.group_range(FeatureGroup::TrajectoryDirection);
         let future = st.sim.trajectory(
@@ -444,12 +536,35 @@ impl Matcher {
                 .find(|(t, _)| *t <= when + 1e-9)
                 .or(st.history.front())
                 .map(|(_, p)| *p)
-                .unwrap_or(st.world_from_root.translation);
+                .unwrap_or(facing.translation);
             let local = inv.transform_point(p);
             self.query_raw[past.start + 2 * k] = local.x as f32;
             self.query_raw[past.start + 2 * k + 1] = local.y as f32;
         }
         db.normalize_into(&self.query_raw, &mut self.query);
+    }
+
+    /// The play rate at clip time `t` of `s` (see [`MatcherSettings::play_rate_range`]):
+    /// the simulation's speed over the clip's smoothed root speed, clamped; 1 when
+    /// either barely moves (under 5 cm/s), where a ratio means nothing.
+    fn play_rate(&self, s: &ClipSource<'_>, db: &Database, t: f64) -> Result<f32, AnimError> {
+        let (lo, hi) = self.settings.play_rate_range;
+        if lo == 1.0 && hi == 1.0 {
+            return Ok(1.0);
+        }
+        const H: f64 = 1.0 / 30.0;
+        let a = facing_offset(s, t - H, db.settings())?;
+        let b = facing_offset(s, t + H, db.settings())?;
+        let moved = a
+            .inverse()
+            .compose(&root_delta(s, t - H, t + H)?)
+            .compose(&b);
+        let clip_speed = (moved.translation.length() / (2.0 * H)) as f32;
+        let wanted = self.state.sim.velocity.length();
+        if clip_speed < 0.05 || wanted < 0.05 {
+            return Ok(1.0);
+        }
+        Ok((wanted / clip_speed).clamp(lo, hi))
     }
 
     /// One frame of `dt_secs` (> 0; 0 for the first frame: decide without moving).
@@ -483,11 +598,19 @@ impl Matcher {
         let s = &sources[self.state.source];
         let duration = s.clip.duration_secs() as f64;
         let t0 = self.state.time_secs;
-        let mut t1 = t0 + dt_secs;
+        self.state.play_rate = self.play_rate(s, db, t0)?;
+        let mut t1 = t0 + dt_secs * self.state.play_rate as f64;
         if !s.looping {
             t1 = t1.min(duration);
         }
-        let delta = root_delta(s, t0, t1)?;
+        // The facing frame's motion: O(t0)^-1 R(t0)^-1 R(t1) O(t1).
+        let offset_t1 = facing_offset(s, t1, db.settings())?;
+        let delta = self
+            .state
+            .root_offset
+            .inverse()
+            .compose(&root_delta(s, t0, t1)?)
+            .compose(&offset_t1);
         self.state.world_from_root = self.state.world_from_root.compose(&delta);
         self.state.time_secs = if s.looping {
             t1.rem_euclid(duration)
@@ -495,6 +618,7 @@ impl Matcher {
             t1
         };
         let ended = !s.looping && t1 >= duration - 1e-9;
+        self.state.root_offset = offset_t1;
         self.state.since_jump_secs += dt;
         self.state.since_search_secs += dt;
         self.state.wall_secs += dt_secs;
@@ -510,15 +634,27 @@ impl Matcher {
         }
         // 2. Steering, the drift from the simulation, then the optional clamp.
         if let Some(rate) = self.settings.steering_deg_per_sec {
-            let w = &mut self.state.world_from_root;
-            let gap = wrap_angle(self.state.sim.yaw - w.yaw_rad as f32);
+            let facing_yaw = self.state.world_from_root.yaw_rad;
+            let gap = wrap_angle(self.state.sim.yaw - facing_yaw as f32);
             let max = rate.to_radians() * dt;
-            w.yaw_rad += gap.clamp(-max, max) as f64;
+            self.state.world_from_root.yaw_rad += gap.clamp(-max, max) as f64;
         }
         let sim_pos = DVec2::new(
             self.state.sim.position.x as f64,
             self.state.sim.position.y as f64,
         );
+        // Adjustment: a damped step towards the simulated point, no longer than a
+        // fraction of this frame's own root travel.
+        if let Some(h) = self.settings.adjust_half_life_secs {
+            let off = sim_pos - self.state.world_from_root.translation;
+            let k = 1.0 - (-std::f64::consts::LN_2 * dt_secs / h as f64).exp();
+            let mut step = off * k;
+            let max = self.settings.adjust_max_ratio as f64 * delta.translation.length();
+            if step.length() > max {
+                step *= max / step.length();
+            }
+            self.state.world_from_root.translation += step;
+        }
         let char_pos = self.state.world_from_root.translation;
         let off = sim_pos - char_pos;
         let trajectory_error_m = off.length() as f32;
@@ -529,7 +665,13 @@ impl Matcher {
             }
         }
         // The pose this frame would show without a jump, and its velocity.
-        sample(skeleton, s, self.state.time_secs, &mut self.scratch)?;
+        sample(
+            skeleton,
+            s,
+            db.settings(),
+            self.state.time_secs,
+            &mut self.scratch,
+        )?;
         // Its velocity replaces the last one in place (no allocation per frame).
         let st = &mut self.state;
         if dt > 0.0 {
@@ -568,6 +710,7 @@ impl Matcher {
             },
             since_jump_secs: self.state.since_jump_secs,
             offset_remaining: (0.0, 0.0),
+            play_rate: self.state.play_rate,
         };
         let due = self.state.since_search_secs >= self.settings.search_interval_secs - 1e-6
             && self.state.since_jump_secs >= self.settings.min_dwell_secs - 1e-6;
@@ -606,7 +749,12 @@ impl Matcher {
                 found = run(&params);
             }
             let current = db.nearest_frame(self.state.source, self.state.time_secs);
-            let continue_cost = (!ended)
+            // A playing frame the input's tags now rule out (a new style, an excluded
+            // motion) is left at once, not continued.
+            let tags = db.frames()[current].tags;
+            let allowed =
+                tags & input.require_tags == input.require_tags && tags & input.exclude_tags == 0;
+            let continue_cost = (!ended && allowed)
                 .then(|| frame_cost(db, &self.query, current, self.settings.continuing_bias));
             frame.searched = true;
             frame.continue_cost = continue_cost;
@@ -656,7 +804,7 @@ impl Matcher {
                 let target = &sources[b.source];
                 let t = b.time_secs as f64;
                 let mut to = vec![Transform::IDENTITY; self.scratch.len()];
-                sample(skeleton, target, t, &mut to)?;
+                sample(skeleton, target, db.settings(), t, &mut to)?;
                 let mut to_velocity = vec![JointVelocity::default(); to.len()];
                 let h = (1.0 / db.settings().sample_rate_hz as f64).min(0.05);
                 let mut before = vec![Transform::IDENTITY; to.len()];
@@ -665,7 +813,7 @@ impl Matcher {
                 } else {
                     (t - h).max(0.0)
                 };
-                sample(skeleton, target, tb, &mut before)?;
+                sample(skeleton, target, db.settings(), tb, &mut before)?;
                 if t - tb > 0.0 {
                     for ((v, a), b) in to_velocity.iter_mut().zip(&before).zip(&to) {
                         *v = JointVelocity::between(a, b, (t - tb) as f32);
@@ -681,6 +829,7 @@ impl Matcher {
                 self.state.input_velocity.copy_from_slice(&to_velocity);
                 self.state.source = b.source;
                 self.state.time_secs = t;
+                self.state.root_offset = facing_offset(target, t, db.settings())?;
                 self.state.since_jump_secs = 0.0;
                 frame.jumped = true;
                 frame.source = b.source;
@@ -697,6 +846,23 @@ impl Matcher {
         std::mem::swap(&mut self.state.input, &mut self.scratch);
         let (input_pose, output) = (&self.state.input, &mut self.state.output);
         self.state.inertializer.apply(input_pose, output)?;
+        if let (Some(lock), Some(locker)) = (&self.settings.foot_lock, self.locker.as_mut()) {
+            let s = &sources[self.state.source];
+            let (t, d) = (self.state.time_secs as f32, s.clip.duration_secs());
+            let mut planted = [false; 8];
+            let n = locker.legs().len().min(planted.len());
+            for (i, p) in planted.iter_mut().enumerate().take(n) {
+                *p = s.contacts.get(i).is_some_and(|c| c.is_down(t, d, 0.0));
+            }
+            locker.apply(
+                skeleton,
+                &self.state.world_from_root,
+                &planted[..n],
+                dt,
+                lock,
+                output,
+            )?;
+        }
         frame.offset_remaining = self.state.inertializer.remaining();
         frame.since_jump_secs = self.state.since_jump_secs;
         // 5. History for the past trajectory (a few seconds is plenty).

@@ -21,14 +21,16 @@
 mod bytes;
 mod controller;
 mod database;
+mod foot_lock;
 mod matcher;
 mod search;
 
 pub use controller::{SpringCharacter, SpringSettings, TrajectoryPoint};
 pub use database::{
-    ClipSource, Database, DatabaseSettings, DbClip, FeatureGroup, FeatureJoints, FrameInfo,
-    TagRange, FEATURE_GROUPS,
+    facing_offset, ClipSource, Database, DatabaseSettings, DbClip, FeatureGroup, FeatureJoints,
+    FrameInfo, TagRange, FEATURE_GROUPS,
 };
+pub use foot_lock::{FootLockSettings, FootLocker};
 pub use matcher::{
     MatchCandidate, MatchDropped, MatchFrame, Matcher, MatcherInput, MatcherSettings, MatcherState,
 };

@@ -18,14 +18,29 @@ use crate::anim::{
 };
 
 /// The counterpart of every joint (itself for a joint on the middle line): the joint whose
-/// name is this one's with its side word swapped.
+/// name is this one's with its side word swapped. When several joints carry that name
+/// (the Quaternius robot has a `Foot.L` under its root and another under its armature's
+/// bone), the one whose parent is this joint's parent, or its parent's counterpart by
+/// name, wins.
 pub fn counterparts(skeleton: &Skeleton) -> Vec<usize> {
     let names = skeleton.names();
+    let parent_name = |j: usize| skeleton.parents()[j].map(|p| names[p].as_str());
     (0..names.len())
         .map(|j| {
-            swapped_names(&names[j])
-                .into_iter()
-                .find_map(|n| skeleton.find(&n))
+            let wanted = swapped_names(&names[j]);
+            let candidates: Vec<usize> = (0..names.len())
+                .filter(|&c| wanted.iter().any(|w| *w == names[c]))
+                .collect();
+            let same_place = |c: usize| match (parent_name(j), parent_name(c)) {
+                (None, None) => true,
+                (Some(a), Some(b)) => a == b || swapped_names(a).iter().any(|n| n == b),
+                _ => false,
+            };
+            candidates
+                .iter()
+                .copied()
+                .find(|&c| same_place(c))
+                .or(candidates.first().copied())
                 .unwrap_or(j)
         })
         .collect()

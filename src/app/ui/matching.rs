@@ -199,21 +199,38 @@ fn candidates_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     }
                 });
         });
-    if !search.dropped.is_empty() {
-        ui.label("Kept out, though they would have cost less:")
-            .on_hover_text("frames the search may not jump to: in the exclusion window around what plays, missing a required tag or carrying an excluded one, or in a clip's last moments");
-        egui::Grid::new("mm_dropped_grid")
-            .striped(true)
-            .num_columns(4)
-            .show(ui, |ui| {
-                for d in &search.dropped {
-                    ui.label(p.stage.main.model.clips[d.clip].name());
-                    ui.label(format!("{:.2}", d.time_secs));
-                    ui.label(format!("{:.3}", d.cost));
-                    ui.weak(d.reason.as_str());
-                    ui.end_row();
-                }
-            });
+    // A fixed height, whatever the list's length: the controls below stay where they
+    // are while the list changes from search to search (a moving checkbox is hard to
+    // click).
+    ui.label(if search.dropped.is_empty() {
+        "Kept out, though they would have cost less: none"
+    } else {
+        "Kept out, though they would have cost less:"
+    })
+    .on_hover_text("frames the search may not jump to: in the exclusion window around what plays, missing a required tag or carrying an excluded one, or in a clip's last moments");
+    let height = 6.0 * ui.text_style_height(&egui::TextStyle::Body);
+    let top = ui.cursor().top();
+    egui::ScrollArea::vertical()
+        .id_salt("mm_dropped_scroll")
+        .max_height(height)
+        .auto_shrink([false, true])
+        .show(ui, |ui| {
+            egui::Grid::new("mm_dropped_grid")
+                .striped(true)
+                .num_columns(4)
+                .show(ui, |ui| {
+                    for d in &search.dropped {
+                        ui.label(p.stage.main.model.clips[d.clip].name());
+                        ui.label(format!("{:.2}", d.time_secs));
+                        ui.label(format!("{:.3}", d.cost));
+                        ui.weak(d.reason.as_str());
+                        ui.end_row();
+                    }
+                });
+        });
+    let used = ui.cursor().top() - top;
+    if used < height {
+        ui.add_space(height - used);
     }
 }
 
@@ -223,6 +240,29 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         return;
     };
     let mut def = m.session.def.clone();
+    let tag_names = m.session.db.tag_names().to_vec();
+    if !tag_names.is_empty() {
+        let shown = match (&def.style, &m.session.style) {
+            (None, Some(s)) => format!("{s} (automatic)"),
+            (None, None) => "any (automatic)".to_string(),
+            (Some(s), _) => s.clone(),
+        };
+        egui::ComboBox::from_label("Style")
+            .selected_text(shown)
+            .show_ui(ui, |ui| {
+                ui.selectable_value(
+                    &mut def.style,
+                    None,
+                    "automatic (normal, when the library has it)",
+                );
+                ui.selectable_value(&mut def.style, Some("any".to_string()), "any");
+                for t in &tag_names {
+                    ui.selectable_value(&mut def.style, Some(t.clone()), t);
+                }
+            })
+            .response
+            .on_hover_text("every jump lands on a take with this tag (a capture library's styles: normal, active, elderly...); the keyboard's walk and run speeds follow its takes");
+    }
     egui::CollapsingHeader::new("Weights")
         .default_open(false)
         .show(ui, |ui| {
@@ -231,6 +271,14 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 ui.add(egui::Slider::new(v, 0.0..=5.0).text(g.as_str()));
             }
             def.weights = crate::stage::matching::WeightsDef::from_array(w);
+            // Rebuilds the database: applied when the drag ends, not on every step.
+            let mut smoothing = def.root_smoothing_secs;
+            let r = ui
+                .add(egui::Slider::new(&mut smoothing, 0.0..=1.5).text("root path smoothing (s)"))
+                .on_hover_text("half-width of the window that averages the gait's sway out of the root's path before features are measured (rebuilds the database)");
+            if r.drag_stopped() || (r.changed() && !r.dragged()) {
+                def.root_smoothing_secs = smoothing;
+            }
         });
     egui::CollapsingHeader::new("Continuity and blending")
         .default_open(false)
@@ -260,6 +308,32 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             def.steering_deg_per_sec = steer.then(|| def.steering_deg_per_sec.unwrap_or(30.0));
             if let Some(r) = def.steering_deg_per_sec.as_mut() {
                 ui.add(egui::Slider::new(r, 0.0..=180.0).text("steering (°/s)"));
+            }
+            let mut adjust = def.adjust_half_life_secs.is_some();
+            ui.checkbox(&mut adjust, "Pull the character towards the simulation")
+                .on_hover_text("moves the character towards the simulated point, by at most a share of its own travel each frame");
+            def.adjust_half_life_secs = adjust.then(|| def.adjust_half_life_secs.unwrap_or(0.2));
+            if let Some(h) = def.adjust_half_life_secs.as_mut() {
+                ui.add(egui::Slider::new(h, 0.05..=2.0).text("pull half-life (s)"));
+                ui.add(
+                    egui::Slider::new(&mut def.adjust_max_ratio, 0.0..=1.0)
+                        .text("pull, share of own travel"),
+                );
+            }
+            ui.add(egui::Slider::new(&mut def.play_rate_min, 0.5..=1.0).text("slowest play rate"))
+                .on_hover_text("the playing take runs at the simulation's speed over its own, within this range");
+            ui.add(egui::Slider::new(&mut def.play_rate_max, 1.0..=2.0).text("fastest play rate"));
+            ui.checkbox(&mut def.foot_lock, "Lock planted feet (two-bone IK)")
+                .on_hover_text("a foot the playing take has down stays where it came down until the take lifts it");
+            if def.foot_lock {
+                ui.add(
+                    egui::Slider::new(&mut def.foot_unlock_radius_m, 0.02..=1.0)
+                        .text("let go beyond (m)"),
+                );
+                ui.add(
+                    egui::Slider::new(&mut def.foot_lock_release_secs, 0.01..=1.0)
+                        .text("release blend (s)"),
+                );
             }
             ui.checkbox(&mut def.accelerated, "Bounding-box search")
                 .on_hover_text("the same result as brute force, faster on large databases");

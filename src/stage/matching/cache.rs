@@ -21,7 +21,7 @@ use crate::stage::StageError;
 use super::ClipSet;
 
 /// Bumped whenever the features or the byte format change.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// FNV-1a, 64 bits: tiny, stable across platforms and Rust versions (unlike
 /// `DefaultHasher`), plenty for telling caches apart.
@@ -132,12 +132,13 @@ pub fn content_key(model: &Model, set: &ClipSet) -> u64 {
     for c in &set.clips {
         h.write(
             format!(
-                "{}|{}|{}|{:?}|{:?}",
+                "{}|{}|{}|{:?}|{:?}|{}",
                 c.model_clip,
                 c.looping,
                 c.root.is_some(),
                 c.implied_velocity,
-                c.tags
+                c.tags,
+                c.facing_yaw_rad
             )
             .as_bytes(),
         );

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::anim::contacts::LegChain;
 use crate::anim::motion_matching::{
-    ClipSource, DatabaseSettings, FeatureJoints, MatcherSettings, SpringSettings, TagRange,
+    ClipSource, DatabaseSettings, FeatureJoints, FootLockSettings, MatcherSettings, SpringSettings,
+    TagRange,
 };
 use crate::anim::ClipRootMotion;
 use crate::asset::Model;
@@ -219,6 +220,9 @@ pub struct MatchingDef {
     pub future_secs: Vec<f32>,
     pub past_secs: Vec<f32>,
     pub end_margin_secs: f32,
+    /// Half-width (s) of the window that smooths the root's path for the features
+    /// (0 = off; see [`crate::anim::motion_matching::facing_offset`]).
+    pub root_smoothing_secs: f32,
     pub weights: WeightsDef,
     pub search_interval_secs: f32,
     pub min_dwell_secs: f32,
@@ -233,11 +237,34 @@ pub struct MatchingDef {
     pub drift_clamp_m: Option<f32>,
     /// `None` = no steering.
     pub steering_deg_per_sec: Option<f32>,
+    /// `None` = the character is not moved towards the simulation (see
+    /// [`MatcherSettings::adjust_half_life_secs`]).
+    pub adjust_half_life_secs: Option<f32>,
+    /// Fraction of the character's own travel per frame the adjustment may add (>= 0).
+    pub adjust_max_ratio: f32,
+    /// Play-rate range (min <= 1 <= max; see
+    /// [`MatcherSettings::play_rate_range`]); (1, 1) = the clips' own speed.
+    pub play_rate_min: f32,
+    pub play_rate_max: f32,
+    /// Hold planted feet where they came down (two-bone IK; see
+    /// [`crate::anim::motion_matching::FootLocker`]).
+    pub foot_lock: bool,
+    /// A pin this far from the free foot is let go (metres for a human-sized rig,
+    /// times the rig's unit scale).
+    pub foot_unlock_radius_m: f32,
+    /// Seconds a released foot takes to blend back to the animation.
+    pub foot_lock_release_secs: f32,
     pub velocity_half_life_secs: f32,
     pub facing_half_life_secs: f32,
-    /// Keyboard speeds (m/s); `None` = the set's walk and run clip speeds.
+    /// Keyboard speeds (m/s); `None` = the median speed of the set's straight walks and
+    /// runs of the chosen style (takes tagged `walk` / `run` by name and not `turn`,
+    /// `start`, `stop` or `strafe`), else the first clip named like walk / run.
     pub walk_speed_mps: Option<f32>,
     pub run_speed_mps: Option<f32>,
+    /// The style jumps land on (a tag every jump target must carry, on top of any
+    /// required tags): `None` = `normal` when the set has that tag (a capture library's
+    /// neutral style), else any; `Some("any")` = any; `Some(tag)` = that tag.
+    pub style: Option<String>,
 }
 
 impl Default for MatchingDef {
@@ -253,6 +280,7 @@ impl Default for MatchingDef {
             future_secs: db.future_secs,
             past_secs: db.past_secs,
             end_margin_secs: db.end_margin_secs,
+            root_smoothing_secs: db.root_smoothing_secs,
             weights: WeightsDef::from_array(db.weights),
             search_interval_secs: m.search_interval_secs,
             min_dwell_secs: m.min_dwell_secs,
@@ -264,10 +292,18 @@ impl Default for MatchingDef {
             top_n: m.top_n,
             drift_clamp_m: m.drift_clamp_m,
             steering_deg_per_sec: m.steering_deg_per_sec,
+            adjust_half_life_secs: m.adjust_half_life_secs,
+            adjust_max_ratio: m.adjust_max_ratio,
+            play_rate_min: m.play_rate_range.0,
+            play_rate_max: m.play_rate_range.1,
+            foot_lock: m.foot_lock.is_some(),
+            foot_unlock_radius_m: FootLockSettings::default().unlock_radius,
+            foot_lock_release_secs: FootLockSettings::default().release_secs,
             velocity_half_life_secs: m.spring.velocity_half_life_secs,
             facing_half_life_secs: m.spring.facing_half_life_secs,
             walk_speed_mps: None,
             run_speed_mps: None,
+            style: None,
         }
     }
 }
@@ -286,6 +322,13 @@ impl MatchingDef {
             top_n: self.top_n.clamp(1, 64),
             drift_clamp_m: self.drift_clamp_m.map(|m| m * unit_scale),
             steering_deg_per_sec: self.steering_deg_per_sec,
+            adjust_half_life_secs: self.adjust_half_life_secs,
+            adjust_max_ratio: self.adjust_max_ratio,
+            play_rate_range: (self.play_rate_min, self.play_rate_max),
+            foot_lock: self.foot_lock.then_some(FootLockSettings {
+                unlock_radius: self.foot_unlock_radius_m * unit_scale,
+                release_secs: self.foot_lock_release_secs,
+            }),
             spring: SpringSettings {
                 velocity_half_life_secs: self.velocity_half_life_secs,
                 facing_half_life_secs: self.facing_half_life_secs,
@@ -304,6 +347,64 @@ pub struct SetClip {
     pub tags: Vec<TagRange>,
     /// Horizontal root (or implied) speed, m/s.
     pub speed_mps: f32,
+    /// When each of the set's legs is planted (the clip's analysis).
+    pub contacts: Vec<crate::anim::contacts::FootContacts>,
+    /// Where the body faces in the clip's root frame (see [`facing_yaw`]).
+    pub facing_yaw_rad: f32,
+}
+
+/// Where the body faces in clip `clip`'s root frame, radians about +Y (0 = +Z; see
+/// [`ClipSource::facing_yaw_rad`]): over 16 times of the clip, the circular mean of the
+/// thighs' facing (the left thigh's side, turned a quarter towards the front) less the
+/// root motion's yaw then. 0 without a left and a right leg.
+pub fn facing_yaw(
+    model: &Model,
+    clip: usize,
+    legs: &[LegChain],
+    root: Option<&ClipRootMotion>,
+) -> Result<f32, crate::anim::AnimError> {
+    let (Some(l), Some(r)) = (
+        legs.iter().find(|l| l.name == "left"),
+        legs.iter().find(|l| l.name == "right"),
+    ) else {
+        return Ok(0.0);
+    };
+    let sk = &model.skeleton;
+    let c = &model.clips[clip];
+    let mut local = vec![crate::anim::Transform::IDENTITY; sk.joint_count()];
+    let mut world = vec![glam::Mat4::IDENTITY; sk.joint_count()];
+    let (mut sum_sin, mut sum_cos) = (0.0f64, 0.0f64);
+    const SAMPLES: usize = 16;
+    for k in 0..SAMPLES {
+        let t = c.duration_secs() * k as f32 / SAMPLES as f32;
+        crate::anim::SamplingJob {
+            clip: c,
+            time_secs: t,
+            rest_pose: sk.rest_pose(),
+        }
+        .run(&mut local)?;
+        crate::anim::LocalToModelJob {
+            parents: sk.parents(),
+            local: &local,
+            model_from_root: glam::Mat4::IDENTITY,
+        }
+        .run(&mut world)?;
+        let left = world[l.thigh].w_axis.truncate() - world[r.thigh].w_axis.truncate();
+        let forward = left.cross(glam::Vec3::Y);
+        if forward.x.abs() + forward.z.abs() < 1e-9 {
+            continue;
+        }
+        let body = (forward.x as f64).atan2(forward.z as f64);
+        let root_yaw = root.map_or(0.0, |r| r.motion.sample(t as f64).yaw_rad);
+        let (s, c) = (body - root_yaw).sin_cos();
+        sum_sin += s;
+        sum_cos += c;
+    }
+    Ok(if sum_sin.abs() + sum_cos.abs() > 1e-12 {
+        sum_sin.atan2(sum_cos) as f32
+    } else {
+        0.0
+    })
 }
 
 /// The clip set of a model.
@@ -432,6 +533,8 @@ impl ClipSet {
                     }
                 }
             }
+            let facing_yaw_rad = facing_yaw(model, ci, &legs, root.as_ref())
+                .map_err(|e| StageError::from(e).in_matching())?;
             clips.push(SetClip {
                 model_clip: ci,
                 looping,
@@ -439,6 +542,8 @@ impl ClipSet {
                 implied_velocity,
                 tags,
                 speed_mps,
+                contacts: analysis.contacts.clone(),
+                facing_yaw_rad,
             });
         }
         for t in &def.tags {
@@ -482,6 +587,7 @@ impl ClipSet {
             end_margin_secs: def.end_margin_secs,
             weights: def.weights.to_array(),
             tags: tag_names,
+            root_smoothing_secs: def.root_smoothing_secs,
         };
         Ok(ClipSet {
             clips,
@@ -503,6 +609,8 @@ impl ClipSet {
                 root: c.root.as_ref(),
                 implied_velocity: c.implied_velocity,
                 tags: &c.tags,
+                contacts: &c.contacts,
+                facing_yaw_rad: c.facing_yaw_rad,
             })
             .collect()
     }

@@ -9,7 +9,9 @@ use std::time::Instant;
 
 use glam::Vec2;
 
-use crate::anim::motion_matching::{Database, MatchFrame, Matcher, MatcherInput, TrajectoryPoint};
+use crate::anim::motion_matching::{
+    Database, FootLocker, MatchFrame, Matcher, MatcherInput, TrajectoryPoint,
+};
 use crate::anim::Transform;
 use crate::asset::Model;
 use crate::stage::StageError;
@@ -97,6 +99,11 @@ pub struct MatchingSession {
     pub dt_secs: f64,
     pub walk_speed_mps: f32,
     pub run_speed_mps: f32,
+    /// The style jumps land on (see [`MatchingDef::style`]), `None` = any.
+    pub style: Option<String>,
+    /// `style`'s bit over the database's tags (0 = any), added to every input's
+    /// required tags.
+    style_mask: u32,
     /// The file whose cache is used (in the user's cache folder; `None`: no cache, or
     /// cached by content).
     file: Option<PathBuf>,
@@ -156,14 +163,8 @@ impl MatchingSession {
             ),
         };
         let load_secs = started.elapsed().as_secs_f64();
-        let speed_of = |word: &str, fallback: f32| {
-            set.find(model, word)
-                .map(|i| set.clips[i].speed_mps)
-                .filter(|s| *s > 0.0)
-                .unwrap_or(fallback)
-        };
-        let walk_speed_mps = def.walk_speed_mps.unwrap_or_else(|| speed_of("walk", 1.3));
-        let run_speed_mps = def.run_speed_mps.unwrap_or_else(|| speed_of("run", 3.5));
+        let (style, style_mask) = resolve_style(&db, def.style.as_deref())?;
+        let (walk_speed_mps, run_speed_mps) = keyboard_speeds(model, &set, &def, style.as_deref());
         let start = set.find(model, "idle").unwrap_or(0);
         let live = Matcher::new(
             &db,
@@ -173,7 +174,8 @@ impl MatchingSession {
             start,
             0.0,
         )
-        .map_err(|e| StageError::from(e).in_matching())?;
+        .map_err(|e| StageError::from(e).in_matching())?
+        .with_foot_lock(foot_locker(model, &set)?);
         Ok(Self {
             def,
             set,
@@ -183,6 +185,8 @@ impl MatchingSession {
             dt_secs: 1.0 / 60.0,
             walk_speed_mps,
             run_speed_mps,
+            style,
+            style_mask,
             file: match cache_by {
                 CacheBy::File(f) => Some(f.to_path_buf()),
                 _ => None,
@@ -235,6 +239,11 @@ impl MatchingSession {
             0.0
         } else {
             self.dt_secs
+        };
+        // The style narrows every input's jump targets (recorded so replay is exact).
+        let input = &MatcherInput {
+            require_tags: input.require_tags | self.style_mask,
+            ..*input
         };
         let frame = self
             .live
@@ -370,7 +379,8 @@ impl MatchingSession {
             || a.sample_rate_hz != b.sample_rate_hz
             || a.future_secs != b.future_secs
             || a.past_secs != b.past_secs
-            || a.end_margin_secs != b.end_margin_secs;
+            || a.end_margin_secs != b.end_margin_secs
+            || a.root_smoothing_secs != b.root_smoothing_secs;
         if structural {
             let (dt, explain) = (self.dt_secs, self.explain);
             *self = match (self.by_content, self.file.clone()) {
@@ -386,9 +396,13 @@ impl MatchingSession {
                 .set_weights(def.weights.to_array())
                 .map_err(|e| StageError::from(e).in_matching())?;
         }
+        let (style, style_mask) = resolve_style(&self.db, def.style.as_deref())?;
         let mut live = self.shown().clone();
         live.set_settings(settings)
             .map_err(|e| StageError::from(e).in_matching())?;
+        (self.walk_speed_mps, self.run_speed_mps) =
+            keyboard_speeds(model, &self.set, &def, style.as_deref());
+        (self.style, self.style_mask) = (style, style_mask);
         self.def = def;
         self.restart_recording(live);
         Ok(())
@@ -405,7 +419,8 @@ impl MatchingSession {
             start,
             0.0,
         )
-        .map_err(|e| StageError::from(e).in_matching())?;
+        .map_err(|e| StageError::from(e).in_matching())?
+        .with_foot_lock(foot_locker(model, &self.set)?);
         self.restart_recording(live);
         Ok(())
     }
@@ -419,6 +434,72 @@ impl MatchingSession {
         self.frames.clear();
         self.view = None;
     }
+}
+
+/// Foot locking's legs: the set's, with the hips the features use.
+fn foot_locker(model: &Model, set: &ClipSet) -> Result<FootLocker, StageError> {
+    FootLocker::new(&model.skeleton, set.legs.clone(), set.joints.hips)
+        .map_err(|e| StageError::from(e).in_matching())
+}
+
+/// The style of `requested` (see [`MatchingDef::style`]) and its bit over the database's
+/// tags; an unknown style is an error listing the tags.
+fn resolve_style(
+    db: &Database,
+    requested: Option<&str>,
+) -> Result<(Option<String>, u32), StageError> {
+    let tags = db.tag_names();
+    let bit = |t: &str| tags.iter().position(|n| n == t).map(|i| 1u32 << i);
+    match requested {
+        None => Ok(match bit("normal") {
+            Some(b) => (Some("normal".to_string()), b),
+            None => (None, 0),
+        }),
+        Some("any") => Ok((None, 0)),
+        Some(t) => match bit(t) {
+            Some(b) => Ok((Some(t.to_string()), b)),
+            None => Err(StageError::MatchingUnknownStyle {
+                style: t.to_string(),
+                tags: tags.to_vec(),
+            }),
+        },
+    }
+}
+
+/// The keyboard's walk and run speeds (see [`MatchingDef::walk_speed_mps`]).
+fn keyboard_speeds(
+    model: &Model,
+    set: &ClipSet,
+    def: &MatchingDef,
+    style: Option<&str>,
+) -> (f32, f32) {
+    let speed_of = |word: &str, fallback: f32| {
+        let mut straight: Vec<f32> = set
+            .clips
+            .iter()
+            .filter(|c| {
+                let tags = super::name_tags(model.clips[c.model_clip].name());
+                let has = |t: &str| tags.iter().any(|x| x == t);
+                has(word)
+                    && style.is_none_or(has)
+                    && !["turn", "start", "stop", "strafe"].iter().any(|t| has(t))
+            })
+            .map(|c| c.speed_mps)
+            .filter(|s| *s > 0.0)
+            .collect();
+        if !straight.is_empty() {
+            straight.sort_by(f32::total_cmp);
+            return straight[straight.len() / 2];
+        }
+        set.find(model, word)
+            .map(|i| set.clips[i].speed_mps)
+            .filter(|s| *s > 0.0)
+            .unwrap_or(fallback)
+    };
+    (
+        def.walk_speed_mps.unwrap_or_else(|| speed_of("walk", 1.3)),
+        def.run_speed_mps.unwrap_or_else(|| speed_of("run", 3.5)),
+    )
 }
 
 /// What one recorded frame costs: the frame and its input.
