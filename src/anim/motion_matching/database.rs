@@ -6,15 +6,17 @@
 //!
 //! | group                  | per entry                    | units            |
 //! |------------------------|------------------------------|------------------|
-//! | `foot_position`        | x, y, z of each foot joint   | m, root space    |
-//! | `foot_velocity`        | x, y, z of each foot joint   | m/s, root space  |
-//! | `hip_velocity`         | x, y, z of the hips          | m/s, root space  |
-//! | `trajectory_position`  | x, z of the root at +t       | m, root space    |
-//! | `trajectory_direction` | x, z of the facing at +t     | unit vector      |
-//! | `past_position`        | x, z of the root at -t       | m, root space    |
+//! | `foot_position`        | x, y, z of each foot joint   | m, facing frame  |
+//! | `foot_velocity`        | x, y, z of each foot joint   | m/s, facing frame|
+//! | `hip_velocity`         | x, y, z of the hips          | m/s, facing frame|
+//! | `trajectory_position`  | x, z of the facing frame at +t | m, facing frame |
+//! | `trajectory_direction` | x, z of its facing at +t     | unit vector      |
+//! | `past_position`        | x, z of the facing frame at -t | m, facing frame |
 //!
+//! The *facing frame* of a time is the clip's root frame then, with the gait's sway
+//! averaged out of its path and turned to where the body faces ([`facing_offset`]).
 //! Velocities are central differences over ±1/60 s of the world motion (root motion
-//! included), expressed in the root frame of the frame's time, so a planted foot has
+//! included), expressed in the facing frame of the frame's time, so a planted foot has
 //! a velocity of about zero.
 //!
 //! **Clip ends.** A looping clip's future wraps into its next cycle (wrap-safe root
@@ -380,9 +382,13 @@ fn smoothed_offset(
     Ok(GroundTransform::new(yaw, pos / sum_w))
 }
 
-/// [`smoothed_offset`] for a database clip at clip time `t`, with the database's
-/// smoothing: the frame the features of that time are expressed in, relative to the
-/// clip's root frame. The matcher places its query in the same frame.
+/// The *facing frame* of a database clip at clip time `t` (seconds), relative to the
+/// clip's root frame then: the root's path with the gait's sway averaged out (a Gaussian
+/// window of `DatabaseSettings::root_smoothing_secs` either side: motion capture's root
+/// follows the hips, whose yaw swings a few degrees each step and whose position sways,
+/// which no smooth desired trajectory matches), turned by
+/// [`ClipSource::facing_yaw_rad`] to where the body faces. Features are measured in it,
+/// and the matcher plays poses and places its query in it.
 pub fn facing_offset(
     s: &ClipSource<'_>,
     t: f64,

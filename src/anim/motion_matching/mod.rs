@@ -14,9 +14,14 @@
 //!           Matcher: jump + Inertializer, root motion moves the character
 //! ```
 //!
-//! Spaces: features are in the character's *root space*: the ground frame of the root
-//! at the frame's time (origin on the ground under the root, +Z its facing, Y up),
-//! metres and seconds. Pure CPU: glam, std and rayon (the parallel build).
+//! Spaces: features are in the character's *facing frame*: the ground frame of the root
+//! at the frame's time with the gait's sway averaged out and turned to where the body
+//! faces (origin on the ground under the character, +Z its facing, Y up; see
+//! [`facing_offset`]), metres and seconds. The matcher plays poses in the same frame and
+//! places it in the world (`MatcherState::world_from_root`), so a jump between takes
+//! that walked different ways keeps the character where and how it stands. After the
+//! search: adjustment towards the simulation, a play rate matched to the asked speed,
+//! and foot locking ([`FootLocker`]). Pure CPU: glam, std and rayon (the parallel build).
 
 mod bytes;
 mod controller;
