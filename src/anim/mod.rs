@@ -48,5 +48,7 @@ pub use root_motion::{
     MAX_ABS_CYCLE,
 };
 pub use skeleton::{Skeleton, Skin};
-pub use skinning::{skinning_palette, SkinningJob, MAX_INFLUENCES};
+pub use skinning::{
+    skinning_palette, PreparedSkinningJob, SkinInfluences, SkinningJob, MAX_INFLUENCES,
+};
 pub use transform::Transform;
