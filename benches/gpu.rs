@@ -1,6 +1,8 @@
-//! GPU benchmarks: compute-skinning throughput for 1, 10 and 100 Robots (7,218 vertices,
-//! 43 joints each), the CPU reference skinning on the same data, and a full offscreen
-//! 1280x720 frame (skin + background + lit mesh + grid + skeleton, MSAA).
+//! GPU benchmarks: compute-skinning throughput for 1, 10, 100 and 500 Robots (7,218
+//! vertices, 43 joints each), the CPU skinning (prepared job) on the same data, a full
+//! offscreen 1280x720 frame (skin + background + lit mesh + grid + skeleton, MSAA), and
+//! the library view's frame for 10, 100 and 500 Robots in a grid, each on its own clip
+//! (CPU poses in parallel, one skinning dispatch, the lit grid).
 //!
 //! `cargo bench --bench gpu`. The adapter is printed first: figures from a software
 //! rasteriser (lavapipe) say nothing about a real GPU. Without an adapter the benchmarks
@@ -12,7 +14,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::{Mat4, Vec3};
-use stridescope::anim::SkinningJob;
+use stridescope::anim::{PreparedSkinningJob, SkinInfluences};
 use stridescope::asset::{self, Model};
 use stridescope::render::bounds::{pose_bounds, primitive_influences};
 use stridescope::render::PoseMatrices;
@@ -23,7 +25,7 @@ use stridescope::render::{
 use stridescope::stage::pose::pose_at;
 use stridescope::stage::pose::Pose;
 
-const INSTANCE_COUNTS: [u32; 3] = [1, 10, 100];
+const INSTANCE_COUNTS: [u32; 4] = [1, 10, 100, 500];
 
 fn robot() -> Model {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Robot/robot.glb");
@@ -96,8 +98,7 @@ fn cpu_skinning(c: &mut Criterion) {
         mesh: usize,
         positions: Vec<Vec3>,
         normals: Vec<Vec3>,
-        joints: Vec<[u16; 8]>,
-        weights: Vec<[f32; 8]>,
+        influences: SkinInfluences,
     }
     let prims: Vec<Prim> = model
         .meshes
@@ -111,8 +112,7 @@ fn cpu_skinning(c: &mut Criterion) {
                     mesh: m,
                     positions: prim.positions.clone(),
                     normals: prim.normals.clone(),
-                    joints,
-                    weights,
+                    influences: SkinInfluences::new(&joints, &weights).unwrap(),
                 }
             })
         })
@@ -139,12 +139,11 @@ fn cpu_skinning(c: &mut Criterion) {
                     let mut at = 0;
                     for prim in &prims {
                         let n = prim.positions.len();
-                        SkinningJob {
+                        PreparedSkinningJob {
                             palette: &palette[prim.mesh],
                             positions: &prim.positions,
                             normals: &prim.normals,
-                            joints: &prim.joints,
-                            weights: &prim.weights,
+                            influences: &prim.influences,
                         }
                         .run(&mut out_p[at..at + n], &mut out_n[at..at + n])
                         .unwrap();
@@ -221,12 +220,75 @@ fn offscreen_frame(c: &mut Criterion) {
     ctx.check().unwrap();
 }
 
+/// The library view's whole frame for `count` Robots: the grid's poses (CPU, rayon), the
+/// palettes uploaded, one skinning dispatch, the render pass at 1280x720; waits for the
+/// GPU. The Robot's clips are repeated (renamed) so every character has its own.
+fn library_view_frame(c: &mut Criterion) {
+    let Some(ctx) = context() else { return };
+    let (width, height) = (1280u32, 720u32);
+    let robot = robot();
+    let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+    let gpu_model = renderer.upload_model(&ctx, &robot).unwrap();
+    let target = OffscreenTarget::new(&ctx.device, width, height, OFFSCREEN_FORMAT).unwrap();
+    let mut group = c.benchmark_group("library_view_frame_1280x720");
+    for count in [10usize, 100, 500] {
+        let mut model = robot.clone();
+        model.clips = (0..count)
+            .map(|i| {
+                let clip = robot.clips[i % robot.clips.len()].clone();
+                let name = format!("{} {i}", clip.name());
+                clip.renamed(name)
+            })
+            .collect();
+        model.analysis = Default::default();
+        let mut grid = stridescope::stage::library::ClipGrid::new(&model).unwrap();
+        let mut instances = renderer
+            .create_instances(&ctx, &gpu_model, count as u32)
+            .unwrap();
+        let (lo, hi) = grid.bounds();
+        let bounds = stridescope::render::Aabb { min: lo, max: hi };
+        let camera = framed_camera(&bounds, width as f32 / height as f32);
+        let mut t = 0.0;
+        group.throughput(Throughput::Elements(count as u64));
+        group.bench_with_input(BenchmarkId::new("robots", count), &count, |b, _| {
+            b.iter(|| {
+                t += 1.0 / 60.0;
+                grid.evaluate(&model, t);
+                let poses: Vec<&Pose> = grid.poses().collect();
+                instances
+                    .write_poses(&ctx.queue, &gpu_model, &poses)
+                    .unwrap();
+                let characters = [CharacterDraw {
+                    model: &gpu_model,
+                    instances: &instances,
+                    ghost: None,
+                }];
+                let scene = SceneView {
+                    camera,
+                    characters: &characters,
+                    grid: Some(Grid::for_bounds(lo, hi)),
+                    overlay: None,
+                    background: Background::default(),
+                };
+                let mut encoder = ctx.device.create_command_encoder(&Default::default());
+                renderer
+                    .render(&ctx, &mut encoder, &target.view, [width, height], &scene)
+                    .unwrap();
+                ctx.queue.submit([encoder.finish()]);
+                ctx.wait_idle().unwrap();
+            })
+        });
+    }
+    group.finish();
+    ctx.check().unwrap();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = gpu_skinning, cpu_skinning, offscreen_frame
+    targets = gpu_skinning, cpu_skinning, offscreen_frame, library_view_frame
 }
 criterion_main!(benches);

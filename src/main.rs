@@ -51,6 +51,7 @@ fn main() -> ExitCode {
             direction_deg: args.direction,
             motion_matching: args.motion_matching,
             library: args.library,
+            library_view: args.library_view,
             mirror: args.mirror,
             style: args.style,
             hold_keys: args.hold_keys,

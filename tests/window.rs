@@ -842,3 +842,57 @@ fn a_bandai_walk_plays_beside_the_robot_it_was_retargeted_onto() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The library view (issue 23), scripted: a folder of four Bandai takes on the Robot,
+/// `--library --library-view`: four robots in a 2x2 grid, all in view, labelled.
+#[test]
+fn the_library_view_shows_a_folder_of_takes_on_the_robot() {
+    let Some(x) = Xvfb::start() else { return };
+    let dir = temp_dir("library_view");
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let takes = dir.join("takes");
+    std::fs::create_dir_all(&takes).unwrap();
+    for take in [
+        "dataset-2_walk_normal_002",
+        "dataset-2_run_normal_001",
+        "dataset-2_walk-turn-left_active_002",
+        "dataset-2_run_elderly_002",
+    ] {
+        std::fs::copy(
+            shared.join(format!("mocap/bandai/{take}.bvh")),
+            takes.join(format!("{take}.bvh")),
+        )
+        .unwrap();
+    }
+    let robot = shared.join("assets/Robot/robot.glb");
+    let out = dir.join("library.png");
+    let o = run_scripted(
+        &x,
+        &dir,
+        &[
+            robot.to_str().unwrap(),
+            "--library",
+            takes.to_str().unwrap(),
+            "--library-view",
+            "--screenshot",
+            out.to_str().unwrap(),
+            "--after-frames",
+            "20",
+            "--size",
+            "1000x640",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("library view: 4 clips"), "{err}");
+    let img = RgbaImage::load_png(&out).unwrap();
+    // The viewport between the side panels, split down the middle: robots in both
+    // columns.
+    let (x0, x1) = (180, 800);
+    let mid = (x0 + x1) / 2;
+    let left = count_like(&img, x0, 30, mid, 520, [240, 160, 50], 45);
+    let right = count_like(&img, mid, 30, x1, 520, [240, 160, 50], 45);
+    eprintln!("{left} orange px on the left, {right} on the right");
+    assert!(left > 400 && right > 400, "{left} / {right} orange px");
+    let _ = std::fs::remove_dir_all(dir);
+}

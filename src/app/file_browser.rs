@@ -25,6 +25,9 @@ pub enum Purpose {
     SaveMap,
     /// Load a retarget bone map (RON map files listed).
     LoadMap,
+    /// Show a folder (or a file) of clips as a library: every clip at once, on this
+    /// character.
+    Library,
 }
 
 impl Purpose {
@@ -37,6 +40,7 @@ impl Purpose {
             Self::Retarget => "Retarget clips onto this character (glTF, FBX, BVH, or a folder)",
             Self::SaveMap => "Save the bone map (RON)",
             Self::LoadMap => "Load a bone map (RON)",
+            Self::Library => "Show a folder of clips as a library (glTF, FBX, BVH)",
         }
     }
 
@@ -48,7 +52,7 @@ impl Purpose {
     /// Whether a file shows in the listing.
     fn lists(self, path: &Path) -> bool {
         match self {
-            Self::Open | Self::CompareB | Self::Retarget => is_model_path(path),
+            Self::Open | Self::CompareB | Self::Retarget | Self::Library => is_model_path(path),
             Self::Export => ExportFormat::from_path(path).is_ok(),
             Self::SaveMap | Self::LoadMap => path
                 .extension()

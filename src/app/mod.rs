@@ -81,6 +81,9 @@ pub struct AppOptions {
     /// clips, retargeted onto it (and mirrored with `mirror`).
     pub library: Vec<PathBuf>,
     pub mirror: bool,
+    /// Open the library view (every clip at once) at start, on the library when one is
+    /// built.
+    pub library_view: bool,
     /// The motion-matching style (`--style`; see
     /// [`crate::stage::matching::MatchingDef::style`]).
     pub style: Option<String>,
@@ -257,6 +260,9 @@ fn apply_start_options(previewer: &mut Previewer, options: &AppOptions) {
         // An unknown style is an error in the status bar; matching goes on as it was.
         previewer.edit_matching(|d| d.style = Some(style.clone()));
     }
+    if options.library_view {
+        previewer.open_library_view();
+    }
 }
 
 /// Loads the requested file; a bad file falls back to the demo with the error shown.
@@ -340,6 +346,8 @@ struct Gpu {
     compare: Option<CompareGpu>,
     /// Model generation whose upload failed, so it is not retried every frame.
     failed_generation: Option<u64>,
+    /// The library view's instances: `(model generation, count)` they were made for.
+    crowd: Option<((u64, usize), SkinnedInstances)>,
     /// Trail points, reused every frame.
     trail_scratch: Vec<Vec3>,
     /// The overlay and the ghosts' instances, kept between frames.
@@ -395,6 +403,7 @@ impl Gpu {
             character: None,
             compare: None,
             failed_generation: None,
+            crowd: None,
             trail_scratch: Vec::new(),
             scene: SceneBuilder::new(),
         })
@@ -629,6 +638,10 @@ impl Gpu {
         view: &wgpu::TextureView,
         size: [u32; 2],
     ) -> Result<(), RenderError> {
+        if let Some(v) = previewer.library_view() {
+            return self.draw_library(encoder, previewer, v, view, size);
+        }
+        self.crowd = None;
         let toggles = previewer.toggles;
         self.trail_scratch.clear();
         if toggles.trail {
@@ -676,6 +689,62 @@ impl Gpu {
         }
         self.scene
             .draw(&self.ctx, &mut self.renderer, frame, |renderer, scene| {
+                renderer.render(&self.ctx, encoder, view, size, scene)
+            })
+    }
+}
+
+impl Gpu {
+    /// Records the library view's grid into `view`: every character skinned in one
+    /// dispatch per model from instances made once per model and clip count.
+    fn draw_library(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        previewer: &Previewer,
+        library: &crate::app::controller::LibraryView,
+        view: &wgpu::TextureView,
+        size: [u32; 2],
+    ) -> Result<(), RenderError> {
+        let generation = previewer.model_generation();
+        let Some(c) = self
+            .character
+            .as_mut()
+            .filter(|c| c.generation == generation)
+        else {
+            return Ok(());
+        };
+        let count = library.grid.len();
+        let made_for = (generation, count);
+        if self.crowd.as_ref().map(|(k, _)| *k) != Some(made_for) {
+            // Dropped first: a grid of hundreds of characters holds large buffers.
+            self.crowd = None;
+            let instances = self
+                .renderer
+                .create_instances(&self.ctx, &c.model, count as u32)?;
+            self.crowd = Some((made_for, instances));
+        }
+        let Some((_, instances)) = self.crowd.as_mut() else {
+            return Ok(());
+        };
+        let grid = previewer.toggles.grid.then(|| {
+            let (lo, hi) = library.grid.bounds();
+            let mut g = Grid::for_bounds(lo, hi);
+            g.center = Vec3::ZERO;
+            g
+        });
+        let poses: Vec<&Pose> = library.grid.poses().collect();
+        let crowd = crate::render::Crowd {
+            camera: previewer.camera,
+            grid,
+            gpu: OnGpu {
+                model: &c.model,
+                instances,
+                upload: generation,
+            },
+            poses: &poses,
+        };
+        self.scene
+            .draw_crowd(&self.ctx, &mut self.renderer, crowd, |renderer, scene| {
                 renderer.render(&self.ctx, encoder, view, size, scene)
             })
     }
@@ -994,6 +1063,16 @@ impl App {
                     });
                     if let Some(path) = picked {
                         let _ = self.previewer.retarget_from(&path);
+                    }
+                }
+                Action::OpenLibraryDialog => {
+                    let picked = self.pick_file(Purpose::Library, || {
+                        rfd::FileDialog::new()
+                            .set_title(Purpose::Library.title())
+                            .pick_folder()
+                    });
+                    if let Some(path) = picked {
+                        self.previewer.open_library_folder(&path);
                     }
                 }
                 Action::SaveRetargetMapDialog => {

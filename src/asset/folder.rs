@@ -34,6 +34,20 @@ pub fn bvh_files(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
     Ok(files)
 }
 
+/// The glTF files (.glb, .gltf) directly in `dir`, sorted by name (case-insensitive): a
+/// clip library's files that each carry their own skeleton.
+pub fn gltf_files(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
+    let read = std::fs::read_dir(dir)
+        .map_err(|e| ImportError::new(dir, "", format!("cannot read the folder: {e}")))?;
+    let mut files: Vec<PathBuf> = read
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && super::is_gltf_path(p))
+        .collect();
+    files.sort_by_key(|p| p.to_string_lossy().to_lowercase());
+    Ok(files)
+}
+
 /// Loads every BVH file of `dir` into one model (see the module docs). `progress` is
 /// called with `(files done, files in all)` as files finish, from worker threads.
 ///

@@ -23,6 +23,11 @@ use crate::stage::timeline::{RootMotionMode, Timeline};
 /// stridescope: a glTF animation previewer with wrap-safe root motion.
 #[derive(Debug, Parser)]
 #[command(name = "stridescope", version, about)]
+#[command(group(
+    clap::ArgGroup::new("library_user")
+        .multiple(true)
+        .args(["motion_matching", "library_view"])
+))]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -101,9 +106,14 @@ pub struct Cli {
     pub motion_matching: bool,
     /// With --motion-matching: match these clips instead of the character's own (files or
     /// folders of BVH, FBX, glTF; repeatable), retargeted onto FILE's character (the demo
-    /// without FILE).
-    #[arg(long, value_name = "PATH", requires = "motion_matching")]
+    /// without FILE). With --library-view: show these clips in the grid.
+    #[arg(long, value_name = "PATH", requires = "library_user")]
     pub library: Vec<PathBuf>,
+    /// Open the library view: every clip at once in a grid, each labelled (hover to
+    /// enlarge, click to open; G in the window). With --library: that library's clips on
+    /// FILE's character.
+    #[arg(long)]
+    pub library_view: bool,
     /// With --library: every library clip also enters mirrored left/right.
     #[arg(long, requires = "library")]
     pub mirror: bool,

@@ -5,8 +5,12 @@ use glam::{Mat4, Vec3};
 
 use super::PoseMatrices;
 use crate::anim::morph::{MorphDeltas, MorphJob};
-use crate::anim::{AnimError, SkinningJob, MAX_INFLUENCES};
+use crate::anim::{AnimError, PreparedSkinningJob, SkinInfluences, MAX_INFLUENCES};
 use crate::asset::Model;
+
+/// Meshes at least this large are skinned over rayon's threads (below it the threads'
+/// start-up costs more than they save: the Robot's 7,218 vertices skin in ~30 us).
+const PARALLEL_SKINNING_VERTICES: usize = 16_384;
 
 /// An axis-aligned box; `min > max` when empty.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -99,10 +103,11 @@ pub fn primitive_influences(
     }
 }
 
-/// Morphs and skins one primitive on the CPU with the reference jobs ([`MorphJob`] with
-/// the pose's morph weights for the mesh, or its defaults, then [`SkinningJob`]):
-/// positions, and normals when `with_normals`. This is the oracle the GPU pass is tested
-/// against.
+/// Morphs and skins one primitive on the CPU ([`MorphJob`] with the pose's morph weights
+/// for the mesh, or its defaults, then [`PreparedSkinningJob`], which matches the plain
+/// reference [`crate::anim::SkinningJob`] to 1e-5 of the mesh's size, tested): positions,
+/// and normals when `with_normals`. The GPU pass is tested against it; `snapshot --obj`
+/// and the bounds use it.
 pub fn cpu_skin_primitive(
     model: &Model,
     pose: &impl PoseMatrices,
@@ -154,14 +159,20 @@ pub fn cpu_skin_primitive(
     };
     let mut positions = vec![Vec3::ZERO; n];
     let mut normals = vec![Vec3::ZERO; if with_normals { n } else { 0 }];
-    SkinningJob {
+    // The prepared job: weights normalised once, loops per influence count; big meshes
+    // over rayon's threads (the same results either way).
+    let influences = SkinInfluences::new(&joints, &weights)?;
+    let job = PreparedSkinningJob {
         palette: &palette,
         positions: bind_positions,
         normals: bind_normals,
-        joints: &joints,
-        weights: &weights,
+        influences: &influences,
+    };
+    if n >= PARALLEL_SKINNING_VERTICES {
+        job.run_parallel(&mut positions, &mut normals)?;
+    } else {
+        job.run(&mut positions, &mut normals)?;
     }
-    .run(&mut positions, &mut normals)?;
     Ok((positions, normals))
 }
 

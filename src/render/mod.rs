@@ -70,6 +70,6 @@ pub use renderer::{
     shader_source, Background, CharacterDraw, GhostTint, Renderer, SceneView, DEPTH_FORMAT,
     FRAME_PRELUDE,
 };
-pub use scene::{Frame, SceneBuilder};
+pub use scene::{Crowd, Frame, SceneBuilder};
 pub use skinning::{PaletteLayout, SkinnedInstances, SkinningLimits, SkinningPipeline};
 pub use target::{read_buffer, OffscreenTarget, PendingReadback, RgbaImage, OFFSCREEN_FORMAT};

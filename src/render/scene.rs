@@ -276,4 +276,47 @@ impl SceneBuilder {
         };
         render(renderer, &scene)
     }
+
+    /// Draws many copies of one model at once (the library view's grid): every pose is
+    /// written to `instances` (one palette each, skinned in one dispatch per model) and
+    /// drawn lit, with the grid; no overlay. `poses` are in world space.
+    pub fn draw_crowd<P: PoseMatrices, R>(
+        &mut self,
+        ctx: &GpuContext,
+        renderer: &mut Renderer,
+        crowd: Crowd<'_, P>,
+        render: impl FnOnce(&mut Renderer, &SceneView<'_>) -> Result<R, RenderError>,
+    ) -> Result<R, RenderError> {
+        let Crowd {
+            camera,
+            grid,
+            gpu,
+            poses,
+        } = crowd;
+        gpu.instances.write_poses(&ctx.queue, gpu.model, poses)?;
+        self.overlay.clear();
+        let characters = [CharacterDraw {
+            model: gpu.model,
+            instances: gpu.instances,
+            ghost: None,
+        }];
+        let scene = SceneView {
+            camera,
+            characters: &characters,
+            grid,
+            overlay: Some(&self.overlay),
+            background: Default::default(),
+        };
+        render(renderer, &scene)
+    }
+}
+
+/// Many copies of one model, each in its own pose: the library view's grid.
+pub struct Crowd<'a, P> {
+    pub camera: OrbitCamera,
+    pub grid: Option<Grid>,
+    /// The model's GPU copy and instances enough for every pose.
+    pub gpu: OnGpu<'a>,
+    /// One pose per copy (world space).
+    pub poses: &'a [&'a P],
 }

@@ -377,7 +377,7 @@ impl fmt::Display for StageError {
                 source,
             } => write!(f, "{model}: clip '{clip}': {source}"),
             StageError::EmptyLibrary => {
-                f.write_str("--library: no clip found in the given files and folders")
+                f.write_str("library: no clip found in the given files and folders (.bvh, .fbx, .glb, .gltf)")
             }
             StageError::MirrorNoLegs { model } => write!(
                 f,

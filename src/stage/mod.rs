@@ -7,6 +7,7 @@
 pub mod character;
 mod error;
 pub mod inspect;
+pub mod library;
 pub mod locomotion;
 pub mod matching;
 pub mod pose;

@@ -3,7 +3,7 @@
 //! target's GLB with the clips added. Used by `stridescope retarget`, by motion matching's
 //! `--library` and by the window's File > Retarget onto this character.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -424,7 +424,20 @@ fn library_on(
     let mut files = 0;
     // (the clip's name in the library, its sidecar's tags).
     let mut tagged: Vec<(String, Vec<crate::stage::matching::SidecarTag>)> = Vec::new();
+    // A folder's BVH and FBX takes load together (one actor's rig, in parallel); each
+    // glTF file in it is a source of its own (it carries its own skeleton).
+    let mut sources: Vec<PathBuf> = Vec::new();
     for path in library {
+        if path.is_dir() {
+            if !crate::asset::folder::bvh_files(path)?.is_empty() {
+                sources.push(path.clone());
+            }
+            sources.extend(crate::asset::folder::gltf_files(path)?);
+        } else {
+            sources.push(path.clone());
+        }
+    }
+    for path in &sources {
         let listed = if path.is_dir() {
             crate::asset::folder::bvh_files(path)?
         } else {

@@ -251,6 +251,7 @@ impl Previewer {
     /// own and is discarded), saying so in the status bar.
     fn drop_pending_load(&mut self, why: &str) {
         if let Some(p) = self.pending_load.take() {
+            self.library_view_pending = false;
             let what = if p.library {
                 "building the library from"
             } else {
@@ -339,15 +340,19 @@ impl Previewer {
                 self.replace_model(model, None);
                 self.matching_tags = tags;
                 self.library_outcome = Some(Ok(()));
-                self.set_message(
-                    format!(
-                        "motion matching on {clips} clips from {files} library files{}",
-                        if mirror { " (mirrored too)" } else { "" }
-                    ),
-                    false,
-                );
+                let grid = std::mem::take(&mut self.library_view_pending);
+                let mirrored = if mirror { " (mirrored too)" } else { "" };
+                let text = if grid || session.is_none() {
+                    format!("the library: {clips} clips from {files} files{mirrored}")
+                } else {
+                    format!("motion matching on {clips} clips from {files} library files{mirrored}")
+                };
+                self.set_message(text, false);
                 if let Some(session) = session {
                     self.start_matching(*session);
+                }
+                if grid {
+                    self.open_library_view();
                 }
             }
             Ok(Loaded::Folder(model)) => {
@@ -366,6 +371,7 @@ impl Previewer {
             Err(e) => {
                 if pending.library {
                     self.library_outcome = Some(Err(e.clone()));
+                    self.library_view_pending = false;
                 }
                 self.set_message(format!("{e} (kept {})", self.stage.main.model.source), true);
             }

@@ -7,6 +7,7 @@
 
 mod command;
 mod evaluate;
+mod library;
 mod loading;
 mod matching;
 mod messages;
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 use glam::Vec3;
 
 pub use command::{StageCommand, ViewCommand};
+pub use library::LibraryView;
 pub use matching::MatchingOverlays;
 pub use playback::Transport;
 pub use retarget::{MapSide, RetargetSession};
@@ -44,6 +46,8 @@ pub enum Action {
     OpenCompareDialog,
     /// Pick a file or folder whose clips are retargeted onto the character.
     OpenRetargetDialog,
+    /// Pick a folder of clips to show as a library (every clip at once).
+    OpenLibraryDialog,
     /// Ask where to save the retarget bone map (RON).
     SaveRetargetMapDialog,
     /// Pick a retarget bone map (RON) to load and apply.
@@ -205,6 +209,11 @@ pub struct Previewer {
     /// How the last library build ended, until the window takes it
     /// ([`Previewer::take_library_outcome`]).
     library_outcome: Option<Result<(), String>>,
+    /// The library view (every clip at once in a grid) while it is open.
+    library_view: Option<LibraryView>,
+    /// Open the library view when the library build running now is done (File > Open a
+    /// folder as a library).
+    library_view_pending: bool,
 }
 
 /// A folder (or a motion-matching library) loading on a worker thread, and how far it
@@ -280,6 +289,8 @@ impl Previewer {
             message: None,
             pending_load: None,
             library_outcome: None,
+            library_view: None,
+            library_view_pending: false,
             message_log: std::collections::VecDeque::new(),
             messages_logged: 0,
             toast: None,
@@ -336,6 +347,9 @@ impl Previewer {
         if self.pending_load.is_some() {
             // Keep polling the folder load and drawing its progress.
             return true;
+        }
+        if let Some(v) = self.library_view() {
+            return v.playing;
         }
         match &self.stage.main.source {
             MotionSource::Matching(m) => m.playing,

@@ -339,6 +339,11 @@ impl Previewer {
 
     /// Advances playback by `dt_secs` of wall time and re-evaluates the pose.
     pub fn advance(&mut self, dt_secs: f64) {
+        if self.library_view().is_some() {
+            // The library view covers the character: it waits where it was.
+            self.advance_library(dt_secs);
+            return;
+        }
         // Motion matching's keys are relative to where the camera looks (the orbit
         // camera's yaw is where it sits; it looks the opposite way).
         let look = self.camera.yaw_rad + std::f32::consts::PI;

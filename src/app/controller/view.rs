@@ -69,6 +69,10 @@ impl Previewer {
             return;
         }
         self.frame_pending = false;
+        if self.library_view().is_some() {
+            self.frame_library();
+            return;
+        }
         let mut bounds =
             match crate::render::bounds::pose_bounds(&self.stage.main.model, &self.stage.main.pose)
             {

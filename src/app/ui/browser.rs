@@ -138,16 +138,26 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                                         && (crate::asset::is_bvh_path(&e.path)
                                             || crate::asset::is_fbx_path(&e.path))
                                 });
-                            let folder_label = if purpose == Purpose::Retarget {
-                                "Retarget this folder"
-                            } else {
-                                "Open this folder"
+                            let folder_label = match purpose {
+                                Purpose::Retarget => "Retarget this folder",
+                                Purpose::Library => "Show this folder as a library",
+                                _ => "Open this folder",
                             };
-                            if matches!(purpose, Purpose::Open | Purpose::Retarget)
-                                && has_bvh
+                            // A library takes glTF files too (each on its own skeleton).
+                            let has_clips = has_bvh
+                                || (purpose == Purpose::Library
+                                    && b.entries.iter().any(|e| {
+                                        !e.is_dir && crate::asset::is_gltf_path(&e.path)
+                                    }));
+                            if matches!(purpose, Purpose::Open | Purpose::Retarget | Purpose::Library)
+                                && has_clips
                                 && ui
                                     .button(folder_label)
-                                    .on_hover_text("every BVH and FBX file of this folder as the clips of one character")
+                                    .on_hover_text(if purpose == Purpose::Library {
+                                        "every clip of this folder's files, all at once, on this character"
+                                    } else {
+                                        "every BVH and FBX file of this folder as the clips of one character"
+                                    })
                                     .clicked()
                             {
                                 open_file = Some(b.dir.clone());
@@ -183,6 +193,10 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
             Purpose::Open => p.open_path(&path),
             Purpose::CompareB => p.compare_with_file(&path),
             Purpose::Retarget => p.retarget_from(&path),
+            Purpose::Library => {
+                p.open_library_folder(&path);
+                Ok(())
+            }
             Purpose::Export => {
                 p.request(Action::ExportPreviewTo(path));
                 Ok(())

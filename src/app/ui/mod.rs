@@ -22,6 +22,7 @@
 mod blend;
 mod browser;
 mod inspect;
+mod library;
 mod locomotion;
 mod mask;
 mod matching;
@@ -85,7 +86,9 @@ impl Previewer {
         let timeline = egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| {
-                if self.matching().is_some() {
+                if self.library_view().is_some() {
+                    library::library_bar_ui(self, ui)
+                } else if self.matching().is_some() {
                     matching::matching_timeline_ui(self, ui)
                 } else if self.graph().is_some() {
                     blend::graph_timeline_ui(self, ui)
@@ -221,6 +224,9 @@ impl Previewer {
             return;
         }
         use egui::Modifiers;
+        if library::library_keys(self, ui) {
+            return;
+        }
         if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::M)) {
             let on = self.matching().is_none();
             self.set_matching_enabled(on);
@@ -393,6 +399,17 @@ impl Previewer {
                     ui.close();
                 }
                 if ui
+                    .button("Open a folder as a library…")
+                    .on_hover_text(
+                        "every clip of a folder (glTF, FBX, BVH) at once in a grid, on this \
+                         character (retargeted when the skeletons differ)",
+                    )
+                    .clicked()
+                {
+                    self.request(Action::OpenLibraryDialog);
+                    ui.close();
+                }
+                if ui
                     .button("Export preview…")
                     .on_hover_text(
                         "one cycle of the clip as the viewport shows it: GIF, animated PNG or MP4",
@@ -428,6 +445,20 @@ impl Previewer {
             });
             ui.menu_button("View", |ui| {
                 self.toggles_ui(ui);
+                ui.separator();
+                let open = self.library_view().is_some();
+                if ui
+                    .selectable_label(open, "Library view: every clip at once  (G)")
+                    .on_hover_text("the open character's clips in a grid, all playing")
+                    .clicked()
+                {
+                    if open {
+                        self.close_library_view();
+                    } else {
+                        self.open_library_view();
+                    }
+                    ui.close();
+                }
                 ui.separator();
                 if ui
                     .button("Messages…")
@@ -685,6 +716,8 @@ impl Previewer {
     fn viewport_ui(&mut self, ui: &mut egui::Ui, texture: Option<egui::TextureId>) {
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, Sense::click_and_drag());
+        // Named for screen readers (and the UI tests, which click in it).
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "3D viewport"));
         let ppp = ui.ctx().pixels_per_point();
         self.set_view(ViewCommand::ViewportSize([
             (rect.width() * ppp).round() as u32,
@@ -707,7 +740,10 @@ impl Previewer {
                 );
             }
         }
-        locomotion::overlay_text_ui(self, ui, rect);
+        let library = library::library_viewport_ui(self, ui, rect, &response);
+        if !library {
+            locomotion::overlay_text_ui(self, ui, rect);
+        }
         // Camera input: left drag orbits, middle or shift+left drag pans, wheel zooms.
         let delta = response.drag_delta();
         let shift = ui.input(|i| i.modifiers.shift);
@@ -724,7 +760,9 @@ impl Previewer {
                 self.set_view(ViewCommand::Zoom((-scroll * 0.002).exp()));
             }
         }
-        if response.double_clicked() {
+        if library {
+            // The library view picks characters, not joints.
+        } else if response.double_clicked() {
             self.frame_character();
         } else if response.clicked() {
             if let Some(pos) = response.interact_pointer_pos() {
@@ -732,6 +770,8 @@ impl Previewer {
                 self.pick_joint(Vec2::new(local.x, local.y));
             }
         }
-        self.selected_label_ui(ui, rect);
+        if !library {
+            self.selected_label_ui(ui, rect);
+        }
     }
 }

@@ -1,0 +1,172 @@
+//! The library view's UI: labels over the grid's characters, hover to enlarge, click to
+//! open a clip, and a bar in place of the timeline (play/pause, time, leave).
+
+use egui::{Color32, Key, Modifiers};
+use glam::Vec2;
+
+use crate::app::controller::{Action, Previewer};
+
+/// Labels narrower than this (points) are not drawn, except the hovered one: hundreds of
+/// clips seen from afar would be a blur of text.
+const MIN_LABEL_CELL_PT: f32 = 46.0;
+
+/// The library view's keys: Space pauses, F frames the grid, Esc or G leaves. Returns
+/// true when the view is open (the character's own shortcuts then do nothing).
+pub(super) fn library_keys(p: &mut Previewer, ui: &egui::Ui) -> bool {
+    if p.library_view().is_none() {
+        if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::G)) {
+            p.open_library_view();
+        }
+        return false;
+    }
+    let (space, frame, leave) = ui.input_mut(|i| {
+        (
+            i.consume_key(Modifiers::NONE, Key::Space),
+            i.consume_key(Modifiers::NONE, Key::F),
+            i.consume_key(Modifiers::NONE, Key::Escape) | i.consume_key(Modifiers::NONE, Key::G),
+        )
+    });
+    if space {
+        p.toggle_library_play();
+    }
+    if frame {
+        p.frame_library();
+    }
+    if leave {
+        p.close_library_view();
+    }
+    true
+}
+
+/// Over the viewport (`rect`, points) while the library view is open: each cell's label
+/// above its character, the hovered cell enlarged with its label highlighted, a click
+/// opening its clip. Returns true when the view is open (camera input still applies).
+pub(super) fn library_viewport_ui(
+    p: &mut Previewer,
+    ui: &egui::Ui,
+    rect: egui::Rect,
+    response: &egui::Response,
+) -> bool {
+    if p.library_view().is_none() {
+        return false;
+    }
+    let ppp = ui.ctx().pixels_per_point();
+    let to_local = |pos: egui::Pos2| {
+        let local = (pos - rect.min) * ppp;
+        Vec2::new(local.x, local.y)
+    };
+    let hovered = response
+        .hover_pos()
+        .filter(|_| !response.dragged())
+        .and_then(|pos| p.library_cell_at(to_local(pos)));
+    p.hover_library_cell(hovered);
+    if response.clicked() {
+        if let Some(cell) = response
+            .interact_pointer_pos()
+            .and_then(|pos| p.library_cell_at(to_local(pos)))
+        {
+            p.open_library_cell(cell);
+            return true;
+        }
+    }
+    let Some(v) = p.library_view() else {
+        return true;
+    };
+    let [w, h] = p.viewport_size_px();
+    let size = Vec2::new(w as f32, h as f32);
+    let clip_from_world = p.camera.clip_from_world(size.x / size.y.max(1.0));
+    let to_points = |world: glam::Vec3| {
+        crate::render::camera::world_to_pixel(&clip_from_world, world, size)
+            .map(|px| rect.min + egui::vec2(px.x, px.y) / ppp)
+    };
+    // How wide a cell looks here, from the grid's middle: labels show when it is wide
+    // enough to hold a few words.
+    let right = p.camera.right_up().0 * v.grid.spacing_m();
+    let cell_pt = v
+        .grid
+        .center(v.grid.len() / 2)
+        .and_then(|c| Some((to_points(c)?, to_points(c + right)?)))
+        .map_or(0.0, |(a, b)| (b - a).length());
+    let painter = ui.painter().with_clip_rect(rect);
+    let font = egui::FontId::proportional((cell_pt / 9.0).clamp(9.0, 13.0));
+    let chars = ((cell_pt / 6.5) as usize).max(6);
+    for cell in 0..v.grid.len() {
+        let is_hovered = hovered == Some(cell);
+        if cell_pt < MIN_LABEL_CELL_PT && !is_hovered {
+            continue;
+        }
+        let Some(at) = v.grid.label_anchor(cell).and_then(to_points) else {
+            continue;
+        };
+        if !rect.contains(at) {
+            continue;
+        }
+        let label = v.grid.label(cell);
+        let text = if is_hovered || label.chars().count() <= chars {
+            label.to_string()
+        } else {
+            format!("{}…", label.chars().take(chars - 1).collect::<String>())
+        };
+        if is_hovered {
+            let galley = painter.layout_no_wrap(
+                text,
+                egui::FontId::proportional(14.0),
+                Color32::from_rgb(255, 220, 120),
+            );
+            let r = egui::Align2::CENTER_BOTTOM
+                .anchor_size(at, galley.size())
+                .expand(3.0);
+            painter.rect_filled(r, 3.0, Color32::from_black_alpha(170));
+            painter.galley(r.min + egui::vec2(3.0, 3.0), galley, Color32::WHITE);
+        } else {
+            painter.text(
+                at,
+                egui::Align2::CENTER_BOTTOM,
+                text,
+                font.clone(),
+                Color32::from_gray(225),
+            );
+        }
+    }
+    true
+}
+
+/// The bar in place of the timeline while the library view is open.
+pub(super) fn library_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let Some(v) = p.library_view() else {
+        return;
+    };
+    let (playing, time, n) = (v.playing, v.time_secs, v.grid.len());
+    let columns = v.grid.columns();
+    ui.horizontal(|ui| {
+        let label = if playing { "Pause" } else { "Play" };
+        if ui
+            .button(label)
+            .on_hover_text("every clip at once (Space)")
+            .clicked()
+        {
+            p.toggle_library_play();
+        }
+        ui.label(format!("{time:.2} s"));
+        ui.separator();
+        ui.label(format!(
+            "{n} clips in {} rows of {columns}: hover a character to enlarge it, click to open \
+             its clip",
+            n.div_ceil(columns)
+        ));
+        ui.separator();
+        if ui.button("Frame all  (F)").clicked() {
+            p.frame_library();
+        }
+        if ui
+            .button("Open a folder…")
+            .on_hover_text("another folder of clips as the library, on this character")
+            .clicked()
+        {
+            p.request(Action::OpenLibraryDialog);
+        }
+        if ui.button("Back to the character  (Esc)").clicked() {
+            p.close_library_view();
+        }
+    });
+}

@@ -1,0 +1,364 @@
+//! The library view (issue 23): every clip of a character at once in a grid, in place,
+//! each looping at its own length, evaluated one job per character; the hovered one
+//! larger; a click opens its clip. On the Robot's own clips, the 482 Bandai takes
+//! retargeted onto the Robot, and a folder mixing glTF and BVH files.
+
+use std::path::{Path, PathBuf};
+
+use egui::Key;
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use glam::{Vec2, Vec3};
+use stridescope::app::settings::Settings;
+use stridescope::app::ui::Previewer;
+use stridescope::asset::Model;
+use stridescope::stage::library::{ClipGrid, ENLARGED_SCALE};
+
+mod common;
+
+fn shared(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(rel)
+}
+
+fn robot() -> Model {
+    stridescope::asset::load(&shared("assets/Robot/robot.glb")).unwrap()
+}
+
+/// The largest horizontal distance of joint `joint` from its cell's centre, over all
+/// cells, as the grid plays `secs` seconds at 30 frames a second.
+fn farthest_from_cell(grid: &mut ClipGrid, model: &Model, joint: usize, secs: f64) -> f32 {
+    let mut worst = 0.0f32;
+    for frame in 0..(secs * 30.0) as usize {
+        grid.evaluate(model, frame as f64 / 30.0);
+        for (cell, pose) in grid.poses().enumerate() {
+            let at = pose.model_from_joint[joint].w_axis.truncate();
+            let c = grid.center(cell).unwrap();
+            worst = worst.max(Vec2::new(at.x - c.x, at.z - c.z).length());
+        }
+    }
+    worst
+}
+
+fn hips(model: &Model) -> usize {
+    let names = model.skeleton.names();
+    names
+        .iter()
+        .position(|n| n.to_lowercase().contains("hips"))
+        .unwrap_or_else(|| panic!("no hips in {names:?}"))
+}
+
+#[test]
+fn every_robot_clip_plays_in_place_in_its_own_cell() {
+    let model = robot();
+    let n = model.clips.len();
+    let mut grid = ClipGrid::new(&model).unwrap();
+    assert_eq!(grid.len(), n);
+    // A square grid: ceil(sqrt(n)) columns.
+    let columns = (n as f64).sqrt().ceil() as usize;
+    assert_eq!(grid.columns(), columns);
+    // Cells one spacing apart, centred on the origin, rows along +z.
+    let d = grid.center(1).unwrap() - grid.center(0).unwrap();
+    assert!((d - Vec3::X * grid.spacing_m()).length() < 1e-5, "{d}");
+    let d = grid.center(columns).unwrap() - grid.center(0).unwrap();
+    assert!((d - Vec3::Z * grid.spacing_m()).length() < 1e-5, "{d}");
+    let (lo, hi) = grid.bounds();
+    assert!((lo.x + hi.x).abs() < 1e-4 && lo.y == 0.0, "{lo} {hi}");
+    // Every hips stays within a quarter cell of its centre (the cells are 1.4 times the
+    // rest pose's width apart), so no two characters overlap. (The Robot's clips are in
+    // place; the Bandai test below is the one whose takes travel.)
+    let hips = hips(&model);
+    let worst = farthest_from_cell(&mut grid, &model, hips, 3.0);
+    assert!(
+        worst < 0.25 * grid.spacing_m(),
+        "hips {worst} m from the cell centre (spacing {} m)",
+        grid.spacing_m()
+    );
+    assert!(grid.failure().is_none(), "{:?}", grid.failure());
+}
+
+#[test]
+fn each_cell_loops_at_its_own_length_and_threads_change_nothing() {
+    let model = robot();
+    // The shortest and the longest clip (cells that loop at different lengths).
+    let by_length = |a: &usize, b: &usize| {
+        model.clips[*a]
+            .duration_secs()
+            .total_cmp(&model.clips[*b].duration_secs())
+    };
+    let walk = (0..model.clips.len()).min_by(by_length).unwrap();
+    let run = (0..model.clips.len()).max_by(by_length).unwrap();
+    let (dw, dr) = (
+        f64::from(model.clips[walk].duration_secs()),
+        f64::from(model.clips[run].duration_secs()),
+    );
+    assert!((dw - dr).abs() > 0.05, "shortest {dw} s, longest {dr} s");
+    let mut grid = ClipGrid::new(&model).unwrap();
+    let mut other = ClipGrid::new(&model).unwrap();
+    let cell_of = |clip| {
+        (0..grid.len())
+            .find(|&c| grid.clip(c) == Some(clip))
+            .unwrap()
+    };
+    let (cw, cr) = (cell_of(walk), cell_of(run));
+    let snapshot =
+        |g: &ClipGrid, cell: usize| g.poses().nth(cell).unwrap().model_from_joint.clone();
+    let t = 0.37;
+    grid.evaluate(&model, t);
+    let (w0, r0) = (snapshot(&grid, cw), snapshot(&grid, cr));
+    // One cycle of the short clip later it is where it was; the long one is not.
+    grid.evaluate(&model, t + dw);
+    let close = |a: &[glam::Mat4], b: &[glam::Mat4]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x.w_axis - y.w_axis).length())
+            .fold(0.0f32, f32::max)
+    };
+    assert!(close(&w0, &snapshot(&grid, cw)) < 1e-3);
+    assert!(close(&r0, &snapshot(&grid, cr)) > 0.01);
+    grid.evaluate(&model, t + dr);
+    assert!(close(&r0, &snapshot(&grid, cr)) < 1e-3);
+    // Half a cycle of the short one later, it has moved on.
+    grid.evaluate(&model, t + 0.5 * dw);
+    assert!(close(&w0, &snapshot(&grid, cw)) > 0.01);
+    // The parallel evaluation is the sequential one, bit for bit.
+    for time in [0.0, 0.51, 2.9] {
+        grid.evaluate(&model, time);
+        other.evaluate_sequential(&model, time);
+        for (a, b) in grid.poses().zip(other.poses()) {
+            assert_eq!(a.model_from_joint, b.model_from_joint);
+            assert_eq!(a.skin_palettes, b.skin_palettes);
+        }
+    }
+}
+
+#[test]
+fn the_enlarged_character_is_drawn_larger_about_its_feet() {
+    let model = robot();
+    let mut grid = ClipGrid::new(&model).unwrap();
+    let top = |g: &ClipGrid, cell: usize| {
+        g.poses()
+            .nth(cell)
+            .unwrap()
+            .model_from_joint
+            .iter()
+            .map(|m| m.w_axis.y)
+            .fold(f32::MIN, f32::max)
+    };
+    grid.evaluate(&model, 0.8);
+    let (plain, neighbour) = (top(&grid, 2), top(&grid, 3));
+    grid.set_enlarged(Some(2));
+    grid.evaluate(&model, 0.8);
+    assert!(
+        (top(&grid, 2) / plain - ENLARGED_SCALE).abs() < 1e-4,
+        "{} vs {plain}",
+        top(&grid, 2)
+    );
+    assert_eq!(top(&grid, 3), neighbour, "only the hovered one grows");
+    assert!(grid.label_anchor(2).unwrap().y > grid.label_anchor(3).unwrap().y);
+    // A cell past the end enlarges nothing.
+    grid.set_enlarged(Some(grid.len()));
+    assert_eq!(grid.enlarged(), None);
+}
+
+/// Issue 23's scale test: the 482 shared Bandai takes on the Robot, one per cell.
+#[test]
+fn the_bandai_library_plays_on_the_robot_one_take_per_cell() {
+    let (model, files, _) = stridescope::stage::retarget::library_model(
+        Some(&shared("assets/Robot/robot.glb")),
+        &[shared("mocap/bandai")],
+        false,
+    )
+    .unwrap();
+    assert_eq!(files, 482);
+    let mut grid = ClipGrid::new(&model).unwrap();
+    assert_eq!(grid.len(), 482);
+    assert_eq!(grid.columns(), 22);
+    assert_eq!(grid.label(0), model.clips[0].name());
+    assert!(
+        grid.label(481).starts_with("dataset-"),
+        "{}",
+        grid.label(481)
+    );
+    // The takes walk, run and turn across metres; in the grid every hips stays in its
+    // cell for two seconds of playback.
+    let hips = hips(&model);
+    let worst = farthest_from_cell(&mut grid, &model, hips, 2.0);
+    assert!(
+        worst < 0.5 * grid.spacing_m(),
+        "hips {worst} m from the cell centre (spacing {} m)",
+        grid.spacing_m()
+    );
+    assert!(grid.failure().is_none(), "{:?}", grid.failure());
+    for pose in grid.poses() {
+        assert!(pose.skin_palettes.iter().flatten().all(|m| m.is_finite()));
+    }
+    // Every cell plays its own take: the hips heights over the grid are not one pose
+    // repeated.
+    let mut heights: Vec<i32> = grid
+        .poses()
+        .map(|p| (p.model_from_joint[hips].w_axis.y * 1e4) as i32)
+        .collect();
+    heights.sort_unstable();
+    heights.dedup();
+    assert!(
+        heights.len() > 300,
+        "{} distinct hips heights",
+        heights.len()
+    );
+}
+
+/// A library folder takes every format the importer reads: a glTF character's clips and
+/// BVH takes, each retargeted onto the Robot; a folder without clips says so.
+#[test]
+fn a_folder_of_gltf_and_bvh_files_becomes_one_library() {
+    let dir = std::env::temp_dir().join(format!("stridescope-library-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        shared("assets/CesiumMan/CesiumMan.glb"),
+        dir.join("CesiumMan.glb"),
+    )
+    .unwrap();
+    for take in ["dataset-2_walk_normal_002", "dataset-2_run_normal_001"] {
+        std::fs::copy(
+            shared(&format!("mocap/bandai/{take}.bvh")),
+            dir.join(format!("{take}.bvh")),
+        )
+        .unwrap();
+    }
+    let (model, files, _) = stridescope::stage::retarget::library_model(
+        Some(&shared("assets/Robot/robot.glb")),
+        std::slice::from_ref(&dir),
+        false,
+    )
+    .unwrap();
+    assert_eq!(files, 3);
+    let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
+    let cesium = stridescope::asset::load(&shared("assets/CesiumMan/CesiumMan.glb")).unwrap();
+    assert_eq!(names.len(), 2 + cesium.clips.len(), "{names:?}");
+    assert!(names.contains(&"dataset-2_walk_normal_002"), "{names:?}");
+    assert!(names.contains(&cesium.clips[0].name()), "{names:?}");
+    assert_eq!(model.skeleton.names(), robot().skeleton.names());
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = stridescope::stage::retarget::library_model(
+        Some(&shared("assets/Robot/robot.glb")),
+        &[empty],
+        false,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("no clip found") && e.contains(".glb"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn harness(model: Model) -> Harness<'static, Previewer> {
+    let previewer = Previewer::new(model, None, Settings::default());
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    h
+}
+
+/// Where cell `cell`'s character stands on screen (points), half way up.
+fn cell_on_screen(h: &Harness<'static, Previewer>, cell: usize) -> egui::Pos2 {
+    let viewport = h.get_by_label("3D viewport").rect();
+    let p = h.state();
+    let v = p.library_view().unwrap();
+    let [w, hgt] = p.viewport_size_px();
+    let size = Vec2::new(w as f32, hgt as f32);
+    let clip_from_world = p.camera.clip_from_world(size.x / size.y);
+    let mid = (v.grid.center(cell).unwrap() + v.grid.label_anchor(cell).unwrap()) * 0.5;
+    let px = stridescope::render::camera::world_to_pixel(&clip_from_world, mid, size).unwrap();
+    viewport.min + egui::vec2(px.x, px.y)
+}
+
+/// The window's library view: G opens it on the open character's clips, Space pauses,
+/// hovering a character enlarges it and shows its name, a click opens its clip, Esc
+/// leaves with the camera as it was.
+#[test]
+fn the_library_view_opens_hovers_and_opens_a_clip() {
+    let model = robot();
+    let n = model.clips.len();
+    let mut h = harness(model);
+    h.key_press(Key::G);
+    h.run_steps(2);
+    let v = h.state().library_view().expect("G opens the library view");
+    assert_eq!(v.grid.len(), n);
+    assert!(v.playing && h.state().is_animating());
+    // Playback moves the grid's clock, not the character's.
+    let clip_time = h.state().stage.main.timeline.time_secs();
+    h.state_mut().advance(0.5);
+    assert!((h.state().library_view().unwrap().time_secs - 0.5).abs() < 1e-9);
+    assert_eq!(h.state().stage.main.timeline.time_secs(), clip_time);
+    h.key_press(Key::Space);
+    h.run_steps(1);
+    assert!(!h.state().library_view().unwrap().playing);
+    h.state_mut().advance(0.5);
+    assert!((h.state().library_view().unwrap().time_secs - 0.5).abs() < 1e-9);
+    // The bar replaces the timeline.
+    h.get_by_label("Back to the character  (Esc)");
+    // Hover cell 4: it grows and its name shows in full.
+    let target = 4;
+    let at = cell_on_screen(&h, target);
+    h.event(egui::Event::PointerMoved(at));
+    h.run_steps(2);
+    assert_eq!(
+        h.state().library_view().unwrap().grid.enlarged(),
+        Some(target)
+    );
+    let name = h.state().model().clips
+        [h.state().library_view().unwrap().grid.clip(target).unwrap()]
+    .name()
+    .to_string();
+    // Away from every character: nothing is enlarged.
+    let corner = h.get_by_label("3D viewport").rect().min + egui::vec2(5.0, 5.0);
+    h.event(egui::Event::PointerMoved(corner));
+    h.run_steps(2);
+    assert_eq!(h.state().library_view().unwrap().grid.enlarged(), None);
+    // A click opens that clip and leaves the grid.
+    let at = cell_on_screen(&h, target);
+    common::click_at(&mut h, at);
+    assert!(h.state().library_view().is_none());
+    let clip = h.state().stage.main.timeline.clip().unwrap();
+    assert_eq!(h.state().model().clips[clip].name(), name);
+    assert!(h.state().stage.main.timeline.is_playing());
+    // G again, then Esc: the camera is where it was before the grid.
+    let camera_before = h.state().camera;
+    h.key_press(Key::G);
+    h.run_steps(2);
+    assert!(h.state().library_view().is_some());
+    h.key_press(Key::Escape);
+    h.run_steps(2);
+    assert!(h.state().library_view().is_none());
+    assert_eq!(h.state().camera, camera_before);
+    // View > Library view opens it too.
+    h.get_by_label("View").click();
+    h.run_steps(3);
+    h.get_by_label("Library view: every clip at once  (G)")
+        .click();
+    h.run_steps(2);
+    assert!(h.state().library_view().is_some());
+}
+
+/// A character without clips has no library view: the status bar says why and the
+/// character stays.
+#[test]
+fn a_character_without_clips_says_why_it_has_no_library_view() {
+    let mut model = robot();
+    model.clips.clear();
+    model.analysis = Default::default();
+    let mut h = harness(model);
+    h.key_press(Key::G);
+    h.run_steps(2);
+    assert!(h.state().library_view().is_none());
+    let m = h.state().message().unwrap();
+    assert!(
+        m.is_error && m.text.contains("has no animations"),
+        "{}",
+        m.text
+    );
+}
