@@ -122,9 +122,14 @@ fn each_cell_loops_at_its_own_length_and_threads_change_nothing() {
     // Half a cycle of the short one later, it has moved on.
     grid.evaluate(&model, t + 0.5 * dw);
     assert!(close(&w0, &snapshot(&grid, cw)) > 0.01);
-    // The parallel evaluation is the sequential one, bit for bit.
+    // The parallel evaluation (four threads, whatever the machine has) is the
+    // sequential one, bit for bit.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
     for time in [0.0, 0.51, 2.9] {
-        grid.evaluate(&model, time);
+        pool.install(|| grid.evaluate(&model, time));
         other.evaluate_sequential(&model, time);
         for (a, b) in grid.poses().zip(other.poses()) {
             assert_eq!(a.model_from_joint, b.model_from_joint);
@@ -146,8 +151,20 @@ fn the_enlarged_character_is_drawn_larger_about_its_feet() {
             .map(|m| m.w_axis.y)
             .fold(f32::MIN, f32::max)
     };
+    // Every joint's offset from the cell's foot point (centre, on the ground).
+    let offsets = |g: &ClipGrid, cell: usize| -> Vec<Vec3> {
+        let c = g.center(cell).unwrap();
+        g.poses()
+            .nth(cell)
+            .unwrap()
+            .model_from_joint
+            .iter()
+            .map(|m| m.w_axis.truncate() - c)
+            .collect()
+    };
     grid.evaluate(&model, 0.8);
     let (plain, neighbour) = (top(&grid, 2), top(&grid, 3));
+    let plain_offsets = offsets(&grid, 2);
     grid.set_enlarged(Some(2));
     grid.evaluate(&model, 0.8);
     assert!(
@@ -155,6 +172,14 @@ fn the_enlarged_character_is_drawn_larger_about_its_feet() {
         "{} vs {plain}",
         top(&grid, 2)
     );
+    // Scaled about its own feet: every joint 1.6 times as far from the cell's centre,
+    // sideways too (a scale about the world origin would move it out of its cell).
+    for (big, small) in offsets(&grid, 2).iter().zip(&plain_offsets) {
+        assert!(
+            (*big - *small * ENLARGED_SCALE).length() < 1e-4,
+            "{big} vs {small}"
+        );
+    }
     assert_eq!(top(&grid, 3), neighbour, "only the hovered one grows");
     assert!(grid.label_anchor(2).unwrap().y > grid.label_anchor(3).unwrap().y);
     // A cell past the end enlarges nothing.
@@ -228,13 +253,23 @@ fn a_folder_of_gltf_and_bvh_files_becomes_one_library() {
         )
         .unwrap();
     }
+    // A broken glTF file in the folder is skipped with a warning, not the end of it.
+    std::fs::write(dir.join("broken.glb"), b"glTF\x02\x00\x00\x00not a file").unwrap();
     let (model, files, _) = stridescope::stage::retarget::library_model(
         Some(&shared("assets/Robot/robot.glb")),
         std::slice::from_ref(&dir),
         false,
     )
     .unwrap();
-    assert_eq!(files, 3);
+    assert_eq!(files, 4);
+    assert!(
+        model
+            .warnings
+            .iter()
+            .any(|w| w.contains("broken.glb") && w.contains("skipped")),
+        "{:?}",
+        model.warnings
+    );
     let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
     let cesium = stridescope::asset::load(&shared("assets/CesiumMan/CesiumMan.glb")).unwrap();
     assert_eq!(names.len(), 2 + cesium.clips.len(), "{names:?}");
@@ -294,9 +329,15 @@ fn the_library_view_opens_hovers_and_opens_a_clip() {
     h.state_mut().advance(0.5);
     assert!((h.state().library_view().unwrap().time_secs - 0.5).abs() < 1e-9);
     assert_eq!(h.state().stage.main.timeline.time_secs(), clip_time);
+    let timeline_playing = h.state().stage.main.timeline.is_playing();
     h.key_press(Key::Space);
     h.run_steps(1);
     assert!(!h.state().library_view().unwrap().playing);
+    assert_eq!(
+        h.state().stage.main.timeline.is_playing(),
+        timeline_playing,
+        "Space in the library view is the grid's, not the timeline's"
+    );
     h.state_mut().advance(0.5);
     assert!((h.state().library_view().unwrap().time_secs - 0.5).abs() < 1e-9);
     // The bar replaces the timeline.
@@ -319,7 +360,10 @@ fn the_library_view_opens_hovers_and_opens_a_clip() {
     h.event(egui::Event::PointerMoved(corner));
     h.run_steps(2);
     assert_eq!(h.state().library_view().unwrap().grid.enlarged(), None);
-    // A click opens that clip and leaves the grid.
+    // A click opens that clip, playing, and leaves the grid (the timeline paused first,
+    // so the play is the click's).
+    h.state_mut()
+        .transport(stridescope::app::controller::Transport::Play(false));
     let at = cell_on_screen(&h, target);
     common::click_at(&mut h, at);
     assert!(h.state().library_view().is_none());
@@ -361,4 +405,37 @@ fn a_character_without_clips_says_why_it_has_no_library_view() {
         "{}",
         m.text
     );
+}
+
+/// Another file replacing the character closes the library view, the camera as it was
+/// before the grid; a reload of the same file shows the grid again.
+#[test]
+fn opening_another_file_closes_the_library_view_and_a_reload_keeps_it() {
+    let path = shared("assets/Robot/robot.glb");
+    let previewer = Previewer::new(robot(), Some(path.clone()), Settings::default());
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    let camera_before = h.state().camera;
+    h.key_press(Key::G);
+    h.run_steps(2);
+    assert_ne!(h.state().camera, camera_before, "the grid is framed");
+    // A reload (the file changed on disk): the grid again, on the new model.
+    h.state_mut().replace_model(robot(), Some(path));
+    h.run_steps(2);
+    let v = h
+        .state()
+        .library_view()
+        .expect("a reload keeps the library view");
+    assert_eq!(v.grid.len(), h.state().model().clips.len());
+    // Another character: the view closes.
+    let fox = stridescope::asset::load(&shared("assets/Fox/Fox.glb")).unwrap();
+    h.state_mut()
+        .replace_model(fox, Some(shared("assets/Fox/Fox.glb")));
+    assert!(h.state().library_view().is_none());
+    h.run_steps(2);
+    h.key_press(Key::G);
+    h.run_steps(2);
+    assert_eq!(h.state().library_view().unwrap().grid.len(), 3);
 }

@@ -390,8 +390,8 @@ impl PreparedSkinningJob<'_> {
     }
 
     /// The normal matrix ([`cofactor`], sign folded in) of every palette entry, for
-    /// vertices with one influence (whose weight is exactly 1 once normalised, so their
-    /// matrix is the palette's, bit for bit); empty when the mesh has none.
+    /// vertices with one influence (normalised, their weight is 1 to a rounding: the
+    /// palette's matrix is used as it is); empty when the mesh has none.
     fn rigid_cofactors(&self) -> Vec<[Vec3A; 3]> {
         if !self.influences.runs.iter().any(|r| r.0 == 1) || self.normals.is_empty() {
             return Vec::new();
@@ -497,6 +497,10 @@ fn normalized(v: Vec3A) -> Vec3 {
     let len2 = v.dot(v);
     if !(len2 > 0.0 && len2.is_finite()) {
         return Vec3::ZERO;
+    }
+    if len2 < f32::MIN_POSITIVE {
+        // The SSE estimate reads a subnormal as zero (and would give infinity).
+        return Vec3::from(v / len2.sqrt());
     }
     Vec3::from(v * inverse_sqrt(len2))
 }

@@ -348,6 +348,9 @@ struct Gpu {
     failed_generation: Option<u64>,
     /// The library view's instances: `(model generation, count)` they were made for.
     crowd: Option<((u64, usize), SkinnedInstances)>,
+    /// The grid whose instances could not be made (too large for the GPU's bindings):
+    /// not retried every frame; its error was shown once.
+    crowd_failed: Option<(u64, usize)>,
     /// Trail points, reused every frame.
     trail_scratch: Vec<Vec3>,
     /// The overlay and the ghosts' instances, kept between frames.
@@ -404,6 +407,7 @@ impl Gpu {
             compare: None,
             failed_generation: None,
             crowd: None,
+            crowd_failed: None,
             trail_scratch: Vec::new(),
             scene: SceneBuilder::new(),
         })
@@ -715,13 +719,22 @@ impl Gpu {
         };
         let count = library.grid.len();
         let made_for = (generation, count);
+        if self.crowd_failed == Some(made_for) {
+            return Ok(());
+        }
         if self.crowd.as_ref().map(|(k, _)| *k) != Some(made_for) {
             // Dropped first: a grid of hundreds of characters holds large buffers.
             self.crowd = None;
-            let instances = self
+            match self
                 .renderer
-                .create_instances(&self.ctx, &c.model, count as u32)?;
-            self.crowd = Some((made_for, instances));
+                .create_instances(&self.ctx, &c.model, count as u32)
+            {
+                Ok(instances) => self.crowd = Some((made_for, instances)),
+                Err(e) => {
+                    self.crowd_failed = Some(made_for);
+                    return Err(e);
+                }
+            }
         }
         let Some((_, instances)) = self.crowd.as_mut() else {
             return Ok(());
@@ -968,7 +981,12 @@ impl App {
             Some(Ok(())) => apply_start_options(&mut self.previewer, &self.options),
             // A scripted run needed the library: stop with its reason.
             Some(Err(e)) if scripted => {
-                self.fatal = Some(format!("motion-matching library: {e}"));
+                let what = if self.options.motion_matching {
+                    "motion-matching library"
+                } else {
+                    "library"
+                };
+                self.fatal = Some(format!("{what}: {e}"));
                 self.exit(event_loop);
                 return;
             }

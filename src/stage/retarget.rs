@@ -426,18 +426,22 @@ fn library_on(
     let mut tagged: Vec<(String, Vec<crate::stage::matching::SidecarTag>)> = Vec::new();
     // A folder's BVH and FBX takes load together (one actor's rig, in parallel); each
     // glTF file in it is a source of its own (it carries its own skeleton).
-    let mut sources: Vec<PathBuf> = Vec::new();
+    // (path, a glTF file found in a folder rather than named by the user).
+    let mut sources: Vec<(PathBuf, bool)> = Vec::new();
     for path in library {
         if path.is_dir() {
             if !crate::asset::folder::bvh_files(path)?.is_empty() {
-                sources.push(path.clone());
+                sources.push((path.clone(), false));
             }
-            sources.extend(crate::asset::folder::gltf_files(path)?);
+            let gltf = crate::asset::folder::gltf_files(path)?;
+            sources.extend(gltf.into_iter().map(|f| (f, true)));
         } else {
-            sources.push(path.clone());
+            sources.push((path.clone(), false));
         }
     }
-    for path in &sources {
+    let mut skipped: Vec<String> = Vec::new();
+    for (path, from_folder) in &sources {
+        let (path, from_folder) = (path, *from_folder);
         let listed = if path.is_dir() {
             crate::asset::folder::bvh_files(path)?
         } else {
@@ -457,43 +461,55 @@ fn library_on(
             }
         }
         let single_file = !path.is_dir();
-        let source = match progress {
-            Some(report) if path.is_dir() => {
-                crate::asset::folder::load_folder_from_env(path, &|done, total| {
-                    report(LibraryStep::Reading { done, total })
-                })?
-            }
-            _ => crate::asset::folder::load_with_progress(Some(path))?,
+        let take_clips = || -> Result<Vec<crate::anim::Clip>, StageError> {
+            let source = match progress {
+                Some(report) if path.is_dir() => {
+                    crate::asset::folder::load_folder_from_env(path, &|done, total| {
+                        report(LibraryStep::Reading { done, total })
+                    })?
+                }
+                _ => crate::asset::folder::load_with_progress(Some(path))?,
+            };
+            // The same rig (names, hierarchy and bone offsets within 1 mm): the clips play as
+            // they are; another actor on a rig of the same names is retargeted.
+            let same = source.skeleton.names() == character.skeleton.names()
+                && source.skeleton.parents() == character.skeleton.parents()
+                && source
+                    .skeleton
+                    .rest_pose()
+                    .iter()
+                    .zip(character.skeleton.rest_pose())
+                    .all(|(a, b)| a.translation.distance(b.translation) <= 1e-3);
+            Ok(if same {
+                source.clips.clone()
+            } else {
+                let total = source.clips.len();
+                let done = std::sync::atomic::AtomicUsize::new(0);
+                retarget_models_counted(
+                    &source,
+                    &character,
+                    &[],
+                    &crate::anim::retarget::RetargetOptions::default(),
+                    &MapFile::default(),
+                    &|| {
+                        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                        if let Some(report) = progress {
+                            report(LibraryStep::Retargeting { done: n, total });
+                        }
+                    },
+                )?
+                .0
+            })
         };
-        // The same rig (names, hierarchy and bone offsets within 1 mm): the clips play as
-        // they are; another actor on a rig of the same names is retargeted.
-        let same = source.skeleton.names() == character.skeleton.names()
-            && source.skeleton.parents() == character.skeleton.parents()
-            && source
-                .skeleton
-                .rest_pose()
-                .iter()
-                .zip(character.skeleton.rest_pose())
-                .all(|(a, b)| a.translation.distance(b.translation) <= 1e-3);
-        let found = if same {
-            source.clips.clone()
-        } else {
-            let total = source.clips.len();
-            let done = std::sync::atomic::AtomicUsize::new(0);
-            retarget_models_counted(
-                &source,
-                &character,
-                &[],
-                &crate::anim::retarget::RetargetOptions::default(),
-                &MapFile::default(),
-                &|| {
-                    let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                    if let Some(report) = progress {
-                        report(LibraryStep::Retargeting { done: n, total });
-                    }
-                },
-            )?
-            .0
+        let found = match take_clips() {
+            Ok(found) => found,
+            // A glTF file found in a folder may be a prop or another kind of rig: it is
+            // skipped (and listed in the warnings), not the end of the whole library.
+            Err(e) if from_folder => {
+                skipped.push(format!("{}: skipped: {e}", path.display()));
+                continue;
+            }
+            Err(e) => return Err(e),
         };
         for clip in found {
             let mut name = clip.name().to_string();
@@ -564,6 +580,7 @@ fn library_on(
     }
     character.clips = clips;
     character.analysis = Default::default();
+    character.warnings.extend(skipped);
     character.source = format!("{} + library of {files} files", character.source);
     Ok((character, files, tags))
 }

@@ -19,8 +19,9 @@ pub struct LibraryView {
     /// Seconds of playback since the view opened (each clip loops at its own length).
     pub time_secs: f64,
     pub playing: bool,
-    /// The camera before the view opened, put back when it closes.
-    camera_before: OrbitCamera,
+    /// The camera before the view opened, with its follow offset and whether it was
+    /// still to be framed (a view opened at start-up), put back when it closes.
+    camera_before: (OrbitCamera, Option<Vec3>, bool),
 }
 
 impl Previewer {
@@ -45,7 +46,7 @@ impl Previewer {
             }
         };
         let n = grid.len();
-        let camera_before = self.camera;
+        let camera_before = (self.camera, self.follow_offset, self.frame_pending);
         self.library_view = Some(LibraryView {
             grid,
             generation: self.stage.main.generation,
@@ -70,7 +71,7 @@ impl Previewer {
     /// Leaves the library view, the camera as it was before.
     pub fn close_library_view(&mut self) {
         if let Some(v) = self.library_view.take() {
-            self.camera = v.camera_before;
+            (self.camera, self.follow_offset, self.frame_pending) = v.camera_before;
             self.evaluate_pose();
         }
     }
@@ -86,7 +87,11 @@ impl Previewer {
             false,
             crate::anim::locomotion::InPlaceOverride::Auto,
         );
-        // After the start: starting drops any earlier build and its pending view.
+        // After the start: starting drops any earlier build and its pending view. Its
+        // outcome is not the start-up library's (whose other options wait for it).
+        if let Some(p) = self.pending_load.as_mut() {
+            p.report_outcome = false;
+        }
         self.library_view_pending = self.pending_load.is_some();
     }
 

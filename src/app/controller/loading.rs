@@ -136,6 +136,7 @@ impl Previewer {
                 self.pending_load = Some(PendingLoad {
                     path: dir.to_path_buf(),
                     library: false,
+                    report_outcome: false,
                     progress,
                     handle,
                     again: false,
@@ -227,15 +228,18 @@ impl Previewer {
                 self.pending_load = Some(PendingLoad {
                     path: first.clone(),
                     library: true,
+                    report_outcome: true,
                     progress,
                     handle,
                     again: false,
                 });
+                let what = if then_match {
+                    "the motion-matching library"
+                } else {
+                    "the library"
+                };
                 self.set_message(
-                    format!(
-                        "building the motion-matching library from {} ...",
-                        first.display()
-                    ),
+                    format!("building {what} from {} ...", first.display()),
                     false,
                 );
             }
@@ -261,7 +265,7 @@ impl Previewer {
                 format!("stopped {what} {} ({why})", p.path.display()),
                 false,
             );
-            if p.library {
+            if p.report_outcome {
                 self.library_outcome = Some(Err(format!("{}: stopped ({why})", p.path.display())));
             }
         }
@@ -339,7 +343,9 @@ impl Previewer {
                 // The library's character is made in memory: no file to reload.
                 self.replace_model(model, None);
                 self.matching_tags = tags;
-                self.library_outcome = Some(Ok(()));
+                if pending.report_outcome {
+                    self.library_outcome = Some(Ok(()));
+                }
                 let grid = std::mem::take(&mut self.library_view_pending);
                 let mirrored = if mirror { " (mirrored too)" } else { "" };
                 let text = if grid || session.is_none() {
@@ -369,8 +375,10 @@ impl Previewer {
                 self.set_message(text, false);
             }
             Err(e) => {
-                if pending.library {
+                if pending.report_outcome {
                     self.library_outcome = Some(Err(e.clone()));
+                }
+                if pending.library {
                     self.library_view_pending = false;
                 }
                 self.set_message(format!("{e} (kept {})", self.stage.main.model.source), true);
@@ -389,6 +397,10 @@ impl Previewer {
         // and say so.
         self.drop_pending_load("another character was opened");
         let reload = path.is_some() && path == self.stage.main.path;
+        // The library view shows the old model's clips: close it (the camera as it was
+        // before it) and open it again on a reload of the same file.
+        let library_view_again = reload && self.library_view.is_some();
+        self.close_library_view();
         let clip_name = self
             .stage
             .main
@@ -491,6 +503,9 @@ impl Previewer {
             self.set_matching_enabled(true);
         }
         self.evaluate_pose();
+        if library_view_again {
+            self.open_library_view();
+        }
     }
 
     /// Writes the current preferences into `settings` (the window saves them on exit).

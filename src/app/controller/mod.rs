@@ -222,6 +222,10 @@ struct PendingLoad {
     path: PathBuf,
     /// A motion-matching library (else a folder of takes).
     library: bool,
+    /// Report how the library build ended ([`Previewer::take_library_outcome`]): the
+    /// start-up `--library`, whose other options wait for it; not File > Open a folder as
+    /// a library.
+    report_outcome: bool,
     progress: std::sync::Arc<LoadProgress>,
     handle: std::thread::JoinHandle<Result<Loaded, String>>,
     /// The folder changed again while loading: load it once more when done.

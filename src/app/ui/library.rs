@@ -10,20 +10,26 @@ use crate::app::controller::{Action, Previewer};
 /// clips seen from afar would be a blur of text.
 const MIN_LABEL_CELL_PT: f32 = 46.0;
 
-/// The library view's keys: Space pauses, F frames the grid, Esc or G leaves. Returns
-/// true when the view is open (the character's own shortcuts then do nothing).
+/// The library view's keys: Space pauses, F frames the grid, Esc or G leaves (Esc goes
+/// to the file browser or an open menu first), Ctrl+O and Ctrl+Q still open and quit.
+/// Returns true when the view is open (the character's own shortcuts then do nothing).
 pub(super) fn library_keys(p: &mut Previewer, ui: &egui::Ui) -> bool {
     if p.library_view().is_none() {
         if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::G)) {
             p.open_library_view();
+            return p.library_view().is_some();
         }
         return false;
     }
-    let (space, frame, leave) = ui.input_mut(|i| {
+    let esc_is_ours = p.file_browser.is_none() && !ui.ctx().any_popup_open();
+    let (space, frame, leave, open, quit) = ui.input_mut(|i| {
         (
             i.consume_key(Modifiers::NONE, Key::Space),
             i.consume_key(Modifiers::NONE, Key::F),
-            i.consume_key(Modifiers::NONE, Key::Escape) | i.consume_key(Modifiers::NONE, Key::G),
+            (esc_is_ours && i.consume_key(Modifiers::NONE, Key::Escape))
+                | i.consume_key(Modifiers::NONE, Key::G),
+            i.consume_key(Modifiers::COMMAND, Key::O),
+            i.consume_key(Modifiers::COMMAND, Key::Q),
         )
     });
     if space {
@@ -34,6 +40,12 @@ pub(super) fn library_keys(p: &mut Previewer, ui: &egui::Ui) -> bool {
     }
     if leave {
         p.close_library_view();
+    }
+    if open {
+        p.request(Action::OpenDialog);
+    }
+    if quit {
+        p.request(Action::Quit);
     }
     true
 }
