@@ -341,7 +341,7 @@ fn the_library_view_opens_hovers_and_opens_a_clip() {
     h.state_mut().advance(0.5);
     assert!((h.state().library_view().unwrap().time_secs - 0.5).abs() < 1e-9);
     // The bar replaces the timeline.
-    h.get_by_label("Back to the character  (Esc)");
+    h.get_by_label("Close the grid  (Esc)");
     // Hover cell 4: it grows and its name shows in full.
     let target = 4;
     let at = cell_on_screen(&h, target);

@@ -199,6 +199,15 @@ impl Previewer {
                     model.set_in_place_override_all(in_place);
                 }
                 library_tags.extend(tags);
+                // Every clip's analysis (root motion, contacts) here on the worker's
+                // threads, not on the window's when the grid or the timeline first asks
+                // (482 takes: about a second).
+                {
+                    use rayon::prelude::*;
+                    (0..model.clips.len()).into_par_iter().for_each(|i| {
+                        let _ = model.clip_analysis(i);
+                    });
+                }
                 let session = if then_match {
                     p.step.store(2, Ordering::Relaxed);
                     p.total.store(0, Ordering::Relaxed);

@@ -177,7 +177,11 @@ pub(super) fn library_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         {
             p.request(Action::OpenLibraryDialog);
         }
-        if ui.button("Back to the character  (Esc)").clicked() {
+        if ui
+            .button("Close the grid  (Esc)")
+            .on_hover_text("back to the single-clip view of this character, its camera as it was")
+            .clicked()
+        {
             p.close_library_view();
         }
     });

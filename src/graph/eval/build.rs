@@ -367,6 +367,7 @@ impl PoseGraph {
             swing: SwingCurves::default(),
             swing_clips: Vec::new(),
             phase_key: Vec::new(),
+            phase_cache: Vec::new(),
             sync_notes: Vec::new(),
             last_dt: 0.0,
             inertia: crate::graph::inertial::TransitionInertia::new(inertialized),

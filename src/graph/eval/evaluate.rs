@@ -178,7 +178,9 @@ impl PoseGraph {
     /// 0.05) or their relative phases (to 0.05 cycle) changed. An unsynced blend of clips
     /// of different lengths drifts in phase all the time: at 0.01 cycle it re-measured
     /// (about 58 us for the Fox's walk and run) nearly every frame; at 0.05 it does so
-    /// every five or so (the report samples a cycle 48 times: 0.05 is 2.4 samples).
+    /// every five or so (the report samples a cycle 48 times: 0.05 is 2.4 samples), and
+    /// the reports of an unsynced blend are kept by key, so the phases it drifts back
+    /// through are measured once.
     pub(super) fn update_phase_report(&mut self, model: &Model) -> Result<(), AnimError> {
         let active: Inline<usize> = (0..self.players.len())
             .filter(|&i| self.players[i].weight > 0.0 && !self.players[i].is_layer)
@@ -204,6 +206,32 @@ impl PoseGraph {
             })
             .collect();
         if key[..] == self.phase_key[..] && self.phase.is_some() {
+            return Ok(());
+        }
+        // Marker-synced inputs keep their offsets (the key rarely changes) and measure
+        // the gait cycle that plays now: only unsynced blends use the cache.
+        let unsynced = !self.uses_marker_sync();
+        if let Some((_, report, swing)) = self
+            .phase_cache
+            .iter()
+            .find(|(k, ..)| unsynced && k[..] == key[..])
+        {
+            self.phase = Some(*report);
+            // Copied into the buffers already there: a cache hit allocates nothing.
+            self.swing.forward = swing.forward;
+            self.swing.inputs.resize_with(swing.inputs.len(), Vec::new);
+            for (dst, src) in self.swing.inputs.iter_mut().zip(&swing.inputs) {
+                dst.clear();
+                dst.extend_from_slice(src);
+            }
+            self.swing.blend.clear();
+            self.swing.blend.extend_from_slice(&swing.blend);
+            self.swing_clips.clear();
+            self.swing_clips
+                .extend(active.iter().map(|&i| self.players[i].clip));
+            self.phase_key.clear();
+            self.phase_key.extend_from_slice(&key);
+            self.sync_notes.clear();
             return Ok(());
         }
         let legs: Vec<(usize, usize)> = self.legs.iter().map(|l| (l.thigh, l.foot)).collect();
@@ -261,6 +289,15 @@ impl PoseGraph {
         self.swing_clips
             .extend(active.iter().map(|&i| self.players[i].clip));
         self.phase_key = key.to_vec();
+        if unsynced {
+            if self.phase_cache.len() >= super::PHASE_CACHE_LEN {
+                self.phase_cache.clear();
+            }
+            if let Some(report) = self.phase {
+                self.phase_cache
+                    .push((key.to_vec(), report, self.swing.clone()));
+            }
+        }
         self.sync_notes.clear();
         if self.uses_marker_sync() {
             let l = &self.players[lead];

@@ -51,6 +51,15 @@ use crate::graph::GraphError;
 /// Samples per cycle used to measure phase cancellation (leg-swing range).
 const PHASE_SAMPLES: usize = 48;
 
+/// Phase reports an unsynced blend keeps, by key (see `update_phase_report`): its inputs
+/// drift through the 20 relative phases of a weight, so a few dozen cover a cross-fade;
+/// past this many the cache starts again.
+const PHASE_CACHE_LEN: usize = 64;
+
+/// What a phase report was measured for: per active input, its clip, its weight in
+/// twentieths and its phase relative to the leader in twentieths of a cycle.
+type PhaseKey = Vec<(usize, i32, i32)>;
+
 /// Runtime node: indices into the graph's players.
 #[derive(Clone, Debug)]
 enum Node {
@@ -161,7 +170,11 @@ pub struct PoseGraph {
     events: Vec<String>,
     events_len: usize,
     phase: Option<PhaseReport>,
-    phase_key: Vec<(usize, i32, i32)>,
+    phase_key: PhaseKey,
+    /// Reports measured for an unsynced blend, by key, with their swing curves: the
+    /// relative phase of clips of different lengths comes back round every few cycles,
+    /// and is measured once (`PHASE_CACHE_LEN` at most).
+    phase_cache: Vec<(PhaseKey, PhaseReport, SwingCurves)>,
     /// The first leg's swing over a cycle as the phase report measured it, and the clip
     /// of each curve input.
     swing: SwingCurves,
