@@ -200,8 +200,7 @@ impl Previewer {
                 }
                 library_tags.extend(tags);
                 // Every clip's analysis (root motion, contacts) here on the worker's
-                // threads, not on the window's when the grid or the timeline first asks
-                // (482 takes: about a second).
+                // threads, not on the window's when the grid or the timeline first asks.
                 {
                     use rayon::prelude::*;
                     (0..model.clips.len()).into_par_iter().for_each(|i| {
