@@ -146,7 +146,8 @@ impl ClipGrid {
         self.cells.get(cell).map(|c| c.center)
     }
 
-    /// Where cell `cell`'s label goes: above its character's head (world space).
+    /// Where cell `cell`'s label goes: above its character's head (world space; the
+    /// skeleton's height and 30% more, for the mesh above the last joint).
     pub fn label_anchor(&self, cell: usize) -> Option<Vec3> {
         let scale = if self.enlarged == Some(cell) {
             ENLARGED_SCALE
@@ -154,7 +155,7 @@ impl ClipGrid {
             1.0
         };
         self.center(cell)
-            .map(|c| c + Vec3::Y * self.height_m * (scale + 0.12))
+            .map(|c| c + Vec3::Y * self.height_m * (scale + 0.3))
     }
 
     /// The ground area the grid covers (world space, `(min, max)` with y from 0 to the
