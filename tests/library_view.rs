@@ -439,3 +439,75 @@ fn opening_another_file_closes_the_library_view_and_a_reload_keeps_it() {
     h.run_steps(2);
     assert_eq!(h.state().library_view().unwrap().grid.len(), 3);
 }
+
+/// File > Open a folder as a library, through the in-app browser (where no desktop portal
+/// answers): the menu asks the window for the dialog; the browser shows the folder's
+/// takes and "Show this folder as a library"; the takes are retargeted onto the open
+/// character on a worker thread with a progress bar, then the grid opens on them.
+#[test]
+fn a_folder_opens_as_a_library_from_the_file_menu() {
+    use stridescope::app::controller::Action;
+    use stridescope::app::file_browser::Purpose;
+    let dir = std::env::temp_dir().join(format!("stridescope-ui-library-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // In the folder's (alphabetical) order, as the grid shows them.
+    let takes = ["dataset-2_run_normal_001", "dataset-2_walk_normal_002"];
+    for take in takes {
+        std::fs::copy(
+            shared(&format!("mocap/bandai/{take}.bvh")),
+            dir.join(format!("{take}.bvh")),
+        )
+        .unwrap();
+    }
+    let mut h = harness(robot());
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Open a folder as a library…").click();
+    h.run_steps(1);
+    assert_eq!(
+        h.state_mut().take_actions(),
+        vec![Action::OpenLibraryDialog]
+    );
+    // The window opens the in-app browser when no portal answers.
+    h.state_mut().open_file_browser_for(Purpose::Library);
+    h.state_mut().file_browser.as_mut().unwrap().go_to(&dir);
+    h.run_steps(2);
+    h.get_by_label("Show a folder of clips as a library (glTF, FBX, BVH)");
+    h.get_by_label("Show this folder as a library").click();
+    h.run_steps(1);
+    assert!(h.state().file_browser.is_none(), "the browser closes");
+    assert!(h.state().is_loading());
+    h.run_steps(1);
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        h.query_by_label_contains(&format!("loading {name}:"))
+            .is_some(),
+        "no progress in the status bar"
+    );
+    let started = std::time::Instant::now();
+    while !h.state_mut().poll_pending_load() {
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "the library never finished"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    let v = h
+        .state()
+        .library_view()
+        .expect("the grid opens on the library");
+    assert_eq!(v.grid.len(), 2);
+    let labels: Vec<&str> = (0..2).map(|c| v.grid.label(c)).collect();
+    assert_eq!(labels, takes.to_vec());
+    // On the Robot's skeleton: retargeted, not the takes' own rig.
+    assert_eq!(h.state().model().skeleton.names(), robot().skeleton.names());
+    assert!(h
+        .state()
+        .message_log()
+        .any(|m| m.text == "the library: 2 clips from 2 files"));
+    // Its outcome is not a start-up library's: nothing waits for it.
+    assert_eq!(h.state_mut().take_library_outcome(), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
