@@ -511,3 +511,44 @@ fn a_folder_opens_as_a_library_from_the_file_menu() {
     assert_eq!(h.state_mut().take_library_outcome(), None);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The library bar's filter: typing part of a name lays out only the clips that have it
+/// (any case), framed; a click on one opens that clip; an empty filter shows all again.
+#[test]
+fn the_filter_shows_only_the_clips_whose_names_match() {
+    let model = robot();
+    let all = model.clips.len();
+    let runs: Vec<String> = model
+        .clips
+        .iter()
+        .map(|c| c.name().to_string())
+        .filter(|n| n.to_lowercase().contains("run"))
+        .collect();
+    assert!(!runs.is_empty() && runs.len() < all, "{runs:?}");
+    let mut h = harness(model);
+    h.key_press(Key::G);
+    h.run_steps(2);
+    h.get_by_label("filter by name").click();
+    h.run_steps(1);
+    h.get_by_label("filter by name").type_text("RUN");
+    h.run_steps(2);
+    let v = h.state().library_view().unwrap();
+    assert_eq!(v.filter, "RUN");
+    let shown: Vec<&str> = (0..v.grid.len()).map(|c| v.grid.label(c)).collect();
+    assert_eq!(shown, runs.iter().map(String::as_str).collect::<Vec<_>>());
+    h.get_by_label_contains(&format!("{} of {all} clips", runs.len()));
+    // The first cell of the filtered grid opens its own clip.
+    let at = cell_on_screen(&h, 0);
+    common::click_at(&mut h, at);
+    let clip = h.state().stage.main.timeline.clip().unwrap();
+    assert_eq!(h.state().model().clips[clip].name(), runs[0]);
+    // Back in the grid, no filter: every clip.
+    h.key_press(Key::G);
+    h.run_steps(2);
+    assert_eq!(h.state().library_view().unwrap().grid.len(), all);
+    h.state_mut().set_library_filter("no such clip");
+    let v = h.state().library_view().unwrap();
+    assert!(v.grid.is_empty());
+    h.run_steps(2);
+    h.get_by_label_contains(&format!("0 of {all} clips"));
+}

@@ -57,6 +57,19 @@ impl ClipGrid {
                 model: model.source.clone(),
             });
         }
+        let all: Vec<usize> = (0..model.clips.len()).collect();
+        Self::of_clips(model, &all)
+    }
+
+    /// One cell per clip of `clips` (indices into the model's clips, in that order), laid
+    /// out as [`Self::new`] lays out all of them: the library view's filtered grid. An
+    /// empty list gives an empty grid.
+    ///
+    /// Errors: an index past the model's clips.
+    pub fn of_clips(model: &Model, clips: &[usize]) -> Result<Self, StageError> {
+        if let Some(&bad) = clips.iter().find(|&&c| c >= model.clips.len()) {
+            return Err(StageError::ClipOutOfRange { clip: bad });
+        }
         let rest = Pose::new(model);
         let (lo, hi) = rest.model_from_joint.iter().fold(
             (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
@@ -70,7 +83,7 @@ impl ClipGrid {
         // A rest pose with no height (a flat or one-joint rig) still gets a cell.
         let height_m = extent.y.max(0.1);
         let spacing_m = (extent.x.max(extent.z) * 1.4).max(height_m * 0.8);
-        let n = model.clips.len();
+        let n = clips.len();
         let columns = (n as f32).sqrt().ceil().max(1.0) as usize;
         let rows = n.div_ceil(columns);
         // Centred on the origin; row 0 at the back (-z) so the first clips are read first
@@ -82,8 +95,9 @@ impl ClipGrid {
         );
         let cells = (0..n)
             .into_par_iter()
-            .map(|clip| {
-                let (row, col) = (clip / columns, clip % columns);
+            .map(|cell| {
+                let clip = clips[cell];
+                let (row, col) = (cell / columns, cell % columns);
                 // The analysis decides the root motion as the timeline does: none for an
                 // in-place clip (its seam drift would otherwise move it every cycle).
                 let root = model

@@ -19,6 +19,8 @@ pub struct LibraryView {
     /// Seconds of playback since the view opened (each clip loops at its own length).
     pub time_secs: f64,
     pub playing: bool,
+    /// Only clips whose names contain this (any case) are shown; empty: all.
+    pub filter: String,
     /// The camera before the view opened, with its follow offset and whether it was
     /// still to be framed (a view opened at start-up), put back when it closes.
     camera_before: (OrbitCamera, Option<Vec3>, bool),
@@ -52,6 +54,7 @@ impl Previewer {
             generation: self.stage.main.generation,
             time_secs: 0.0,
             playing: true,
+            filter: String::new(),
             camera_before,
         });
         self.frame_library();
@@ -93,6 +96,34 @@ impl Previewer {
             p.report_outcome = false;
         }
         self.library_view_pending = self.pending_load.is_some();
+    }
+
+    /// Shows only the clips whose names contain `filter` (any case; empty: all of them),
+    /// the grid laid out again and framed.
+    pub fn set_library_filter(&mut self, filter: &str) {
+        let model = &self.stage.main.model;
+        let Some(v) = self.library_view.as_mut() else {
+            return;
+        };
+        if v.filter == filter {
+            return;
+        }
+        let needle = filter.trim().to_lowercase();
+        let clips: Vec<usize> = (0..model.clips.len())
+            .filter(|&c| model.clips[c].name().to_lowercase().contains(&needle))
+            .collect();
+        match ClipGrid::of_clips(model, &clips) {
+            Ok(grid) => {
+                v.grid = grid;
+                v.filter = filter.to_string();
+            }
+            Err(e) => {
+                self.set_message(format!("library view: {e}"), true);
+                return;
+            }
+        }
+        self.frame_library();
+        self.evaluate_library();
     }
 
     /// Frames the whole grid, looking down on it from the front.

@@ -150,6 +150,8 @@ pub(super) fn library_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     };
     let (playing, time, n) = (v.playing, v.time_secs, v.grid.len());
     let columns = v.grid.columns();
+    let mut filter = v.filter.clone();
+    let all = p.model().clips.len();
     ui.horizontal(|ui| {
         let label = if playing { "Pause" } else { "Play" };
         if ui
@@ -161,8 +163,24 @@ pub(super) fn library_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         }
         ui.label(format!("{time:.2} s"));
         ui.separator();
+        let field = ui.add(
+            egui::TextEdit::singleline(&mut filter)
+                .hint_text("filter by name")
+                .desired_width(140.0),
+        );
+        field.widget_info(|| {
+            egui::WidgetInfo::labeled(egui::Role::TextInput, true, "filter by name")
+        });
+        if field.changed() {
+            p.set_library_filter(&filter);
+        }
+        let shown = if n == all {
+            format!("{n} clips")
+        } else {
+            format!("{n} of {all} clips")
+        };
         ui.label(format!(
-            "{n} clips in {} rows of {columns}: hover a character to enlarge it, click to open \
+            "{shown} in {} rows of {columns}: hover a character to enlarge it, click to open \
              its clip",
             n.div_ceil(columns)
         ));
