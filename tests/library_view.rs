@@ -552,3 +552,53 @@ fn the_filter_shows_only_the_clips_whose_names_match() {
     h.run_steps(2);
     h.get_by_label_contains(&format!("0 of {all} clips"));
 }
+
+/// Raw capture takes (no retargeting: the folder is the character) start wherever the
+/// actor stood in the capture volume, metres from the origin and facing any way; in the
+/// grid each stands on its own cell all the same.
+#[test]
+fn raw_capture_takes_stand_on_their_cells() {
+    let dir = std::env::temp_dir().join(format!("stridescope-library-raw-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for take in [
+        "dataset-2_walk_normal_002",
+        "dataset-2_run_normal_001",
+        "dataset-2_walk-turn-left_active_002",
+    ] {
+        std::fs::copy(
+            shared(&format!("mocap/bandai/{take}.bvh")),
+            dir.join(format!("{take}.bvh")),
+        )
+        .unwrap();
+    }
+    let model = stridescope::asset::folder::load_folder(
+        &dir,
+        &stridescope::asset::LoadOptions::default(),
+        &|_, _| {},
+    )
+    .unwrap();
+    assert_eq!(model.clips.len(), 3);
+    let hips = hips(&model);
+    // Where the takes start, as recorded: far from any cell of a 2x2 grid.
+    let starts: Vec<f32> = (0..3)
+        .map(|c| {
+            let p = stridescope::stage::pose::pose_at(&model, Some(c), 0.0).unwrap();
+            let at = p.model_from_joint[hips].w_axis;
+            Vec2::new(at.x, at.z).length()
+        })
+        .collect();
+    let mut grid = ClipGrid::new(&model).unwrap();
+    assert!(
+        starts.iter().any(|&d| d > 2.0 * grid.spacing_m()),
+        "starts {starts:?}, spacing {}",
+        grid.spacing_m()
+    );
+    let worst = farthest_from_cell(&mut grid, &model, hips, 2.0);
+    assert!(
+        worst < 0.25 * grid.spacing_m(),
+        "hips {worst} m from the cell centre (spacing {} m)",
+        grid.spacing_m()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

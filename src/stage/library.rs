@@ -25,6 +25,10 @@ struct Cell {
     /// The clip's root motion, taken out of its pose (`None`: an in-place clip, or one
     /// whose root motion cannot be extracted; it plays as it is).
     root: Option<ClipRootMotion>,
+    /// Brings the clip's start to the cell: a take recorded away from the origin (a
+    /// capture volume's corner) or facing elsewhere stands on its cell, facing +z, its
+    /// joints centred over it at the clip's first frame.
+    root_from_clip: Mat4,
     pose: Pose,
 }
 
@@ -35,8 +39,10 @@ pub struct ClipGrid {
     columns: usize,
     /// Distance between cell centres (metres).
     spacing_m: f32,
-    /// The character's height in its rest pose (metres; the label sits above it).
+    /// The character's height in its rest pose, skinned mesh included (metres).
     height_m: f32,
+    /// How far above the highest joint a label sits (metres, unscaled).
+    label_margin_m: f32,
     /// The cell drawn larger (hovered in the window).
     enlarged: Option<usize>,
     /// Clip names (labels).
@@ -75,6 +81,17 @@ impl ClipGrid {
             (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
             |(lo, hi), m| (lo.min(m.w_axis.truncate()), hi.max(m.w_axis.truncate())),
         );
+        let joint_top = hi.y;
+        // Skinned meshes in their bind pose are in model space: the mesh reaches past the
+        // last joint (a head above the neck, a tail behind the hips).
+        let (lo, hi) = model
+            .meshes
+            .iter()
+            .filter(|m| m.skin.is_some())
+            .flat_map(|m| m.primitives.iter())
+            .flat_map(|p| p.positions.iter())
+            .filter(|p| p.is_finite())
+            .fold((lo, hi), |(lo, hi), &p| (lo.min(p), hi.max(p)));
         let extent = if lo.is_finite() && hi.is_finite() {
             hi - lo
         } else {
@@ -82,6 +99,8 @@ impl ClipGrid {
         };
         // A rest pose with no height (a flat or one-joint rig) still gets a cell.
         let height_m = extent.y.max(0.1);
+        // The mesh above the highest joint, and a little air, for the label.
+        let label_margin_m = (hi.y - joint_top).max(0.0) + 0.08 * height_m;
         let spacing_m = (extent.x.max(extent.z) * 1.4).max(height_m * 0.8);
         let n = clips.len();
         let columns = (n as f32).sqrt().ceil().max(1.0) as usize;
@@ -104,12 +123,15 @@ impl ClipGrid {
                     .clip_analysis(clip)
                     .ok()
                     .and_then(|a| a.root_motion().cloned());
-                Cell {
+                let mut cell = Cell {
                     clip,
                     center: origin + Vec3::new(col as f32, 0.0, row as f32) * spacing_m,
+                    root_from_clip: Mat4::IDENTITY,
                     root,
                     pose: rest.clone(),
-                }
+                };
+                cell.root_from_clip = cell_anchor(model, &mut cell);
+                cell
             })
             .collect();
         Ok(Self {
@@ -117,6 +139,7 @@ impl ClipGrid {
             columns,
             spacing_m,
             height_m,
+            label_margin_m,
             enlarged: None,
             names: model.clips.iter().map(|c| c.name().to_string()).collect(),
             failed: None,
@@ -160,16 +183,33 @@ impl ClipGrid {
         self.cells.get(cell).map(|c| c.center)
     }
 
-    /// Where cell `cell`'s label goes: above its character's head (world space; the
-    /// skeleton's height and 30% more, for the mesh above the last joint).
+    /// Where cell `cell`'s label goes: above its character's head as posed now (world
+    /// space: the highest joint, plus the mesh above it in the rest pose and a little
+    /// air).
     pub fn label_anchor(&self, cell: usize) -> Option<Vec3> {
         let scale = if self.enlarged == Some(cell) {
             ENLARGED_SCALE
         } else {
             1.0
         };
-        self.center(cell)
-            .map(|c| c + Vec3::Y * self.height_m * (scale + 0.3))
+        let c = self.cells.get(cell)?;
+        let top = c
+            .pose
+            .model_from_joint
+            .iter()
+            .map(|m| m.w_axis.y)
+            .filter(|y| y.is_finite())
+            .fold(f32::NEG_INFINITY, f32::max);
+        let top = if top.is_finite() {
+            top
+        } else {
+            self.height_m * scale
+        };
+        Some(Vec3::new(
+            c.center.x,
+            top + self.label_margin_m * scale,
+            c.center.z,
+        ))
     }
 
     /// The ground area the grid covers (world space, `(min, max)` with y from 0 to the
@@ -266,7 +306,8 @@ fn cell_evaluate(
         0.0
     };
     let world_from_root =
-        Mat4::from_scale_rotation_translation(Vec3::splat(scale), Quat::IDENTITY, cell.center);
+        Mat4::from_scale_rotation_translation(Vec3::splat(scale), Quat::IDENTITY, cell.center)
+            * cell.root_from_clip;
     cell.pose
         .evaluate(
             model,
@@ -281,4 +322,33 @@ fn cell_evaluate(
             clip: clip.name().to_string(),
             source,
         })
+}
+
+/// Where a cell's clip is brought so it stands on its cell (see `Cell::root_from_clip`):
+/// its root motion's start turned to face +z at the origin, then its joints' mean ground
+/// position at the first frame moved onto the origin. The identity when the clip cannot be
+/// posed (the grid reports that when it plays).
+fn cell_anchor(model: &Model, cell: &mut Cell) -> Mat4 {
+    let start = cell
+        .root
+        .as_ref()
+        .map_or(Mat4::IDENTITY, |r| r.motion.start().inverse().to_mat4());
+    let posed = cell.pose.evaluate(
+        model,
+        &PoseRequest {
+            clip: Some(cell.clip),
+            time_secs: 0.0,
+            remove_root_motion: cell.root.as_ref(),
+            model_from_root: start,
+        },
+    );
+    let joints = &cell.pose.model_from_joint;
+    if posed.is_err() || joints.is_empty() {
+        return Mat4::IDENTITY;
+    }
+    let mean = joints.iter().map(|m| m.w_axis.truncate()).sum::<Vec3>() / joints.len() as f32;
+    if !mean.is_finite() {
+        return start;
+    }
+    Mat4::from_translation(Vec3::new(-mean.x, 0.0, -mean.z)) * start
 }
