@@ -602,3 +602,70 @@ fn raw_capture_takes_stand_on_their_cells() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The grid as the window draws it (`SceneBuilder::draw_crowd`, on lavapipe in CI): the
+/// Robot's 14 clips in one dispatch show orange robots across the image; a filter that
+/// matches nothing draws the ground and background alone, without an error.
+#[test]
+fn the_crowd_renders_every_character_and_an_empty_grid_renders_the_ground() {
+    use stridescope::render::scene::{Crowd, OnGpu};
+    use stridescope::render::{render_to_image, Aabb, Grid, Renderer, SceneBuilder};
+    let Some(ctx) = common::gpu() else { return };
+    let model = robot();
+    let mut renderer = Renderer::new(&ctx, stridescope::render::OFFSCREEN_FORMAT).unwrap();
+    let gpu_model = renderer.upload_model(&ctx, &model).unwrap();
+    let mut grid = ClipGrid::new(&model).unwrap();
+    grid.evaluate(&model, 0.5);
+    let mut instances = renderer
+        .create_instances(&ctx, &gpu_model, grid.len() as u32)
+        .unwrap();
+    let (lo, hi) = grid.bounds();
+    let camera = stridescope::render::framed_camera(&Aabb { min: lo, max: hi }, 1.5);
+    let poses: Vec<&stridescope::stage::pose::Pose> = grid.poses().collect();
+    let (w, h) = (480, 320);
+    let mut builder = SceneBuilder::new();
+    let crowd = Crowd {
+        camera,
+        grid: Some(Grid::for_bounds(lo, hi)),
+        gpu: Some(OnGpu {
+            model: &gpu_model,
+            instances: &mut instances,
+            upload: 1,
+        }),
+        poses: &poses,
+    };
+    let image = builder
+        .draw_crowd(&ctx, &mut renderer, crowd, |r, scene| {
+            render_to_image(&ctx, r, w, h, scene)
+        })
+        .unwrap();
+    let orange = |img: &stridescope::render::RgbaImage, x0: u32, x1: u32| {
+        (x0..x1)
+            .flat_map(|x| (0..h).map(move |y| (x, y)))
+            .filter(|&(x, y)| {
+                let p = img.pixel(x, y);
+                p[0] > 180 && p[1] > 100 && p[1] < 200 && p[2] < 110
+            })
+            .count()
+    };
+    // Robots in the left and the right third: the whole grid is drawn, not one cell.
+    let (left, right) = (orange(&image, 0, w / 3), orange(&image, 2 * w / 3, w));
+    eprintln!("{left} / {right} orange px");
+    assert!(left > 40 && right > 40, "{left} / {right} orange px");
+    // No clip matches: the same call with no poses draws no robot.
+    let empty = ClipGrid::of_clips(&model, &[]).unwrap();
+    assert!(empty.is_empty());
+    let crowd: Crowd<'_, stridescope::stage::pose::Pose> = Crowd {
+        camera,
+        grid: Some(Grid::for_bounds(lo, hi)),
+        gpu: None,
+        poses: &[],
+    };
+    let image = builder
+        .draw_crowd(&ctx, &mut renderer, crowd, |r, scene| {
+            render_to_image(&ctx, r, w, h, scene)
+        })
+        .unwrap();
+    assert_eq!(orange(&image, 0, w), 0);
+    ctx.check().unwrap();
+}

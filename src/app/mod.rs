@@ -722,7 +722,10 @@ impl Gpu {
         if self.crowd_failed == Some(made_for) {
             return Ok(());
         }
-        if self.crowd.as_ref().map(|(k, _)| *k) != Some(made_for) {
+        if count == 0 {
+            // A filter that matches no clip: the ground alone.
+            self.crowd = None;
+        } else if self.crowd.as_ref().map(|(k, _)| *k) != Some(made_for) {
             // Dropped first: a grid of hundreds of characters holds large buffers.
             self.crowd = None;
             match self
@@ -736,9 +739,6 @@ impl Gpu {
                 }
             }
         }
-        let Some((_, instances)) = self.crowd.as_mut() else {
-            return Ok(());
-        };
         let grid = previewer.toggles.grid.then(|| {
             let (lo, hi) = library.grid.bounds();
             let mut g = Grid::for_bounds(lo, hi);
@@ -749,11 +749,11 @@ impl Gpu {
         let crowd = crate::render::Crowd {
             camera: previewer.camera,
             grid,
-            gpu: OnGpu {
+            gpu: self.crowd.as_mut().map(|(_, instances)| OnGpu {
                 model: &c.model,
                 instances,
                 upload: generation,
-            },
+            }),
             poses: &poses,
         };
         self.scene

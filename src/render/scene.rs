@@ -293,13 +293,16 @@ impl SceneBuilder {
             gpu,
             poses,
         } = crowd;
-        gpu.instances.write_poses(&ctx.queue, gpu.model, poses)?;
         self.overlay.clear();
-        let characters = [CharacterDraw {
-            model: gpu.model,
-            instances: gpu.instances,
-            ghost: None,
-        }];
+        let mut characters = Vec::new();
+        if let Some(gpu) = gpu.filter(|_| !poses.is_empty()) {
+            gpu.instances.write_poses(&ctx.queue, gpu.model, poses)?;
+            characters.push(CharacterDraw {
+                model: gpu.model,
+                instances: gpu.instances,
+                ghost: None,
+            });
+        }
         let scene = SceneView {
             camera,
             characters: &characters,
@@ -315,8 +318,9 @@ impl SceneBuilder {
 pub struct Crowd<'a, P> {
     pub camera: OrbitCamera,
     pub grid: Option<Grid>,
-    /// The model's GPU copy and instances enough for every pose.
-    pub gpu: OnGpu<'a>,
+    /// The model's GPU copy and instances enough for every pose (`None`, or no poses:
+    /// only the ground and background, e.g. a filter that matches no clip).
+    pub gpu: Option<OnGpu<'a>>,
     /// One pose per copy (world space).
     pub poses: &'a [&'a P],
 }
