@@ -23,26 +23,23 @@ const BONE_TOLERANCE_M: f32 = 0.01;
 
 /// The BVH and FBX files directly in `dir`, sorted by name (case-insensitive).
 pub fn bvh_files(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
-    let read = std::fs::read_dir(dir)
-        .map_err(|e| ImportError::new(dir, "", format!("cannot read the folder: {e}")))?;
-    let mut files: Vec<PathBuf> = read
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && (is_bvh_path(p) || is_fbx_path(p)))
-        .collect();
-    files.sort_by_key(|p| p.to_string_lossy().to_lowercase());
-    Ok(files)
+    files_in(dir, |p| is_bvh_path(p) || is_fbx_path(p))
 }
 
 /// The glTF files (.glb, .gltf) directly in `dir`, sorted by name (case-insensitive): a
 /// clip library's files that each carry their own skeleton.
 pub fn gltf_files(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
+    files_in(dir, super::is_gltf_path)
+}
+
+/// The files directly in `dir` that `keep` takes, sorted by name (case-insensitive).
+fn files_in(dir: &Path, keep: fn(&Path) -> bool) -> Result<Vec<PathBuf>, ImportError> {
     let read = std::fs::read_dir(dir)
         .map_err(|e| ImportError::new(dir, "", format!("cannot read the folder: {e}")))?;
     let mut files: Vec<PathBuf> = read
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.is_file() && super::is_gltf_path(p))
+        .filter(|p| p.is_file() && keep(p))
         .collect();
     files.sort_by_key(|p| p.to_string_lossy().to_lowercase());
     Ok(files)

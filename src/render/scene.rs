@@ -294,10 +294,11 @@ impl SceneBuilder {
             poses,
         } = crowd;
         self.overlay.clear();
-        let mut characters = Vec::new();
+        // At most one group (nothing allocated per frame).
+        let mut character = None;
         if let Some(gpu) = gpu.filter(|_| !poses.is_empty()) {
             gpu.instances.write_poses(&ctx.queue, gpu.model, poses)?;
-            characters.push(CharacterDraw {
+            character = Some(CharacterDraw {
                 model: gpu.model,
                 instances: gpu.instances,
                 ghost: None,
@@ -305,7 +306,7 @@ impl SceneBuilder {
         }
         let scene = SceneView {
             camera,
-            characters: &characters,
+            characters: character.as_slice(),
             grid,
             overlay: Some(&self.overlay),
             background: Default::default(),

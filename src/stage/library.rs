@@ -187,11 +187,7 @@ impl ClipGrid {
     /// space: the highest joint, plus the mesh above it in the rest pose and a little
     /// air).
     pub fn label_anchor(&self, cell: usize) -> Option<Vec3> {
-        let scale = if self.enlarged == Some(cell) {
-            ENLARGED_SCALE
-        } else {
-            1.0
-        };
+        let scale = scale_of(self.enlarged, cell);
         let c = self.cells.get(cell)?;
         let top = c
             .pose
@@ -256,12 +252,7 @@ impl ClipGrid {
             .enumerate()
             .with_min_len(4)
             .filter_map(|(i, cell)| {
-                let scale = if enlarged == Some(i) {
-                    ENLARGED_SCALE
-                } else {
-                    1.0
-                };
-                cell_evaluate(model, cell, time_secs, scale)
+                cell_evaluate(model, cell, time_secs, scale_of(enlarged, i))
                     .err()
                     .map(|e| (cell.clip, e.to_string()))
             })
@@ -275,15 +266,19 @@ impl ClipGrid {
     pub fn evaluate_sequential(&mut self, model: &Model, time_secs: f64) {
         let enlarged = self.enlarged;
         for (i, cell) in self.cells.iter_mut().enumerate() {
-            let scale = if enlarged == Some(i) {
-                ENLARGED_SCALE
-            } else {
-                1.0
-            };
-            if let Err(e) = cell_evaluate(model, cell, time_secs, scale) {
+            if let Err(e) = cell_evaluate(model, cell, time_secs, scale_of(enlarged, i)) {
                 self.failed.get_or_insert((cell.clip, e.to_string()));
             }
         }
+    }
+}
+
+/// How large cell `cell`'s character is drawn when `enlarged` is the hovered cell.
+fn scale_of(enlarged: Option<usize>, cell: usize) -> f32 {
+    if enlarged == Some(cell) {
+        ENLARGED_SCALE
+    } else {
+        1.0
     }
 }
 
