@@ -23,9 +23,11 @@ use std::time::Instant;
 
 use glam::{Mat4, Vec3};
 use stridescope::anim::blend::blending::{BlendLayer, BlendingJob};
+use stridescope::anim::blend::soa::{SoaBlendLayer, SoaBlendingJob};
+use stridescope::anim::soa::{soa_len, SoaTransform};
 use stridescope::anim::{
     skinning_palette, Clip, LocalToModelJob, PreparedSkinningJob, SamplingCache, SamplingJob,
-    SkinInfluences, SkinningJob, Transform, MAX_INFLUENCES,
+    SkinInfluences, SkinningJob, SoaLocalToModelJob, SoaSamplingJob, Transform, MAX_INFLUENCES,
 };
 use stridescope::asset::Model;
 use stridescope::graph::def::{GraphDef, NodeDef, ParamDef, Sample1DDef, SyncMode};
@@ -264,6 +266,37 @@ fn blend2(
     .unwrap();
 }
 
+/// stridescope's `SoaBlendingJob` on two layers (the SoA pipeline's blend).
+#[inline(never)]
+fn blend2_soa(
+    rest: &[SoaTransform],
+    a: &[SoaTransform],
+    b: &[SoaTransform],
+    wa: f32,
+    wb: f32,
+    out: &mut [SoaTransform],
+) {
+    let layers = [
+        SoaBlendLayer {
+            pose: a,
+            weight: wa,
+            joint_weights: None,
+        },
+        SoaBlendLayer {
+            pose: b,
+            weight: wb,
+            joint_weights: None,
+        },
+    ];
+    SoaBlendingJob {
+        layers: &layers,
+        rest_pose: rest,
+        threshold: SoaBlendingJob::DEFAULT_THRESHOLD,
+    }
+    .run(out)
+    .unwrap();
+}
+
 /// A pose graph blending clips `a` and `b` half and half (a 1D blend space, no sync: the
 /// clips run at their own rates, as the other rows do).
 fn two_clip_graph(model: &Model, a: &Clip, b: &Clip) -> GraphSession {
@@ -434,7 +467,7 @@ fn bench_model(label: &str, model: &Model, clip_a: &Clip, clip_b: &Clip) {
         .unwrap();
         black_box(&mut local_a);
     });
-    println!("R {label} sample {ns:.1}");
+    println!("R {label} sample_aos {ns:.1}");
 
     // (a') clip B alone, for the decomposition of (b).
     let mut t = 0.0f32;
@@ -449,7 +482,7 @@ fn bench_model(label: &str, model: &Model, clip_a: &Clip, clip_b: &Clip) {
         .unwrap();
         black_box(&mut local_b);
     });
-    println!("R {label} sample_b {ns:.1}");
+    println!("R {label} sample_b_aos {ns:.1}");
 
     // (b) 2 clips + BlendingJob (0.5/0.5) + local-to-model.
     let (mut ta, mut tb) = (0.0f32, 0.0f32);
@@ -487,7 +520,7 @@ fn bench_model(label: &str, model: &Model, clip_a: &Clip, clip_b: &Clip) {
         .unwrap();
         black_box(&mut model_m);
     });
-    println!("R {label} full {ns:.1}");
+    println!("R {label} full_aos {ns:.1}");
 
     // (e) a whole pose-graph frame: the graph's clocks advanced (root motion included),
     // its two inputs sampled and blended, local-to-model and the skinning palettes, as the
@@ -515,13 +548,107 @@ fn bench_model(label: &str, model: &Model, clip_a: &Clip, clip_b: &Clip) {
         );
         black_box(&mut blended);
     });
-    println!("R {label} blend {ns:.1}");
+    println!("R {label} blend_aos {ns:.1}");
 
     // (c) local-to-model alone (on the last blended pose).
     let ns = measure(CALLS, || {
         LocalToModelJob {
             parents: sk.parents(),
             local: black_box(&blended),
+            model_from_root: Mat4::IDENTITY,
+        }
+        .run(&mut model_m)
+        .unwrap();
+        black_box(&mut model_m);
+    });
+    println!("R {label} l2m_aos {ns:.1}");
+
+    // The SoA pipeline (four joints per block, as ozz): rows (a), (a'), (b), (b'), (c).
+    let rest_soa = sk.rest_pose_soa();
+    let nb = soa_len(n);
+    let mut soa_a = vec![SoaTransform::IDENTITY; nb];
+    let mut soa_b = vec![SoaTransform::IDENTITY; nb];
+    let mut soa_blended = vec![SoaTransform::IDENTITY; nb];
+    let mut cache_a = SamplingCache::new();
+    let mut cache_b = SamplingCache::new();
+    let mut t = 0.0f32;
+    let ns = measure(CALLS, || {
+        advance(&mut t, dur_a);
+        SoaSamplingJob {
+            clip: clip_a,
+            time_secs: black_box(t),
+            rest_pose: rest_soa,
+        }
+        .run_with_cache(&mut cache_a, &mut soa_a)
+        .unwrap();
+        black_box(&mut soa_a);
+    });
+    println!("R {label} sample {ns:.1}");
+    let mut t = 0.0f32;
+    let ns = measure(CALLS, || {
+        advance(&mut t, dur_b);
+        SoaSamplingJob {
+            clip: clip_b,
+            time_secs: black_box(t),
+            rest_pose: rest_soa,
+        }
+        .run_with_cache(&mut cache_b, &mut soa_b)
+        .unwrap();
+        black_box(&mut soa_b);
+    });
+    println!("R {label} sample_b {ns:.1}");
+    let (mut ta, mut tb) = (0.0f32, 0.0f32);
+    let ns = measure(CALLS, || {
+        advance(&mut ta, dur_a);
+        advance(&mut tb, dur_b);
+        SoaSamplingJob {
+            clip: clip_a,
+            time_secs: black_box(ta),
+            rest_pose: rest_soa,
+        }
+        .run_with_cache(&mut cache_a, &mut soa_a)
+        .unwrap();
+        SoaSamplingJob {
+            clip: clip_b,
+            time_secs: black_box(tb),
+            rest_pose: rest_soa,
+        }
+        .run_with_cache(&mut cache_b, &mut soa_b)
+        .unwrap();
+        blend2_soa(
+            rest_soa,
+            &soa_a,
+            &soa_b,
+            black_box(0.5),
+            black_box(0.5),
+            &mut soa_blended,
+        );
+        SoaLocalToModelJob {
+            parents: sk.parents(),
+            local: &soa_blended,
+            model_from_root: Mat4::IDENTITY,
+        }
+        .run(&mut model_m)
+        .unwrap();
+        black_box(&mut model_m);
+    });
+    println!("R {label} full {ns:.1}");
+    let ns = measure(CALLS, || {
+        blend2_soa(
+            rest_soa,
+            black_box(&soa_a),
+            black_box(&soa_b),
+            black_box(0.5),
+            black_box(0.5),
+            &mut soa_blended,
+        );
+        black_box(&mut soa_blended);
+    });
+    println!("R {label} blend {ns:.1}");
+    let ns = measure(CALLS, || {
+        SoaLocalToModelJob {
+            parents: sk.parents(),
+            local: black_box(&soa_blended),
             model_from_root: Mat4::IDENTITY,
         }
         .run(&mut model_m)

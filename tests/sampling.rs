@@ -1,13 +1,15 @@
 //! Track interpolation (STEP / LINEAR / CUBICSPLINE) against hand-computed values, the
 //! rotation kernel against exact slerp, the sampling job's contract, and the sampling
-//! cache against the uncached path.
+//! cache against the uncached path, and the structure-of-arrays sampler against the
+//! per-joint one.
 
 use std::path::Path;
 
 use glam::{DQuat, EulerRot, Quat, Vec3};
+use stridescope::anim::soa::{soa_len, transforms_from_soa, SoaTransform};
 use stridescope::anim::{
-    AnimError, Clip, Interpolation, JointTracks, SamplingCache, SamplingJob, SyncMarker, Track,
-    Transform,
+    AnimError, Clip, Interpolation, JointTracks, SamplingCache, SamplingJob, SoaSamplingJob,
+    SyncMarker, Track, Transform,
 };
 
 const EPS: f32 = 1e-6;
@@ -312,6 +314,17 @@ fn exact_slerp(a: Quat, b: Quat, s: f64) -> DQuat {
     (a * ((1.0 - s) * omega).sin() + b * (s * omega).sin()).normalize()
 }
 
+/// Rotation axes of the slerp sweeps (normalised where used).
+const SWEEP_AXES: [[f32; 3]; 3] = [[1.0, 0.0, 0.0], [0.3, -0.8, 0.5], [-1.0, 0.2, 0.1]];
+
+/// Key angles of the slerp sweeps: 0 to 360 degrees in quarter degrees, plus tiny ones
+/// (where nlerp and slerp meet and acos is ill-conditioned).
+fn sweep_angles() -> Vec<f32> {
+    let mut angles: Vec<f32> = (0..=1440).map(|i| (i as f32 * 0.25).to_radians()).collect();
+    angles.extend((0..=12).map(|e| 10f32.powf(-7.0 + 0.5 * e as f32)));
+    angles
+}
+
 /// Angle of the rotation between `a` and `b` (radians, in `[0, pi]`).
 fn rotation_angle_between(a: DQuat, b: DQuat) -> f64 {
     let d = a.conjugate() * b;
@@ -320,19 +333,12 @@ fn rotation_angle_between(a: DQuat, b: DQuat) -> f64 {
 
 #[test]
 fn linear_rotation_matches_exact_slerp() {
-    let axes = [
-        Vec3::X,
-        Vec3::new(0.3, -0.8, 0.5).normalize(),
-        Vec3::new(-1.0, 0.2, 0.1).normalize(),
-    ];
+    let axes = SWEEP_AXES.map(|a| Vec3::from_array(a).normalize());
     let starts = [
         Quat::IDENTITY,
         Quat::from_euler(EulerRot::XYZ, 0.7, -1.2, 2.9),
     ];
-    // Key angles: 0 to 360 degrees in quarter degrees, plus tiny ones (where nlerp and
-    // slerp meet and acos is ill-conditioned).
-    let mut angles: Vec<f32> = (0..=1440).map(|i| (i as f32 * 0.25).to_radians()).collect();
-    angles.extend((0..=12).map(|e| 10f32.powf(-7.0 + 0.5 * e as f32)));
+    let angles = sweep_angles();
     let mut worst = (0.0f64, 0.0f32, 0.0f32);
     for axis in axes {
         for a in starts {
@@ -780,4 +786,266 @@ fn clip_equality_ignores_the_cache_identity() {
     let b = two_joint_clip();
     assert_eq!(a, b);
     assert_eq!(a, a.clone());
+}
+
+// ---------------------------------------------------------------------------------------
+// Structure-of-arrays sampling
+
+/// Largest rotation difference allowed between the SoA sampler's prepared slerp and the
+/// per-joint kernel (radians); both are within `SLERP_MAX_ERROR_RAD` of exact slerp.
+const SOA_ROTATION_TOLERANCE_RAD: f64 = 1e-6;
+
+/// Samples `times` in order with [`SoaSamplingJob`] (with a cache and without) and checks
+/// every joint against [`SamplingJob`]: translations and scales bit for bit, rotations
+/// within [`SOA_ROTATION_TOLERANCE_RAD`] and unit length within 1e-6; the padding lanes
+/// hold the identity. Returns the largest rotation difference seen.
+fn check_soa_matches_per_joint(clip: &Clip, rest: &[Transform], times: &[f32], what: &str) -> f64 {
+    let n = rest.len();
+    let rest_soa = stridescope::anim::soa::to_soa(rest);
+    let mut cache = SamplingCache::new();
+    let mut soa_cached = vec![SoaTransform::IDENTITY; soa_len(n)];
+    let mut soa = vec![SoaTransform::IDENTITY; soa_len(n)];
+    let mut unpacked = vec![Transform::IDENTITY; n];
+    let mut expected = vec![Transform::IDENTITY; n];
+    let mut worst = 0.0f64;
+    for &t in times {
+        let job = SoaSamplingJob {
+            clip,
+            time_secs: t,
+            rest_pose: &rest_soa,
+        };
+        job.run_with_cache(&mut cache, &mut soa_cached).unwrap();
+        job.run(&mut soa).unwrap();
+        assert_eq!(
+            soa_cached, soa,
+            "{what}: t = {t}: cached and uncached SoA differ"
+        );
+        SamplingJob {
+            clip,
+            time_secs: t,
+            rest_pose: rest,
+        }
+        .run(&mut expected)
+        .unwrap();
+        transforms_from_soa(&soa, &mut unpacked).unwrap();
+        for (j, (got, want)) in unpacked.iter().zip(&expected).enumerate() {
+            assert_eq!(
+                got.translation, want.translation,
+                "{what}: t = {t}, joint {j} translation"
+            );
+            assert_eq!(got.scale, want.scale, "{what}: t = {t}, joint {j} scale");
+            let err = rotation_angle_between(got.rotation.as_dquat(), want.rotation.as_dquat());
+            assert!(
+                err < SOA_ROTATION_TOLERANCE_RAD,
+                "{what}: t = {t}, joint {j}: rotation {} vs {} ({err:e} rad)",
+                got.rotation,
+                want.rotation
+            );
+            assert!(
+                (got.rotation.length() - 1.0).abs() < 1e-6,
+                "{what}: joint {j} not unit"
+            );
+            worst = worst.max(err);
+        }
+        for lane in n..4 * soa.len() {
+            assert_eq!(
+                soa[lane / 4].lane(lane % 4),
+                Transform::IDENTITY,
+                "{what}: padding lane"
+            );
+        }
+    }
+    worst
+}
+
+#[test]
+fn soa_sampling_matches_per_joint_sampling_for_every_interpolation_and_layout() {
+    // STEP, LINEAR and CUBICSPLINE, shared and private timelines, constants, unanimated
+    // joints and channels: the SoA runtime's keyed, fixed, rest and loose lanes.
+    let (rest, clip) = mixed_clip();
+    let keys = [0.25, 0.5, 0.6, 0.8, 0.9, 1.0, 1.3, 1.7, 2.0, 0.33, 1.9, 0.4];
+    check_soa_matches_per_joint(&clip, &rest, &scrub_times(&clip, &keys), "mixed");
+    for per_channel in [false, true] {
+        let (rest, clip) = synthetic_67(per_channel);
+        check_soa_matches_per_joint(&clip, &rest, &scrub_times(&clip, &[]), "synthetic 67");
+    }
+}
+
+#[test]
+fn soa_sampling_matches_on_the_shared_characters() {
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets");
+    let mut clips = 0;
+    for file in [
+        "Robot/robot.glb",
+        "Fox/Fox.glb",
+        "CesiumMan/CesiumMan.glb",
+        "RiggedFigure/RiggedFigure.glb",
+    ] {
+        let path = assets.join(file);
+        let model = stridescope::asset::load(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        for clip in &model.clips {
+            let times = scrub_times(clip, &[]);
+            check_soa_matches_per_joint(clip, model.skeleton.rest_pose(), &times, clip.name());
+            clips += 1;
+        }
+    }
+    // Robot 14, Fox 3, CesiumMan 1, RiggedFigure 1.
+    assert_eq!(clips, 19);
+}
+
+#[test]
+fn soa_sampling_matches_on_mocap_and_fbx_takes_played_for_minutes() {
+    // Real capture (120 joints' worth of noisy rotations, root translation) and an FBX
+    // export, played the way a user leaves them looping: 3 minutes at 60 Hz each, wrapping.
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let files = [
+        "mocap/bandai/dataset-2_run_active_001.bvh",
+        "mocap/bandai/dataset-2_walk_normal_002.bvh",
+        "fbx/ufbx/blender_293_barbarian_7400_binary.fbx",
+    ];
+    let mut worst = 0.0f64;
+    for file in files {
+        let model =
+            stridescope::asset::load(&shared.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let clip = model
+            .clips
+            .first()
+            .unwrap_or_else(|| panic!("{file}: no clip"));
+        let d = clip.duration_secs().max(1e-3);
+        let times: Vec<f32> = (0..180 * 60)
+            .map(|i| (i as f64 / 60.0) as f32 % d)
+            .collect();
+        worst = worst.max(check_soa_matches_per_joint(
+            clip,
+            model.skeleton.rest_pose(),
+            &times,
+            file,
+        ));
+    }
+    // The two samplers are different formulas, not copies of each other.
+    assert!(
+        worst > 0.0,
+        "SoA and per-joint rotations identical everywhere"
+    );
+}
+
+#[test]
+fn soa_slerp_matches_exact_slerp() {
+    // The sweep of `linear_rotation_matches_exact_slerp`, through the SoA sampler: four
+    // channels per block, so every lane position is covered.
+    let axes = SWEEP_AXES.map(|a| Vec3::from_array(a).normalize());
+    let start = Quat::from_euler(EulerRot::XYZ, 0.7, -1.2, 2.9);
+    let angles = sweep_angles();
+    let mut worst = (0.0f64, 0.0f32, 0.0f32);
+    for chunk in angles.chunks(6) {
+        // Joint 3 * i + a: axis a, key angle chunk[i].
+        let n = 3 * chunk.len();
+        let mut tracks = Vec::new();
+        for (i, &angle) in chunk.iter().enumerate() {
+            for (a, axis) in axes.iter().enumerate() {
+                let b = (Quat::from_axis_angle(*axis, angle) * start).normalize();
+                let mut jt = JointTracks::new(3 * i + a);
+                jt.rotation = Some(
+                    Track::new(Interpolation::Linear, vec![0.0, 1.0], vec![start, b], "r").unwrap(),
+                );
+                tracks.push(jt);
+            }
+        }
+        let clip = Clip::new("sweep".into(), tracks, vec![], n).unwrap();
+        let rest_soa = vec![SoaTransform::IDENTITY; soa_len(n)];
+        let mut soa = vec![SoaTransform::IDENTITY; soa_len(n)];
+        for k in 0..=64 {
+            let s = k as f32 / 64.0;
+            SoaSamplingJob {
+                clip: &clip,
+                time_secs: s,
+                rest_pose: &rest_soa,
+            }
+            .run(&mut soa)
+            .unwrap();
+            for (i, &angle) in chunk.iter().enumerate() {
+                for (a, axis) in axes.iter().enumerate() {
+                    let j = 3 * i + a;
+                    let b = (Quat::from_axis_angle(*axis, angle) * start).normalize();
+                    let q = soa[j / 4].lane(j % 4).rotation;
+                    assert!((q.length() - 1.0).abs() < 1e-6, "|q| = {}", q.length());
+                    let err = rotation_angle_between(exact_slerp(start, b, s as f64), q.as_dquat());
+                    if err > worst.0 {
+                        worst = (err, angle, s);
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        worst.0 < SLERP_MAX_ERROR_RAD,
+        "max deviation {:e} rad at key angle {} rad, s = {}",
+        worst.0,
+        worst.1,
+        worst.2
+    );
+}
+
+#[test]
+fn soa_sampling_job_validity() {
+    let clip = two_joint_clip();
+    let rest = stridescope::anim::soa::to_soa(&[Transform::IDENTITY; 2]);
+    let mut out = vec![SoaTransform::IDENTITY; 1];
+    // Output and rest pose lengths differ.
+    let mut two = vec![SoaTransform::IDENTITY; 2];
+    let err = SoaSamplingJob {
+        clip: &clip,
+        time_secs: 0.1,
+        rest_pose: &rest,
+    }
+    .run(&mut two)
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            AnimError::LengthMismatch {
+                expected: 1,
+                actual: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // A NaN time.
+    let err = SoaSamplingJob {
+        clip: &clip,
+        time_secs: f32::NAN,
+        rest_pose: &rest,
+    }
+    .run_with_cache(&mut SamplingCache::new(), &mut out)
+    .unwrap_err();
+    assert!(matches!(err, AnimError::NonFinite { .. }), "{err}");
+    // A clip animating joint 5 on a pose of one block (joints 0..4).
+    let mut jt = JointTracks::new(5);
+    jt.translation = Some(vec_track(
+        Interpolation::Linear,
+        &[0.0, 1.0],
+        &[Vec3::ZERO, Vec3::X],
+    ));
+    let far = Clip::new("far".into(), vec![jt], vec![], 6).unwrap();
+    let before = out.clone();
+    let err = SoaSamplingJob {
+        clip: &far,
+        time_secs: 0.5,
+        rest_pose: &rest,
+    }
+    .run(&mut out)
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            AnimError::JointOutOfRange {
+                joint: 5,
+                joint_count: 4,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(out, before, "nothing written on error");
 }

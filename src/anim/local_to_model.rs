@@ -2,6 +2,7 @@
 
 use glam::{Mat3A, Mat4, Vec3A, Vec4};
 
+use super::soa::{soa_len, SoaTransform};
 use super::{AnimError, Transform};
 
 /// Converts a local pose (parent space) into model-space matrices.
@@ -21,30 +22,11 @@ impl LocalToModelJob<'_> {
     /// Writes `model_from_joint` for every joint.
     pub fn run(&self, model_from_joint: &mut [Mat4]) -> Result<(), AnimError> {
         let n = self.parents.len();
-        if self.local.len() != n {
-            return Err(AnimError::LengthMismatch {
-                what: "local pose",
-                expected: n,
-                actual: self.local.len(),
-            });
-        }
-        if model_from_joint.len() != n {
-            return Err(AnimError::LengthMismatch {
-                what: "model-space output",
-                expected: n,
-                actual: model_from_joint.len(),
-            });
-        }
-        // Parent order is checked once up front, so the loop below is branch-light and
-        // an invalid hierarchy writes nothing.
-        if let Some((joint, parent)) = self
-            .parents
-            .iter()
-            .enumerate()
-            .find_map(|(i, p)| p.filter(|&p| p >= i).map(|p| (i, p)))
-        {
-            return Err(AnimError::ParentOrder { joint, parent });
-        }
+        validate(
+            self.parents,
+            ("local pose", n, self.local.len()),
+            model_from_joint.len(),
+        )?;
         for i in 0..n {
             let parent = match self.parents[i] {
                 None => self.model_from_root,
@@ -102,8 +84,38 @@ impl LocalToModelJob<'_> {
     }
 }
 
-/// `parent * local.to_mat4()`, using that the TRS matrix's bottom row is `(0, 0, 0, 1)`:
-/// 12 column scalings instead of 16, and the rotation's columns are scaled in place.
+/// The checks both jobs make before writing anything: the local pose's length
+/// (`(what, expected, actual)`), the output's (one per joint) and parent order, checked
+/// once up front so the loops are branch-light and an invalid hierarchy writes nothing.
+fn validate(
+    parents: &[Option<usize>],
+    (what, expected, actual): (&'static str, usize, usize),
+    output_len: usize,
+) -> Result<(), AnimError> {
+    if actual != expected {
+        return Err(AnimError::LengthMismatch {
+            what,
+            expected,
+            actual,
+        });
+    }
+    if output_len != parents.len() {
+        return Err(AnimError::LengthMismatch {
+            what: "model-space output",
+            expected: parents.len(),
+            actual: output_len,
+        });
+    }
+    if let Some((joint, parent)) = parents
+        .iter()
+        .enumerate()
+        .find_map(|(i, p)| p.filter(|&p| p >= i).map(|p| (i, p)))
+    {
+        return Err(AnimError::ParentOrder { joint, parent });
+    }
+    Ok(())
+}
+
 /// Whether `joint` is a descendant of `ancestor` in a parents-before-children hierarchy
 /// (the walk stops once it passes `ancestor`; a joint is not below itself).
 pub(crate) fn is_below(parents: &[Option<usize>], ancestor: usize, joint: usize) -> bool {
@@ -120,6 +132,8 @@ pub(crate) fn is_below(parents: &[Option<usize>], ancestor: usize, joint: usize)
     false
 }
 
+/// `parent * local.to_mat4()`, using that the TRS matrix's bottom row is `(0, 0, 0, 1)`:
+/// 12 column scalings instead of 16, and the rotation's columns are scaled in place.
 /// Same operation order as glam's `Mat4 * Mat4`, so the result matches it (up to the sign
 /// of zero terms).
 #[inline]
@@ -134,4 +148,114 @@ fn mul_trs(parent: &Mat4, local: &Transform) -> Mat4 {
         col(r.z_axis * s.z),
         col(Vec3A::from(t)) + parent.w_axis,
     )
+}
+
+/// [`LocalToModelJob`] on a structure-of-arrays local pose ([`SoaTransform`] blocks, joint
+/// `j` in lane `j % 4` of block `j / 4`).
+///
+/// Each block's four rotations become scaled rotation columns with vertical SIMD
+/// arithmetic (glam's `Mat3A::from_quat` formula lane by lane, without the per-joint
+/// shuffles of packing scalars into vectors); the parent products then run joint by joint
+/// in parent order, as they must. The matrices are bit-identical to
+/// [`LocalToModelJob`]'s on the same pose.
+pub struct SoaLocalToModelJob<'a> {
+    /// Parent of each joint, `None` for roots; `parents[i] < i`.
+    pub parents: &'a [Option<usize>],
+    /// Local transforms in blocks: [`soa_len`]`(parents.len())` of them.
+    pub local: &'a [SoaTransform],
+    /// Transform applied to root joints (e.g. a world placement); usually identity.
+    pub model_from_root: Mat4,
+}
+
+/// A block's local matrices, component-major: `cols[c][r]` is row `r` of column `c`
+/// (columns 0..3 the scaled rotation, 3 the translation), four joints per vector.
+struct SoaColumns {
+    cols: [[Vec4; 3]; 4],
+}
+
+impl SoaColumns {
+    #[inline(always)]
+    fn of(block: &SoaTransform) -> Self {
+        let [x, y, z, w] = block.rotation;
+        let [sx, sy, sz] = block.scale;
+        let (x2, y2, z2) = (x + x, y + y, z + z);
+        let (xx, xy, xz) = (x * x2, x * y2, x * z2);
+        let (yy, yz, zz) = (y * y2, y * z2, z * z2);
+        let (wx, wy, wz) = (w * x2, w * y2, w * z2);
+        let one = Vec4::ONE;
+        Self {
+            cols: [
+                [(one - (yy + zz)) * sx, (xy + wz) * sx, (xz - wy) * sx],
+                [(xy - wz) * sy, (one - (xx + zz)) * sy, (yz + wx) * sy],
+                [(xz + wy) * sz, (yz - wx) * sz, (one - (xx + yy)) * sz],
+                block.translation,
+            ],
+        }
+    }
+
+    /// `parent * local` for the block's lane `L`.
+    #[inline(always)]
+    fn model<const L: usize>(&self, parent: &Mat4) -> Mat4 {
+        let col = |c: &[Vec4; 3]| -> Vec4 {
+            parent.x_axis * splat_lane::<L>(c[0])
+                + parent.y_axis * splat_lane::<L>(c[1])
+                + parent.z_axis * splat_lane::<L>(c[2])
+        };
+        Mat4::from_cols(
+            col(&self.cols[0]),
+            col(&self.cols[1]),
+            col(&self.cols[2]),
+            col(&self.cols[3]) + parent.w_axis,
+        )
+    }
+}
+
+/// Lane `L` of `v` in all four lanes (one shuffle).
+#[inline(always)]
+fn splat_lane<const L: usize>(v: Vec4) -> Vec4 {
+    Vec4::splat(v.to_array()[L])
+}
+
+impl SoaLocalToModelJob<'_> {
+    /// Writes `model_from_joint` for every joint (`parents.len()` of them).
+    pub fn run(&self, model_from_joint: &mut [Mat4]) -> Result<(), AnimError> {
+        let n = self.parents.len();
+        validate(
+            self.parents,
+            ("SoA local pose", soa_len(n), self.local.len()),
+            model_from_joint.len(),
+        )?;
+        // The previous joint's matrix stays in registers: in a chain (spine, limbs,
+        // fingers) it is the next joint's parent, and reading it back from memory would
+        // put a store-to-load forwarding delay on the chain's critical path.
+        let mut prev = Mat4::IDENTITY;
+        for (b, block) in self.local.iter().enumerate() {
+            let cols = SoaColumns::of(block);
+            let j = 4 * b;
+            macro_rules! lane {
+                ($l:literal) => {
+                    if j + $l < n {
+                        let parent = self.parent(j + $l, &prev, model_from_joint);
+                        prev = cols.model::<$l>(&parent);
+                        model_from_joint[j + $l] = prev;
+                    }
+                };
+            }
+            lane!(0);
+            lane!(1);
+            lane!(2);
+            lane!(3);
+        }
+        Ok(())
+    }
+
+    /// Joint `j`'s parent matrix; `prev` is joint `j - 1`'s.
+    #[inline(always)]
+    fn parent(&self, j: usize, prev: &Mat4, model_from_joint: &[Mat4]) -> Mat4 {
+        match self.parents[j] {
+            None => self.model_from_root,
+            Some(p) if p + 1 == j => *prev,
+            Some(p) => model_from_joint[p],
+        }
+    }
 }

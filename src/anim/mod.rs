@@ -33,16 +33,18 @@ pub mod root_motion;
 pub mod seam;
 pub mod skeleton;
 pub mod skinning;
+pub mod soa;
 pub mod state_machine;
 pub mod sync;
 pub mod transform;
 
 pub use clip::{
-    Clip, Interpolation, JointTracks, MorphTrack, SamplingCache, SamplingJob, SyncMarker, Track,
+    Clip, Interpolation, JointTracks, MorphTrack, SamplingCache, SamplingJob, SoaSamplingJob,
+    SyncMarker, Track,
 };
 pub use clock::{Interval, PlaybackClock, Player};
 pub use error::AnimError;
-pub use local_to_model::LocalToModelJob;
+pub use local_to_model::{LocalToModelJob, SoaLocalToModelJob};
 pub use root_motion::{
     ClipRootMotion, ClipTime, GroundTransform, RootMotion, RootMotionSource, RootMotionTrack,
     MAX_ABS_CYCLE,

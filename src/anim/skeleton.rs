@@ -2,6 +2,7 @@
 
 use glam::Mat4;
 
+use super::soa::{to_soa, SoaTransform};
 use super::{AnimError, Transform};
 
 /// A joint hierarchy stored parent-before-child, so model-space accumulation is one
@@ -15,6 +16,8 @@ pub struct Skeleton {
     names: Vec<String>,
     parents: Vec<Option<usize>>,
     rest_pose: Vec<Transform>,
+    /// The rest pose in four-joint blocks (for the SoA jobs), padding lanes identity.
+    rest_pose_soa: Vec<SoaTransform>,
     /// Joints a skin binds; empty when no skin binds any (every joint then counts as a
     /// bone: a BVH or a skinless FBX take).
     bound: Vec<bool>,
@@ -61,6 +64,7 @@ impl Skeleton {
         Ok(Self {
             names,
             parents,
+            rest_pose_soa: to_soa(&rest_pose),
             rest_pose,
             bound: Vec::new(),
             reference_pose: Vec::new(),
@@ -143,6 +147,12 @@ impl Skeleton {
     /// Rest (bind-time node) transforms, each in its parent's space.
     pub fn rest_pose(&self) -> &[Transform] {
         &self.rest_pose
+    }
+
+    /// The rest pose in [`SoaTransform`] blocks of four joints (joint `j` is lane `j % 4`
+    /// of block `j / 4`; padding lanes hold the identity), for the SoA jobs.
+    pub fn rest_pose_soa(&self) -> &[SoaTransform] {
+        &self.rest_pose_soa
     }
 
     /// Index of the first joint with this exact name.

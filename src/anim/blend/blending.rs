@@ -303,7 +303,8 @@ fn all_finite(pose: &[Transform]) -> bool {
     acc == Vec4::ZERO
 }
 
-fn check_weight(w: f32, what: impl Fn() -> String) -> Result<(), AnimError> {
+/// A blend weight must be finite and `>= 0`; `what` names it in the error.
+pub(crate) fn check_weight(w: f32, what: impl Fn() -> String) -> Result<(), AnimError> {
     if !w.is_finite() {
         return Err(AnimError::NonFinite { what: what() });
     }

@@ -5,4 +5,5 @@
 pub mod additive;
 pub mod blending;
 pub mod mask;
+pub mod soa;
 pub mod space;

@@ -13,6 +13,7 @@ mod morph;
 mod runtime;
 mod sampling;
 mod slerp;
+mod soa;
 mod track;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,7 +24,7 @@ use crate::anim::AnimError;
 use runtime::Runtime;
 
 pub use morph::MorphTrack;
-pub use sampling::{SamplingCache, SamplingJob};
+pub use sampling::{SamplingCache, SamplingJob, SoaSamplingJob};
 pub use track::{Interpolation, Track, TrackValue};
 
 /// The tracks that animate one joint. A missing channel keeps the rest pose.

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use glam::{Quat, Vec3, Vec4};
 
 use super::slerp::{slerp_four, slerp_normalized};
+use super::soa::SoaRuntime;
 use super::track::{hermite_weights, Interpolation, Segment, Track, TrackValue};
 use super::JointTracks;
 use crate::anim::Transform;
@@ -104,6 +105,9 @@ pub(super) struct Runtime {
     /// `[start, end)`; joints from `animated_end` on are never animated.
     rest_ranges: Vec<(u32, u32)>,
     animated_end: u32,
+    /// The same tracks in structure-of-arrays form (four joints per row), for
+    /// [`SoaSamplingJob`](super::SoaSamplingJob).
+    pub(super) soa: SoaRuntime,
 }
 
 /// Sorts one target's tracks into groups (values key-major) and loose channels (values
@@ -206,6 +210,7 @@ impl Runtime {
             &mut rt.joints,
             &mut rt.vec3_values,
         );
+        rt.soa = SoaRuntime::new(tracks, &mut timeline_of);
         let mut next_joint = 0usize;
         for tracks in tracks {
             // Joints skipped since the previous animated joint keep their rest pose, and

@@ -2,6 +2,7 @@
 
 use super::track::Segment;
 use super::Clip;
+use crate::anim::soa::SoaTransform;
 use crate::anim::{AnimError, Transform};
 
 /// Samples a clip into a local pose.
@@ -50,6 +51,15 @@ impl SamplingCache {
         self.clip_uid = 0;
     }
 
+    /// The segment of every timeline of `clip` at `t`, searched from the cursors.
+    #[inline]
+    fn locate(&mut self, clip: &Clip, t: f32) -> &[Segment] {
+        self.prepare(clip);
+        clip.runtime
+            .locate(t, Some(&mut self.cursors[..]), &mut self.segments);
+        &self.segments
+    }
+
     /// Ready for `clip`: cursors reset unless they belong to it.
     fn prepare(&mut self, clip: &Clip) {
         let n = clip.runtime.timelines.len();
@@ -66,22 +76,32 @@ impl SamplingCache {
 /// Timelines whose segments [`SamplingJob::run`] keeps on the stack.
 const STACK_TIMELINES: usize = 32;
 
+/// Runs `f` on the segment of every timeline of `clip` at `t`, found by binary search
+/// (on the stack for up to [`STACK_TIMELINES`] timelines).
+#[inline]
+fn with_segments(clip: &Clip, t: f32, f: impl FnOnce(&[Segment])) {
+    let rt = &clip.runtime;
+    let n = rt.timelines.len();
+    let mut stack = [Segment::default(); STACK_TIMELINES];
+    let mut heap = Vec::new();
+    let segments = if n <= STACK_TIMELINES {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, Segment::default());
+        &mut heap[..]
+    };
+    rt.locate(t, None, segments);
+    f(segments)
+}
+
 impl SamplingJob<'_> {
     /// Writes the local pose into `output` (parent space, one per joint).
     pub fn run(&self, output: &mut [Transform]) -> Result<(), AnimError> {
         self.validate(output)?;
         let rt = &self.clip.runtime;
-        let n = rt.timelines.len();
-        let mut stack = [Segment::default(); STACK_TIMELINES];
-        let mut heap = Vec::new();
-        let segments = if n <= STACK_TIMELINES {
-            &mut stack[..n]
-        } else {
-            heap.resize(n, Segment::default());
-            &mut heap[..]
-        };
-        rt.locate(self.time_secs, None, segments);
-        rt.write(segments, self.rest_pose, output);
+        with_segments(self.clip, self.time_secs, |segments| {
+            rt.write(segments, self.rest_pose, output)
+        });
         Ok(())
     }
 
@@ -93,14 +113,12 @@ impl SamplingJob<'_> {
         output: &mut [Transform],
     ) -> Result<(), AnimError> {
         self.validate(output)?;
-        cache.prepare(self.clip);
         let rt = &self.clip.runtime;
-        rt.locate(
-            self.time_secs,
-            Some(&mut cache.cursors[..]),
-            &mut cache.segments,
+        rt.write(
+            cache.locate(self.clip, self.time_secs),
+            self.rest_pose,
+            output,
         );
-        rt.write(&cache.segments, self.rest_pose, output);
         Ok(())
     }
 
@@ -125,6 +143,74 @@ impl SamplingJob<'_> {
                     joint_count: output.len(),
                 });
             }
+        }
+        Ok(())
+    }
+}
+
+/// [`SamplingJob`] on structure-of-arrays poses: samples a clip into
+/// [`SoaTransform`] blocks (joint `j` is lane `j % 4` of block `j / 4`), four joints at a
+/// time. Every lane is bit-identical to what [`SamplingJob`] writes for that joint.
+///
+/// Joints (and channels) the clip does not animate take the rest pose, as do the padding
+/// lanes of the last block.
+pub struct SoaSamplingJob<'a> {
+    pub clip: &'a Clip,
+    /// Clip time in seconds; clamped to the key range of each track.
+    pub time_secs: f32,
+    /// Rest pose in blocks ([`crate::anim::Skeleton::rest_pose_soa`]), parent space.
+    pub rest_pose: &'a [SoaTransform],
+}
+
+impl SoaSamplingJob<'_> {
+    /// Writes the local pose into `output` (same length as `rest_pose`), binary-searching
+    /// every timeline.
+    pub fn run(&self, output: &mut [SoaTransform]) -> Result<(), AnimError> {
+        self.validate(output)?;
+        let rt = &self.clip.runtime;
+        with_segments(self.clip, self.time_secs, |segments| {
+            rt.soa.write(segments, self.rest_pose, output)
+        });
+        Ok(())
+    }
+
+    /// As [`SoaSamplingJob::run`], searching keys from where `cache` found them last time
+    /// (a [`SamplingCache`] serves both jobs; see its docs).
+    pub fn run_with_cache(
+        &self,
+        cache: &mut SamplingCache,
+        output: &mut [SoaTransform],
+    ) -> Result<(), AnimError> {
+        self.validate(output)?;
+        let rt = &self.clip.runtime;
+        rt.soa.write(
+            cache.locate(self.clip, self.time_secs),
+            self.rest_pose,
+            output,
+        );
+        Ok(())
+    }
+
+    fn validate(&self, output: &[SoaTransform]) -> Result<(), AnimError> {
+        if output.len() != self.rest_pose.len() {
+            return Err(AnimError::LengthMismatch {
+                what: "SoA sampling output",
+                expected: self.rest_pose.len(),
+                actual: output.len(),
+            });
+        }
+        if !self.time_secs.is_finite() {
+            return Err(AnimError::NonFinite {
+                what: "sampling time".into(),
+            });
+        }
+        if self.clip.runtime.soa.block_count() > output.len() {
+            let joint = self.clip.tracks.last().map_or(0, |t| t.joint);
+            return Err(AnimError::JointOutOfRange {
+                what: format!("clip '{}'", self.clip.name),
+                joint,
+                joint_count: 4 * output.len(),
+            });
         }
         Ok(())
     }

@@ -1,0 +1,488 @@
+//! The structure-of-arrays form of a clip's tracks, read by
+//! [`SoaSamplingJob`](super::SoaSamplingJob): keys stored four joints to a vector (the
+//! joints of one [`SoaTransform`] block), so channels are interpolated four at a time
+//! with vertical SIMD operations and written without per-joint scatter.
+//!
+//! For each block and target (translation, rotation, scale) the lanes are of four kinds,
+//! decided once when the clip is built:
+//! - *rest*: the clip does not animate the channel; the rest pose's value;
+//! - *fixed*: the channel holds one value ([`Track::constant`]); copied;
+//! - *keyed*: LINEAR channels on the block's most common timeline;
+//! - *loose*: anything else (another timeline, STEP or CUBICSPLINE); sampled one lane at
+//!   a time with [`Segment::sample`], exactly as [`SamplingJob`](super::SamplingJob) does.
+//!
+//! Keyed values are stored key-major per timeline: key `k`'s row holds every keyed
+//! block-target of that timeline, so the two rows around a time are read in one forward
+//! sweep through memory whatever the number of joints.
+//!
+//! Translations and scales are interpolated as [`SamplingJob`](super::SamplingJob) does
+//! (`a * (1 - s) + b * s`, bit for bit). Rotations are slerped from data prepared once
+//! per key pair, in f64, when the clip is built: with `a` and `b` the keys (`b` flipped
+//! into `a`'s hemisphere), `Ω = acos(a · b)` and `c` the unit quaternion orthogonal to `a`
+//! in the plane of `a` and `b`, slerp is `a cos(sΩ) + c sin(sΩ)`. Per sample that is two
+//! short polynomials (Taylor to the 12th and 11th power; truncation below 6e-8 for
+//! `sΩ <= π/2`) and no acos, square root or division; the result is unit length to f32
+//! rounding. It agrees with the per-joint job's slerp to 1e-6 rad (`tests/soa_pipeline.rs`).
+
+use glam::{BVec4A, DQuat, Quat, Vec3, Vec4};
+
+use super::track::{Interpolation, Segment, Track};
+use super::JointTracks;
+use crate::anim::soa::{soa_len, SoaTransform};
+
+/// Target of a block: 0 translation, 1 rotation, 2 scale.
+type TargetIndex = u8;
+const T: TargetIndex = 0;
+const R: TargetIndex = 1;
+const S: TargetIndex = 2;
+
+/// Vectors per key of a keyed block-target in a timeline's rows: 3 for translation and
+/// scale (x, y, z of four lanes); 9 for rotation (`a`, `c` and `Ω`, see the module docs).
+const fn row_width(target: TargetIndex) -> usize {
+    if target == R {
+        9
+    } else {
+        3
+    }
+}
+
+/// A keyed block-target inside its timeline's rows.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    block: u32,
+    target: TargetIndex,
+    /// Offset of its vectors in each key row.
+    offset: u32,
+    keyed_mask: BVec4A,
+    /// Every lane keyed: stored without a select.
+    all_keyed: bool,
+}
+
+/// The keyed block-targets of one timeline.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    timeline: u32,
+    /// Vectors per key row.
+    stride: u32,
+    /// Offset of key 0's row in [`SoaRuntime::rows`].
+    rows: u32,
+    /// `entries[first..first + count]`.
+    first: u32,
+    count: u32,
+}
+
+/// A block-target with rest or fixed lanes: written before the keyed values.
+#[derive(Clone, Copy, Debug)]
+struct Base {
+    block: u32,
+    target: TargetIndex,
+    fixed_mask: BVec4A,
+    /// Offset of the fixed values (3 or 4 vectors) in [`SoaRuntime::rows`].
+    fixed: u32,
+}
+
+/// A lane sampled on its own.
+#[derive(Clone, Copy, Debug)]
+struct Loose {
+    block: u32,
+    target: TargetIndex,
+    lane: u8,
+    timeline: u32,
+    interpolation: Interpolation,
+    /// Offset of the channel's values (as in its [`Track`]) in the loose value arrays.
+    values: u32,
+}
+
+/// The SoA runtime form of a clip (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub(super) struct SoaRuntime {
+    frames: Vec<Frame>,
+    entries: Vec<Entry>,
+    bases: Vec<Base>,
+    /// Keyed rows (per frame, key-major) and fixed values.
+    rows: Vec<Vec4>,
+    loose: Vec<Loose>,
+    loose_vec3: Vec<Vec3>,
+    loose_quat: Vec<Quat>,
+    /// Blocks holding an animated joint; the blocks after them keep the rest pose.
+    block_count: usize,
+}
+
+/// What the clip does with one lane of one target.
+enum Lane<'t> {
+    Rest,
+    Fixed([f32; 4]),
+    Vec3(&'t Track<Vec3>, u32),
+    Quat(&'t Track<Quat>, u32),
+}
+
+impl Lane<'_> {
+    /// Timeline of a LINEAR keyed channel.
+    fn linear_timeline(&self) -> Option<u32> {
+        match self {
+            Lane::Vec3(t, tl) if t.interpolation() == Interpolation::Linear => Some(*tl),
+            Lane::Quat(t, tl) if t.interpolation() == Interpolation::Linear => Some(*tl),
+            _ => None,
+        }
+    }
+}
+
+/// The slerp data of key pair (`a`, `b`) as `[a, c, Ω]` (see the module docs), in f64.
+fn rotation_segment(a: Quat, b: Quat) -> ([f32; 4], [f32; 4], f32) {
+    // The hemisphere is chosen by the f32 dot product summed as the per-joint kernel sums
+    // it, so both samplers break the tie at 180 degrees the same way.
+    let dot32 = (a.x * b.x + a.y * b.y) + (a.z * b.z + a.w * b.w);
+    let a64 = DQuat::from_xyzw(a.x as f64, a.y as f64, a.z as f64, a.w as f64);
+    let mut b64 = DQuat::from_xyzw(b.x as f64, b.y as f64, b.z as f64, b.w as f64);
+    // Keys are unit length to f32 precision; normalised here so the basis is orthonormal.
+    let a64 = a64.normalize();
+    b64 = b64.normalize();
+    if dot32 < 0.0 {
+        b64 = -b64;
+    }
+    let d = a64.dot(b64).clamp(-1.0, 1.0);
+    let c = b64 - a64 * d;
+    let len = c.length();
+    let (c, omega) = if len > 1e-12 {
+        (c * (1.0 / len), d.acos())
+    } else {
+        (DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), 0.0)
+    };
+    let f = |q: DQuat| [q.x as f32, q.y as f32, q.z as f32, q.w as f32];
+    (f(a64), f(c), omega as f32)
+}
+
+impl SoaRuntime {
+    /// `timeline_of` gives the index of a key-time array in the clip's shared timelines
+    /// (the ones [`super::runtime::Runtime::locate`] finds segments for).
+    pub(super) fn new(tracks: &[JointTracks], timeline_of: &mut impl FnMut(&[f32]) -> u32) -> Self {
+        let block_count = tracks.last().map_or(0, |t| soa_len(t.joint + 1));
+        let mut lanes: Vec<[[Lane; 4]; 3]> = (0..block_count)
+            .map(|_| std::array::from_fn(|_| std::array::from_fn(|_| Lane::Rest)))
+            .collect();
+        for jt in tracks {
+            let (b, l) = (jt.joint / 4, jt.joint % 4);
+            if let Some(t) = &jt.translation {
+                lanes[b][T as usize][l] = match t.constant() {
+                    Some(v) => Lane::Fixed([v.x, v.y, v.z, 0.0]),
+                    None => Lane::Vec3(t, timeline_of(t.times())),
+                };
+            }
+            if let Some(t) = &jt.rotation {
+                lanes[b][R as usize][l] = match t.constant() {
+                    Some(q) => Lane::Fixed(q.to_array()),
+                    None => Lane::Quat(t, timeline_of(t.times())),
+                };
+            }
+            if let Some(t) = &jt.scale {
+                lanes[b][S as usize][l] = match t.constant() {
+                    Some(v) => Lane::Fixed([v.x, v.y, v.z, 0.0]),
+                    None => Lane::Vec3(t, timeline_of(t.times())),
+                };
+            }
+        }
+        let mut rt = SoaRuntime {
+            block_count,
+            ..Default::default()
+        };
+        // Keyed block-targets per timeline: (timeline, [(block, target, keyed lanes)]).
+        type Keyed = Vec<(u32, TargetIndex, [bool; 4])>;
+        let mut per_timeline: Vec<(u32, Keyed)> = Vec::new();
+        for (b, targets) in lanes.iter().enumerate() {
+            for (target, lanes) in targets.iter().enumerate() {
+                let target = target as TargetIndex;
+                // The LINEAR timeline most lanes share is keyed; other animated lanes are loose.
+                let timeline = lanes
+                    .iter()
+                    .filter_map(Lane::linear_timeline)
+                    .max_by_key(|&tl| {
+                        let n = lanes
+                            .iter()
+                            .filter(|l| l.linear_timeline() == Some(tl))
+                            .count();
+                        // Ties: the first timeline.
+                        (n, std::cmp::Reverse(tl))
+                    });
+                let keyed: [bool; 4] = std::array::from_fn(|i| {
+                    timeline.is_some() && lanes[i].linear_timeline() == timeline
+                });
+                let fixed: [bool; 4] = std::array::from_fn(|i| matches!(lanes[i], Lane::Fixed(_)));
+                if keyed != [true; 4] {
+                    let fixed_at = rt.rows.len() as u32;
+                    if fixed.contains(&true) {
+                        let n = if target == R { 4 } else { 3 };
+                        for c in 0..n {
+                            rt.rows.push(Vec4::from_array(std::array::from_fn(|i| {
+                                match &lanes[i] {
+                                    Lane::Fixed(v) => v[c],
+                                    _ => 0.0,
+                                }
+                            })));
+                        }
+                    }
+                    rt.bases.push(Base {
+                        block: b as u32,
+                        target,
+                        fixed_mask: BVec4A::from_array(fixed),
+                        fixed: fixed_at,
+                    });
+                }
+                if let Some(tl) = timeline {
+                    match per_timeline.iter_mut().find(|(t, _)| *t == tl) {
+                        Some((_, list)) => list.push((b as u32, target, keyed)),
+                        None => per_timeline.push((tl, vec![(b as u32, target, keyed)])),
+                    }
+                }
+                for (lane, kind) in lanes.iter().enumerate() {
+                    if keyed[lane] {
+                        continue;
+                    }
+                    let (timeline, interpolation, values) = match kind {
+                        Lane::Vec3(t, tl) => {
+                            let at = rt.loose_vec3.len() as u32;
+                            rt.loose_vec3.extend_from_slice(t.values());
+                            (*tl, t.interpolation(), at)
+                        }
+                        Lane::Quat(t, tl) => {
+                            let at = rt.loose_quat.len() as u32;
+                            rt.loose_quat.extend_from_slice(t.values());
+                            (*tl, t.interpolation(), at)
+                        }
+                        _ => continue,
+                    };
+                    rt.loose.push(Loose {
+                        block: b as u32,
+                        target,
+                        lane: lane as u8,
+                        timeline,
+                        interpolation,
+                        values,
+                    });
+                }
+            }
+        }
+        for (timeline, keyed) in per_timeline {
+            let first = rt.entries.len() as u32;
+            let mut stride = 0u32;
+            for &(block, target, mask) in &keyed {
+                rt.entries.push(Entry {
+                    block,
+                    target,
+                    offset: stride,
+                    keyed_mask: BVec4A::from_array(mask),
+                    all_keyed: mask == [true; 4],
+                });
+                stride += row_width(target) as u32;
+            }
+            // Every keyed channel of a timeline has one value per key time.
+            let key_count = keyed
+                .iter()
+                .find_map(|&(b, target, mask)| {
+                    let lane = mask.iter().position(|&k| k)?;
+                    Some(match &lanes[b as usize][target as usize][lane] {
+                        Lane::Vec3(t, _) => t.values().len(),
+                        Lane::Quat(t, _) => t.values().len(),
+                        _ => 0,
+                    })
+                })
+                .unwrap_or(0);
+            let rows_at = rt.rows.len() as u32;
+            for k in 0..key_count {
+                for &(b, target, mask) in &keyed {
+                    let lanes = &lanes[b as usize][target as usize];
+                    if target == R {
+                        let mut seg = [([0.0f32; 4], [0.0f32; 4], 0.0f32); 4];
+                        for (i, lane) in lanes.iter().enumerate() {
+                            seg[i] = match lane {
+                                Lane::Quat(t, _) if mask[i] => {
+                                    let v = t.values();
+                                    rotation_segment(v[k], v[(k + 1).min(v.len() - 1)])
+                                }
+                                _ => ([0.0, 0.0, 0.0, 1.0], [0.0; 4], 0.0),
+                            };
+                        }
+                        for c in 0..4 {
+                            rt.rows
+                                .push(Vec4::from_array(std::array::from_fn(|i| seg[i].0[c])));
+                        }
+                        for c in 0..4 {
+                            rt.rows
+                                .push(Vec4::from_array(std::array::from_fn(|i| seg[i].1[c])));
+                        }
+                        rt.rows
+                            .push(Vec4::from_array(std::array::from_fn(|i| seg[i].2)));
+                    } else {
+                        let v: [[f32; 3]; 4] = std::array::from_fn(|i| match &lanes[i] {
+                            Lane::Vec3(t, _) if mask[i] => t.values()[k].to_array(),
+                            _ => [0.0; 3],
+                        });
+                        rt.rows.extend(
+                            (0..3).map(|c| Vec4::from_array(std::array::from_fn(|i| v[i][c]))),
+                        );
+                    }
+                }
+            }
+            rt.frames.push(Frame {
+                timeline,
+                stride,
+                rows: rows_at,
+                first,
+                count: keyed.len() as u32,
+            });
+        }
+        rt
+    }
+
+    /// Blocks an output must have at least (the last animated joint's block and those
+    /// before it).
+    pub(super) fn block_count(&self) -> usize {
+        self.block_count
+    }
+
+    /// Samples at the timelines' `segments` into `output`; blocks past the animated ones
+    /// and unanimated lanes take `rest_pose`. Both have the same length, at least
+    /// [`Self::block_count`].
+    #[inline]
+    pub(super) fn write(
+        &self,
+        segments: &[Segment],
+        rest_pose: &[SoaTransform],
+        output: &mut [SoaTransform],
+    ) {
+        let n = self.block_count;
+        output[n..].copy_from_slice(&rest_pose[n..]);
+        for base in &self.bases {
+            let b = base.block as usize;
+            let (out, rest) = (&mut output[b], &rest_pose[b]);
+            let fixed = &self.rows[base.fixed as usize..];
+            let any_fixed = base.fixed_mask.any();
+            let pick = |c: usize, rest: Vec4| {
+                if any_fixed {
+                    Vec4::select(base.fixed_mask, fixed[c], rest)
+                } else {
+                    rest
+                }
+            };
+            match base.target {
+                T => out.translation = std::array::from_fn(|c| pick(c, rest.translation[c])),
+                R => out.rotation = std::array::from_fn(|c| pick(c, rest.rotation[c])),
+                _ => out.scale = std::array::from_fn(|c| pick(c, rest.scale[c])),
+            }
+        }
+        for frame in &self.frames {
+            let seg = segments[frame.timeline as usize];
+            let stride = frame.stride as usize;
+            let row0 = &self.rows[frame.rows as usize + seg.i0 as usize * stride..][..stride];
+            let row1 = &self.rows[frame.rows as usize + seg.i1 as usize * stride..][..stride];
+            let s = Vec4::splat(seg.s);
+            let u = Vec4::splat(1.0 - seg.s);
+            let entries = &self.entries[frame.first as usize..][..frame.count as usize];
+            for e in entries {
+                let out = &mut output[e.block as usize];
+                let o = e.offset as usize;
+                match e.target {
+                    R => {
+                        let q = slerp_prepared(&row0[o..o + 9], s);
+                        out.rotation = if e.all_keyed {
+                            q
+                        } else {
+                            std::array::from_fn(|c| {
+                                Vec4::select(e.keyed_mask, q[c], out.rotation[c])
+                            })
+                        };
+                    }
+                    target => {
+                        let (a, b) = (&row0[o..o + 3], &row1[o..o + 3]);
+                        let v = [
+                            a[0] * u + b[0] * s,
+                            a[1] * u + b[1] * s,
+                            a[2] * u + b[2] * s,
+                        ];
+                        let dst = if target == T {
+                            &mut out.translation
+                        } else {
+                            &mut out.scale
+                        };
+                        *dst = if e.all_keyed {
+                            v
+                        } else {
+                            std::array::from_fn(|c| Vec4::select(e.keyed_mask, v[c], dst[c]))
+                        };
+                    }
+                }
+            }
+        }
+        for ch in &self.loose {
+            let seg = segments[ch.timeline as usize];
+            let v = ch.values as usize;
+            let out = &mut output[ch.block as usize];
+            let lane = ch.lane as usize;
+            match ch.target {
+                R => {
+                    let q = seg.sample(ch.interpolation, &self.loose_quat[v..]);
+                    for (c, x) in q.to_array().into_iter().enumerate() {
+                        set_lane(&mut out.rotation[c], lane, x);
+                    }
+                }
+                target => {
+                    let x = seg.sample(ch.interpolation, &self.loose_vec3[v..]);
+                    let dst = if target == T {
+                        &mut out.translation
+                    } else {
+                        &mut out.scale
+                    };
+                    for (c, x) in x.to_array().into_iter().enumerate() {
+                        set_lane(&mut dst[c], lane, x);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[inline]
+fn set_lane(v: &mut Vec4, lane: usize, x: f32) {
+    let mut a = v.to_array();
+    a[lane] = x;
+    *v = Vec4::from_array(a);
+}
+
+/// `a cos(sΩ) + c sin(sΩ)` for four lanes, from a key's prepared rotation data
+/// (`d[0..4]` = a, `d[4..8]` = c, `d[8]` = Ω; see the module docs).
+#[inline(always)]
+fn slerp_prepared(d: &[Vec4], s: Vec4) -> [Vec4; 4] {
+    let theta = s * d[8];
+    let z = theta * theta;
+    let sin = theta * sinc_of_square(z);
+    let cos = cos_of_square(z);
+    [
+        d[0] * cos + d[4] * sin,
+        d[1] * cos + d[5] * sin,
+        d[2] * cos + d[6] * sin,
+        d[3] * cos + d[7] * sin,
+    ]
+}
+
+/// `sin(x) / x` given `z = x²`, `x` in `[0, π/2]`: Taylor series to `x¹⁰` (truncation
+/// below 6e-8).
+#[inline(always)]
+fn sinc_of_square(z: Vec4) -> Vec4 {
+    let c = Vec4::splat;
+    c(1.0)
+        + z * (c(-1.0 / 6.0)
+            + z * (c(1.0 / 120.0)
+                + z * (c(-1.0 / 5_040.0) + z * (c(1.0 / 362_880.0) + z * c(-1.0 / 39_916_800.0)))))
+}
+
+/// `cos(x)` given `z = x²`, `x` in `[0, π/2]`: Taylor series to `x¹²` (truncation below
+/// 7e-9).
+#[inline(always)]
+fn cos_of_square(z: Vec4) -> Vec4 {
+    let c = Vec4::splat;
+    c(1.0)
+        + z * (c(-0.5)
+            + z * (c(1.0 / 24.0)
+                + z * (c(-1.0 / 720.0)
+                    + z * (c(1.0 / 40_320.0)
+                        + z * (c(-1.0 / 3_628_800.0) + z * c(1.0 / 479_001_600.0))))))
+}

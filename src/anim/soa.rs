@@ -1,0 +1,138 @@
+//! Structure-of-arrays poses: four joints per [`SoaTransform`], each component of the four
+//! in one SIMD vector (like ozz-animation's `SoaTransform`).
+//!
+//! The pose pipeline's hot path ([`SoaSamplingJob`](crate::anim::SoaSamplingJob) ->
+//! [`SoaBlendingJob`](crate::anim::blend::soa::SoaBlendingJob) ->
+//! [`SoaLocalToModelJob`](crate::anim::SoaLocalToModelJob)) works on these: every
+//! interpolation, blend and quaternion-to-matrix step runs on four joints with vertical
+//! SIMD operations only, without the shuffles a per-joint `Vec3`/`Quat` layout needs.
+//! The per-joint [`Transform`] jobs stay the reference; the SoA jobs are tested against
+//! them (`tests/soa_pipeline.rs`).
+//!
+//! Joint `j` is lane `j % 4` of block `j / 4`. A pose of `n` joints has
+//! [`soa_len`]`(n)` blocks; the lanes past `n` in the last block are padding and hold the
+//! identity transform.
+
+use glam::{Quat, Vec3, Vec4};
+
+use super::{AnimError, Transform};
+
+/// Four joint transforms, component by component: lane `i` of every vector belongs to
+/// the block's joint `i`. Units and spaces as in [`Transform`] (metres, parent space).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct SoaTransform {
+    /// x, y and z of the four translations.
+    pub translation: [Vec4; 3],
+    /// x, y, z and w of the four rotations (unit quaternions).
+    pub rotation: [Vec4; 4],
+    /// x, y and z of the four scales.
+    pub scale: [Vec4; 3],
+}
+
+const _: () = assert!(std::mem::size_of::<SoaTransform>() == 160);
+
+impl SoaTransform {
+    /// Four identity transforms.
+    pub const IDENTITY: SoaTransform = SoaTransform {
+        translation: [Vec4::ZERO; 3],
+        rotation: [Vec4::ZERO, Vec4::ZERO, Vec4::ZERO, Vec4::ONE],
+        scale: [Vec4::ONE; 3],
+    };
+
+    /// The transform of lane `lane` (0..4).
+    #[inline]
+    pub fn lane(&self, lane: usize) -> Transform {
+        let c = |v: &Vec4| v.to_array()[lane];
+        Transform {
+            translation: Vec3::new(
+                c(&self.translation[0]),
+                c(&self.translation[1]),
+                c(&self.translation[2]),
+            ),
+            rotation: Quat::from_xyzw(
+                c(&self.rotation[0]),
+                c(&self.rotation[1]),
+                c(&self.rotation[2]),
+                c(&self.rotation[3]),
+            ),
+            scale: Vec3::new(c(&self.scale[0]), c(&self.scale[1]), c(&self.scale[2])),
+        }
+    }
+
+    /// Sets lane `lane` (0..4) to `t`.
+    #[inline]
+    pub fn set_lane(&mut self, lane: usize, t: &Transform) {
+        let set = |v: &mut Vec4, x: f32| {
+            let mut a = v.to_array();
+            a[lane] = x;
+            *v = Vec4::from_array(a);
+        };
+        set(&mut self.translation[0], t.translation.x);
+        set(&mut self.translation[1], t.translation.y);
+        set(&mut self.translation[2], t.translation.z);
+        set(&mut self.rotation[0], t.rotation.x);
+        set(&mut self.rotation[1], t.rotation.y);
+        set(&mut self.rotation[2], t.rotation.z);
+        set(&mut self.rotation[3], t.rotation.w);
+        set(&mut self.scale[0], t.scale.x);
+        set(&mut self.scale[1], t.scale.y);
+        set(&mut self.scale[2], t.scale.z);
+    }
+}
+
+/// Number of [`SoaTransform`] blocks that hold `joint_count` joints.
+#[inline]
+pub const fn soa_len(joint_count: usize) -> usize {
+    joint_count.div_ceil(4)
+}
+
+/// Packs a per-joint pose into blocks; padding lanes become the identity.
+/// `output.len()` must be [`soa_len`]`(pose.len())`.
+pub fn soa_from_transforms(
+    pose: &[Transform],
+    output: &mut [SoaTransform],
+) -> Result<(), AnimError> {
+    if output.len() != soa_len(pose.len()) {
+        return Err(AnimError::LengthMismatch {
+            what: "SoA pose",
+            expected: soa_len(pose.len()),
+            actual: output.len(),
+        });
+    }
+    for (block, out) in pose.chunks(4).zip(output.iter_mut()) {
+        *out = SoaTransform::IDENTITY;
+        for (lane, t) in block.iter().enumerate() {
+            out.set_lane(lane, t);
+        }
+    }
+    Ok(())
+}
+
+/// Unpacks blocks into a per-joint pose of `output.len()` joints (padding lanes are
+/// dropped). `pose.len()` must be [`soa_len`]`(output.len())`.
+pub fn transforms_from_soa(
+    pose: &[SoaTransform],
+    output: &mut [Transform],
+) -> Result<(), AnimError> {
+    if pose.len() != soa_len(output.len()) {
+        return Err(AnimError::LengthMismatch {
+            what: "SoA pose",
+            expected: soa_len(output.len()),
+            actual: pose.len(),
+        });
+    }
+    for (block, out) in pose.iter().zip(output.chunks_mut(4)) {
+        for (lane, t) in out.iter_mut().enumerate() {
+            *t = block.lane(lane);
+        }
+    }
+    Ok(())
+}
+
+/// A per-joint pose packed into a new vector of blocks.
+pub fn to_soa(pose: &[Transform]) -> Vec<SoaTransform> {
+    let mut out = vec![SoaTransform::IDENTITY; soa_len(pose.len())];
+    soa_from_transforms(pose, &mut out).expect("sized by soa_len");
+    out
+}
