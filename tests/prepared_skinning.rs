@@ -58,9 +58,15 @@ fn compare(
             job.run(&mut p, &mut nn).unwrap();
         }
         for v in 0..n {
-            worst_p = worst_p.max(p[v].distance(want_p[v]) / size);
+            // Outputs start as NaN: a vertex the job skipped fails here (f32::max would
+            // drop the NaN).
+            let dp = p[v].distance(want_p[v]) / size;
+            assert!(dp.is_finite(), "vertex {v} not written (parallel {parallel})");
+            worst_p = worst_p.max(dp);
             if !normals.is_empty() {
-                worst_n = worst_n.max(nn[v].distance(want_n[v]));
+                let dn = nn[v].distance(want_n[v]);
+                assert!(dn.is_finite(), "vertex {v} normal not written (parallel {parallel})");
+                worst_n = worst_n.max(dn);
             }
         }
     }
@@ -167,7 +173,9 @@ fn hand_made_influences_skin_as_the_oracle_does() {
     }
     let influences = SkinInfluences::new(&joints, &weights).unwrap();
     assert_eq!(influences.vertex_count(), counts.len());
-    assert_eq!(influences.run_count(), 5 + 100);
+    // One window (fewer than 2048 vertices) whose counts alternate: sorted by count, one
+    // run per count (0, 1, 2, 3, 4, 5 and 8).
+    assert_eq!(influences.run_count(), 7);
     let (dp, dn) = compare(&palette, &positions, &normals, &joints, &weights);
     assert!(dp <= 1e-5 && dn <= 1e-5, "{dp} {dn}");
     // A vertex without weight keeps its bind pose.
@@ -190,6 +198,52 @@ fn hand_made_influences_skin_as_the_oracle_does() {
         ..job
     };
     job.run(&mut p, &mut []).unwrap();
+}
+
+#[test]
+fn windows_sorted_by_count_or_kept_in_order_skin_as_the_oracle_does() {
+    // 5000 vertices, three windows of 2048: the first alternates between one and two
+    // influences every vertex (sorted: 2 runs), the second keeps long runs (kept in order:
+    // its runs as they come), the third is rigid. Sequential and parallel jobs against the
+    // oracle.
+    let palette: Vec<Mat4> = (0..6)
+        .map(|j| {
+            Mat4::from_scale_rotation_translation(
+                Vec3::new(1.0, 1.0 + 0.1 * j as f32, 1.0),
+                Quat::from_rotation_y(0.4 * j as f32),
+                Vec3::new(j as f32, 0.0, -0.5),
+            )
+        })
+        .collect();
+    let n = 5000;
+    let count = |v: usize| match v {
+        0..2048 => 1 + v % 2,
+        2048..4096 => 1 + (v - 2048) / 512 % 3,
+        _ => 1,
+    };
+    let mut joints = Vec::new();
+    let mut weights = Vec::new();
+    for v in 0..n {
+        let mut j = [0u16; MAX_INFLUENCES];
+        let mut w = [0f32; MAX_INFLUENCES];
+        for k in 0..count(v) {
+            j[k] = ((v + k) % palette.len()) as u16;
+            w[k] = 1.0 + k as f32;
+        }
+        joints.push(j);
+        weights.push(w);
+    }
+    let positions: Vec<Vec3> = (0..n)
+        .map(|v| Vec3::new(v as f32 * 0.001, 1.0, -0.3))
+        .collect();
+    let normals: Vec<Vec3> = (0..n)
+        .map(|v| Vec3::new((v as f32).sin(), 1.0, 0.2).normalize())
+        .collect();
+    let influences = SkinInfluences::new(&joints, &weights).unwrap();
+    // Window 1: 2 runs (sorted); window 2: 4 runs of 512 in order (1, 2, 3, 1); window 3: 1.
+    assert_eq!(influences.run_count(), 2 + 4 + 1);
+    let (dp, dn) = compare(&palette, &positions, &normals, &joints, &weights);
+    assert!(dp <= 1e-5 && dn <= 1e-5, "{dp} {dn}");
 }
 
 #[test]

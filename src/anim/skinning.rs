@@ -150,16 +150,40 @@ pub fn cofactor(m: &Mat3) -> Mat3 {
     }
 }
 
+/// Vertices per window of [`SkinInfluences`]: within a window the vertices are sorted by
+/// influence count; windows are also the units [`PreparedSkinningJob::run_parallel`]
+/// hands to threads (each writes only its own window of the outputs).
+const WINDOW: usize = 2048;
+
+/// A run of vertices with the same influence count, inside one window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Run {
+    /// Influences per vertex, 0..=8.
+    count: u8,
+    /// First vertex of the run's window.
+    window_start: u32,
+    /// The run's vertices are `order[first..first + len]`.
+    first: u32,
+    len: u32,
+    /// First entry of the run in `joints`/`weights` (`count` per vertex).
+    entry: u32,
+    /// The run's vertices are consecutive (`order[first]`, `order[first] + 1`, ...): its
+    /// loops read and write plain slices.
+    contiguous: bool,
+}
+
 /// A mesh's influences prepared once (at load, or once per mesh by a caller that skins
 /// it many times): per vertex only its non-zero influences, in slot order, weights
 /// already divided by their sum (the same division [`SkinningJob`] does per call, so
-/// the blended matrices are the same bits), and the vertices in runs of the same
-/// influence count, so each run is skinned by a loop of that fixed length.
+/// the blended matrices are the same bits), and, window by window ([`WINDOW`] vertices),
+/// the vertices sorted by influence count, so each count is one run skinned by a loop of
+/// that fixed length (meshes whose neighbouring vertices alternate between one and two
+/// influences would otherwise make runs of a few vertices).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SkinInfluences {
-    /// (influences per vertex 0..=8, first vertex, vertex count, first entry in
-    /// `joints`/`weights`).
-    runs: Vec<(u8, u32, u32, u32)>,
+    runs: Vec<Run>,
+    /// Vertex indices, run by run.
+    order: Vec<u32>,
     joints: Vec<u16>,
     weights: Vec<f32>,
     vertex_count: usize,
@@ -186,30 +210,57 @@ impl SkinInfluences {
             vertex_count: joints.len(),
             ..Self::default()
         };
-        for (v, (j, w)) in joints.iter().zip(weights).enumerate() {
+        // Influence count of each vertex (0: bind pose).
+        let count_of = |w: &[f32; MAX_INFLUENCES]| -> u8 {
             let sum: f32 = w.iter().sum();
-            let count = if !sum.is_finite() || sum <= 0.0 {
+            if !sum.is_finite() || sum <= 0.0 {
                 0
             } else {
-                let inv = sum.recip();
-                let mut n = 0u8;
-                for (&weight, &joint) in w.iter().zip(j) {
-                    if weight == 0.0 {
-                        continue;
+                w.iter().filter(|&&x| x != 0.0).count() as u8
+            }
+        };
+        for window_start in (0..joints.len()).step_by(WINDOW) {
+            let window = window_start..(window_start + WINDOW).min(joints.len());
+            let mut vertices: Vec<u32> = window.clone().map(|v| v as u32).collect();
+            // Sorted by count only where the counts alternate: runs of a few vertices cost
+            // more than the indirection sorting brings.
+            let runs_in_order = 1 + window
+                .clone()
+                .skip(1)
+                .filter(|&v| count_of(&weights[v]) != count_of(&weights[v - 1]))
+                .count();
+            let sorted = runs_in_order * 64 > vertices.len();
+            if sorted {
+                vertices.sort_by_key(|&v| count_of(&weights[v as usize]));
+            }
+            for v in vertices {
+                let (j, w) = (&joints[v as usize], &weights[v as usize]);
+                let count = count_of(w);
+                if count > 0 {
+                    let inv = w.iter().sum::<f32>().recip();
+                    for (&weight, &joint) in w.iter().zip(j) {
+                        if weight != 0.0 {
+                            out.joints.push(joint);
+                            out.weights.push(weight * inv);
+                            out.palette_needed = out.palette_needed.max(joint as usize + 1);
+                        }
                     }
-                    out.joints.push(joint);
-                    out.weights.push(weight * inv);
-                    out.palette_needed = out.palette_needed.max(joint as usize + 1);
-                    n += 1;
                 }
-                n
-            };
-            match out.runs.last_mut() {
-                Some(r) if r.0 == count => r.2 += 1,
-                _ => {
-                    let first = (out.joints.len() - count as usize) as u32;
-                    out.runs.push((count, v as u32, 1, first));
+                match out.runs.last_mut() {
+                    Some(r) if r.count == count && r.window_start == window_start as u32 => {
+                        r.contiguous &= out.order.last() == Some(&(v - 1));
+                        r.len += 1
+                    }
+                    _ => out.runs.push(Run {
+                        count,
+                        window_start: window_start as u32,
+                        first: out.order.len() as u32,
+                        len: 1,
+                        entry: (out.joints.len() - count as usize) as u32,
+                        contiguous: true,
+                    }),
                 }
+                out.order.push(v);
             }
         }
         Ok(out)
@@ -219,14 +270,16 @@ impl SkinInfluences {
         self.vertex_count
     }
 
-    /// Runs of vertices with the same influence count (for tests and statistics).
+    /// Runs of vertices with the same influence count (for tests and statistics): at most
+    /// one per count and window.
     pub fn run_count(&self) -> usize {
         self.runs.len()
     }
 
     /// Bytes held.
     pub fn bytes(&self) -> usize {
-        self.runs.capacity() * std::mem::size_of::<(u8, u32, u32, u32)>()
+        self.runs.capacity() * std::mem::size_of::<Run>()
+            + self.order.capacity() * 4
             + self.joints.capacity() * 2
             + self.weights.capacity() * 4
     }
@@ -283,13 +336,15 @@ impl PreparedSkinningJob<'_> {
     ) -> Result<(), AnimError> {
         self.validate(out_positions, out_normals)?;
         let cof = self.rigid_cofactors();
-        for &run in &self.influences.runs {
-            self.skin_run(&cof, run, 0, run.2 as usize, out_positions, out_normals);
+        for run in &self.influences.runs {
+            // The whole output is the window: indices stay absolute.
+            self.skin_run(&cof, run, 0, out_positions, out_normals);
         }
         Ok(())
     }
 
-    /// [`Self::run`] over rayon's threads, in chunks of vertices (the same results).
+    /// [`Self::run`] over rayon's threads, one window of vertices per task (the same
+    /// results).
     pub fn run_parallel(
         &self,
         out_positions: &mut [Vec3],
@@ -297,103 +352,68 @@ impl PreparedSkinningJob<'_> {
     ) -> Result<(), AnimError> {
         use rayon::prelude::*;
         self.validate(out_positions, out_normals)?;
-        const CHUNK: usize = 2048;
-        let with_normals = !self.normals.is_empty();
-        // Work items: (run, offset within the run, length), at most CHUNK vertices each.
-        let mut items = Vec::new();
-        for &run in &self.influences.runs {
-            let mut at = 0;
-            while at < run.2 as usize {
-                let len = CHUNK.min(run.2 as usize - at);
-                items.push((run, at, len));
-                at += len;
-            }
-        }
-        // Each item writes only its own vertices: split the outputs into disjoint
-        // slices in vertex order (items are in vertex order).
-        let mut p_rest = out_positions;
-        let mut n_rest = out_normals;
-        let mut jobs = Vec::with_capacity(items.len());
-        let mut cursor = 0usize;
-        for (run, at, len) in items {
-            let start = run.1 as usize + at;
-            let (_, p) = std::mem::take(&mut p_rest).split_at_mut(start - cursor);
-            let (p_mine, p_next) = p.split_at_mut(len);
-            p_rest = p_next;
-            let n_mine = if with_normals {
-                let (_, n) = std::mem::take(&mut n_rest).split_at_mut(start - cursor);
-                let (n_mine, n_next) = n.split_at_mut(len);
-                n_rest = n_next;
-                n_mine
-            } else {
-                &mut [][..]
-            };
-            cursor = start + len;
-            jobs.push((run, at, len, p_mine, n_mine));
-        }
         let cof = self.rigid_cofactors();
-        jobs.into_par_iter().for_each(|(run, at, len, p, n)| {
-            self.skin_run_into(&cof, run, at, len, p, n);
-        });
+        let runs = &self.influences.runs[..];
+        // Each window's outputs are a disjoint slice; its runs are contiguous in `runs`.
+        let mut n_windows: Vec<&mut [Vec3]> = out_normals.chunks_mut(WINDOW).collect();
+        n_windows.resize_with(out_positions.len().div_ceil(WINDOW), || &mut [][..]);
+        out_positions
+            .par_chunks_mut(WINDOW)
+            .zip(n_windows.into_par_iter())
+            .enumerate()
+            .for_each(|(w, (p, n))| {
+                let window_start = w * WINDOW;
+                let from = runs.partition_point(|r| (r.window_start as usize) < window_start);
+                let to = runs.partition_point(|r| (r.window_start as usize) <= window_start);
+                for run in &runs[from..to] {
+                    self.skin_run(&cof, run, window_start, p, n);
+                }
+            });
         Ok(())
     }
 
-    /// Vertices `at..at + len` of `run`, written at their own indices.
-    fn skin_run(
-        &self,
-        cof: &[[Vec3A; 3]],
-        run: (u8, u32, u32, u32),
-        at: usize,
-        len: usize,
-        out_positions: &mut [Vec3],
-        out_normals: &mut [Vec3],
-    ) {
-        let start = run.1 as usize + at;
-        let with_normals = !self.normals.is_empty();
-        let p = &mut out_positions[start..start + len];
-        let n = if with_normals {
-            &mut out_normals[start..start + len]
-        } else {
+    /// The vertices of `run` into `p`/`n`, which start at vertex `base` (0 for the whole
+    /// output, the window's first vertex for a window's slice).
+    #[inline]
+    fn skin_run(&self, cof: &[[Vec3A; 3]], run: &Run, base: usize, p: &mut [Vec3], n: &mut [Vec3]) {
+        // Without input normals the normals output is not written (and may be empty).
+        let n = if self.normals.is_empty() {
             &mut [][..]
+        } else {
+            n
         };
-        self.skin_run_into(cof, run, at, len, p, n);
-    }
-
-    /// Vertices `at..at + len` of `run` into `p`/`n` (their slices, index 0 = vertex
-    /// `run start + at`).
-    fn skin_run_into(
-        &self,
-        cof: &[[Vec3A; 3]],
-        run: (u8, u32, u32, u32),
-        at: usize,
-        len: usize,
-        p: &mut [Vec3],
-        n: &mut [Vec3],
-    ) {
-        match run.0 {
+        match run.count {
             0 => {
-                let start = run.1 as usize + at;
-                p.copy_from_slice(&self.positions[start..start + len]);
-                if !n.is_empty() {
-                    n.copy_from_slice(&self.normals[start..start + len]);
+                let with_normals = !n.is_empty();
+                for &v in self.vertices(run) {
+                    let v = v as usize;
+                    p[v - base] = self.positions[v];
+                    if with_normals {
+                        n[v - base] = self.normals[v];
+                    }
                 }
             }
-            1 => self.skin_rigid(cof, run, at, p, n),
-            2 => self.skin_fixed::<2>(run, at, p, n),
-            3 => self.skin_fixed::<3>(run, at, p, n),
-            4 => self.skin_fixed::<4>(run, at, p, n),
-            5 => self.skin_fixed::<5>(run, at, p, n),
-            6 => self.skin_fixed::<6>(run, at, p, n),
-            7 => self.skin_fixed::<7>(run, at, p, n),
-            _ => self.skin_fixed::<8>(run, at, p, n),
+            1 => self.skin_rigid(cof, run, base, p, n),
+            2 => self.skin_fixed::<2>(run, base, p, n),
+            3 => self.skin_fixed::<3>(run, base, p, n),
+            4 => self.skin_fixed::<4>(run, base, p, n),
+            5 => self.skin_fixed::<5>(run, base, p, n),
+            6 => self.skin_fixed::<6>(run, base, p, n),
+            7 => self.skin_fixed::<7>(run, base, p, n),
+            _ => self.skin_fixed::<8>(run, base, p, n),
         }
+    }
+
+    #[inline(always)]
+    fn vertices(&self, run: &Run) -> &[u32] {
+        &self.influences.order[run.first as usize..][..run.len as usize]
     }
 
     /// The normal matrix ([`cofactor`], sign folded in) of every palette entry, for
     /// vertices with one influence (normalised, their weight is 1 to a rounding: the
     /// palette's matrix is used as it is); empty when the mesh has none.
     fn rigid_cofactors(&self) -> Vec<[Vec3A; 3]> {
-        if !self.influences.runs.iter().any(|r| r.0 == 1) || self.normals.is_empty() {
+        if !self.influences.runs.iter().any(|r| r.count == 1) || self.normals.is_empty() {
             return Vec::new();
         }
         self.palette
@@ -417,62 +437,105 @@ impl PreparedSkinningJob<'_> {
     fn skin_rigid(
         &self,
         cof: &[[Vec3A; 3]],
-        run: (u8, u32, u32, u32),
-        at: usize,
+        run: &Run,
+        base: usize,
         p: &mut [Vec3],
         n: &mut [Vec3],
     ) {
-        let start = run.1 as usize + at;
-        let first = run.3 as usize + at;
-        let count = p.len();
-        let joints = &self.influences.joints[first..first + count];
-        let positions = &self.positions[start..start + count];
-        for (i, &j) in joints.iter().enumerate() {
-            p[i] = self.palette[j as usize].transform_point3(positions[i]);
+        let joints = &self.influences.joints[run.entry as usize..][..run.len as usize];
+        let palette = self.palette;
+        if run.contiguous {
+            let start = self.influences.order[run.first as usize] as usize;
+            let len = run.len as usize;
+            let positions = &self.positions[start..start + len];
+            for ((out, &j), &x) in p[start - base..][..len]
+                .iter_mut()
+                .zip(joints)
+                .zip(positions)
+            {
+                *out = palette[j as usize].transform_point3(x);
+            }
+            if !n.is_empty() {
+                let normals = &self.normals[start..start + len];
+                for ((out, &j), &x) in n[start - base..][..len].iter_mut().zip(joints).zip(normals)
+                {
+                    *out = rigid_normal(&cof[j as usize], x);
+                }
+            }
+            return;
+        }
+        let vertices = self.vertices(run);
+        for (&v, &j) in vertices.iter().zip(joints) {
+            let v = v as usize;
+            p[v - base] = palette[j as usize].transform_point3(self.positions[v]);
         }
         if !n.is_empty() {
-            let normals = &self.normals[start..start + count];
-            for (i, &j) in joints.iter().enumerate() {
-                let [cx, cy, cz] = cof[j as usize];
-                let v = normals[i];
-                n[i] = normalized(cx * v.x + cy * v.y + cz * v.z);
+            for (&v, &j) in vertices.iter().zip(joints) {
+                let v = v as usize;
+                n[v - base] = rigid_normal(&cof[j as usize], self.normals[v]);
             }
         }
     }
 
     /// A run of vertices with exactly `N` influences each.
     #[inline(always)]
-    fn skin_fixed<const N: usize>(
-        &self,
-        run: (u8, u32, u32, u32),
-        at: usize,
-        p: &mut [Vec3],
-        n: &mut [Vec3],
-    ) {
-        let start = run.1 as usize + at;
-        let first = run.3 as usize + at * N;
-        let count = p.len();
-        let joints = &self.influences.joints[first..first + count * N];
-        let weights = &self.influences.weights[first..first + count * N];
-        let positions = &self.positions[start..start + count];
+    fn skin_fixed<const N: usize>(&self, run: &Run, base: usize, p: &mut [Vec3], n: &mut [Vec3]) {
+        let len = run.len as usize;
+        let first = run.entry as usize;
+        let joints = &self.influences.joints[first..first + len * N];
+        let weights = &self.influences.weights[first..first + len * N];
         let palette = self.palette;
-        let with_normals = !n.is_empty();
-        for (i, (js, ws)) in joints
-            .chunks_exact(N)
-            .zip(weights.chunks_exact(N))
-            .enumerate()
-        {
-            // The same sum, in the same order, as SkinningJob's.
+        // The same sum, in the same order, as SkinningJob's.
+        let blend = |js: &[u16], ws: &[f32]| {
             let mut m = Mat4::ZERO;
             for k in 0..N {
                 m += palette[js[k] as usize] * ws[k];
             }
-            p[i] = m.transform_point3(positions[i]);
+            m
+        };
+        let influences = joints.chunks_exact(N).zip(weights.chunks_exact(N));
+        if run.contiguous {
+            let start = self.influences.order[run.first as usize] as usize;
+            let positions = &self.positions[start..start + len];
+            let p = &mut p[start - base..][..len];
+            if n.is_empty() {
+                for ((out, (js, ws)), &x) in p.iter_mut().zip(influences).zip(positions) {
+                    *out = blend(js, ws).transform_point3(x);
+                }
+            } else {
+                let normals = &self.normals[start..start + len];
+                let n = &mut n[start - base..][..len];
+                for (((out, out_n), (js, ws)), (&x, &nx)) in p
+                    .iter_mut()
+                    .zip(n)
+                    .zip(influences)
+                    .zip(positions.iter().zip(normals))
+                {
+                    let m = blend(js, ws);
+                    *out = m.transform_point3(x);
+                    *out_n = cofactor_times(&m, nx);
+                }
+            }
+            return;
+        }
+        let with_normals = !n.is_empty();
+        for (&v, (js, ws)) in self.vertices(run).iter().zip(influences) {
+            let v = v as usize;
+            let m = blend(js, ws);
+            p[v - base] = m.transform_point3(self.positions[v]);
             if with_normals {
-                n[i] = cofactor_times(&m, self.normals[start + i]);
+                n[v - base] = cofactor_times(&m, self.normals[v]);
             }
         }
     }
+}
+
+/// `cof * v` normalised, for a one-influence vertex (`cof` from
+/// [`PreparedSkinningJob::rigid_cofactors`]).
+#[inline(always)]
+fn rigid_normal(cof: &[Vec3A; 3], v: Vec3) -> Vec3 {
+    let [cx, cy, cz] = *cof;
+    normalized(cx * v.x + cy * v.y + cz * v.z)
 }
 
 /// `cofactor(upper 3x3 of m) * v`, normalised: [`cofactor`] in SIMD lanes (`Vec3A`), with
