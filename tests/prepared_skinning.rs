@@ -61,11 +61,17 @@ fn compare(
             // Outputs start as NaN: a vertex the job skipped fails here (f32::max would
             // drop the NaN).
             let dp = p[v].distance(want_p[v]) / size;
-            assert!(dp.is_finite(), "vertex {v} not written (parallel {parallel})");
+            assert!(
+                dp.is_finite(),
+                "vertex {v} not written (parallel {parallel})"
+            );
             worst_p = worst_p.max(dp);
             if !normals.is_empty() {
                 let dn = nn[v].distance(want_n[v]);
-                assert!(dn.is_finite(), "vertex {v} normal not written (parallel {parallel})");
+                assert!(
+                    dn.is_finite(),
+                    "vertex {v} normal not written (parallel {parallel})"
+                );
                 worst_n = worst_n.max(dn);
             }
         }
@@ -173,9 +179,10 @@ fn hand_made_influences_skin_as_the_oracle_does() {
     }
     let influences = SkinInfluences::new(&joints, &weights).unwrap();
     assert_eq!(influences.vertex_count(), counts.len());
-    // One window (fewer than 2048 vertices) whose counts alternate: sorted by count, one
-    // run per count (0, 1, 2, 3, 4, 5 and 8).
-    assert_eq!(influences.run_count(), 7);
+    // One window (fewer than 2048 vertices), sorted: one run per count for 0, 3, 4, 5 and
+    // 8 influences; one per joint for 1 (joints v % 10: 10 runs); one per ordered joint pair
+    // for 2 (v % 10 and (v + 3) % 10, in either slot order: 20 runs).
+    assert_eq!(influences.run_count(), 5 + 10 + 20);
     let (dp, dn) = compare(&palette, &positions, &normals, &joints, &weights);
     assert!(dp <= 1e-5 && dn <= 1e-5, "{dp} {dn}");
     // A vertex without weight keeps its bind pose.
@@ -201,11 +208,10 @@ fn hand_made_influences_skin_as_the_oracle_does() {
 }
 
 #[test]
-fn windows_sorted_by_count_or_kept_in_order_skin_as_the_oracle_does() {
+fn windows_sorted_by_influences_skin_as_the_oracle_does() {
     // 5000 vertices, three windows of 2048: the first alternates between one and two
-    // influences every vertex (sorted: 2 runs), the second keeps long runs (kept in order:
-    // its runs as they come), the third is rigid. Sequential and parallel jobs against the
-    // oracle.
+    // influences every vertex, the second has blocks of 512 with 1, 2, 3 and 1, the third
+    // is rigid. Sequential and parallel jobs against the oracle.
     let palette: Vec<Mat4> = (0..6)
         .map(|j| {
             Mat4::from_scale_rotation_translation(
@@ -240,10 +246,94 @@ fn windows_sorted_by_count_or_kept_in_order_skin_as_the_oracle_does() {
         .map(|v| Vec3::new((v as f32).sin(), 1.0, 0.2).normalize())
         .collect();
     let influences = SkinInfluences::new(&joints, &weights).unwrap();
-    // Window 1: 2 runs (sorted); window 2: 4 runs of 512 in order (1, 2, 3, 1); window 3: 1.
-    assert_eq!(influences.run_count(), 2 + 4 + 1);
+    // Joints (v + k) % 6. Window 1: one influence on even vertices (joints 0, 2, 4: 3 runs),
+    // two on odd ones (pairs from 1, 3, 5: 3 runs). Window 2: one influence, all six joints
+    // (6 runs), two (6 pairs), three (1 run: by count). Window 3: 6 runs.
+    assert_eq!(influences.run_count(), (3 + 3) + (6 + 6 + 1) + 6);
     let (dp, dn) = compare(&palette, &positions, &normals, &joints, &weights);
     assert!(dp <= 1e-5 && dn <= 1e-5, "{dp} {dn}");
+}
+
+#[test]
+fn degenerate_normals_and_matrices_skin_as_the_oracle_does() {
+    // Runs long enough for the four-at-a-time path (one and two influences on the same
+    // joints), with normals of zero, subnormal, huge, infinite and NaN length, and a joint
+    // scaled to nothing: the oracle's results (zero where there is no direction, unit
+    // otherwise), lane by lane.
+    let palette = vec![
+        Mat4::from_rotation_z(0.3),
+        Mat4::from_scale(Vec3::new(2.0, 0.5, 1.0)),
+        Mat4::from_scale(Vec3::ZERO),
+    ];
+    let normals_in = [
+        Vec3::new(0.0, 1.0, 0.0),
+        Vec3::ZERO,
+        Vec3::new(1e-20, 0.0, 0.0),
+        Vec3::new(3e19, 3e19, 0.0),
+        Vec3::new(f32::INFINITY, 0.0, 0.0),
+        Vec3::new(f32::NAN, 1.0, 0.0),
+        Vec3::new(0.0, 0.0, -1.0),
+    ];
+    let mut positions = Vec::new();
+    let mut normals = Vec::new();
+    let mut joints = Vec::new();
+    let mut weights = Vec::new();
+    for (j, w) in [
+        ([0u16, 0], [1.0f32, 0.0]),
+        ([2, 0], [1.0, 0.0]),
+        ([0, 1], [0.3, 0.7]),
+        ([1, 2], [1.0, 1.0]),
+    ] {
+        for (i, &nv) in normals_in.iter().enumerate() {
+            positions.push(Vec3::new(i as f32, 1.0, 2.0));
+            normals.push(nv);
+            let mut jj = [0u16; MAX_INFLUENCES];
+            let mut ww = [0f32; MAX_INFLUENCES];
+            jj[..2].copy_from_slice(&j);
+            ww[..2].copy_from_slice(&w);
+            joints.push(jj);
+            weights.push(ww);
+        }
+    }
+    let n = positions.len();
+    let (mut want_p, mut want_n) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+    SkinningJob {
+        palette: &palette,
+        positions: &positions,
+        normals: &normals,
+        joints: &joints,
+        weights: &weights,
+    }
+    .run(&mut want_p, &mut want_n)
+    .unwrap();
+    let influences = SkinInfluences::new(&joints, &weights).unwrap();
+    let (mut p, mut nn) = (vec![Vec3::NAN; n], vec![Vec3::NAN; n]);
+    PreparedSkinningJob {
+        palette: &palette,
+        positions: &positions,
+        normals: &normals,
+        influences: &influences,
+    }
+    .run(&mut p, &mut nn)
+    .unwrap();
+    for v in 0..n {
+        let what = format!(
+            "vertex {v}: normal {} -> {} (oracle {})",
+            normals[v], nn[v], want_n[v]
+        );
+        assert!(p[v].distance(want_p[v]) <= 1e-5, "{what}: position");
+        assert!(nn[v].is_finite(), "{what}");
+        assert!(nn[v].distance(want_n[v]) <= 1e-5, "{what}");
+    }
+    // What the oracle gives, spelled out for the rigid joint: zero for no direction, the
+    // rotated unit vector for a subnormal one.
+    assert_eq!(nn[1], Vec3::ZERO);
+    assert_eq!(nn[4], Vec3::ZERO);
+    assert_eq!(nn[5], Vec3::ZERO);
+    let turned = Mat4::from_rotation_z(0.3).transform_vector3(Vec3::X);
+    assert!(nn[2].distance(turned) <= 1e-5, "{}", nn[2]);
+    // The joint scaled to nothing has no normal direction either.
+    assert!(nn[7..14].iter().all(|v| *v == Vec3::ZERO));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The skinning palette and the CPU reference skinning (the oracle the GPU compute
 //! shader is tested against).
 
-use glam::{Mat3, Mat4, Vec3, Vec3A};
+use glam::{Mat3, Mat4, Vec3, Vec3A, Vec4};
 
 use super::{AnimError, Skin};
 
@@ -170,6 +170,9 @@ struct Run {
     /// The run's vertices are consecutive (`order[first]`, `order[first] + 1`, ...): its
     /// loops read and write plain slices.
     contiguous: bool,
+    /// Every vertex of the run has the same joints in the same order (runs of one and two
+    /// influences are split by joints): skinned four vertices at a time.
+    uniform: bool,
 }
 
 /// A mesh's influences prepared once (at load, or once per mesh by a caller that skins
@@ -219,23 +222,30 @@ impl SkinInfluences {
                 w.iter().filter(|&&x| x != 0.0).count() as u8
             }
         };
+        // Runs of one and two influences are split by joints (they are skinned four
+        // vertices at a time with the joints' matrices read once); more influences by
+        // count only.
+        let key_of = |v: usize| -> (u8, [u16; 2]) {
+            let count = count_of(&weights[v]);
+            let mut key = [0u16; 2];
+            if count <= 2 {
+                let used = joints[v].iter().zip(&weights[v]).filter(|(_, &w)| w != 0.0);
+                for (k, (&j, _)) in used.enumerate() {
+                    key[k] = j;
+                }
+            }
+            (count, key)
+        };
         for window_start in (0..joints.len()).step_by(WINDOW) {
             let window = window_start..(window_start + WINDOW).min(joints.len());
-            let mut vertices: Vec<u32> = window.clone().map(|v| v as u32).collect();
-            // Sorted by count only where the counts alternate: runs of a few vertices cost
-            // more than the indirection sorting brings.
-            let runs_in_order = 1 + window
-                .clone()
-                .skip(1)
-                .filter(|&v| count_of(&weights[v]) != count_of(&weights[v - 1]))
-                .count();
-            let sorted = runs_in_order * 64 > vertices.len();
-            if sorted {
-                vertices.sort_by_key(|&v| count_of(&weights[v as usize]));
-            }
+            let mut vertices: Vec<u32> = window.map(|v| v as u32).collect();
+            // Stable: within a run the vertices keep their order.
+            vertices.sort_by_key(|&v| key_of(v as usize));
+            let mut last_key = None;
             for v in vertices {
                 let (j, w) = (&joints[v as usize], &weights[v as usize]);
-                let count = count_of(w);
+                let key = key_of(v as usize);
+                let count = key.0;
                 if count > 0 {
                     let inv = w.iter().sum::<f32>().recip();
                     for (&weight, &joint) in w.iter().zip(j) {
@@ -247,7 +257,7 @@ impl SkinInfluences {
                     }
                 }
                 match out.runs.last_mut() {
-                    Some(r) if r.count == count && r.window_start == window_start as u32 => {
+                    Some(r) if last_key == Some(key) && r.window_start == window_start as u32 => {
                         r.contiguous &= out.order.last() == Some(&(v - 1));
                         r.len += 1
                     }
@@ -258,8 +268,10 @@ impl SkinInfluences {
                         len: 1,
                         entry: (out.joints.len() - count as usize) as u32,
                         contiguous: true,
+                        uniform: count == 1 || count == 2,
                     }),
                 }
+                last_key = Some(key);
                 out.order.push(v);
             }
         }
@@ -335,10 +347,9 @@ impl PreparedSkinningJob<'_> {
         out_normals: &mut [Vec3],
     ) -> Result<(), AnimError> {
         self.validate(out_positions, out_normals)?;
-        let cof = self.rigid_cofactors();
         for run in &self.influences.runs {
             // The whole output is the window: indices stay absolute.
-            self.skin_run(&cof, run, 0, out_positions, out_normals);
+            self.skin_run(run, 0, out_positions, out_normals);
         }
         Ok(())
     }
@@ -352,7 +363,6 @@ impl PreparedSkinningJob<'_> {
     ) -> Result<(), AnimError> {
         use rayon::prelude::*;
         self.validate(out_positions, out_normals)?;
-        let cof = self.rigid_cofactors();
         let runs = &self.influences.runs[..];
         // Each window's outputs are a disjoint slice; its runs are contiguous in `runs`.
         let mut n_windows: Vec<&mut [Vec3]> = out_normals.chunks_mut(WINDOW).collect();
@@ -366,7 +376,7 @@ impl PreparedSkinningJob<'_> {
                 let from = runs.partition_point(|r| (r.window_start as usize) < window_start);
                 let to = runs.partition_point(|r| (r.window_start as usize) <= window_start);
                 for run in &runs[from..to] {
-                    self.skin_run(&cof, run, window_start, p, n);
+                    self.skin_run(run, window_start, p, n);
                 }
             });
         Ok(())
@@ -375,7 +385,7 @@ impl PreparedSkinningJob<'_> {
     /// The vertices of `run` into `p`/`n`, which start at vertex `base` (0 for the whole
     /// output, the window's first vertex for a window's slice).
     #[inline]
-    fn skin_run(&self, cof: &[[Vec3A; 3]], run: &Run, base: usize, p: &mut [Vec3], n: &mut [Vec3]) {
+    fn skin_run(&self, run: &Run, base: usize, p: &mut [Vec3], n: &mut [Vec3]) {
         // Without input normals the normals output is not written (and may be empty).
         let n = if self.normals.is_empty() {
             &mut [][..]
@@ -393,7 +403,9 @@ impl PreparedSkinningJob<'_> {
                     }
                 }
             }
-            1 => self.skin_rigid(cof, run, base, p, n),
+            1 if run.uniform => self.skin_uniform::<1>(run, base, p, n),
+            2 if run.uniform => self.skin_uniform::<2>(run, base, p, n),
+            1 => self.skin_fixed::<1>(run, base, p, n),
             2 => self.skin_fixed::<2>(run, base, p, n),
             3 => self.skin_fixed::<3>(run, base, p, n),
             4 => self.skin_fixed::<4>(run, base, p, n),
@@ -409,71 +421,73 @@ impl PreparedSkinningJob<'_> {
         &self.influences.order[run.first as usize..][..run.len as usize]
     }
 
-    /// The normal matrix ([`cofactor`], sign folded in) of every palette entry, for
-    /// vertices with one influence (normalised, their weight is 1 to a rounding: the
-    /// palette's matrix is used as it is); empty when the mesh has none.
-    fn rigid_cofactors(&self) -> Vec<[Vec3A; 3]> {
-        if !self.influences.runs.iter().any(|r| r.count == 1) || self.normals.is_empty() {
-            return Vec::new();
-        }
-        self.palette
-            .iter()
-            .map(|m| {
-                let x = Vec3A::from_vec4(m.x_axis);
-                let y = Vec3A::from_vec4(m.y_axis);
-                let z = Vec3A::from_vec4(m.z_axis);
-                let c = [y.cross(z), z.cross(x), x.cross(y)];
-                if x.dot(c[0]) < 0.0 {
-                    c.map(|v| -v)
-                } else {
-                    c
-                }
-            })
-            .collect()
-    }
-
-    /// A run of vertices with one influence each: the palette matrix itself.
+    /// A run of vertices that share their `N` joints (1 or 2, in the same order): the
+    /// joints' matrices are read once, and four vertices are skinned at a time, one per
+    /// SIMD lane, in the arithmetic of the per-vertex loops (blended matrix summed as
+    /// [`SkinningJob`] sums it, `transform_point3`'s order; the normal through the blended
+    /// matrix's cofactor, renormalised). A last group of fewer than four repeats its last
+    /// vertex in the spare lanes (the same value written twice).
     #[inline(always)]
-    fn skin_rigid(
-        &self,
-        cof: &[[Vec3A; 3]],
-        run: &Run,
-        base: usize,
-        p: &mut [Vec3],
-        n: &mut [Vec3],
-    ) {
-        let joints = &self.influences.joints[run.entry as usize..][..run.len as usize];
-        let palette = self.palette;
-        if run.contiguous {
-            let start = self.influences.order[run.first as usize] as usize;
-            let len = run.len as usize;
-            let positions = &self.positions[start..start + len];
-            for ((out, &j), &x) in p[start - base..][..len]
-                .iter_mut()
-                .zip(joints)
-                .zip(positions)
-            {
-                *out = palette[j as usize].transform_point3(x);
-            }
-            if !n.is_empty() {
-                let normals = &self.normals[start..start + len];
-                for ((out, &j), &x) in n[start - base..][..len].iter_mut().zip(joints).zip(normals)
-                {
-                    *out = rigid_normal(&cof[j as usize], x);
-                }
-            }
-            return;
-        }
+    fn skin_uniform<const N: usize>(&self, run: &Run, base: usize, p: &mut [Vec3], n: &mut [Vec3]) {
+        let entry = run.entry as usize;
+        let len = run.len as usize;
+        let joints = &self.influences.joints[entry..entry + N];
+        let weights = &self.influences.weights[entry..entry + len * N];
+        // Matrix elements `[column][row]`, splatted across the lanes.
+        let splat = |m: &Mat4| -> [[Vec4; 3]; 4] {
+            std::array::from_fn(|c| {
+                let col = m.col(c);
+                [Vec4::splat(col.x), Vec4::splat(col.y), Vec4::splat(col.z)]
+            })
+        };
+        let mats: [[[Vec4; 3]; 4]; N] =
+            std::array::from_fn(|k| splat(&self.palette[joints[k] as usize]));
+        // One influence: the palette matrix itself (its normalised weight is 1 to a
+        // rounding), and its cofactor once for the run.
+        let rigid_cof = (N == 1).then(|| cofactor_soa(&mats[0]));
         let vertices = self.vertices(run);
-        for (&v, &j) in vertices.iter().zip(joints) {
-            let v = v as usize;
-            p[v - base] = palette[j as usize].transform_point3(self.positions[v]);
-        }
-        if !n.is_empty() {
-            for (&v, &j) in vertices.iter().zip(joints) {
-                let v = v as usize;
-                n[v - base] = rigid_normal(&cof[j as usize], self.normals[v]);
+        let with_normals = !n.is_empty();
+        let mut at = 0;
+        while at < len {
+            let lane = |i: usize| (at + i).min(len - 1);
+            let v: [usize; 4] = std::array::from_fn(|i| vertices[lane(i)] as usize);
+            let m = if N == 1 {
+                mats[0]
+            } else {
+                let w: [Vec4; N] = std::array::from_fn(|k| {
+                    Vec4::from_array(std::array::from_fn(|i| weights[lane(i) * N + k]))
+                });
+                std::array::from_fn(|c| {
+                    std::array::from_fn(|r| {
+                        let mut e = Vec4::ZERO;
+                        for k in 0..N {
+                            e += mats[k][c][r] * w[k];
+                        }
+                        e
+                    })
+                })
+            };
+            let gather = |of: &[Vec3]| -> [Vec4; 3] {
+                let q: [Vec3; 4] = std::array::from_fn(|i| of[v[i]]);
+                [
+                    Vec4::new(q[0].x, q[1].x, q[2].x, q[3].x),
+                    Vec4::new(q[0].y, q[1].y, q[2].y, q[3].y),
+                    Vec4::new(q[0].z, q[1].z, q[2].z, q[3].z),
+                ]
+            };
+            let [px, py, pz] = gather(self.positions);
+            let out: [Vec4; 3] =
+                std::array::from_fn(|r| m[0][r] * px + m[1][r] * py + m[2][r] * pz + m[3][r]);
+            scatter(&out, &v, base, p);
+            if with_normals {
+                let cof = rigid_cof.unwrap_or_else(|| cofactor_soa(&m));
+                let [nx, ny, nz] = gather(self.normals);
+                let r: [Vec4; 3] =
+                    std::array::from_fn(|i| cof[0][i] * nx + cof[1][i] * ny + cof[2][i] * nz);
+                let out = normalized_soa(r);
+                scatter(&out, &v, base, n);
             }
+            at += 4;
         }
     }
 
@@ -530,12 +544,70 @@ impl PreparedSkinningJob<'_> {
     }
 }
 
-/// `cof * v` normalised, for a one-influence vertex (`cof` from
-/// [`PreparedSkinningJob::rigid_cofactors`]).
+/// Writes lane `i` of `xyz` to `out[v[i] - base]`.
 #[inline(always)]
-fn rigid_normal(cof: &[Vec3A; 3], v: Vec3) -> Vec3 {
-    let [cx, cy, cz] = *cof;
-    normalized(cx * v.x + cy * v.y + cz * v.z)
+fn scatter(xyz: &[Vec4; 3], v: &[usize; 4], base: usize, out: &mut [Vec3]) {
+    let [x, y, z] = xyz.map(|c| c.to_array());
+    for i in 0..4 {
+        out[v[i] - base] = Vec3::new(x[i], y[i], z[i]);
+    }
+}
+
+/// The cofactor columns (`y × z`, `z × x`, `x × y`, rows per lane) of four 3x3 matrices
+/// given as `[column][row]`, oriented so a negative determinant does not flip normals.
+#[inline(always)]
+fn cofactor_soa(m: &[[Vec4; 3]; 4]) -> [[Vec4; 3]; 3] {
+    let cross = |a: &[Vec4; 3], b: &[Vec4; 3]| -> [Vec4; 3] {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let (x, y, z) = (&m[0], &m[1], &m[2]);
+    let c = [cross(y, z), cross(z, x), cross(x, y)];
+    let det = x[0] * c[0][0] + x[1] * c[0][1] + x[2] * c[0][2];
+    let sign = Vec4::select(det.cmplt(Vec4::ZERO), Vec4::NEG_ONE, Vec4::ONE);
+    c.map(|col| col.map(|e| e * sign))
+}
+
+/// [`normalized`] on four vectors given by components (one per lane).
+#[inline(always)]
+fn normalized_soa(v: [Vec4; 3]) -> [Vec4; 3] {
+    let len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    // Normal, finite lengths take the estimate; zero and non-finite give zero; subnormal
+    // ones (which the estimate reads as zero) the exact path, lane by lane.
+    let normal = len2.cmpge(Vec4::splat(f32::MIN_POSITIVE)) & len2.cmplt(Vec4::INFINITY);
+    let inv = inverse_sqrt4(Vec4::select(normal, len2, Vec4::ONE));
+    // A select, not a product with 0: a NaN or infinite component times 0 is NaN.
+    let mut out = v.map(|c| Vec4::select(normal, c * inv, Vec4::ZERO));
+    let tiny = len2.cmpgt(Vec4::ZERO) & len2.cmplt(Vec4::splat(f32::MIN_POSITIVE));
+    if tiny.any() {
+        let bits = tiny.bitmask();
+        for lane in (0..4).filter(|l| bits & (1 << l) != 0) {
+            let one = normalized(Vec3A::new(v[0][lane], v[1][lane], v[2][lane]));
+            for (c, x) in out.iter_mut().zip(one.to_array()) {
+                c[lane] = x;
+            }
+        }
+    }
+    out
+}
+
+/// [`inverse_sqrt`] on four lanes (each lane finite and `> 0`, normal).
+#[inline(always)]
+fn inverse_sqrt4(x: Vec4) -> Vec4 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128, _mm_rsqrt_ps};
+        // SAFETY: SSE is part of the x86_64 baseline; register-only intrinsic.
+        let y = Vec4::from(unsafe { _mm_rsqrt_ps(__m128::from(x)) });
+        y * (Vec4::splat(1.5) - Vec4::splat(0.5) * x * y * y)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Vec4::ONE / x.sqrt()
+    }
 }
 
 /// `cofactor(upper 3x3 of m) * v`, normalised: [`cofactor`] in SIMD lanes (`Vec3A`), with
