@@ -170,18 +170,16 @@ struct Run {
     /// The run's vertices are consecutive (`order[first]`, `order[first] + 1`, ...): its
     /// loops read and write plain slices.
     contiguous: bool,
-    /// Every vertex of the run has the same joints in the same order (runs of one and two
-    /// influences are split by joints): skinned four vertices at a time.
-    uniform: bool,
 }
 
 /// A mesh's influences prepared once (at load, or once per mesh by a caller that skins
 /// it many times): per vertex only its non-zero influences, in slot order, weights
 /// already divided by their sum (the same division [`SkinningJob`] does per call, so
 /// the blended matrices are the same bits), and, window by window ([`WINDOW`] vertices),
-/// the vertices sorted by influence count, so each count is one run skinned by a loop of
-/// that fixed length (meshes whose neighbouring vertices alternate between one and two
-/// influences would otherwise make runs of a few vertices).
+/// the vertices sorted by influence count (and, for one and two influences, by joints),
+/// so each run is skinned by a loop of that fixed length (meshes whose neighbouring
+/// vertices alternate between one and two influences would otherwise make runs of a few
+/// vertices), runs sharing their joints four vertices at a time.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SkinInfluences {
     runs: Vec<Run>,
@@ -268,7 +266,6 @@ impl SkinInfluences {
                         len: 1,
                         entry: (out.joints.len() - count as usize) as u32,
                         contiguous: true,
-                        uniform: count == 1 || count == 2,
                     }),
                 }
                 last_key = Some(key);
@@ -403,10 +400,9 @@ impl PreparedSkinningJob<'_> {
                     }
                 }
             }
-            1 if run.uniform => self.skin_uniform::<1>(run, base, p, n),
-            2 if run.uniform => self.skin_uniform::<2>(run, base, p, n),
-            1 => self.skin_fixed::<1>(run, base, p, n),
-            2 => self.skin_fixed::<2>(run, base, p, n),
+            // Runs of one and two influences are split by joints: all share theirs.
+            1 => self.skin_uniform::<1>(run, base, p, n),
+            2 => self.skin_uniform::<2>(run, base, p, n),
             3 => self.skin_fixed::<3>(run, base, p, n),
             4 => self.skin_fixed::<4>(run, base, p, n),
             5 => self.skin_fixed::<5>(run, base, p, n),

@@ -1,8 +1,9 @@
 //! [`BlendingJob`](super::blending::BlendingJob) on structure-of-arrays poses
 //! ([`SoaTransform`] blocks of four joints): the same rule per joint (see
 //! [`super::blending`]'s table), computed four joints at a time with vertical SIMD
-//! operations. On finite inputs every joint is what `BlendingJob` gives for it (bit for bit
-//! where the hemisphere test is not a tie).
+//! operations. On finite inputs every joint is what `BlendingJob` gives for it: translations,
+//! scales and the exact-copy cases bit for bit, blended rotations within one rounding (one
+//! division per block, then products, for the normalisation).
 //!
 //! Values are checked where they reach the output, not in separate passes over every
 //! input: a running sum of the written vectors stays finite unless a non-finite value was
