@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::{Mat4, Vec3};
-use stridescope::anim::{PreparedSkinningJob, SkinInfluences};
+use stridescope::anim::{PreparedSkin, PreparedSkinningJob};
 use stridescope::asset::{self, Model};
 use stridescope::render::bounds::{pose_bounds, primitive_influences};
 use stridescope::render::PoseMatrices;
@@ -96,9 +96,8 @@ fn cpu_skinning(c: &mut Criterion) {
     // Inputs prepared once, as the GPU path does at upload.
     struct Prim {
         mesh: usize,
-        positions: Vec<Vec3>,
-        normals: Vec<Vec3>,
-        influences: SkinInfluences,
+        vertices: usize,
+        skin: PreparedSkin,
     }
     let prims: Vec<Prim> = model
         .meshes
@@ -110,9 +109,9 @@ fn cpu_skinning(c: &mut Criterion) {
                 let (joints, weights) = primitive_influences(model, m, p);
                 Prim {
                     mesh: m,
-                    positions: prim.positions.clone(),
-                    normals: prim.normals.clone(),
-                    influences: SkinInfluences::new(&joints, &weights).unwrap(),
+                    vertices: prim.positions.len(),
+                    skin: PreparedSkin::new(&joints, &weights, &prim.positions, &prim.normals)
+                        .unwrap(),
                 }
             })
         })
@@ -138,12 +137,10 @@ fn cpu_skinning(c: &mut Criterion) {
                 for palette in &palettes {
                     let mut at = 0;
                     for prim in &prims {
-                        let n = prim.positions.len();
+                        let n = prim.vertices;
                         PreparedSkinningJob {
                             palette: &palette[prim.mesh],
-                            positions: &prim.positions,
-                            normals: &prim.normals,
-                            influences: &prim.influences,
+                            skin: &prim.skin,
                         }
                         .run(&mut out_p[at..at + n], &mut out_n[at..at + n])
                         .unwrap();

@@ -26,8 +26,8 @@ use stridescope::anim::blend::blending::{BlendLayer, BlendingJob};
 use stridescope::anim::blend::soa::{SoaBlendLayer, SoaBlendingJob};
 use stridescope::anim::soa::{soa_len, SoaTransform};
 use stridescope::anim::{
-    skinning_palette, Clip, LocalToModelJob, PreparedSkinningJob, SamplingCache, SamplingJob,
-    SkinInfluences, SkinningJob, SoaLocalToModelJob, SoaSamplingJob, Transform, MAX_INFLUENCES,
+    skinning_palette, Clip, LocalToModelJob, PreparedSkin, PreparedSkinningJob, SamplingCache,
+    SamplingJob, SkinningJob, SoaLocalToModelJob, SoaSamplingJob, Transform, MAX_INFLUENCES,
 };
 use stridescope::asset::Model;
 use stridescope::graph::def::{GraphDef, NodeDef, ParamDef, Sample1DDef, SyncMode};
@@ -658,17 +658,16 @@ fn bench_model(label: &str, model: &Model, clip_a: &Clip, clip_b: &Clip) {
     println!("R {label} l2m {ns:.1}");
 
     // (d) skinning, positions + normals: the prepared job (influences grouped and
-    // normalised once, as ozz's parts are built once outside its timing), its parallel
-    // version, and the per-call oracle.
+    // normalised and the bind pose laid out once, as ozz's parts are built once outside
+    // its timing), its parallel version, and the per-call oracle.
     for (op, mesh) in [("skin_synth4", &synth_ss), ("skin_real", &real_ss)] {
         let nv = mesh.positions.len();
-        let influences = SkinInfluences::new(&mesh.joints, &mesh.weights).unwrap();
+        let skin =
+            PreparedSkin::new(&mesh.joints, &mesh.weights, &mesh.positions, &mesh.normals).unwrap();
         let prepared = |out_p: &mut [Vec3], out_n: &mut [Vec3], parallel: bool| {
             let job = PreparedSkinningJob {
                 palette: black_box(&palette),
-                positions: &mesh.positions,
-                normals: &mesh.normals,
-                influences: &influences,
+                skin: &skin,
             };
             if parallel {
                 job.run_parallel(out_p, out_n).unwrap();

@@ -1,14 +1,16 @@
 //! The prepared CPU skinning job (issue 23: influences grouped by count and normalised
-//! once, a loop per influence count, a parallel version) gives what the per-call oracle
-//! (`SkinningJob`) gives: positions within 1e-5 of the mesh's size, unit normals within
-//! 1e-5, on every skinned primitive of the shared characters (glTF and FBX) at several
-//! clip times, and on hand-made influences (zero weights, weights that do not sum to 1,
-//! eight influences, a vertex with no weight).
+//! once, the bind pose stored four vertices to a block, a loop per influence count, rigid
+//! similarities turning unit normals without renormalising, a parallel version) gives
+//! what the per-call oracle (`SkinningJob`) gives: positions within 1e-5 of the mesh's
+//! size, unit normals within 1e-5, on every skinned primitive of the shared characters
+//! (glTF and FBX) at several clip times, and on hand-made influences (zero weights,
+//! weights that do not sum to 1, eight influences, a vertex with no weight, bind normals
+//! that are not unit, joints that are nearly but not quite rotations).
 
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat, Vec3};
-use stridescope::anim::{PreparedSkinningJob, SkinInfluences, SkinningJob, MAX_INFLUENCES};
+use stridescope::anim::{PreparedSkin, PreparedSkinningJob, SkinningJob, MAX_INFLUENCES};
 use stridescope::asset::PoseMatrices;
 use stridescope::stage::pose::{Pose, PoseRequest};
 
@@ -38,12 +40,10 @@ fn compare(
     }
     .run(&mut want_p, &mut want_n)
     .unwrap();
-    let influences = SkinInfluences::new(joints, weights).unwrap();
+    let skin = PreparedSkin::new(joints, weights, positions, normals).unwrap();
     let job = PreparedSkinningJob {
         palette,
-        positions,
-        normals,
-        influences: &influences,
+        skin: &skin,
     };
     let (lo, hi) = positions
         .iter()
@@ -177,20 +177,18 @@ fn hand_made_influences_skin_as_the_oracle_does() {
         joints.push(j);
         weights.push(w);
     }
-    let influences = SkinInfluences::new(&joints, &weights).unwrap();
-    assert_eq!(influences.vertex_count(), counts.len());
+    let skin = PreparedSkin::new(&joints, &weights, &positions, &normals).unwrap();
+    assert_eq!(skin.vertex_count(), counts.len());
     // One window (fewer than 2048 vertices), sorted: one run per count for 0, 3, 4, 5 and
     // 8 influences; one per joint for 1 (joints v % 10: 10 runs); one per ordered joint pair
     // for 2 (v % 10 and (v + 3) % 10, in either slot order: 20 runs).
-    assert_eq!(influences.run_count(), 5 + 10 + 20);
+    assert_eq!(skin.run_count(), 5 + 10 + 20);
     let (dp, dn) = compare(&palette, &positions, &normals, &joints, &weights);
     assert!(dp <= 1e-5 && dn <= 1e-5, "{dp} {dn}");
     // A vertex without weight keeps its bind pose.
     let job = PreparedSkinningJob {
         palette: &palette,
-        positions: &positions,
-        normals: &normals,
-        influences: &influences,
+        skin: &skin,
     };
     let (mut p, mut n) = (
         vec![Vec3::ZERO; positions.len()],
@@ -199,12 +197,17 @@ fn hand_made_influences_skin_as_the_oracle_does() {
     job.run(&mut p, &mut n).unwrap();
     assert_eq!(p[10], positions[10]);
     assert_eq!(n[10], normals[10]);
-    // Without normals, positions only.
-    let job = PreparedSkinningJob {
-        normals: &[],
-        ..job
-    };
-    job.run(&mut p, &mut []).unwrap();
+    // Without normals, positions only (the normals output may be empty); the same
+    // positions.
+    let positions_only = PreparedSkin::new(&joints, &weights, &positions, &[]).unwrap();
+    let mut q = vec![Vec3::NAN; positions.len()];
+    PreparedSkinningJob {
+        palette: &palette,
+        skin: &positions_only,
+    }
+    .run(&mut q, &mut [])
+    .unwrap();
+    assert_eq!(q, p);
 }
 
 #[test]
@@ -245,11 +248,11 @@ fn windows_sorted_by_influences_skin_as_the_oracle_does() {
     let normals: Vec<Vec3> = (0..n)
         .map(|v| Vec3::new((v as f32).sin(), 1.0, 0.2).normalize())
         .collect();
-    let influences = SkinInfluences::new(&joints, &weights).unwrap();
+    let skin = PreparedSkin::new(&joints, &weights, &positions, &normals).unwrap();
     // Joints (v + k) % 6. Window 1: one influence on even vertices (joints 0, 2, 4: 3 runs),
     // two on odd ones (pairs from 1, 3, 5: 3 runs). Window 2: one influence, all six joints
     // (6 runs), two (6 pairs), three (1 run: by count). Window 3: 6 runs.
-    assert_eq!(influences.run_count(), (3 + 3) + (6 + 6 + 1) + 6);
+    assert_eq!(skin.run_count(), (3 + 3) + (6 + 6 + 1) + 6);
     let (dp, dn) = compare(&palette, &positions, &normals, &joints, &weights);
     assert!(dp <= 1e-5 && dn <= 1e-5, "{dp} {dn}");
 }
@@ -306,13 +309,11 @@ fn degenerate_normals_and_matrices_skin_as_the_oracle_does() {
     }
     .run(&mut want_p, &mut want_n)
     .unwrap();
-    let influences = SkinInfluences::new(&joints, &weights).unwrap();
+    let skin = PreparedSkin::new(&joints, &weights, &positions, &normals).unwrap();
     let (mut p, mut nn) = (vec![Vec3::NAN; n], vec![Vec3::NAN; n]);
     PreparedSkinningJob {
         palette: &palette,
-        positions: &positions,
-        normals: &normals,
-        influences: &influences,
+        skin: &skin,
     }
     .run(&mut p, &mut nn)
     .unwrap();
@@ -340,26 +341,146 @@ fn degenerate_normals_and_matrices_skin_as_the_oracle_does() {
 fn bad_inputs_are_errors() {
     let joints = vec![[0u16, 5, 0, 0, 0, 0, 0, 0]; 4];
     let weights = vec![[0.5f32, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]; 4];
-    assert!(SkinInfluences::new(&joints, &weights[..3]).is_err());
-    let influences = SkinInfluences::new(&joints, &weights).unwrap();
     let positions = vec![Vec3::ONE; 4];
+    let normals = vec![Vec3::Y; 4];
+    // Lengths that differ from the joints', each named.
+    for (e, what) in [
+        (
+            PreparedSkin::new(&joints, &weights[..3], &positions, &[]),
+            "weights",
+        ),
+        (
+            PreparedSkin::new(&joints, &weights, &positions[..3], &[]),
+            "positions",
+        ),
+        (
+            PreparedSkin::new(&joints, &weights, &positions, &normals[..2]),
+            "normals",
+        ),
+    ] {
+        let e = e.unwrap_err().to_string();
+        assert!(e.contains(what), "{e}");
+    }
+    let skin = PreparedSkin::new(&joints, &weights, &positions, &normals).unwrap();
     let short = vec![Mat4::IDENTITY; 5];
     let job = PreparedSkinningJob {
         palette: &short,
-        positions: &positions,
-        normals: &[],
-        influences: &influences,
+        skin: &skin,
     };
     let mut out = vec![Vec3::ZERO; 4];
-    let e = job.run(&mut out, &mut []).unwrap_err().to_string();
+    let mut out_n = vec![Vec3::ZERO; 4];
+    let e = job.run(&mut out, &mut out_n).unwrap_err().to_string();
     assert!(e.contains('5'), "{e}");
-    assert!(job.run_parallel(&mut out, &mut []).is_err());
+    assert!(job.run_parallel(&mut out, &mut out_n).is_err());
     let palette = vec![Mat4::IDENTITY; 6];
     let job = PreparedSkinningJob {
         palette: &palette,
         ..job
     };
-    assert!(job.run(&mut out[..3], &mut []).is_err());
-    job.run(&mut out, &mut []).unwrap();
+    assert!(job.run(&mut out[..3], &mut out_n).is_err());
+    // A skin with normals needs somewhere to write them.
+    let e = job.run(&mut out, &mut []).unwrap_err().to_string();
+    assert!(e.contains("normals"), "{e}");
+    job.run(&mut out, &mut out_n).unwrap();
     assert_eq!(out, positions);
+    assert_eq!(out_n, normals);
+}
+
+/// Bind positions, bind normals, joints and weights of a hand-made mesh.
+type Mesh = (
+    Vec<Vec3>,
+    Vec<Vec3>,
+    Vec<[u16; MAX_INFLUENCES]>,
+    Vec<[f32; MAX_INFLUENCES]>,
+);
+
+/// One rigid run per palette joint (runs of `len` vertices, consecutive in the mesh, so
+/// full blocks are written four at a time and the last block is ragged when `len` is not
+/// a multiple of four), normals given by `normal_of(v)`.
+fn rigid_mesh(joint_count: usize, len: usize, normal_of: impl Fn(usize) -> Vec3) -> Mesh {
+    let n = joint_count * len;
+    let positions = (0..n)
+        .map(|v| Vec3::new((v as f32 * 0.37).sin(), v as f32 * 0.01, -0.4))
+        .collect();
+    let normals = (0..n).map(normal_of).collect();
+    let joints = (0..n)
+        .map(|v| {
+            let mut j = [0u16; MAX_INFLUENCES];
+            j[0] = (v / len) as u16;
+            j
+        })
+        .collect();
+    let mut w = [0f32; MAX_INFLUENCES];
+    w[0] = 1.0;
+    (positions, normals, joints, vec![w; n])
+}
+
+#[test]
+fn rigid_similarities_turn_unit_normals_as_the_oracle_does() {
+    // Rotations times uniform scales (0.01, as a centimetre rig's inverse bind, 1, 37),
+    // one mirrored: the normals are turned without renormalising and must still be unit
+    // and equal to the oracle's. Bind normals that are not unit (int8-quantised ones are
+    // off by up to 1%, here up to 10%) are normalised when prepared.
+    let palette: Vec<Mat4> = [0.01f32, 1.0, 37.0, -2.0]
+        .iter()
+        .enumerate()
+        .map(|(j, &s)| {
+            let scale = if s < 0.0 {
+                Vec3::new(-2.0, 2.0, 2.0)
+            } else {
+                Vec3::splat(s)
+            };
+            Mat4::from_scale_rotation_translation(
+                scale,
+                Quat::from_euler(glam::EulerRot::YXZ, 0.7 * j as f32, -0.4, 0.25),
+                Vec3::new(0.3, j as f32, -1.0),
+            )
+        })
+        .collect();
+    for len in [1usize, 4, 6, 13] {
+        let (positions, normals, joints, weights) = rigid_mesh(palette.len(), len, |v| {
+            let f = v as f32;
+            Vec3::new(f.cos(), 0.4, (f * 1.3).sin()).normalize() * (0.9 + 0.2 * (f * 0.5).sin())
+        });
+        let (dp, dn) = compare(&palette, &positions, &normals, &joints, &weights);
+        assert!(dp <= 1e-6, "runs of {len}: position off by {dp}");
+        assert!(dn <= 2e-6, "runs of {len}: normal off by {dn}");
+    }
+}
+
+#[test]
+fn a_joint_that_is_not_quite_a_rotation_renormalises() {
+    // Scales of 1 + 1e-6 .. 1 + 1e-2 along one axis: rotation-only turning would leave
+    // normals up to 1% long. Whichever path each joint takes, the normals are unit and
+    // the oracle's within 1e-5.
+    let palette: Vec<Mat4> = [1e-6f32, 1e-5, 1e-4, 1e-3, 1e-2]
+        .iter()
+        .map(|&e| {
+            Mat4::from_scale_rotation_translation(
+                Vec3::new(1.0, 1.0 + e, 1.0),
+                Quat::from_rotation_x(0.6) * Quat::from_rotation_z(0.3),
+                Vec3::ZERO,
+            )
+        })
+        .collect();
+    let (positions, normals, joints, weights) = rigid_mesh(palette.len(), 9, |v| {
+        Vec3::new(0.3, 1.0, v as f32 * 0.2).normalize()
+    });
+    let (dp, dn) = compare(&palette, &positions, &normals, &joints, &weights);
+    assert!(dp <= 1e-6 && dn <= 1e-5, "{dp} {dn}");
+    let skin = PreparedSkin::new(&joints, &weights, &positions, &normals).unwrap();
+    let n = positions.len();
+    let (mut p, mut nn) = (vec![Vec3::NAN; n], vec![Vec3::NAN; n]);
+    PreparedSkinningJob {
+        palette: &palette,
+        skin: &skin,
+    }
+    .run(&mut p, &mut nn)
+    .unwrap();
+    for (v, normal) in nn.iter().enumerate() {
+        assert!(
+            (normal.length() - 1.0).abs() <= 2e-6,
+            "vertex {v}: {normal}"
+        );
+    }
 }

@@ -51,6 +51,6 @@ pub use root_motion::{
 };
 pub use skeleton::{Skeleton, Skin};
 pub use skinning::{
-    skinning_palette, PreparedSkinningJob, SkinInfluences, SkinningJob, MAX_INFLUENCES,
+    skinning_palette, PreparedSkin, PreparedSkinningJob, SkinningJob, MAX_INFLUENCES,
 };
 pub use transform::Transform;

@@ -5,7 +5,7 @@ use glam::{Mat4, Vec3};
 
 use super::PoseMatrices;
 use crate::anim::morph::{MorphDeltas, MorphJob};
-use crate::anim::{AnimError, PreparedSkinningJob, SkinInfluences, MAX_INFLUENCES};
+use crate::anim::{AnimError, PreparedSkin, PreparedSkinningJob, MAX_INFLUENCES};
 use crate::asset::Model;
 
 /// Meshes at least this large are skinned over rayon's threads (below it the threads'
@@ -159,14 +159,12 @@ pub fn cpu_skin_primitive(
     };
     let mut positions = vec![Vec3::ZERO; n];
     let mut normals = vec![Vec3::ZERO; if with_normals { n } else { 0 }];
-    // The prepared job: weights normalised once, loops per influence count; big meshes
-    // over rayon's threads (the same results either way).
-    let influences = SkinInfluences::new(&joints, &weights)?;
+    // The prepared job: weights normalised once, loops per influence count, four vertices
+    // at a time; big meshes over rayon's threads (the same results either way).
+    let skin = PreparedSkin::new(&joints, &weights, bind_positions, bind_normals)?;
     let job = PreparedSkinningJob {
         palette: &palette,
-        positions: bind_positions,
-        normals: bind_normals,
-        influences: &influences,
+        skin: &skin,
     };
     if n >= PARALLEL_SKINNING_VERTICES {
         job.run_parallel(&mut positions, &mut normals)?;
