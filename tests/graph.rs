@@ -430,9 +430,12 @@ fn graph_errors_name_the_state_and_the_clip() {
 #[test]
 fn single_clip_requests_go_through_a_one_clip_graph_and_show_the_clip_exactly() {
     // scene::Pose evaluates a clip request with a one-clip graph (PoseGraph::clip_preview):
-    // its output must be the sampled clip itself, to the bit, with the root motion
-    // removed (timeline In place / Accumulate) or kept (Loop and reset), at the clip's
-    // first key, inside it and at its very end (a clamped timeline shows the last key).
+    // its output must be the sampled clip itself, with the root motion removed (timeline
+    // In place / Accumulate) or kept (Loop and reset), at the clip's first key, inside it
+    // and at its very end (a clamped timeline shows the last key). The graph samples four
+    // joints at a time (SoaSamplingJob): against the per-joint SamplingJob, scales to the
+    // bit, rotations within 1e-6 rad, translations within 1e-6 m (root-motion removal
+    // reads the root's rotation).
     use stridescope::anim::{ClipRootMotion, SamplingJob, Transform};
     use stridescope::stage::pose::{Pose, PoseRequest};
     let model = demo();
@@ -468,7 +471,19 @@ fn single_clip_requests_go_through_a_one_clip_graph_and_show_the_clip_exactly() 
                     .remove(&root.motion, t as f64, &mut expected)
                     .unwrap();
             }
-            assert_eq!(pose.local, expected, "t = {t}, remove = {remove}");
+            for (j, (got, want)) in pose.local.iter().zip(&expected).enumerate() {
+                let what = format!("t = {t}, remove = {remove}, joint {j}");
+                assert_eq!(got.scale, want.scale, "{what}");
+                assert!(
+                    got.translation.distance(want.translation) <= 1e-6,
+                    "{what}: {} vs {}",
+                    got.translation,
+                    want.translation
+                );
+                let d = got.rotation.as_dquat().conjugate() * want.rotation.as_dquat();
+                let angle = 2.0 * d.xyz().length().atan2(d.w.abs());
+                assert!(angle <= 1e-6, "{what}: {angle:e} rad");
+            }
         }
     }
     // The end shows the last key, not the first (the loop does not wrap a shown time).
@@ -647,4 +662,117 @@ fn an_unsynced_drifting_blend_reports_each_phase_from_its_cache_correctly() {
     // Half a bucket (0.025 cycle) of drift moves the drop by at most ~0.08.
     assert!(worst < 0.1, "a cached report is {worst} off a fresh one");
     assert!(warned > 10 && quiet > 10, "warned {warned}, quiet {quiet}");
+}
+
+#[test]
+fn a_two_clip_blend_matches_the_per_joint_jobs_frame_after_frame() {
+    // The graph samples and blends four joints at a time (SoaSamplingJob, SoaBlendingJob)
+    // and removes root motion on the per-joint pose, then puts that joint back into its
+    // block. Each frame's output against the per-joint reference built from the players'
+    // own clocks and weights: SamplingJob, root motion removed, BlendingJob. Ten seconds
+    // at 60 Hz, unsynced (the Fox's Walk and Run differ in length, so their phases drift).
+    use stridescope::anim::blend::blending::{BlendLayer, BlendingJob};
+    use stridescope::anim::{GroundTransform, SamplingJob, Transform};
+    use stridescope::graph::def::Sample1DDef;
+    let fox =
+        asset::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Fox/Fox.glb"))
+            .unwrap();
+    let mut removed_root_motion = 0;
+    for (model, a, b, weight) in [
+        (demo(), "Walk", "Run", 0.45f32),
+        (robot(), "Robot_Walking", "Robot_Running", 0.3),
+        (fox, "Walk", "Run", 0.6),
+    ] {
+        let def = GraphDef {
+            params: vec![ParamDef::Float {
+                name: "speed".into(),
+                default: weight,
+                min: Some(0.0),
+                max: Some(1.0),
+            }],
+            base: NodeDef::BlendSpace1D {
+                param: "speed".into(),
+                samples: vec![
+                    Sample1DDef {
+                        clip: a.into(),
+                        position: Some(0.0),
+                    },
+                    Sample1DDef {
+                        clip: b.into(),
+                        position: Some(1.0),
+                    },
+                ],
+                sync: SyncMode::None,
+            },
+            layers: Vec::new(),
+        };
+        let mut session = GraphSession::new(&model, &def).unwrap();
+        session.playing = true;
+        let rest = model.skeleton.rest_pose();
+        let n = model.skeleton.joint_count();
+        for frame in 0..600 {
+            session.tick(&model, 1.0 / 60.0);
+            let graph = &session.graph;
+            let mut poses = Vec::new();
+            for p in graph
+                .players()
+                .iter()
+                .filter(|p| p.weight > 0.0 && !p.is_layer)
+            {
+                let t = p.clock.time().phase_secs;
+                let mut pose = vec![Transform::IDENTITY; n];
+                SamplingJob {
+                    clip: &model.clips[p.clip],
+                    time_secs: t as f32,
+                    rest_pose: rest,
+                }
+                .run(&mut pose)
+                .unwrap();
+                if let (Some(r), false) = (&p.root, p.keep_root_motion) {
+                    r.source.remove(&r.motion, t, &mut pose).unwrap();
+                    if p.align != GroundTransform::IDENTITY {
+                        r.source.place(&p.align, &mut pose).unwrap();
+                    }
+                    removed_root_motion += 1;
+                }
+                poses.push((pose, p.weight));
+            }
+            assert_eq!(poses.len(), 2, "{a}/{b} frame {frame}: both clips weigh");
+            let layers: Vec<BlendLayer> = poses
+                .iter()
+                .map(|(pose, w)| BlendLayer {
+                    pose,
+                    weight: *w,
+                    joint_weights: None,
+                })
+                .collect();
+            let mut expected = vec![Transform::IDENTITY; n];
+            BlendingJob {
+                layers: &layers,
+                rest_pose: rest,
+                threshold: BlendingJob::DEFAULT_THRESHOLD,
+            }
+            .run(&mut expected)
+            .unwrap();
+            for (j, (got, want)) in graph.local_pose().iter().zip(&expected).enumerate() {
+                let what = format!("{a}/{b} frame {frame}, joint {j}");
+                // Model-sized tolerances: the Fox is in centimetres.
+                let size = want.translation.length().max(1.0);
+                assert!(
+                    got.translation.distance(want.translation) <= 1e-5 * size,
+                    "{what}: {} vs {}",
+                    got.translation,
+                    want.translation
+                );
+                assert!(got.scale.distance(want.scale) <= 1e-6, "{what}: scale");
+                let d = got.rotation.as_dquat().conjugate() * want.rotation.as_dquat();
+                let angle = 2.0 * d.xyz().length().atan2(d.w.abs());
+                assert!(angle <= 2e-6, "{what}: {angle:e} rad");
+            }
+        }
+        assert!(
+            removed_root_motion > 0,
+            "{a}/{b}: no root motion was removed"
+        );
+    }
 }

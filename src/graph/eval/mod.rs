@@ -36,9 +36,11 @@ use glam::DVec2;
 use crate::anim::blend::additive::AdditiveJob;
 use crate::anim::blend::blending::{BlendLayer, BlendingJob};
 use crate::anim::blend::mask::JointMask;
+use crate::anim::blend::soa::{SoaBlendLayer, SoaBlendingJob};
 use crate::anim::blend::space::{BlendSpace1D, BlendSpace2D, BlendSpace2DQuery};
 use crate::anim::contacts::{self, LegChain};
 use crate::anim::phase::{self, PhaseInput, PhaseReport, SwingCurves};
+use crate::anim::soa::{transforms_from_soa, SoaTransform};
 use crate::anim::state_machine::{Ease, FiredEvent, Params, Slot, StateMachine};
 use crate::anim::sync;
 use crate::anim::{AnimError, GroundTransform, SamplingJob, Transform};
@@ -160,6 +162,8 @@ pub struct PoseGraph {
     snapshot_velocity: GroundTransform,
     snapshot_weight: f32,
     scratch: Vec<Transform>,
+    /// The base blend four joints to a block, before it is unpacked into `local`.
+    local_soa: Vec<SoaTransform>,
     /// Output morph weights per mesh, blended with the pose's weights (additive layers
     /// add theirs); the snapshot's, frozen with it; scratch for one mesh's sample.
     morph: Vec<Vec<f32>>,
