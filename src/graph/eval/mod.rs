@@ -4,9 +4,10 @@
 //! advance(dt):  params ─► state machine / blend-space weights ─► sync (cycle or markers)
 //!               ─► every input's clock moves, each emitting the wrap-safe root-motion
 //!               delta of exactly the interval it played
-//! evaluate():   sample each input with weight > 0 (root motion removed)
-//!               ─► BlendingJob (flat, normalised weights; + the frozen snapshot of an
-//!                  interrupted transition) ─► layers (additive / override, masked)
+//! evaluate():   sample each input with weight > 0, four joints at a time (root motion
+//!               removed) ─► SoaBlendingJob (flat, normalised weights; BlendingJob when
+//!                  the frozen snapshot of an interrupted transition joins) ─► layers
+//!                  (additive / override, masked, per joint)
 //!               ─► local pose + blended root-motion delta   (then local-to-model once)
 //! ```
 //!
