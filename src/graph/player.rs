@@ -1,10 +1,9 @@
 //! One clip instance of a pose graph: its own unwrapped clock, root motion with its own
 //! consumed-up-to cursor (the clock), sampling cache and local-pose buffer.
 
-use crate::anim::soa::{transforms_from_soa, SoaTransform};
 use crate::anim::{
     AnimError, Clip, ClipRootMotion, ClipTime, GroundTransform, Interval, PlaybackClock,
-    SamplingCache, Skeleton, SoaSamplingJob, SyncMarker, Transform,
+    SamplingCache, SamplingJob, Skeleton, SyncMarker, Transform,
 };
 use crate::graph::GraphError;
 
@@ -44,8 +43,6 @@ pub struct ClipPlayer {
     /// clips that start alike.
     pub align: GroundTransform,
     cache: SamplingCache,
-    /// The clip sampled four joints to a block, unpacked into `pose`.
-    soa: Vec<SoaTransform>,
 }
 
 impl ClipPlayer {
@@ -93,7 +90,6 @@ impl ClipPlayer {
             keep_root_motion: false,
             align: GroundTransform::IDENTITY,
             cache: SamplingCache::new(),
-            soa: skeleton.rest_pose_soa().to_vec(),
         })
     }
 
@@ -164,34 +160,21 @@ impl ClipPlayer {
 
     /// Samples the clip at the clock's phase into `pose`, with root motion removed unless
     /// it is a layer's clip (the graph places the character with the blended deltas).
-    /// Sampled four joints at a time ([`SoaSamplingJob`]: translations and scales
-    /// bit-identical to the per-joint [`crate::anim::SamplingJob`], rotations within 1e-6
-    /// rad of it) and unpacked.
     pub fn sample(&mut self, clips: &[Clip], skeleton: &Skeleton) -> Result<(), AnimError> {
         let t = self.clock.time().phase_secs;
-        SoaSamplingJob {
+        SamplingJob {
             clip: &clips[self.clip],
             time_secs: t as f32,
-            rest_pose: skeleton.rest_pose_soa(),
+            rest_pose: skeleton.rest_pose(),
         }
-        .run_with_cache(&mut self.cache, &mut self.soa)?;
-        transforms_from_soa(&self.soa, &mut self.pose)?;
+        .run_with_cache(&mut self.cache, &mut self.pose)?;
         if let (Some(r), false, false) = (&self.root, self.is_layer, self.keep_root_motion) {
             r.source.remove(&r.motion, t, &mut self.pose)?;
             if self.align != GroundTransform::IDENTITY {
                 r.source.place(&self.align, &mut self.pose)?;
             }
-            // The one joint they move, into its block too.
-            let j = r.source.joint;
-            self.soa[j / 4].set_lane(j % 4, &self.pose[j]);
         }
         Ok(())
-    }
-
-    /// The pose [`Self::sample`] wrote, four joints to a block (the same transforms as
-    /// `pose`).
-    pub fn soa_pose(&self) -> &[SoaTransform] {
-        &self.soa
     }
 
     /// Names of markers crossed by this frame's interval (in playback order), e.g. foot

@@ -350,7 +350,6 @@ impl PoseGraph {
             snapshot_velocity: GroundTransform::IDENTITY,
             snapshot_weight: 0.0,
             scratch: vec![Transform::IDENTITY; n],
-            local_soa: model.skeleton.rest_pose_soa().to_vec(),
             morph: model.default_morph_weights(),
             morph_snapshot: model.default_morph_weights(),
             morph_scratch: vec![

@@ -12,8 +12,7 @@ impl PoseGraph {
                 p.sample(&model.clips, skeleton)?;
             }
         }
-        if self.snapshot_weight > 0.0 {
-            // The frozen snapshot is a per-joint pose: the per-joint blend.
+        {
             let mut inputs: Inline<BlendLayer> = self
                 .players
                 .iter()
@@ -24,37 +23,19 @@ impl PoseGraph {
                     joint_weights: None,
                 })
                 .collect();
-            inputs.push(BlendLayer {
-                pose: &self.snapshot,
-                weight: self.snapshot_weight,
-                joint_weights: None,
-            });
+            if self.snapshot_weight > 0.0 {
+                inputs.push(BlendLayer {
+                    pose: &self.snapshot,
+                    weight: self.snapshot_weight,
+                    joint_weights: None,
+                });
+            }
             BlendingJob {
                 layers: &inputs,
                 rest_pose: skeleton.rest_pose(),
                 threshold: BlendingJob::DEFAULT_THRESHOLD,
             }
             .run(&mut self.local)?;
-        } else {
-            // The inputs as they were sampled, four joints to a block (SoaBlendingJob: the
-            // per-joint rule, rotations within a rounding of it), unpacked for the layers.
-            let inputs: Inline<SoaBlendLayer> = self
-                .players
-                .iter()
-                .filter(|p| p.weight > 0.0 && !p.is_layer)
-                .map(|p| SoaBlendLayer {
-                    pose: p.soa_pose(),
-                    weight: p.weight,
-                    joint_weights: None,
-                })
-                .collect();
-            SoaBlendingJob {
-                layers: &inputs,
-                rest_pose: skeleton.rest_pose_soa(),
-                threshold: BlendingJob::DEFAULT_THRESHOLD,
-            }
-            .run(&mut self.local_soa)?;
-            transforms_from_soa(&self.local_soa, &mut self.local)?;
         }
         for l in &mut self.layers {
             if l.current_weight <= 0.0 {

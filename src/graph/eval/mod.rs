@@ -4,10 +4,9 @@
 //! advance(dt):  params ─► state machine / blend-space weights ─► sync (cycle or markers)
 //!               ─► every input's clock moves, each emitting the wrap-safe root-motion
 //!               delta of exactly the interval it played
-//! evaluate():   sample each input with weight > 0, four joints at a time (root motion
-//!               removed) ─► SoaBlendingJob (flat, normalised weights; BlendingJob when
-//!                  the frozen snapshot of an interrupted transition joins) ─► layers
-//!                  (additive / override, masked, per joint)
+//! evaluate():   sample each input with weight > 0 (root motion removed)
+//!               ─► BlendingJob (flat, normalised weights; + the frozen snapshot of an
+//!                  interrupted transition) ─► layers (additive / override, masked)
 //!               ─► local pose + blended root-motion delta   (then local-to-model once)
 //! ```
 //!
@@ -37,11 +36,9 @@ use glam::DVec2;
 use crate::anim::blend::additive::AdditiveJob;
 use crate::anim::blend::blending::{BlendLayer, BlendingJob};
 use crate::anim::blend::mask::JointMask;
-use crate::anim::blend::soa::{SoaBlendLayer, SoaBlendingJob};
 use crate::anim::blend::space::{BlendSpace1D, BlendSpace2D, BlendSpace2DQuery};
 use crate::anim::contacts::{self, LegChain};
 use crate::anim::phase::{self, PhaseInput, PhaseReport, SwingCurves};
-use crate::anim::soa::{transforms_from_soa, SoaTransform};
 use crate::anim::state_machine::{Ease, FiredEvent, Params, Slot, StateMachine};
 use crate::anim::sync;
 use crate::anim::{AnimError, GroundTransform, SamplingJob, Transform};
@@ -163,8 +160,6 @@ pub struct PoseGraph {
     snapshot_velocity: GroundTransform,
     snapshot_weight: f32,
     scratch: Vec<Transform>,
-    /// The base blend four joints to a block, before it is unpacked into `local`.
-    local_soa: Vec<SoaTransform>,
     /// Output morph weights per mesh, blended with the pose's weights (additive layers
     /// add theirs); the snapshot's, frozen with it; scratch for one mesh's sample.
     morph: Vec<Vec<f32>>,
