@@ -9,9 +9,8 @@
 use glam::Mat4;
 
 use crate::anim::locomotion::InPlaceOverride;
-use crate::anim::soa::{soa_from_transforms, SoaTransform};
 use crate::anim::{
-    skinning_palette, AnimError, ClipRootMotion, SamplingJob, SoaLocalToModelJob, Transform,
+    skinning_palette, AnimError, ClipRootMotion, LocalToModelJob, SamplingJob, Transform,
 };
 use crate::asset::Model;
 use crate::graph::PoseGraph;
@@ -34,8 +33,6 @@ pub struct Pose {
     /// decides the player's root motion). It keeps the key cursors, so playback and
     /// scrubbing step from the previous keys instead of searching every frame.
     preview: Option<((u64, InPlaceOverride), PoseGraph)>,
-    /// `local` packed four joints to a block for local-to-model.
-    local_soa: Vec<SoaTransform>,
 }
 
 /// What to evaluate.
@@ -66,7 +63,6 @@ impl Pose {
                 .collect(),
             morph_weights: model.default_morph_weights(),
             preview: None,
-            local_soa: model.skeleton.rest_pose_soa().to_vec(),
         };
         // The rest pose of a validated model always evaluates.
         let _ = pose.evaluate(
@@ -160,13 +156,11 @@ impl Pose {
         self.finish(model, request.model_from_root)
     }
 
-    /// Local-to-model of `local` (four joints at a time: [`SoaLocalToModelJob`], the same
-    /// bits as the per-joint job), then the skinning palettes.
+    /// Local-to-model of `local`, then the skinning palettes.
     fn finish(&mut self, model: &Model, model_from_root: Mat4) -> Result<(), AnimError> {
-        soa_from_transforms(&self.local, &mut self.local_soa)?;
-        SoaLocalToModelJob {
+        LocalToModelJob {
             parents: model.skeleton.parents(),
-            local: &self.local_soa,
+            local: &self.local,
             model_from_root,
         }
         .run(&mut self.model_from_joint)?;
