@@ -262,7 +262,8 @@ fn degenerate_normals_and_matrices_skin_as_the_oracle_does() {
     // Runs long enough for the four-at-a-time path (one and two influences on the same
     // joints), with normals of zero, subnormal, huge, infinite and NaN length, and a joint
     // scaled to nothing: the oracle's results (zero where there is no direction, unit
-    // otherwise), lane by lane.
+    // otherwise), lane by lane. The last group has no weight: bind pose and normal as
+    // given, to the bit, whatever the normal.
     let palette = vec![
         Mat4::from_rotation_z(0.3),
         Mat4::from_scale(Vec3::new(2.0, 0.5, 1.0)),
@@ -286,6 +287,7 @@ fn degenerate_normals_and_matrices_skin_as_the_oracle_does() {
         ([2, 0], [1.0, 0.0]),
         ([0, 1], [0.3, 0.7]),
         ([1, 2], [1.0, 1.0]),
+        ([1, 2], [0.0, 0.0]),
     ] {
         for (i, &nv) in normals_in.iter().enumerate() {
             positions.push(Vec3::new(i as f32, 1.0, 2.0));
@@ -297,6 +299,13 @@ fn degenerate_normals_and_matrices_skin_as_the_oracle_does() {
             joints.push(jj);
             weights.push(ww);
         }
+    }
+    // Unweighted vertices whose normals are finite but not unit: kept, not normalised.
+    for nv in [Vec3::new(0.0, 2.0, 0.0), Vec3::new(0.3, 0.4, 0.0)] {
+        positions.push(Vec3::new(-1.0, 0.5, 0.25));
+        normals.push(nv);
+        joints.push([1; MAX_INFLUENCES]);
+        weights.push([0.0; MAX_INFLUENCES]);
     }
     let n = positions.len();
     let (mut want_p, mut want_n) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
@@ -317,7 +326,18 @@ fn degenerate_normals_and_matrices_skin_as_the_oracle_does() {
     }
     .run(&mut p, &mut nn)
     .unwrap();
-    for v in 0..n {
+    let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+    let unweighted = 4 * normals_in.len();
+    for v in unweighted..n {
+        assert_eq!(bits(p[v]), bits(positions[v]), "vertex {v}: position");
+        assert_eq!(bits(nn[v]), bits(normals[v]), "vertex {v}: normal");
+        assert_eq!(
+            bits(want_n[v]),
+            bits(normals[v]),
+            "vertex {v}: oracle's normal"
+        );
+    }
+    for v in 0..unweighted {
         let what = format!(
             "vertex {v}: normal {} -> {} (oracle {})",
             normals[v], nn[v], want_n[v]

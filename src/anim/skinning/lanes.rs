@@ -4,10 +4,14 @@
 
 use glam::{Mat4, Vec3, Vec3A, Vec4};
 
+// `scatter` writes three packed floats per vertex through raw pointers.
+const _: () = assert!(std::mem::size_of::<Vec3>() == 12);
+
 #[cfg(doc)]
 use super::cofactor;
 
-/// A rotation in every lane, by columns.
+/// An orthonormal matrix (a rotation, or a reflection for a mirrored joint) in every
+/// lane, by columns.
 pub(super) struct Rotation4 {
     pub(super) cols: [Vec3x4; 3],
 }
@@ -42,7 +46,8 @@ impl Vec3x4 {
         }
     }
 
-    /// Lane `i` from `xyz[i]`'s first three components.
+    /// Lane 0 from `a`'s first three components, lane 1 from `b`'s, 2 from `c`'s, 3 from
+    /// `d`'s (a transpose).
     #[inline(always)]
     pub(super) fn from_rows(a: Vec4, b: Vec4, c: Vec4, d: Vec4) -> Self {
         #[cfg(target_arch = "x86_64")]
@@ -257,7 +262,7 @@ impl Cofactor4 {
             c0.y * n.x + c1.y * n.y + c2.y * n.z,
             c0.z * n.x + c1.z * n.y + c2.z * n.z,
         ];
-        // Multiplying by -1 is exact: the same bits as negating the cofactor first.
+        // Negating is exact: the same bits as negating the cofactor first.
         let r = match self.flip {
             Some(flip) => r.map(|e| Vec4::select(flip, -e, e)),
             None => r,

@@ -18,15 +18,16 @@ const LANES: usize = 4;
 
 /// Squared length range (of a bind normal as given) within which the normal is stored
 /// normalised: the oracle's `normalize(cofactor * n)` is then `normalize(cofactor * n̂)`
-/// to float rounding, with no overflow or underflow of `cofactor * n` for any joint scale
-/// a character has. Outside it (zero, tiny, huge, non-finite) the normal is kept as given
-/// and skinned by the oracle's arithmetic.
+/// to float rounding, as long as `cofactor * n` neither overflows nor underflows in f32,
+/// which holds for joint scales from about 1e-9 to 1e8 (characters' are near 1, or 0.01
+/// and 100 for centimetre rigs). Outside the range (zero, tiny, huge, non-finite) the
+/// normal is kept as given and skinned by the oracle's arithmetic.
 const UNIT_RANGE: std::ops::RangeInclusive<f64> = 1e-6..=1e6;
 
 /// How far a rigid joint's normal matrix (the cofactor divided by its first column's
 /// length) may be from orthonormal, entry by entry of `RᵀR - I`, for its run's unit
-/// normals to be rotated without renormalising: the lengths then stay within 1e-6 of 1
-/// (the oracle's, renormalised, within 1e-5).
+/// normals to be turned without renormalising: the lengths then stay within 3e-6 of 1
+/// (1.5 times the tolerance in the worst case; the oracle's, renormalised, within 1e-5).
 const ORTHONORMAL_TOLERANCE: f32 = 2e-6;
 
 /// What the vertices of one run share: influence count, the joints of one or two
@@ -63,8 +64,9 @@ struct Run {
 /// whose neighbouring vertices alternate between one and two influences would otherwise
 /// make runs of a few vertices). The bind pose is stored in that order, [`LANES`]
 /// vertices to a block, one per lane, so a block is read with aligned loads; the outputs
-/// are written back in the mesh's vertex order. Memory: 28 bytes a vertex (bind pose and
-/// order) plus its influences (see [`Self::bytes`]).
+/// are written back in the mesh's vertex order. Memory: 28 bytes a lane (bind pose and
+/// order; a run's last block pads up to three lanes, and a skin without normals keeps
+/// their lanes at zero) plus the influences (see [`Self::bytes`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PreparedSkin {
     runs: Vec<Run>,
@@ -215,6 +217,11 @@ impl PreparedSkin {
                 }
             }
         }
+        out.runs.shrink_to_fit();
+        out.order.shrink_to_fit();
+        out.bind.shrink_to_fit();
+        out.joints.shrink_to_fit();
+        out.weights.shrink_to_fit();
         Ok(out)
     }
 
@@ -238,11 +245,14 @@ impl PreparedSkin {
 }
 
 /// [`SkinningJob`] on a [`PreparedSkin`]: the oracle's blended matrices (the same bits but
-/// for the sign of a zero), so its positions to float rounding, and its unit normals to
-/// float rounding where they are renormalised and within 1e-6 where a rigid joint turns
-/// them (tested: within 1e-5 of the mesh's size and of unit length), without per-vertex
-/// weight sums, zero-weight slots or per-vertex checks. [`Self::run_parallel`] splits the
-/// vertices over rayon's threads.
+/// for the sign of a zero; one influence uses the palette matrix itself, where the oracle
+/// multiplies it by `w * (1 / w)`, which can be one rounding off 1), so its positions to
+/// float rounding, and its unit normals to float rounding where they are renormalised and
+/// within 3e-6 where a rigid joint turns them (tested: within 1e-5 of the mesh's size and
+/// of unit length), without per-vertex weight sums, zero-weight slots or per-vertex
+/// checks. [`Self::run_parallel`] splits the vertices over rayon's threads. (A vertex whose
+/// only weight is subnormal is the one input where they part: its `1 / w` is infinite and
+/// the oracle writes NaN.)
 pub struct PreparedSkinningJob<'a> {
     /// Skinning matrices, one per skin joint (see [`skinning_palette`]).
     pub palette: &'a [Mat4],
@@ -358,9 +368,10 @@ impl PreparedSkinningJob<'_> {
     }
 
     /// One influence: the palette matrix itself (its normalised weight is 1 to a
-    /// rounding), and its cofactor once for the run. Where that is a rotation times a
-    /// uniform scale (to [`ORTHONORMAL_TOLERANCE`]) and the run's normals are unit, the
-    /// normals are turned by the rotation alone, with no renormalisation.
+    /// rounding), and its cofactor once for the run. Where that is a rotation (or, for a
+    /// mirrored joint, a reflection) times a uniform scale (to [`ORTHONORMAL_TOLERANCE`])
+    /// and the run's normals are unit, the normals are turned by that orthonormal matrix
+    /// alone, with no renormalisation.
     #[inline(always)]
     fn skin_rigid(&self, run: &Run, base: usize, p: &mut [Vec3], n: &mut [Vec3]) {
         let joint = &self.palette[run.joints[0] as usize];
@@ -445,8 +456,9 @@ fn blend<const N: usize>(palette: &[Mat4], js: &[u16], ws: &[f32]) -> Mat4 {
     m
 }
 
-/// The rotation of a similarity's (rotation times uniform scale) cofactor `cof`, which
-/// is `s² R`: `cof / |cof.x|`, when it is orthonormal to [`ORTHONORMAL_TOLERANCE`].
+/// The orthonormal part of a similarity's (rotation or reflection times a uniform scale)
+/// oriented cofactor `cof`, which is `s² R`: `cof / |cof.x|`, when it is orthonormal to
+/// [`ORTHONORMAL_TOLERANCE`].
 fn rotation_of(cof: &Mat3) -> Option<Rotation4> {
     let r = *cof * cof.x_axis.length().recip();
     let gram = r.transpose() * r;
