@@ -20,6 +20,26 @@ fn shared(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// Positions and normals from the prepared job (outputs start as NaN).
+fn skin_prepared(
+    palette: &[Mat4],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    joints: &[[u16; MAX_INFLUENCES]],
+    weights: &[[f32; MAX_INFLUENCES]],
+) -> (Vec<Vec3>, Vec<Vec3>) {
+    let skin = PreparedSkin::new(joints, weights, positions, normals).unwrap();
+    let n = positions.len();
+    let (mut p, mut nn) = (vec![Vec3::NAN; n], vec![Vec3::NAN; n]);
+    PreparedSkinningJob {
+        palette,
+        skin: &skin,
+    }
+    .run(&mut p, &mut nn)
+    .unwrap();
+    (p, nn)
+}
+
 /// Largest position and normal differences of the prepared job (sequential and
 /// parallel) from the oracle, positions relative to the mesh's size.
 fn compare(
@@ -318,14 +338,7 @@ fn degenerate_normals_and_matrices_skin_as_the_oracle_does() {
     }
     .run(&mut want_p, &mut want_n)
     .unwrap();
-    let skin = PreparedSkin::new(&joints, &weights, &positions, &normals).unwrap();
-    let (mut p, mut nn) = (vec![Vec3::NAN; n], vec![Vec3::NAN; n]);
-    PreparedSkinningJob {
-        palette: &palette,
-        skin: &skin,
-    }
-    .run(&mut p, &mut nn)
-    .unwrap();
+    let (p, nn) = skin_prepared(&palette, &positions, &normals, &joints, &weights);
     let bits = |v: Vec3| v.to_array().map(f32::to_bits);
     let unweighted = 4 * normals_in.len();
     for v in unweighted..n {
@@ -488,15 +501,7 @@ fn a_joint_that_is_not_quite_a_rotation_renormalises() {
     });
     let (dp, dn) = compare(&palette, &positions, &normals, &joints, &weights);
     assert!(dp <= 1e-6 && dn <= 1e-5, "{dp} {dn}");
-    let skin = PreparedSkin::new(&joints, &weights, &positions, &normals).unwrap();
-    let n = positions.len();
-    let (mut p, mut nn) = (vec![Vec3::NAN; n], vec![Vec3::NAN; n]);
-    PreparedSkinningJob {
-        palette: &palette,
-        skin: &skin,
-    }
-    .run(&mut p, &mut nn)
-    .unwrap();
+    let (_, nn) = skin_prepared(&palette, &positions, &normals, &joints, &weights);
     for (v, normal) in nn.iter().enumerate() {
         assert!(
             (normal.length() - 1.0).abs() <= 2e-6,

@@ -101,23 +101,16 @@ pub fn soa_from_transforms(
         });
     }
     for (block, out) in pose.chunks(4).zip(output.iter_mut()) {
-        let t = |i: usize| block.get(i).copied().unwrap_or(Transform::IDENTITY);
-        let lanes = [t(0), t(1), t(2), t(3)];
-        let [tx, ty, tz, _] = transpose4(lanes.map(|t| t.translation.extend(0.0)));
-        let rotation = transpose4(lanes.map(|t| Vec4::from(t.rotation)));
-        let [sx, sy, sz, _] = transpose4(lanes.map(|t| t.scale.extend(1.0)));
-        *out = SoaTransform {
-            translation: [tx, ty, tz],
-            rotation,
-            scale: [sx, sy, sz],
-        };
+        *out = SoaTransform::IDENTITY;
+        for (lane, t) in block.iter().enumerate() {
+            out.set_lane(lane, t);
+        }
     }
     Ok(())
 }
 
 /// Unpacks blocks into a per-joint pose of `output.len()` joints (padding lanes are
-/// dropped). `pose.len()` must be [`soa_len`]`(output.len())`. The same values as
-/// [`SoaTransform::lane`], four joints at a time.
+/// dropped). `pose.len()` must be [`soa_len`]`(output.len())`.
 pub fn transforms_from_soa(
     pose: &[SoaTransform],
     output: &mut [Transform],
@@ -130,53 +123,11 @@ pub fn transforms_from_soa(
         });
     }
     for (block, out) in pose.iter().zip(output.chunks_mut(4)) {
-        let [tx, ty, tz] = block.translation;
-        let [sx, sy, sz] = block.scale;
-        let t = transpose4([tx, ty, tz, Vec4::ZERO]);
-        let r = transpose4(block.rotation);
-        let s = transpose4([sx, sy, sz, Vec4::ZERO]);
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = Transform {
-                translation: t[i].truncate(),
-                rotation: Quat::from_vec4(r[i]),
-                scale: s[i].truncate(),
-            };
+        for (lane, t) in out.iter_mut().enumerate() {
+            *t = block.lane(lane);
         }
     }
     Ok(())
-}
-
-/// The 4x4 transpose: lane `i` of `rows[j]` becomes lane `j` of the result's `i`.
-#[inline(always)]
-fn transpose4(rows: [Vec4; 4]) -> [Vec4; 4] {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::*;
-        let [a, b, c, d] = rows.map(__m128::from);
-        // SAFETY: SSE is part of the x86_64 baseline; register-only intrinsics.
-        unsafe {
-            let ab_lo = _mm_unpacklo_ps(a, b); // a0 b0 a1 b1
-            let cd_lo = _mm_unpacklo_ps(c, d); // c0 d0 c1 d1
-            let ab_hi = _mm_unpackhi_ps(a, b); // a2 b2 a3 b3
-            let cd_hi = _mm_unpackhi_ps(c, d); // c2 d2 c3 d3
-            [
-                _mm_movelh_ps(ab_lo, cd_lo).into(),
-                _mm_movehl_ps(cd_lo, ab_lo).into(),
-                _mm_movelh_ps(ab_hi, cd_hi).into(),
-                _mm_movehl_ps(cd_hi, ab_hi).into(),
-            ]
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let [a, b, c, d] = rows;
-        [
-            Vec4::new(a.x, b.x, c.x, d.x),
-            Vec4::new(a.y, b.y, c.y, d.y),
-            Vec4::new(a.z, b.z, c.z, d.z),
-            Vec4::new(a.w, b.w, c.w, d.w),
-        ]
-    }
 }
 
 /// A per-joint pose packed into a new vector of blocks.

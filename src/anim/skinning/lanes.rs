@@ -2,7 +2,7 @@
 //! matrices by lanes, cofactors, renormalisation, and the stores back to the mesh's
 //! vertex order.
 
-use glam::{Mat4, Vec3, Vec3A, Vec4};
+use glam::{Mat3, Mat4, Vec3, Vec4};
 
 // `scatter` writes three packed floats per vertex through raw pointers.
 const _: () = assert!(std::mem::size_of::<Vec3>() == 12);
@@ -10,13 +10,27 @@ const _: () = assert!(std::mem::size_of::<Vec3>() == 12);
 #[cfg(doc)]
 use super::cofactor;
 
-/// An orthonormal matrix (a rotation, or a reflection for a mirrored joint) in every
-/// lane, by columns.
-pub(super) struct Rotation4 {
+/// A 3x3 matrix per lane, by columns (a cofactor, or the orthonormal matrix a rigid joint
+/// turns unit normals by).
+#[derive(Clone, Copy)]
+pub(super) struct Mat3x4 {
     pub(super) cols: [Vec3x4; 3],
 }
 
-impl Rotation4 {
+impl Mat3x4 {
+    /// `m` in every lane.
+    #[inline(always)]
+    pub(super) fn splat(m: &Mat3) -> Self {
+        Self {
+            cols: [
+                Vec3x4::splat(m.x_axis),
+                Vec3x4::splat(m.y_axis),
+                Vec3x4::splat(m.z_axis),
+            ],
+        }
+    }
+
+    /// The matrices times `n`, lane by lane (`Mat3 * Vec3`'s order).
     #[inline(always)]
     pub(super) fn times(&self, n: Vec3x4) -> Vec3x4 {
         let [c0, c1, c2] = &self.cols;
@@ -237,7 +251,7 @@ impl Affine3x4 {
         let cols = [y.cross(z), z.cross(x), x.cross(y)];
         let det = x.dot(&cols[0]);
         Cofactor4 {
-            cols,
+            m: Mat3x4 { cols },
             flip: Some(det.cmplt(Vec4::ZERO)),
         }
     }
@@ -248,7 +262,7 @@ impl Affine3x4 {
 /// where the cofactor is already oriented, as a rigid run's).
 #[derive(Clone, Copy)]
 pub(super) struct Cofactor4 {
-    pub(super) cols: [Vec3x4; 3],
+    pub(super) m: Mat3x4,
     pub(super) flip: Option<glam::BVec4A>,
 }
 
@@ -256,12 +270,8 @@ impl Cofactor4 {
     /// `normalize_or_zero(cofactor * n)`, lane by lane: [`normalized_soa`] of the product.
     #[inline(always)]
     pub(super) fn normal(&self, n: Vec3x4) -> Vec3x4 {
-        let [c0, c1, c2] = &self.cols;
-        let r = [
-            c0.x * n.x + c1.x * n.y + c2.x * n.z,
-            c0.y * n.x + c1.y * n.y + c2.y * n.z,
-            c0.z * n.x + c1.z * n.y + c2.z * n.z,
-        ];
+        let Vec3x4 { x, y, z } = self.m.times(n);
+        let r = [x, y, z];
         // Negating is exact: the same bits as negating the cofactor first.
         let r = match self.flip {
             Some(flip) => r.map(|e| Vec4::select(flip, -e, e)),
@@ -278,7 +288,7 @@ impl Cofactor4 {
 fn normalized_soa(v: [Vec4; 3]) -> [Vec4; 3] {
     let len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
     // Normal, finite lengths take the estimate. A block with any other (zero, subnormal,
-    // which the estimate reads as zero, or not finite) goes lane by lane.
+    // which the estimate reads as zero, or not finite) goes lane by lane, as the oracle.
     let normal = len2.cmpge(Vec4::splat(f32::MIN_POSITIVE)) & len2.cmplt(Vec4::INFINITY);
     if normal.all() {
         let inv = inverse_sqrt4(len2);
@@ -286,7 +296,7 @@ fn normalized_soa(v: [Vec4; 3]) -> [Vec4; 3] {
     }
     let mut out = [Vec4::ZERO; 3];
     for lane in 0..4 {
-        let one = normalized(Vec3A::new(v[0][lane], v[1][lane], v[2][lane]));
+        let one = Vec3::new(v[0][lane], v[1][lane], v[2][lane]).normalize_or_zero();
         for (c, x) in out.iter_mut().zip(one.to_array()) {
             c[lane] = x;
         }
@@ -310,14 +320,4 @@ fn inverse_sqrt4(x: Vec4) -> Vec4 {
     {
         Vec4::ONE / x.sqrt()
     }
-}
-
-/// `v` scaled to unit length (zero when it has none).
-#[inline(always)]
-fn normalized(v: Vec3A) -> Vec3 {
-    let len2 = v.dot(v);
-    if !(len2 > 0.0 && len2.is_finite()) {
-        return Vec3::ZERO;
-    }
-    Vec3::from(v / len2.sqrt())
 }

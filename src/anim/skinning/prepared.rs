@@ -3,7 +3,7 @@
 
 use glam::{Mat3, Mat4, Vec3, Vec4};
 
-use super::lanes::{scatter, Affine3x4, Cofactor4, Rotation4, Vec3x4};
+use super::lanes::{scatter, Affine3x4, Cofactor4, Mat3x4, Vec3x4};
 use super::{cofactor, same_lengths, AnimError, MAX_INFLUENCES};
 #[cfg(doc)]
 use super::{skinning_palette, SkinningJob};
@@ -121,18 +121,20 @@ impl PreparedSkin {
                 w.iter().filter(|&&x| x != 0.0).count() as u8
             }
         };
-        // The stored normal: normalised where that changes no result (see UNIT_RANGE), as
-        // given otherwise and for vertices that keep their bind pose (copied as they are).
-        let normal_of = |v: usize, count: u8| -> (Vec3, bool) {
-            if !with_normals {
-                return (Vec3::ZERO, true);
-            }
+        // Whether a vertex's bind normal is stored normalised: where that changes no result
+        // (see UNIT_RANGE); vertices that keep their bind pose copy theirs as given.
+        let unit = |v: usize, count: u8| -> bool {
             let given = normals[v];
-            let len2 = given.as_dvec3().length_squared();
-            if count > 0 && given.is_finite() && UNIT_RANGE.contains(&len2) {
-                ((given.as_dvec3() / len2.sqrt()).as_vec3(), true)
-            } else {
-                (given, false)
+            count > 0
+                && given.is_finite()
+                && UNIT_RANGE.contains(&given.as_dvec3().length_squared())
+        };
+        // The stored normal (zero for a skin without normals).
+        let normal_of = |v: usize, unit: bool| -> Vec3 {
+            match (with_normals, unit) {
+                (false, _) => Vec3::ZERO,
+                (true, true) => normals[v].as_dvec3().normalize().as_vec3(),
+                (true, false) => normals[v],
             }
         };
         // Runs of one and two influences are split by joints (their matrices are read once
@@ -146,7 +148,7 @@ impl PreparedSkin {
                     key[k] = j;
                 }
             }
-            (count, key, !normal_of(v, count).1)
+            (count, key, with_normals && !unit(v, count))
         };
         for window_start in (0..n).step_by(WINDOW) {
             let window = window_start..(window_start + WINDOW).min(n);
@@ -171,7 +173,7 @@ impl PreparedSkin {
                     let v: [usize; LANES] = [lane(0), lane(1), lane(2), lane(3)];
                     out.order.extend(v.map(|v| v as u32));
                     let p = v.map(|v| positions[v]);
-                    let nn = v.map(|v| normal_of(v, count).0);
+                    let nn = v.map(|v| normal_of(v, !irregular));
                     out.bind.extend([
                         Vec4::new(p[0].x, p[1].x, p[2].x, p[3].x),
                         Vec4::new(p[0].y, p[1].y, p[2].y, p[3].y),
@@ -381,11 +383,7 @@ impl PreparedSkinningJob<'_> {
             .then(|| rotation_of(&cof))
             .flatten();
         let cof = Cofactor4 {
-            cols: [
-                Vec3x4::splat(cof.x_axis),
-                Vec3x4::splat(cof.y_axis),
-                Vec3x4::splat(cof.z_axis),
-            ],
+            m: Mat3x4::splat(&cof),
             flip: None,
         };
         for b in run.block as usize..(run.block + run.blocks) as usize {
@@ -459,19 +457,12 @@ fn blend<const N: usize>(palette: &[Mat4], js: &[u16], ws: &[f32]) -> Mat4 {
 /// The orthonormal part of a similarity's (rotation or reflection times a uniform scale)
 /// oriented cofactor `cof`, which is `s² R`: `cof / |cof.x|`, when it is orthonormal to
 /// [`ORTHONORMAL_TOLERANCE`].
-fn rotation_of(cof: &Mat3) -> Option<Rotation4> {
+fn rotation_of(cof: &Mat3) -> Option<Mat3x4> {
     let r = *cof * cof.x_axis.length().recip();
     let gram = r.transpose() * r;
     let off = (gram - Mat3::IDENTITY).to_cols_array();
     // A NaN fails too.
-    if !off.iter().all(|x| x.abs() <= ORTHONORMAL_TOLERANCE) {
-        return None;
-    }
-    Some(Rotation4 {
-        cols: [
-            Vec3x4::splat(r.x_axis),
-            Vec3x4::splat(r.y_axis),
-            Vec3x4::splat(r.z_axis),
-        ],
-    })
+    off.iter()
+        .all(|x| x.abs() <= ORTHONORMAL_TOLERANCE)
+        .then(|| Mat3x4::splat(&r))
 }
