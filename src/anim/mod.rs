@@ -39,8 +39,8 @@ pub mod sync;
 pub mod transform;
 
 pub use clip::{
-    Clip, Interpolation, JointTracks, MorphTrack, SamplingCache, SamplingJob, SoaSamplingJob,
-    SyncMarker, Track,
+    Clip, ClipEmptiness, Interpolation, JointTracks, MorphTrack, SamplingCache, SamplingJob,
+    SoaSamplingJob, SyncMarker, Track,
 };
 pub use clock::{Interval, PlaybackClock, Player};
 pub use error::AnimError;

@@ -196,6 +196,8 @@ pub struct NewChannel {
 
 /// `glb` (a binary glTF whose buffer 0 is its BIN chunk, or has none) with the animations
 /// `animations` (name, channels; LINEAR) added after its own. Everything else is kept.
+/// Animation names stay unique: a name already in the file (or given twice) gets ` (2)`,
+/// ` (3)` ..., since other tools pick the first animation of a name.
 ///
 /// Errors: not a GLB, a malformed header or JSON chunk, a BIN chunk that is not buffer 0,
 /// channel values of the wrong length.
@@ -248,7 +250,18 @@ pub fn append_animations(
         accessors,
     };
     let mut list = take("animations", &mut document);
-    for (name, channels) in animations {
+    let mut names: std::collections::HashSet<String> = list
+        .iter()
+        .filter_map(|a| a.get("name").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    for (given, channels) in animations {
+        let mut name = given.clone();
+        let mut k = 2;
+        while names.contains(&name) {
+            name = format!("{given} ({k})");
+            k += 1;
+        }
+        names.insert(name.clone());
         let mut samplers = Vec::new();
         let mut out_channels = Vec::new();
         for c in channels {

@@ -12,6 +12,7 @@ pub mod folder;
 pub mod glb_writer;
 mod gltf_import;
 mod meshopt;
+pub mod naming;
 mod options;
 mod pose_matrices;
 pub use pose_matrices::PoseMatrices;
@@ -305,6 +306,24 @@ impl Model {
     /// Index of the clip with this name.
     pub fn find_clip(&self, name: &str) -> Option<usize> {
         self.clips.iter().position(|c| c.name() == name)
+    }
+
+    /// The clip a viewer opens on: the first clip that animates ([`Clip::animates`]),
+    /// else the first clip (a file of pose takes), else `None` (no clip: the rest pose).
+    /// A Mixamo download's empty `Take 001` before its real take is passed over.
+    pub fn default_clip(&self) -> Option<usize> {
+        self.clips
+            .iter()
+            .position(Clip::animates)
+            .or((!self.clips.is_empty()).then_some(0))
+    }
+
+    /// Indices of the clips that animate, in order: what libraries, grids and quality
+    /// figures take (empty takes are listed, not played).
+    pub fn animated_clips(&self) -> Vec<usize> {
+        (0..self.clips.len())
+            .filter(|&c| self.clips[c].animates())
+            .collect()
     }
 }
 

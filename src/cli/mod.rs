@@ -250,7 +250,7 @@ pub struct InspectArgs {
 pub struct TraceArgs {
     /// glTF/GLB, FBX or BVH file (the built-in demo character when omitted).
     pub file: Option<PathBuf>,
-    /// Clip name (default: the first clip).
+    /// Clip name (default: the first clip that animates).
     #[arg(long)]
     pub clip: Option<String>,
     /// Frames per second of the simulated playback.
@@ -478,6 +478,9 @@ pub struct InspectReport {
     pub meshes: Vec<MeshReport>,
     pub vertex_count: usize,
     pub clips: Vec<ClipReport>,
+    /// The clip the window, `render`, `snapshot` and `trace` open on without `--clip`: the
+    /// first that animates (`null` without clips).
+    pub default_clip: Option<String>,
     /// Legs found by name or shape (empty with `legs_error` when there are none).
     pub legs: Vec<LegReport>,
     pub legs_error: Option<String>,
@@ -558,6 +561,10 @@ pub struct MeshReport {
 #[derive(Debug, Serialize)]
 pub struct ClipReport {
     pub name: String,
+    /// Why the clip shows no motion (`empty take: no animated channel`, `... 0 s long`);
+    /// `null` when it animates. Empty clips are never opened by default and libraries,
+    /// grids and quality figures leave them out.
+    pub empty: Option<String>,
     pub duration_secs: f64,
     /// The source's frame rate when it has one (BVH, FBX); `null` for glTF.
     pub frame_rate_hz: Option<f64>,
@@ -726,6 +733,7 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
         clips.push(ClipReport {
             loop_seam,
             name: clip.name().to_string(),
+            empty: clip.emptiness().map(|e| e.to_string()),
             duration_secs: clip.duration_secs() as f64,
             frame_rate_hz: clip.frame_rate_hz(),
             source_start_secs: clip.source_start_secs(),
@@ -831,6 +839,9 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
             .collect(),
         vertex_count: model.vertex_count(),
         clips,
+        default_clip: model
+            .default_clip()
+            .map(|c| model.clips[c].name().to_string()),
         unit_scale: crate::anim::locomotion::unit_scale(skeleton, &legs),
         legs: leg_reports,
         legs_error,
@@ -959,7 +970,11 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
             }
         }
     }
-    let _ = writeln!(w, "\nclips:");
+    let _ = writeln!(
+        w,
+        "\nclips (opens on {}):",
+        report.default_clip.as_deref().unwrap_or("the rest pose")
+    );
     for c in &report.clips {
         let _ = writeln!(
             w,
@@ -977,6 +992,12 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
             c.interpolations.join("/"),
             if c.additive { ", additive" } else { "" }
         );
+        if let Some(why) = &c.empty {
+            let _ = writeln!(
+                w,
+                "    {why}: not opened by default, left out of libraries and quality figures"
+            );
+        }
         if c.morph_channels > 0 {
             let _ = writeln!(
                 w,
@@ -1112,7 +1133,8 @@ pub struct TraceReport {
     pub frames: Vec<TraceFrame>,
 }
 
-/// The clip named `name` (`None`: the first one); an unknown name lists the clips.
+/// The clip named `name` (`None`: the first clip that animates, see
+/// [`Model::default_clip`]); an unknown name lists the clips.
 pub fn clip_index(model: &Model, name: Option<&str>) -> Result<usize, String> {
     match name {
         Some(name) => model.find_clip(name).ok_or_else(|| {
@@ -1120,7 +1142,7 @@ pub fn clip_index(model: &Model, name: Option<&str>) -> Result<usize, String> {
             format!("no clip named '{name}'; clips: {}", names.join(", "))
         }),
         None if model.clips.is_empty() => Err(format!("{}: has no animations", model.source)),
-        None => Ok(0),
+        None => Ok(model.default_clip().unwrap_or(0)),
     }
 }
 

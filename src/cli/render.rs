@@ -17,7 +17,8 @@ use crate::render::{
 pub struct RenderArgs {
     /// glTF/GLB, FBX or BVH file (the built-in demo character when omitted).
     pub file: Option<PathBuf>,
-    /// Clip name (default: the first clip; the rest pose when the file has none).
+    /// Clip name (default: the first clip that animates; the rest pose when the file has
+    /// none).
     #[arg(long)]
     pub clip: Option<String>,
     /// Clip time in seconds.
@@ -218,14 +219,17 @@ impl FrameSource {
         })
     }
 
-    /// Poses the character at `t` seconds (not before the previous call's time).
-    fn advance(&mut self, model: &Model, t: f32) -> Result<(), String> {
+    /// Poses the character at `t` seconds (not before the previous call's time) and
+    /// returns the time the pose is of: `t` for a clip; for a scenario, which steps at its
+    /// own fixed rate, its last frame at or before `t` (0.3333 s for 0.35 s at 60 Hz).
+    fn advance(&mut self, model: &Model, t: f32) -> Result<f64, String> {
         match &mut self.kind {
             SourceKind::Clip(timeline) => {
                 timeline.seek_secs(f64::from(t));
                 crate::stage::source::MotionSource::Clip
                     .evaluate(model, timeline, false, glam::Mat4::IDENTITY, &mut self.pose)
                     .map_err(|e| format!("{}: {e}", model.source))?;
+                Ok(f64::from(t))
             }
             SourceKind::Scenario { run, session } => {
                 while run.time_of(run.frame()) <= t as f64 + 1e-9 {
@@ -235,9 +239,9 @@ impl FrameSource {
                 session
                     .evaluate_pose(model, glam::Mat4::IDENTITY, &mut self.pose)
                     .map_err(|e| e.to_string())?;
+                Ok(run.time_of(run.frame().saturating_sub(1)))
             }
         }
-        Ok(())
     }
 
     /// What the locomotion overlays draw for the current frame (driven runs only),
@@ -285,18 +289,15 @@ pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((parse(w)?, parse(h)?))
 }
 
-/// The clip index to render: by name, else the first clip, else none (rest pose).
+/// The clip index to render: by name, else the first clip that animates, else none (rest
+/// pose).
 fn choose_clip(model: &Model, name: Option<&str>) -> Result<Option<usize>, String> {
     match name {
         Some(name) => model.find_clip(name).map(Some).ok_or_else(|| {
             let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
             format!("no clip named '{name}'; clips: {}", names.join(", "))
         }),
-        None => Ok(if model.clips.is_empty() {
-            None
-        } else {
-            Some(0)
-        }),
+        None => Ok(model.default_clip()),
     }
 }
 
@@ -435,8 +436,10 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         }
     }
     let mut builder = SceneBuilder::new();
+    // The times the drawn poses are of (a scenario steps at its own rate).
+    let mut drawn = Vec::with_capacity(times.len());
     for (i, &t) in times.iter().enumerate() {
-        source.advance(&model, t)?;
+        drawn.push(source.advance(&model, t)?);
         // The window's scene builder: the character, its skeleton, the locomotion
         // overlays of a driven run.
         let mut frame = Frame::new(camera, &model, &source.pose);
@@ -480,7 +483,18 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
         w.finish()?;
         exported.push(path.clone());
     }
-    let mut text = summary(&model, clip, &times, &outputs, (width, height), &ctx);
+    let mut text = summary(&model, clip, &drawn, &outputs, (width, height), &ctx);
+    if let Some((asked, got)) = times
+        .iter()
+        .zip(&drawn)
+        .find(|(&asked, &got)| (f64::from(asked) - got).abs() > 1e-6)
+    {
+        let _ = writeln!(
+            text,
+            "the scenario steps at its own frame rate: --time {asked} s shows its frame at \
+             {got:.4} s (times above are the frames drawn)"
+        );
+    }
     for path in exported {
         let _ = writeln!(
             text,
@@ -503,7 +517,7 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
 fn summary(
     model: &Model,
     clip: Option<usize>,
-    times: &[f32],
+    times: &[f64],
     (written, first, last): &(usize, Option<PathBuf>, Option<PathBuf>),
     (width, height): (u32, u32),
     ctx: &GpuContext,

@@ -16,7 +16,8 @@ use crate::render::PoseMatrices;
 pub struct SnapshotArgs {
     /// glTF/GLB, FBX or BVH file (the built-in demo character when omitted).
     pub file: Option<PathBuf>,
-    /// Clip (take) name (default: the first clip; the rest pose when the file has none).
+    /// Clip (take) name (default: the first clip that animates; the rest pose when the
+    /// file has none).
     #[arg(long)]
     pub clip: Option<String>,
     /// Clip time in seconds: 0 is the start of the clip (an FBX take running from 20/24 s
@@ -180,7 +181,7 @@ pub fn run(args: &SnapshotArgs) -> Result<String, String> {
                     .join(", ")
             )
         })?),
-        None => (!model.clips.is_empty()).then_some(0),
+        None => model.default_clip(),
     };
     let time = match (args.time, args.frame) {
         (Some(t), _) => t,

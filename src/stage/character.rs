@@ -36,7 +36,7 @@ pub struct Character {
 }
 
 impl Character {
-    /// `model` on its first clip's timeline, at rest at the origin.
+    /// `model` on its default clip's timeline, at rest at the origin.
     pub fn new(model: Model, path: Option<PathBuf>) -> Self {
         let timeline = Timeline::new(&model);
         let pose = Pose::new(&model);

@@ -52,19 +52,20 @@ pub struct ClipGrid {
 }
 
 impl ClipGrid {
-    /// One cell per clip of `model`, in clip order, row by row (`columns` per row: about
+    /// One cell per clip of `model` that animates (empty takes are left out), in clip
+    /// order, row by row (`columns` per row: about
     /// the square root of the clip count, so the grid is square). Cells are spaced by
     /// the character's size so neighbours do not overlap while they play.
     ///
     /// Errors: the model has no clips.
     pub fn new(model: &Model) -> Result<Self, StageError> {
-        if model.clips.is_empty() {
+        let animated = model.animated_clips();
+        if animated.is_empty() {
             return Err(StageError::NoAnimations {
                 model: model.source.clone(),
             });
         }
-        let all: Vec<usize> = (0..model.clips.len()).collect();
-        Self::of_clips(model, &all)
+        Self::of_clips(model, &animated)
     }
 
     /// One cell per clip of `clips` (indices into the model's clips, in that order), laid

@@ -254,8 +254,10 @@ fn retarget_models_counted(
         .copied()
         .filter(|b| !mapping.iter().any(|m| m.bone == *b))
         .collect();
+    // Empty takes (a Mixamo download's `Take 001`) have no motion to carry over: a
+    // retarget of every clip leaves them out, and so do the quality figures.
     let chosen: Vec<usize> = if clips.is_empty() {
-        (0..source.clips.len()).collect()
+        source.animated_clips()
     } else {
         clips
             .iter()

@@ -128,8 +128,8 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// A timeline on the model's first clip (or the rest pose when it has none), paused
-    /// at time 0.
+    /// A timeline on the model's default clip ([`Model::default_clip`]: the first that
+    /// animates; the rest pose when it has none), paused at time 0.
     pub fn new(model: &Model) -> Self {
         let mut t = Self {
             clip: None,
@@ -152,8 +152,8 @@ impl Timeline {
             ping_pong_sign: 1.0,
             anchor: GroundTransform::IDENTITY,
         };
-        if !model.clips.is_empty() {
-            t.select_clip(model, 0);
+        if let Some(clip) = model.default_clip() {
+            t.select_clip(model, clip);
         }
         t
     }

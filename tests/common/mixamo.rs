@@ -146,7 +146,13 @@ fn unwrap_deg(prev: Vec3, d: Vec3) -> Vec3 {
 
 /// The ASCII FBX text of `b` with `frames` (per frame, per joint local transforms in
 /// metres; empty for a file without a take).
-fn fbx_text(b: &[Bone], rest: &[Transform], frames: &[Vec<Transform>], take: &str) -> String {
+fn fbx_text(
+    b: &[Bone],
+    rest: &[Transform],
+    frames: &[Vec<Transform>],
+    take: &str,
+    empty_take_first: bool,
+) -> String {
     let cm = 100.0f32;
     let mut s = String::new();
     let mut id = 1000u64;
@@ -222,6 +228,21 @@ fn fbx_text(b: &[Bone], rest: &[Transform], frames: &[Vec<Transform>], take: &st
         s.push_str("\t\t}\n\t}\n");
         let parent = bone.parent.map_or(0, |p| model_ids[p]);
         let _ = writeln!(connections, "\tC: \"OO\",{},{parent}", model_ids[j]);
+    }
+    if empty_take_first {
+        // What a Mixamo "with skin" download holds before its real take: a take with a
+        // layer, no curve and no length.
+        let stack = next();
+        let layer = next();
+        let _ = writeln!(
+            s,
+            "\tAnimationStack: {stack}, \"AnimStack::Take 001\", \"\" {{\n\t\tProperties70:  {{\n\t\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\",0\n\t\t}}\n\t}}"
+        );
+        let _ = writeln!(
+            s,
+            "\tAnimationLayer: {layer}, \"AnimLayer::BaseLayer\", \"\" {{\n\t}}"
+        );
+        let _ = writeln!(connections, "\tC: \"OO\",{layer},{stack}");
     }
     if !frames.is_empty() {
         let stack = next();
@@ -338,11 +359,27 @@ impl Drop for Take {
 /// `source`'s first take retargeted onto it (`<dir>/<file_name>`), returning the latter.
 /// `source` is a BVH (or any file stridescope reads) with a humanoid skeleton.
 pub fn write_take(dir: &Path, source: &Path, file_name: &str, take: &str) -> Take {
+    write_take_with(dir, source, file_name, take, false)
+}
+
+/// [`write_take`] as a Mixamo "with skin" download is: an empty `Take 001` (no curve,
+/// 0 s) before the take.
+pub fn write_take_after_empty(dir: &Path, source: &Path, file_name: &str, take: &str) -> Take {
+    write_take_with(dir, source, file_name, take, true)
+}
+
+fn write_take_with(
+    dir: &Path,
+    source: &Path,
+    file_name: &str,
+    take: &str,
+    empty_take_first: bool,
+) -> Take {
     std::fs::create_dir_all(dir).unwrap();
     let b = bones();
     let rest = rest_local(&b);
     let rest_path = dir.join("ybot_rest.fbx");
-    std::fs::write(&rest_path, fbx_text(&b, &rest, &[], take)).unwrap();
+    std::fs::write(&rest_path, fbx_text(&b, &rest, &[], take, false)).unwrap();
     let target = asset::load(&rest_path).unwrap();
     let source = asset::load(source).unwrap();
     let (clips, _) = retarget_models(&source, &target, &[], &Default::default()).unwrap();
@@ -372,6 +409,6 @@ pub fn write_take(dir: &Path, source: &Path, file_name: &str, take: &str) -> Tak
         })
         .collect();
     let path = dir.join(file_name);
-    std::fs::write(&path, fbx_text(&b, &rest, &frames, take)).unwrap();
+    std::fs::write(&path, fbx_text(&b, &rest, &frames, take, empty_take_first)).unwrap();
     Take { path, frames }
 }

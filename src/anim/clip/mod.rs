@@ -55,6 +55,24 @@ impl JointTracks {
     }
 }
 
+/// Why a clip shows no motion ([`Clip::emptiness`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClipEmptiness {
+    /// No joint or morph-weight channel.
+    NoChannels,
+    /// Channels, but every one a single key: 0 seconds long.
+    ZeroLength,
+}
+
+impl std::fmt::Display for ClipEmptiness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::NoChannels => "empty take: no animated channel",
+            Self::ZeroLength => "empty take: 0 s long (single keys only)",
+        })
+    }
+}
+
 /// A named point in clip time, e.g. a foot contact used to align phases when blending.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SyncMarker {
@@ -263,6 +281,25 @@ impl Clip {
     /// Clip length in seconds: the last key time (0 for a clip with single keys only).
     pub fn duration_secs(&self) -> f32 {
         self.duration_secs
+    }
+
+    /// Why the clip shows no motion, if it shows none: it has no channel at all (the empty
+    /// `Take 001` a Mixamo download carries before its real take), or every channel holds
+    /// one key so its length is 0 s. `None` for a clip that animates. Such a clip is
+    /// listed but never chosen by default, and libraries, grids and quality figures skip it.
+    pub fn emptiness(&self) -> Option<ClipEmptiness> {
+        if self.tracks.iter().all(|t| t.channel_count() == 0) && self.morph.is_empty() {
+            Some(ClipEmptiness::NoChannels)
+        } else if self.duration_secs <= 0.0 {
+            Some(ClipEmptiness::ZeroLength)
+        } else {
+            None
+        }
+    }
+
+    /// True when the clip shows motion ([`Clip::emptiness`] is `None`).
+    pub fn animates(&self) -> bool {
+        self.emptiness().is_none()
     }
 
     /// Per-joint tracks, sorted by joint index.

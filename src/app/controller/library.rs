@@ -109,7 +109,9 @@ impl Previewer {
             return;
         }
         let needle = filter.trim().to_lowercase();
-        let clips: Vec<usize> = (0..model.clips.len())
+        let clips: Vec<usize> = model
+            .animated_clips()
+            .into_iter()
             .filter(|&c| model.clips[c].name().to_lowercase().contains(&needle))
             .collect();
         match ClipGrid::of_clips(model, &clips) {

@@ -556,10 +556,20 @@ impl Previewer {
                 for (i, clip) in self.stage.main.model.clips.iter().enumerate() {
                     let w = weights.get(i).copied().unwrap_or(0.0);
                     let text = format!("{}  ({:.3} s)", clip.name(), clip.duration_secs());
+                    // An empty take (Mixamo's `Take 001`) stays listed, greyed, with why.
+                    let empty = clip.emptiness();
+                    let text = match empty {
+                        Some(_) => egui::RichText::new(text).weak().italics(),
+                        None => egui::RichText::new(text),
+                    };
+                    let hover = match empty {
+                        Some(why) => format!("{why}: nothing to play"),
+                        None => "play this clip alone".to_string(),
+                    };
                     ui.horizontal(|ui| {
                         if ui
                             .selectable_label(w > 0.0, text)
-                            .on_hover_text("play this clip alone")
+                            .on_hover_text(hover)
                             .clicked()
                         {
                             picked = Some(i);

@@ -84,7 +84,8 @@ pub(crate) fn load_from_slice(
     skeleton.mark_bones(bones);
 
     let fps = frame_rate(&scene, &mut warnings);
-    let clips = anim::clips(&scene, &joints, &skeleton, &built.morphs, fps, path)?;
+    let mut clips = anim::clips(&scene, &joints, &skeleton, &built.morphs, fps, path)?;
+    super::naming::name_takes_after_file(&mut clips, path);
 
     let settings = &scene.settings;
     // What the file declares (UnitScaleFactor): the unit its data is in. The

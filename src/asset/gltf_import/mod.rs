@@ -61,6 +61,7 @@ pub fn load_scene_from_slice(
     let _quiet = QuietPanics::enter();
     match panic::catch_unwind(AssertUnwindSafe(|| import(bytes, path, scene))) {
         Ok(Ok(mut model)) => {
+            super::naming::name_takes_after_file(&mut model.clips, path);
             let reduce =
                 super::reduce_keys_from_env().map_err(|e| ImportError::new(path, "", e))?;
             if let Some(tolerance_m) = reduce {

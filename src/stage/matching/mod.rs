@@ -429,7 +429,7 @@ impl ClipSet {
         let hips = sk.parents()[legs[0].thigh].unwrap_or(legs[0].thigh);
         let chosen: Vec<usize> = if def.clips.is_empty() {
             let usable: Vec<usize> = (0..model.clips.len())
-                .filter(|&i| !model.clips[i].is_additive() && model.clips[i].duration_secs() > 0.0)
+                .filter(|&i| !model.clips[i].is_additive() && model.clips[i].animates())
                 .collect();
             let named: Vec<usize> = usable
                 .iter()
