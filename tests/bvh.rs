@@ -596,12 +596,11 @@ fn malformed_files_name_the_file_and_the_line() {
         17,
         "complete frames",
     );
-    fails_at("more.bvh", &(chain() + "7\n"), 21, "more motion values");
     fails_at(
-        "more_same_line.bvh",
-        &chain_with(20, "1 2 3 90 0 0 0 0 -90 7"),
-        20,
-        "first extra",
+        "more_not_a_number.bvh",
+        &(chain() + "7 x\n"),
+        21,
+        "'x' after the 2 frames Frames: declares is not a motion value",
     );
     fails_at(
         "channel.bvh",
@@ -730,6 +729,42 @@ fn malformed_files_name_the_file_and_the_line() {
     assert!(started.elapsed() < Duration::from_secs(2));
 }
 
+/// A MOTION section with a frame more than `Frames:` says (a CMU conversion does this):
+/// the declared frames play, as three.js's BVHLoader plays them, and a warning names the
+/// line where the extra values begin; `--allow-truncated` is not needed.
+#[test]
+fn extra_frames_past_the_declared_count_load_with_a_warning() {
+    let one_more = chain() + "0 0 0 0 0 0 0 0 0\n";
+    let m = load_cm("one_more.bvh", &one_more);
+    // Two declared frames at 1/30 s: the clip is one frame long, not two.
+    assert_eq!(m.clips[0].duration_secs(), (1.0f64 / 30.0) as f32);
+    // The second declared frame is what plays at the end (Hips at (1, 2, 3) cm).
+    near(
+        pos(&m, "Hips", m.clips[0].duration_secs()),
+        [0.01, 0.02, 0.03],
+        "the last declared frame",
+    );
+    let w = m.warnings.iter().find(|w| w.contains("extra motion"));
+    assert!(
+        w.is_some_and(|w| w.contains("1 frame(s)") && w.contains("from line 21")),
+        "{:?}",
+        m.warnings
+    );
+    // Part of a frame on the last declared frame's line: named there, by value.
+    let m = load_cm(
+        "more_same_line.bvh",
+        &chain_with(20, "1 2 3 90 0 0 0 0 -90 7"),
+    );
+    assert_eq!(m.clips[0].duration_secs(), (1.0f64 / 30.0) as f32);
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("1 value(s)") && w.contains("from line 20")),
+        "{:?}",
+        m.warnings
+    );
+}
+
 #[test]
 fn truncated_files_load_their_complete_frames_when_allowed() {
     let allow = LoadOptions {
@@ -763,8 +798,10 @@ fn truncated_files_load_their_complete_frames_when_allowed() {
         e.contains("half.bvh: line 17: ") && e.contains("nothing to load"),
         "{e}"
     );
-    // Too many values stay an error.
-    assert!(load_opts("more_allowed.bvh", &(chain() + "7\n"), &allow).is_err());
+    // Values past the declared frames load with or without the option (the declared
+    // frames play; see extra_frames_past_the_declared_count_load_with_a_warning).
+    let m = load_opts("more_allowed.bvh", &(chain() + "7\n"), &allow).unwrap();
+    assert_eq!(m.clips[0].duration_secs(), (1.0f64 / 30.0) as f32);
 }
 
 // ---------------------------------------------------------------------------------------

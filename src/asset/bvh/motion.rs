@@ -110,23 +110,32 @@ pub(super) fn motion(
     // text can hold, whatever `Frames:` claims.
     let capacity = expected.unwrap_or(usize::MAX).min(lx.remaining() / 2 + 1);
     let mut values: Vec<f32> = Vec::with_capacity(capacity);
+    // The line of the first value past what `Frames:` declares: such values are read (so a
+    // broken one is still reported) but not kept.
+    let mut extra_from: Option<usize> = None;
+    let mut extra_values = 0usize;
     while let Some(t) = lx.next() {
-        if values.len() >= MAX_VALUES {
+        if values.len() + extra_values >= MAX_VALUES {
             return Err(err(
                 t.line,
                 format!("more than {MAX_VALUES} motion values: too large to import"),
             ));
         }
         if expected.is_some_and(|e| values.len() >= e) {
-            return Err(err(
-                t.line,
-                format!(
-                    "more motion values than Frames: {declared} x {channels_per_frame} \
-                     channels = {} declares; the first extra one ('{}') is here",
-                    expected.unwrap_or(0),
-                    shown(t.text)
-                ),
-            ));
+            // More frames than declared (seen in converted CMU files): other readers play
+            // the declared frames; so does this one, and says where the rest began.
+            if t.text.parse::<f32>().is_err() {
+                return Err(err(
+                    t.line,
+                    format!(
+                        "'{}' after the {declared} frames Frames: declares is not a motion value",
+                        shown(t.text)
+                    ),
+                ));
+            }
+            extra_from.get_or_insert(t.line);
+            extra_values += 1;
+            continue;
         }
         match t.text.parse::<f32>() {
             Ok(v) if v.is_finite() => values.push(v),
@@ -145,7 +154,19 @@ pub(super) fn motion(
             }
         }
     }
-    let mut truncated = None;
+    let mut truncated = extra_from.map(|line| {
+        let whole = extra_values.checked_div(channels_per_frame).unwrap_or(0);
+        let part = extra_values.checked_rem(channels_per_frame).unwrap_or(0);
+        format!(
+            "extra motion: the file holds {} more than Frames: {declared} (line {frames_line}) \
+             declares, from line {line}; played the {declared} declared frames",
+            match (whole, part) {
+                (w, 0) => format!("{w} frame(s)"),
+                (0, p) => format!("{p} value(s)"),
+                (w, p) => format!("{w} frame(s) and {p} value(s)"),
+            }
+        )
+    });
     // No channels at all: one frame of the rest pose.
     let frames =
         match values.len().checked_div(channels_per_frame) {

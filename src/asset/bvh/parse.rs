@@ -84,7 +84,8 @@ pub(super) struct Bvh {
     pub(super) frame_time: f64,
     /// `frames * channels_per_frame` values, frame after frame.
     pub(super) values: Vec<f32>,
-    /// Set when the data stopped early and only the complete frames were kept.
+    /// Set when the data stopped early and only the complete frames were kept, or ran on
+    /// past the declared frames (which were kept, the rest ignored): the warning.
     pub(super) truncated: Option<String>,
 }
 
