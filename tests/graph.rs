@@ -743,3 +743,73 @@ fn a_two_clip_blend_matches_the_per_joint_jobs_frame_after_frame() {
     // The demo's walk and run travel: root motion was removed from both, every frame.
     assert!(removed_root_motion >= 2 * 600, "{removed_root_motion}");
 }
+
+/// A layer with `hold` plays its clip at that one time whatever the graph's clock does
+/// (three.js's example holds its `*_pose` additive clips so): an override layer of the
+/// Wave over every joint, held at 0.5 s, gives the Wave's own pose at 0.5 s after any
+/// amount of play and after a seek; a hold past the end is the last frame; a non-finite
+/// hold is refused naming the layer.
+#[test]
+fn a_held_layer_shows_its_clip_at_the_held_time() {
+    use stridescope::anim::SamplingJob;
+    use stridescope::graph::def::{LayerDef, LayerMode};
+    let model = demo();
+    let wave = model.find_clip("Wave").unwrap();
+    let wave_at = |t: f32| {
+        let mut local = model.skeleton.rest_pose().to_vec();
+        SamplingJob {
+            clip: &model.clips[wave],
+            time_secs: t,
+            rest_pose: model.skeleton.rest_pose(),
+        }
+        .run(&mut local)
+        .unwrap();
+        local
+    };
+    let held = |hold: f32| {
+        let mut g = def::default_graph(&["Walk"], &[false]).unwrap();
+        g.layers.push(LayerDef {
+            name: "pose".into(),
+            clip: "Wave".into(),
+            mode: LayerMode::Override,
+            weight: Weight::Fixed(1.0),
+            mask: None,
+            reference: Default::default(),
+            hold: Some(hold),
+        });
+        g
+    };
+    let close =
+        |a: &[stridescope::anim::Transform], b: &[stridescope::anim::Transform], what: &str| {
+            for (j, (x, y)) in a.iter().zip(b).enumerate() {
+                assert!(
+                    x.rotation.dot(y.rotation).abs() > 1.0 - 1e-6
+                        && x.translation.distance(y.translation) < 1e-5,
+                    "{what}: joint {j}: {x:?} vs {y:?}"
+                );
+            }
+        };
+    let expected = wave_at(0.5);
+    let mut graph = PoseGraph::new(&model, &held(0.5)).unwrap();
+    for (step, dt) in [0.0, 0.3, 0.7, 1.9].into_iter().enumerate() {
+        graph.advance(&model, dt).unwrap();
+        close(graph.local_pose(), &expected, &format!("after step {step}"));
+    }
+    graph.seek(&model, 1.25).unwrap();
+    close(graph.local_pose(), &expected, "after a seek");
+    // Without the hold the same layer plays on: after 0.3 s it is not the 0.5 s pose.
+    let mut playing = held(0.5);
+    playing.layers[0].hold = None;
+    let mut graph = PoseGraph::new(&model, &playing).unwrap();
+    graph.advance(&model, 0.3).unwrap();
+    close(graph.local_pose(), &wave_at(0.3), "playing");
+    // Past the end: the last frame.
+    let end = model.clips[wave].duration_secs();
+    let mut graph = PoseGraph::new(&model, &held(end + 5.0)).unwrap();
+    graph.advance(&model, 0.1).unwrap();
+    close(graph.local_pose(), &wave_at(end), "past the end");
+    let e = PoseGraph::new(&model, &held(f32::NAN))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("layer 'pose'") && e.contains("hold"), "{e}");
+}

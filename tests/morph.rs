@@ -451,6 +451,7 @@ fn the_pose_graph_blends_morph_weights_like_the_pose() {
         weight: Weight::Fixed(1.0),
         mask: None,
         reference: Default::default(),
+        hold: None,
     });
     let mut graph = PoseGraph::new(&model, &with_layer).unwrap();
     graph.seek(&model, 0.5).unwrap();

@@ -247,6 +247,11 @@ pub struct LayerDef {
     pub mask: Option<MaskDef>,
     #[serde(default)]
     pub reference: ReferenceDef,
+    /// Clip seconds at which the layer's clip is held instead of played (`None`: it plays
+    /// with the graph). A pose clip (three.js's `*_pose` additive clips, an aim offset)
+    /// is held at one frame; a time past the clip's end is its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold: Option<f32>,
 }
 
 /// A load error with the file and, where known, the line and column.
@@ -329,6 +334,7 @@ pub fn default_graph(clip_names: &[&str], additive: &[bool]) -> Option<GraphDef>
             weight: Weight::Param(param),
             mask: None,
             reference: ReferenceDef::FirstFrame,
+            hold: None,
         });
     }
     Some(GraphDef {

@@ -769,6 +769,7 @@ pub(super) fn graph_edit_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 if layer.mode == LayerMode::Additive {
                     reference_ui(ui, model, &layer.name, &mut layer.reference);
                 }
+                hold_ui(ui, model, &layer.clip, &mut layer.hold);
                 super::mask::mask_edit_ui(ui, &layer.name, &model.skeleton, &mut layer.mask);
             }
         });
@@ -779,6 +780,32 @@ pub(super) fn graph_edit_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     } else if def != before {
         p.edit_graph(|d| *d = def);
     }
+}
+
+/// Plays the layer's clip with the graph, or holds it at one clip time (a pose clip).
+fn hold_ui(ui: &mut egui::Ui, model: &crate::asset::Model, clip: &str, hold: &mut Option<f32>) {
+    ui.horizontal(|ui| {
+        let mut held = hold.is_some();
+        if ui
+            .checkbox(&mut held, "hold at")
+            .on_hover_text("show the layer's clip at one time instead of playing it (a pose clip)")
+            .changed()
+        {
+            *hold = held.then_some(0.0);
+        }
+        if let Some(t) = hold {
+            let duration = model
+                .find_clip(clip)
+                .map_or(0.0, |i| model.clips[i].duration_secs());
+            ui.add(
+                egui::DragValue::new(t)
+                    .range(0.0..=duration)
+                    .speed(0.01)
+                    .suffix(" s"),
+            )
+            .on_hover_text("clip time the layer is held at");
+        }
+    });
 }
 
 /// The pose an additive layer's difference is taken from: its own first frame, the bind

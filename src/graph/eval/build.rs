@@ -315,8 +315,27 @@ impl PoseGraph {
                 .map_err(|e| e.in_context(format!("{context}: reference")))?;
             let morph_reference = reference_morph(model, &l.reference, b.players[player].clip)
                 .map_err(|e| e.in_context(format!("{context}: reference")))?;
+            let hold_phase = match l.hold {
+                None => None,
+                Some(t) if t.is_finite() => {
+                    let d = b.players[player].duration_secs();
+                    // The end of the clip is its last frame, not phase 0 of the next cycle.
+                    Some(if d > 0.0 {
+                        (f64::from(t) / d).clamp(0.0, 1.0 - 1e-9)
+                    } else {
+                        0.0
+                    })
+                }
+                Some(_) => {
+                    return Err(GraphError::NotFinite {
+                        context,
+                        field: "hold",
+                    })
+                }
+            };
             let n = model.skeleton.joint_count();
             layers.push(Layer {
+                hold_phase,
                 name: l.name.clone(),
                 player,
                 mode: l.mode,
@@ -330,6 +349,13 @@ impl PoseGraph {
             });
         }
         let mut players = b.players;
+        for l in &layers {
+            if let Some(u) = l.hold_phase {
+                players[l.player]
+                    .seek_phase(0, u)
+                    .map_err(|e| GraphError::Anim(e).in_context(format!("layer '{}'", l.name)))?;
+            }
+        }
         align_facings(model, &legs, &mut players);
         let n = model.skeleton.joint_count();
         let inertialized = match &base {

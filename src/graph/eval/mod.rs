@@ -122,6 +122,8 @@ struct Layer {
     layer_weights: Vec<f32>,
     base_weights: Vec<f32>,
     current_weight: f32,
+    /// Normalised phase the layer's clip is held at (`LayerDef::hold`), else `None`.
+    hold_phase: Option<f64>,
 }
 
 /// What the UI and `trace` show about one clip input.

@@ -126,7 +126,10 @@ impl PoseGraph {
             }
         }
         for l in &self.layers {
-            self.players[l.player].advance(dt)?;
+            match l.hold_phase {
+                Some(u) => self.players[l.player].seek_phase(0, u)?,
+                None => self.players[l.player].advance(dt)?,
+            }
         }
         // Root motion: the weighted sum of each input's own delta.
         let mut translation = DVec2::ZERO;
@@ -288,7 +291,7 @@ impl PoseGraph {
             }
         }
         for l in &self.layers {
-            self.players[l.player].seek_phase(cycle, u)?;
+            self.players[l.player].seek_phase(cycle, l.hold_phase.unwrap_or(u))?;
         }
         if let Base::Machine(m) = &mut self.base {
             for (i, s) in m.states.iter().enumerate() {
