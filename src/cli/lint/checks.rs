@@ -314,13 +314,13 @@ fn seams(
             Some(joint_name(model, w.joint)),
             format!(
                 "hitches at the loop: {} {} changes speed by {:.2} m/s at the end of its chain, \
-                 {} its largest change at any other key",
+                 {}",
                 joint_name(model, w.joint),
                 w.channel.as_str(),
                 w.visible_velocity_mps,
                 match w.hitch_ratio() {
-                    r if r.is_finite() => format!("{r:.1}x"),
-                    _ => "where it has no change at".to_string(),
+                    r if r.is_finite() => format!("{r:.1}x its largest change at any other key"),
+                    _ => "though its speed changes nowhere else in the clip".to_string(),
                 }
             ),
             f64::from(w.visible_velocity_mps),
