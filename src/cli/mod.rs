@@ -972,7 +972,7 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
     }
     let _ = writeln!(
         w,
-        "\nclips (opens on {}):",
+        "\nclips: (opens on {})",
         report.default_clip.as_deref().unwrap_or("the rest pose")
     );
     for c in &report.clips {

@@ -1,0 +1,98 @@
+// Joint world positions of a glTF, FBX or BVH file as three.js's own loaders and
+// AnimationMixer play it: the independent oracle of tests/three_oracle.rs.
+//
+// Usage: node three_joints.mjs THREE_DIR FILE SAMPLES > out.json
+//   THREE_DIR: the folder holding node_modules/three (npm install --prefix THREE_DIR three)
+//   SAMPLES:   times per clip, spread evenly from 0 to the clip's end (both included)
+// Prints {"clips": [{"name", "duration", "times": [...], "joints": {NAME: [[x, y, z], ...]}}],
+// "rest": {NAME: [x, y, z]}} in the file's own units and axes, joint names as three.js
+// sanitizes them (PropertyBinding.sanitizeNodeName).
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [threeDir, file, samplesArg] = process.argv.slice(2);
+const samples = Math.max(2, parseInt(samplesArg || '11', 10));
+const mod = (p) => import(pathToFileURL(path.join(threeDir, 'node_modules/three', p)).href);
+const THREE = await mod('build/three.module.js');
+const ext = path.extname(file).toLowerCase();
+
+// Textures need a DOM: the glTF's images are dropped before parsing (only joints matter).
+function stripImages(glb) {
+  const dv = new DataView(glb.buffer, glb.byteOffset, glb.byteLength);
+  const jsonLen = dv.getUint32(12, true);
+  const json = JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + jsonLen)));
+  delete json.images; delete json.textures; delete json.samplers;
+  for (const m of json.materials || []) {
+    const pbr = m.pbrMetallicRoughness || {};
+    delete pbr.baseColorTexture; delete pbr.metallicRoughnessTexture;
+    delete m.normalTexture; delete m.occlusionTexture; delete m.emissiveTexture;
+  }
+  let text = new TextEncoder().encode(JSON.stringify(json));
+  const pad = (4 - (text.length % 4)) % 4;
+  const padded = new Uint8Array(text.length + pad).fill(0x20); padded.set(text);
+  const rest = glb.subarray(20 + jsonLen);
+  const out = new Uint8Array(20 + padded.length + rest.length);
+  const o = new DataView(out.buffer);
+  out.set(glb.subarray(0, 12)); o.setUint32(8, out.length, true);
+  o.setUint32(12, padded.length, true); o.setUint32(16, 0x4e4f534a, true);
+  out.set(padded, 20); out.set(rest, 20 + padded.length);
+  return out.buffer;
+}
+
+let root, clips;
+if (ext === '.bvh') {
+  const { BVHLoader } = await mod('examples/jsm/loaders/BVHLoader.js');
+  const result = new BVHLoader().parse(fs.readFileSync(file, 'utf8'));
+  // The clip's tracks are `NAME.position` / `NAME.quaternion`: bound by name below a group.
+  root = new THREE.Group();
+  root.add(result.skeleton.bones[0]);
+  clips = [result.clip];
+} else if (ext === '.fbx') {
+  const { FBXLoader } = await mod('examples/jsm/loaders/FBXLoader.js');
+  const bytes = fs.readFileSync(file);
+  root = new FBXLoader().parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length), path.dirname(file) + '/');
+  clips = root.animations;
+} else {
+  const { GLTFLoader } = await mod('examples/jsm/loaders/GLTFLoader.js');
+  let bytes = fs.readFileSync(file);
+  const gltf = await new Promise((ok, fail) =>
+    new GLTFLoader().parse(stripImages(new Uint8Array(bytes)), '', ok, fail));
+  root = gltf.scene;
+  clips = gltf.animations;
+}
+
+const top = root;
+const joints = [];
+top.traverse((o) => { if (o.isBone || o.isObject3D) joints.push(o); });
+const positions = () => {
+  top.updateMatrixWorld(true);
+  const out = {};
+  const v = new THREE.Vector3();
+  for (const o of joints) {
+    if (!o.name || o === top) continue;
+    o.getWorldPosition(v);
+    out[o.name] = out[o.name] === undefined ? [v.x, v.y, v.z] : null; // null: ambiguous
+  }
+  return out;
+};
+const report = { rest: positions(), clips: [] };
+for (const clip of clips) {
+  const mixer = new THREE.AnimationMixer(root);
+  const action = mixer.clipAction(clip);
+  action.play();
+  const times = [];
+  const jointsOut = {};
+  for (let i = 0; i < samples; i++) {
+    const t = clip.duration * i / (samples - 1);
+    // Just short of the end: at the end exactly a looping action wraps to time 0.
+    mixer.setTime(Math.min(t, Math.max(0, clip.duration - 1e-6)));
+    times.push(t);
+    const p = positions();
+    for (const [name, at] of Object.entries(p)) (jointsOut[name] ||= []).push(at);
+  }
+  mixer.stopAllAction();
+  mixer.uncacheRoot(root);
+  report.clips.push({ name: clip.name, duration: clip.duration, times, joints: jointsOut });
+}
+process.stdout.write(JSON.stringify(report));
