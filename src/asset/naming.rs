@@ -51,7 +51,10 @@ pub fn name_takes_after_file(clips: &mut [Clip], path: &Path) {
         .copied()
         .filter(|&c| clips[c].animates())
         .collect();
-    let sole = (animated.len() == 1).then(|| animated[0]);
+    let sole = match animated.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    };
     for &c in &generic {
         let wanted = if Some(c) == sole {
             stem.clone()

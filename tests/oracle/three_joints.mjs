@@ -43,10 +43,43 @@ function stripImages(glb) {
 let root, clips;
 if (ext === '.bvh') {
   const { BVHLoader } = await mod('examples/jsm/loaders/BVHLoader.js');
-  const result = new BVHLoader().parse(fs.readFileSync(file, 'utf8'));
+  const text = fs.readFileSync(file, 'utf8');
+  const result = new BVHLoader().parse(text);
   // The clip's tracks are `NAME.position` / `NAME.quaternion`: bound by name below a group.
   root = new THREE.Group();
   root.add(result.skeleton.bones[0]);
+  // three.js adds a joint's OFFSET to its position channels; stridescope (like Blender's
+  // importer) reads position channels as the joint's translation, replacing the OFFSET.
+  // Files such as Bandai's give every joint position channels equal to its OFFSET, so the
+  // two readings differ by one OFFSET per joint: undo three.js's addition here, for the
+  // components that have a position channel (three.js keys every joint's position).
+  const positionAxes = new Map(); // joint name -> [x, y, z] has a position channel
+  let current = null;
+  const words = text.split(/\s+/);
+  for (let w = 0; w < words.length; w++) {
+    if (words[w] === 'MOTION') break;
+    if (words[w] === 'ROOT' || words[w] === 'JOINT') current = words[++w];
+    if (words[w] === 'CHANNELS' && current) {
+      const n = parseInt(words[w + 1], 10);
+      const axes = [false, false, false];
+      for (const c of words.slice(w + 2, w + 2 + n)) {
+        const k = ['Xposition', 'Yposition', 'Zposition'].indexOf(c);
+        if (k >= 0) axes[k] = true;
+      }
+      positionAxes.set(current, axes);
+    }
+  }
+  const byName = new Map(result.skeleton.bones.map((b) => [b.name, b]));
+  for (const track of result.clip.tracks) {
+    const [name, property] = track.name.split('.');
+    const bone = byName.get(name);
+    const axes = positionAxes.get(name);
+    if (property !== 'position' || !bone || !axes) continue;
+    const offset = bone.position.toArray();
+    for (let k = 0; k < track.values.length; k++) {
+      if (axes[k % 3]) track.values[k] -= offset[k % 3];
+    }
+  }
   clips = [result.clip];
 } else if (ext === '.fbx') {
   const { FBXLoader } = await mod('examples/jsm/loaders/FBXLoader.js');
