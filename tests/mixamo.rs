@@ -148,15 +148,15 @@ fn mixamo_names_map_onto_the_profile() {
 #[test]
 fn a_mixamo_fbx_walk_plays_on_the_robot_and_on_cesium_man_with_its_feet_planted() {
     let source = asset::load(&mixamo_walk("play").path).unwrap();
-    for (target, max_slide) in [
-        (
-            asset::load(&shared("assets/Robot/robot.glb")).unwrap(),
-            0.05,
-        ),
-        (
-            asset::load(&shared("assets/CesiumMan/CesiumMan.glb")).unwrap(),
-            0.02,
-        ),
+    // The source's own planted feet creep (the heel rolls, the capture is noisy): onto its
+    // own skeleton the retarget is the identity, and that is the source's slide.
+    let own = common::retarget_with_and_without_ik(&source, &source, "itself")[0]
+        .1
+        .clips[0]
+        .planted_foot_slide_mps;
+    for target in [
+        asset::load(&shared("assets/Robot/robot.glb")).unwrap(),
+        asset::load(&shared("assets/CesiumMan/CesiumMan.glb")).unwrap(),
     ] {
         let runs = common::retarget_with_and_without_ik(&source, &target, &target.source);
         for (clips, report) in &runs {
@@ -168,7 +168,16 @@ fn a_mixamo_fbx_walk_plays_on_the_robot_and_on_cesium_man_with_its_feet_planted(
         let (ik, fk) = (&runs[0].1.clips[0], &runs[1].1.clips[0]);
         let (slide_ik, agree_ik) = (ik.planted_foot_slide_mps, ik.contact_agreement);
         let slide_fk = fk.planted_foot_slide_mps;
-        assert!(slide_ik < max_slide, "{}: slide {slide_ik}", target.source);
+        // Planted feet follow the source's, scaled: no more slide than the source's own
+        // creep at the target's size, give or take 2 cm/s (the robot's short thighs cannot
+        // always reach). A world pin would hide the creep and move the feet off the
+        // source's (see tests/retarget_fidelity.rs).
+        let bar = own * ik.leg_ratio + 0.02;
+        assert!(
+            slide_ik < bar,
+            "{}: slide {slide_ik} (bar {bar})",
+            target.source
+        );
         assert!(agree_ik > 0.8, "{}: agreement {agree_ik}", target.source);
         assert!(slide_fk > slide_ik, "{}: IK pins the feet", target.source);
     }

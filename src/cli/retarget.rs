@@ -91,8 +91,16 @@ pub fn run(args: &RetargetArgs) -> Result<String, String> {
     for c in &report.clips {
         let _ = writeln!(
             w,
-            "  {}: {:.3} s, planted-foot slide {:.3} m/s, contact agreement {:.2}, speed ratio {:.3}, leg ratio {:.3}",
-            c.name, c.duration_secs, c.planted_foot_slide_mps, c.contact_agreement, c.speed_ratio, c.leg_ratio
+            "  {}: {:.3} s{}, planted-foot slide {:.3} m/s, contact agreement {:.2}, speed ratio {:.3}, leg ratio {:.3}, feet from the source's {:.3} legs (max {:.3})",
+            c.name,
+            c.duration_secs,
+            if c.source_in_place { " (in place)" } else { "" },
+            c.planted_foot_slide_mps,
+            c.contact_agreement,
+            c.speed_ratio,
+            c.leg_ratio,
+            c.source_foot_deviation.mean_legs,
+            c.source_foot_deviation.max_legs
         );
     }
     if let Some(out) = &report.out {

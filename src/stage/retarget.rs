@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::anim::contacts::{detect_contacts, ContactSettings};
-use crate::anim::retarget::quality::{measure, with_virtual_toes};
+use crate::anim::retarget::quality::{
+    measure, source_foot_deviation, with_virtual_toes, Side, StillFeet,
+};
 use crate::anim::retarget::{
     automap, ChainPose, ChainPoses, RetargetMap, RetargetOptions, Retargeter, BONES,
 };
@@ -32,10 +34,28 @@ pub struct MappingReport {
 pub struct ClipQualityReport {
     pub name: String,
     pub duration_secs: f32,
+    /// Mean speed of the target's feet relative to the ground while the source's are
+    /// planted (on the ground and still on it); the ground of an in-place clip is the
+    /// treadmill its feet imply (m/s).
     pub planted_foot_slide_mps: f32,
     pub contact_agreement: f32,
+    /// Target ground speed / source ground speed: implied speeds for an in-place side.
     pub speed_ratio: f32,
     pub leg_ratio: f32,
+    /// How far the target's feet are from the source's, scaled by the leg ratio (in
+    /// target leg lengths): what foot IK must not make worse.
+    pub source_foot_deviation: FootDeviationReport,
+    /// The source clip was judged in place (its planted feet ride a treadmill).
+    pub source_in_place: bool,
+}
+
+/// [`crate::anim::retarget::quality::FootDeviation`] as the report prints it.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct FootDeviationReport {
+    /// Mean over the frames and both feet (target leg lengths).
+    pub mean_legs: f32,
+    /// Largest (target leg lengths).
+    pub max_legs: f32,
 }
 
 /// What `retarget --json` prints.
@@ -176,19 +196,19 @@ fn map_of(
     Ok(map)
 }
 
-/// The source hips' ground speed over the clip (net travel / duration).
-fn hips_speed(model: &Model, clip: usize, hips: usize) -> Result<f32, StageError> {
+/// The source hips' ground velocity over the clip (net travel / duration, units/s).
+fn hips_travel(model: &Model, clip: usize, hips: usize) -> Result<glam::Vec3, StageError> {
     let c = &model.clips[clip];
     let d = c.duration_secs();
     if d <= 0.0 {
-        return Ok(0.0);
+        return Ok(glam::Vec3::ZERO);
     }
     let at = |t: f32| -> Result<glam::Vec3, StageError> {
         let pose = crate::stage::pose::pose_at(model, Some(clip), t)?;
         Ok(pose.model_from_joint[hips].w_axis.truncate())
     };
     let travel = at(d)? - at(0.0)?;
-    Ok(glam::Vec3::new(travel.x, 0.0, travel.z).length() / d)
+    Ok(glam::Vec3::new(travel.x, 0.0, travel.z) / d)
 }
 
 /// Retargets the chosen clips; returns the target clips and the report.
@@ -283,22 +303,74 @@ fn retarget_models_counted(
                 clip: clip.name().to_string(),
                 source: e,
             };
-            let contacts = if clip.duration_secs() > 0.0 {
+            let duration = clip.duration_secs();
+            let contacts = if duration > 0.0 {
                 detect_contacts(&source.skeleton, clip, &r.source_legs, &settings).map_err(what)?
             } else {
                 Vec::new()
             };
-            let duration = clip.duration_secs();
+            // The ground the source's feet stand on: the world for a clip that travels, a
+            // treadmill backwards at the implied speed for an in-place one.
+            let analysis = source.clip_analysis(c).ok();
+            let source_in_place = analysis.as_ref().is_some_and(|a| a.in_place.in_place);
+            let source_ground = match analysis.as_ref().and_then(|a| a.implied.as_ref()) {
+                Some(i) if source_in_place => -i.direction * i.speed,
+                _ => glam::Vec3::ZERO,
+            };
+            let still = if duration > 0.0 {
+                Some(
+                    StillFeet::detect(&source.skeleton, clip, &r.source_legs, source_ground)
+                        .map_err(what)?,
+                )
+            } else {
+                None
+            };
+            // Planted: on the ground (height, vertical speed) and still on it.
             let planted = |leg: usize, t: f32| {
                 contacts
                     .get(leg)
                     .is_some_and(|fc| fc.is_down(t, duration, 0.0))
+                    && still.as_ref().is_some_and(|s| s.is_still(leg, t))
             };
             let retargeted = r
                 .retarget_clip(clip, clip.name(), options, &planted)
                 .map_err(what)?;
-            let source_speed = hips_speed(source, c, source_hips)?;
-            let q = if duration > 0.0 {
+            let source_travel = hips_travel(source, c, source_hips)?;
+            let (q, deviation) = if duration > 0.0 {
+                // Where a planted target foot moves: the source's ground, turned and scaled;
+                // a travelling source played in place (`--in-place`) puts the target on a
+                // treadmill at the source's speed.
+                let align = r.align();
+                let treadmill = -(align * source_travel) * r.leg_ratio;
+                let target_ground = |leg: usize, t: f32| -> [glam::Vec3; 2] {
+                    match &still {
+                        // The source's own planted foot is the treadmill: turned, scaled.
+                        Some(still) if source_in_place => {
+                            still.velocity(leg, t).map(|v| align * v * r.leg_ratio)
+                        }
+                        _ if options.in_place => [treadmill; 2],
+                        _ => [glam::Vec3::ZERO; 2],
+                    }
+                };
+                let in_place_target = source_in_place || options.in_place;
+                let source_speed = analysis
+                    .as_ref()
+                    .map_or(source_travel.length(), |a| a.speed() as f32);
+                let target_speed = if in_place_target {
+                    Some(
+                        crate::anim::locomotion::implied::implied_speed(
+                            &target.skeleton,
+                            &retargeted,
+                            &r.target_legs,
+                            None,
+                            &settings,
+                        )
+                        .map_err(what)?
+                        .map_or(0.0, |i| i.speed),
+                    )
+                } else {
+                    None
+                };
                 // Toeless target feet are measured at the source's ball of the foot too.
                 let (skeleton, measured, legs) = with_virtual_toes(
                     &target.skeleton,
@@ -307,23 +379,45 @@ fn retarget_models_counted(
                     &r.virtual_toes,
                 )
                 .map_err(what)?;
-                measure(
+                let q = measure(
                     &skeleton,
                     &measured,
                     &legs,
                     target_hips,
-                    &contacts,
-                    source_speed,
+                    &planted,
+                    &target_ground,
+                    (source_speed, target_speed),
                     r.leg_ratio,
                 )
-                .map_err(what)?
+                .map_err(what)?;
+                let deviation = source_foot_deviation(
+                    Side {
+                        skeleton: &source.skeleton,
+                        clip,
+                        legs: &r.source_legs,
+                        hips: source_hips,
+                    },
+                    Side {
+                        skeleton: &target.skeleton,
+                        clip: &retargeted,
+                        legs: &r.target_legs,
+                        hips: target_hips,
+                    },
+                    align,
+                    r.leg_ratio,
+                )
+                .map_err(what)?;
+                (q, deviation)
             } else {
-                crate::anim::retarget::quality::RetargetQuality {
-                    planted_foot_slide_mps: 0.0,
-                    contact_agreement: 0.0,
-                    speed_ratio: 0.0,
-                    leg_ratio: r.leg_ratio,
-                }
+                (
+                    crate::anim::retarget::quality::RetargetQuality {
+                        planted_foot_slide_mps: 0.0,
+                        contact_agreement: 0.0,
+                        speed_ratio: 0.0,
+                        leg_ratio: r.leg_ratio,
+                    },
+                    Default::default(),
+                )
             };
             let report = ClipQualityReport {
                 name: clip.name().to_string(),
@@ -332,6 +426,11 @@ fn retarget_models_counted(
                 contact_agreement: q.contact_agreement,
                 speed_ratio: q.speed_ratio,
                 leg_ratio: q.leg_ratio,
+                source_foot_deviation: FootDeviationReport {
+                    mean_legs: deviation.mean_legs,
+                    max_legs: deviation.max_legs,
+                },
+                source_in_place,
             };
             clip_done();
             Ok((retargeted, report))

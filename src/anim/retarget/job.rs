@@ -259,7 +259,6 @@ impl Retargeter {
             return Err(missing("a leg (upper leg, lower leg, foot)"));
         }
         let source_ref_model = model_of(source, source.reference_pose())?;
-        let rest_model = model_of(target, target.rest_pose())?;
         let source_leg = leg_length(&source_ref_model, &source_legs);
         // Standing measures (a zero-pose BVH target stands in its reference pose).
         let standing = model_of(target, target.reference_pose())?;
@@ -289,9 +288,13 @@ impl Retargeter {
             .collect();
 
         // The target's retarget pose: each mapped bone turned (parents first) so that it
-        // points to its mapped child as the source's does, in the aligned frame.
-        let mut local = target.rest_pose().to_vec();
-        let mut model = rest_model;
+        // points to its mapped child as the source's does, in the aligned frame. From the
+        // target's standing pose (a BVH's first frame, not its zero pose): the shortest
+        // turn keeps the twist the bone starts with, so a same-rig retarget starts from
+        // the source's own reference pose and is the identity (from a zero pose the
+        // Bandai hips kept a half-turn twist and swapped the legs' sides).
+        let mut local = target.reference_pose().to_vec();
+        let mut model = standing.clone();
         // Feet that do not hang below their lower legs (an IK rig) are carried with them
         // while the legs turn, as a foot below its shin would be: the next chain measures
         // the shin to where the foot now is.
@@ -354,16 +357,16 @@ impl Retargeter {
         }
         // The retarget pose stands on the ground as the source's does: bones turned to the
         // source's reference pose (a take's first frame, knees bent in a run) leave the
-        // target's hips at their rest height and its feet in the air; the joint carrying
-        // hips and legs comes down (or up) until the lower foot is at its rest height.
+        // target's hips at their standing height and its feet in the air; the joint
+        // carrying hips and legs comes down (or up) until the lower foot is at its
+        // standing height.
         let lowest = |m: &[Mat4]| {
             target_legs
                 .iter()
                 .map(|l| position_of(&m[l.foot]).y)
                 .fold(f32::INFINITY, f32::min)
         };
-        let rest_model = model_of(target, target.rest_pose())?;
-        let drop = lowest(&model) - lowest(&rest_model);
+        let drop = lowest(&model) - lowest(&standing);
         if drop.is_finite() && drop.abs() > 1e-6 {
             let parent = target.parents()[target_carrier]
                 .map(|p| model[p])
@@ -426,6 +429,31 @@ impl Retargeter {
         &self.target_ref_local
     }
 
+    /// The turn from source model space to target model space (about the vertical: the
+    /// yaw between the two characters' facings).
+    pub fn align(&self) -> Quat {
+        self.align
+    }
+
+    /// The source's contact points of leg `k` (ankle, then toe, or the ankle again without
+    /// one) in `source_model`, turned into target model space and scaled by the leg ratio:
+    /// where the target's would be if it were the source scaled. Only their movement is
+    /// used (the origin is the source's). `in_place`: measured from the source hips' ground
+    /// position, as the target's hips then stay where they are.
+    fn scaled_source_contacts(&self, source_model: &[Mat4], k: usize, in_place: bool) -> [Vec3; 2] {
+        let Some(leg) = self.source_legs.get(k) else {
+            return [Vec3::ZERO; 2];
+        };
+        let origin = if in_place {
+            let h = position_of(&source_model[self.source_hips]);
+            Vec3::new(h.x, 0.0, h.z)
+        } else {
+            Vec3::ZERO
+        };
+        let at = |j: usize| self.align * (position_of(&source_model[j]) - origin) * self.leg_ratio;
+        [at(leg.foot), at(leg.toe.unwrap_or(leg.foot))]
+    }
+
     /// The target's pose for the source's local pose `source_local` (one transform per
     /// source joint), into `out` (one per target joint).
     ///
@@ -477,12 +505,18 @@ impl Retargeter {
                 wanted[c] = Some((yaw * rotation_of(&self.target_ref_model[c])).normalize());
             }
         }
+        // Namesakes (fingers, twist bones) turn in model space as the source's do, like
+        // the mapped bones: a local copy is only right where both rigs' parents have the
+        // same axes, and put a same-named thumb of another Mixamo body 30-80 degrees off.
+        for &(s, t) in &self.namesakes {
+            let delta =
+                rotation_of(&source_model[s]) * rotation_of(&self.source_ref_model[s]).inverse();
+            let delta = self.align * delta * self.align.inverse();
+            wanted[t] = Some((delta * rotation_of(&self.target_ref_model[t])).normalize());
+        }
         out.copy_from_slice(&self.target_ref_local);
         for &(s, t) in &self.namesakes {
             let (now, reference) = (&source_local[s], &self.source_ref_local[s]);
-            out[t].rotation = (self.target_ref_local[t].rotation
-                * (reference.rotation.inverse() * now.rotation))
-                .normalize();
             out[t].translation = self.target_ref_local[t].translation
                 + (now.translation - reference.translation) * self.leg_ratio;
         }
@@ -578,6 +612,9 @@ impl Retargeter {
         let mut source_local = self.source.rest_pose().to_vec();
         let mut cache = SamplingCache::new();
         let mut poses: Vec<Vec<Transform>> = Vec::with_capacity(times.len());
+        // Per frame and target leg: the source's contact points, scaled (what a plant
+        // follows).
+        let mut source_feet: Vec<Vec<[Vec3; 2]>> = Vec::with_capacity(times.len());
         // Where the source hips stand at the clip's start, on the ground.
         let mut ground_start = None;
         for (i, &t) in times.iter().enumerate() {
@@ -602,9 +639,17 @@ impl Retargeter {
             }
             self.retarget_pose_from(&source_local, options.in_place, ground_start, &mut out)?;
             poses.push(out);
+            if options.foot_ik {
+                let model = model_of(&self.source, &source_local)?;
+                source_feet.push(
+                    (0..self.target_legs.len())
+                        .map(|k| self.scaled_source_contacts(&model, k, options.in_place))
+                        .collect(),
+                );
+            }
         }
         if options.foot_ik {
-            self.pin_feet(&times, &mut poses, planted)?;
+            self.pin_feet(&times, &mut poses, &source_feet, planted)?;
         }
         // Tracks: every joint whose rotation leaves its rest value, and the hips' position.
         let rest = self.target.rest_pose();
@@ -643,21 +688,27 @@ impl Retargeter {
             .with_frame_rate(Some(f64::from(rate))))
     }
 
-    /// Keeps each target foot where it came down while the source's is planted: the
-    /// foot's contact point (the lower of ankle and toe: the heel at the strike, the ball
-    /// at the push-off, so the foot still rolls) stays where it touched down; two-bone IK
-    /// on the leg moves the ankle by that correction. After the plant the correction fades
-    /// over a few frames instead of popping.
+    /// Keeps each target foot planted while the source's is: the foot's contact point (the
+    /// lower of ankle and toe: the heel at the strike, the ball at the push-off, so the
+    /// foot still rolls) moves from where it touched down exactly as the source's contact
+    /// point moves, scaled (`source_feet[frame][leg]`, see `scaled_source_contacts`). A
+    /// source foot that stands still holds the target's still; one that slides (a dancer)
+    /// or rides the treadmill of an in-place clip takes the target's along, so IK never
+    /// drags a foot away from the source, and a clip retargeted onto its own skeleton is
+    /// unchanged. Two-bone IK on the leg moves the ankle by the correction; after the plant
+    /// the correction fades over a few frames instead of popping.
     fn pin_feet(
         &self,
         times: &[f32],
         poses: &mut [Vec<Transform>],
+        source_feet: &[Vec<[Vec3; 2]>],
         planted: &dyn Fn(usize, f32) -> bool,
     ) -> Result<(), AnimError> {
         let parents = self.target.parents();
         for (leg_index, leg) in self.target_legs.iter().enumerate() {
-            // (contact point, where it is pinned) and the last correction.
-            let mut anchor: Option<(usize, Vec3)> = None;
+            // (contact point, where it is pinned, the source's contact point then) and the
+            // last correction.
+            let mut anchor: Option<(usize, Vec3, Vec3)> = None;
             let mut offset = Vec3::ZERO;
             for (i, &t) in times.iter().enumerate() {
                 let model = model_of(&self.target, &poses[i])?;
@@ -673,13 +724,19 @@ impl Retargeter {
                         Some(p) if p.y < ankle.y => (1, p),
                         _ => (0, ankle),
                     };
+                    let source_now = source_feet
+                        .get(i)
+                        .and_then(|f| f.get(leg_index))
+                        .map_or(Vec3::ZERO, |f| f[contact]);
                     let pinned = match anchor {
-                        Some((joint, at)) if joint == contact => at,
+                        Some((joint, at, source_at)) if joint == contact => {
+                            at + (source_now - source_at)
+                        }
                         _ => {
                             // Touch-down, or the roll passed from heel to ball: pin where
                             // the (corrected) contact point is now.
                             let at = now + offset;
-                            anchor = Some((contact, at));
+                            anchor = Some((contact, at, source_now));
                             at
                         }
                     };
@@ -691,7 +748,10 @@ impl Retargeter {
                     anchor = None;
                     offset *= 0.8;
                 }
-                if offset.length_squared() < 1e-12 {
+                // Float noise (a same-rig retarget's feet differ from the source's by a
+                // micrometre) is no correction: running IK for it would only add the
+                // solver's own rounding.
+                if offset.length() < 1e-5 * self.source_leg * self.leg_ratio {
                     continue;
                 }
                 let result = TwoBoneIkJob {
@@ -700,7 +760,11 @@ impl Retargeter {
                     pole_vector: Vec3::ZERO,
                     mid_axis: hinge_axis(&model, leg),
                     weight: 1.0,
-                    soften: 0.97,
+                    // No softening: a planted leg is straight at mid-stance (98-99% of its
+                    // reach), and softening from 97% lifted every such ankle by up to
+                    // 1.3% of a leg even for a correction of a micrometre. The target is
+                    // where the source's scaled foot is, so it is within reach.
+                    soften: 1.0,
                     twist_angle: 0.0,
                     start_joint: model[leg.thigh],
                     mid_joint: model[leg.calf],

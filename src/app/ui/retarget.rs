@@ -13,6 +13,9 @@ use crate::stage::retarget::ChainPoseDef;
 const AGREEMENT_WARN: f32 = 0.8;
 /// Above this planted-foot slide, in leg lengths a second, the feet visibly slide.
 const SLIDE_WARN_LEGS_PER_SEC: f32 = 0.05;
+/// Feet further than this from the source's (scaled), in leg lengths, are flagged: 10% is
+/// what a retarget onto another body keeps within (issue 38's bar for a dance).
+const DEVIATION_WARN_LEGS: f32 = 0.10;
 
 const WARN: Color32 = Color32::from_rgb(255, 170, 80);
 
@@ -84,7 +87,11 @@ fn quality_ui(p: &Previewer, ui: &mut egui::Ui) {
         ui.horizontal_wrapped(|ui| {
             let slide = RichText::new(format!("slide {:.3} m/s", c.planted_foot_slide_mps));
             ui.label(if slides { slide.color(WARN) } else { slide })
-                .on_hover_text("mean horizontal speed of the feet while the source's are planted (0 = planted)");
+                .on_hover_text(if c.source_in_place {
+                    "mean speed of the feet against the treadmill the in-place source implies, while the source's are planted and still (0 = planted)"
+                } else {
+                    "mean horizontal speed of the feet while the source's are planted and still (0 = planted)"
+                });
             let contact = RichText::new(format!("contact {:.2}", c.contact_agreement));
             ui.label(if floats { contact.color(WARN) } else { contact })
                 .on_hover_text("how well the feet plant when the source's do: overlap of the planted times, 0..1");
@@ -92,7 +99,24 @@ fn quality_ui(p: &Previewer, ui: &mut egui::Ui) {
                 .on_hover_text("root speed / the source's");
             ui.label(format!("leg ×{:.2}", c.leg_ratio))
                 .on_hover_text("leg length / the source's");
+            let strays = c.source_foot_deviation.max_legs > DEVIATION_WARN_LEGS;
+            let dev = RichText::new(format!(
+                "feet off {:.0}% (max {:.0}%)",
+                c.source_foot_deviation.mean_legs * 100.0,
+                c.source_foot_deviation.max_legs * 100.0
+            ));
+            ui.label(if strays { dev.color(WARN) } else { dev })
+                .on_hover_text("distance of the feet from the source's feet scaled by the leg ratio, in leg lengths: mean over the clip (largest)");
         });
+        if c.source_foot_deviation.max_legs > DEVIATION_WARN_LEGS {
+            ui.colored_label(
+                WARN,
+                format!(
+                    "feet stray from the source's by up to {:.0}% of a leg",
+                    c.source_foot_deviation.max_legs * 100.0
+                ),
+            );
+        }
         if slides || floats {
             let why = match (slides, floats) {
                 (true, true) => "feet slide and plant at other times than the source's",
