@@ -182,3 +182,78 @@ fn a_mixamo_fbx_walk_plays_on_the_robot_and_on_cesium_man_with_its_feet_planted(
         assert!(slide_fk > slide_ik, "{}: IK pins the feet", target.source);
     }
 }
+
+/// Every joint of `clip` on `model`, relative to `hips`, at time `t` (metres).
+fn relative_pose(model: &Model, clip: &stridescope::anim::Clip, hips: usize, t: f32) -> Vec<Vec3> {
+    let sk = &model.skeleton;
+    let mut local = sk.rest_pose().to_vec();
+    SamplingJob {
+        clip,
+        time_secs: t,
+        rest_pose: sk.rest_pose(),
+    }
+    .run(&mut local)
+    .unwrap();
+    let p = model_positions(sk, &local);
+    p.iter().map(|x| *x - p[hips]).collect()
+}
+
+/// A Mixamo take onto its own rig is the identity with foot IK on as off (the fingers
+/// too: `HandMiddle1` is no mapped bone, it turns as its namesake does); onto another
+/// Mixamo body (legs 1.15 times as long, torso 0.9, 1.2 times as wide) its feet stay
+/// within 10% of a leg of the source's, scaled, and IK does not take them further off.
+#[test]
+fn a_mixamo_take_is_the_identity_on_its_rig_and_keeps_its_feet_on_another() {
+    let take = mixamo_walk("body");
+    let source = asset::load(&take.path).unwrap();
+    let hips = source.skeleton.find("mixamorig:Hips").unwrap();
+    let leg = {
+        let legs = source.legs().unwrap();
+        legs.iter()
+            .map(|l| stridescope::anim::contacts::leg_length(&source.skeleton, l))
+            .sum::<f32>()
+            / legs.len() as f32
+    };
+    let original = &source.clips[source.default_clip().unwrap()];
+    for (clips, report) in common::retarget_with_and_without_ik(&source, &source, "itself") {
+        let q = &report.clips[0];
+        assert!(q.source_foot_deviation.max_legs < 1e-3, "{q:?}");
+        let frames = (original.duration_secs() * 30.0).floor() as usize;
+        for i in 0..=frames {
+            let t = i as f32 / 30.0;
+            let a = relative_pose(&source, original, hips, t);
+            let b = relative_pose(&source, &clips[0], hips, t);
+            for (j, (x, y)) in a.iter().zip(&b).enumerate() {
+                let d = x.distance(*y) / leg;
+                assert!(
+                    d < 1e-3,
+                    "IK {}: '{}' is {d} legs off at {t} s",
+                    report.foot_ik,
+                    source.skeleton.names()[j]
+                );
+            }
+        }
+    }
+    let dir = take.path.parent().unwrap();
+    let other = asset::load(&common::mixamo::write_body(
+        dir,
+        "other_body.fbx",
+        1.15,
+        0.9,
+        1.2,
+    ))
+    .unwrap();
+    let runs = common::retarget_with_and_without_ik(&source, &other, "another body");
+    let (ik, fk) = (&runs[0].1.clips[0], &runs[1].1.clips[0]);
+    eprintln!(
+        "feet from the source's: {:?} with IK, {:?} without",
+        ik.source_foot_deviation, fk.source_foot_deviation
+    );
+    assert!((ik.leg_ratio - 1.15).abs() < 0.02, "{ik:?}");
+    assert!(ik.source_foot_deviation.max_legs < 0.10, "{ik:?}");
+    assert!(
+        ik.source_foot_deviation.max_legs <= fk.source_foot_deviation.max_legs + 0.01,
+        "IK {ik:?}\nno IK {fk:?}"
+    );
+    assert!(ik.contact_agreement > 0.8, "{ik:?}");
+}

@@ -316,6 +316,29 @@ fn fbx_text(
     s
 }
 
+/// Writes the Mixamo-style skeleton of another body, without a take, to `<dir>/<file_name>`:
+/// legs `legs` times as long (hips height and every joint below it), the torso, neck and
+/// head `torso` times, everything `width` times as wide. Same names, same hierarchy: what
+/// a second Mixamo character is.
+pub fn write_body(dir: &Path, file_name: &str, legs: f32, torso: f32, width: f32) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut b = bones();
+    let hips_y = b[0].at_m.y;
+    for bone in &mut b {
+        let p = bone.at_m;
+        let y = if p.y <= hips_y {
+            p.y * legs
+        } else {
+            hips_y * legs + (p.y - hips_y) * torso
+        };
+        bone.at_m = Vec3::new(p.x * width, y, p.z);
+    }
+    let rest = rest_local(&b);
+    let path = dir.join(file_name);
+    std::fs::write(&path, fbx_text(&b, &rest, &[], "Take 001", false)).unwrap();
+    path
+}
+
 /// The prefixed joint names of the written skeleton, in file order.
 pub fn joint_names() -> Vec<String> {
     bones()
