@@ -312,3 +312,35 @@ fn trace_without_looping_rests_at_the_ends() {
         );
     }
 }
+
+/// A scripted window run (`--screenshot`, `--export`) of a file that does not open fails
+/// with the file's error and writes nothing: showing the demo in its place, as an
+/// interactive start does, would pass a script that checks exit codes. It fails before
+/// any window opens (no display needed).
+#[test]
+fn a_scripted_run_of_a_file_that_does_not_open_fails() {
+    let dir = std::env::temp_dir().join(format!("stridescope-scripted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let missing = dir.join("no-such-character.glb");
+    let broken = dir.join("broken.glb");
+    std::fs::write(&broken, b"glTF\x02\x00\x00\x00truncated").unwrap();
+    for (file, flag, out) in [
+        (&missing, "--screenshot", dir.join("shot.png")),
+        (&broken, "--screenshot", dir.join("shot2.png")),
+        (&missing, "--export", dir.join("clip.gif")),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_stridescope"))
+            .arg(file)
+            .args([flag, out.to_str().unwrap()])
+            .env("STRIDESCOPE_CONFIG_DIR", &dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{flag} {}: {err}", file.display());
+        let name = file.file_name().unwrap().to_string_lossy();
+        assert!(err.contains(name.as_ref()), "{err}");
+        assert!(!err.contains("showing the demo"), "{err}");
+        assert!(!out.exists(), "{}", out.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -127,6 +127,16 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         // The library goes onto FILE's character: without it there is nothing to build.
         return Err(e.clone());
     }
+    if let (Some(e), true) = (
+        &load_error,
+        options.screenshot.is_some() || options.export.is_some(),
+    ) {
+        // A scripted run of a file that does not open must fail: a screenshot of the
+        // demo in its place would pass for the file's in a script that checks exit codes.
+        return Err(e
+            .trim_end_matches(" (showing the demo instead)")
+            .to_string());
+    }
     let mut previewer = Previewer::new(model, path, settings);
     if let Some(e) = load_error.or(settings_note) {
         previewer.set_message(e, true);
