@@ -101,8 +101,9 @@ fn a_five_degree_pop_ranks_its_joint_first() {
     );
     // spine -> arm -> finger: 0.4 + 0.02 m.
     assert!((first.chain_length_m - 0.42).abs() < 1e-5, "{first:?}");
+    // The chord the chain's end moves: 2 x 0.42 m x sin(2.5 degrees).
     assert!(
-        (first.visible_m - 5f32.to_radians() * 0.42).abs() < 1e-4,
+        (first.visible_m - 2.0 * 0.42 * 2.5f32.to_radians().sin()).abs() < 1e-5,
         "{first:?}"
     );
     let finger = s.iter().find(|c| c.joint == 3).unwrap();
@@ -221,4 +222,30 @@ fn zero_length_clips_are_refused() {
     .run(&mut out)
     .unwrap_err();
     assert!(err.to_string().contains("zero-length"), "{err}");
+}
+
+/// A seam that turns a chain most of the way round moves its end by the chord, at most
+/// twice the chain: 160 degrees on the spine's 0.42 m chain is 2 x 0.42 x sin(80 degrees)
+/// = 0.827 m (the arc, 1.17 m, is further than the end can go).
+#[test]
+fn a_large_rotation_seam_moves_the_chain_end_by_its_chord() {
+    let sk = rig();
+    let clip = Clip::new(
+        "Flip".into(),
+        vec![swing(1, Vec3::Z, 0.0, 160.0)],
+        vec![],
+        4,
+    )
+    .unwrap();
+    let s = seams(&sk, &clip, None);
+    let spine = s.iter().find(|c| c.joint == 1).unwrap();
+    assert!(
+        (spine.position_jump.to_degrees() - 160.0).abs() < 1e-2,
+        "{spine:?}"
+    );
+    assert!(
+        (spine.visible_m - 2.0 * 0.42 * 80f32.to_radians().sin()).abs() < 1e-4,
+        "{spine:?}"
+    );
+    assert!(spine.visible_m <= 2.0 * spine.chain_length_m);
 }

@@ -56,6 +56,8 @@ pub struct ChannelSeam {
     /// longest path through its descendants, or its own bone for a leaf.
     pub chain_length_m: f32,
     /// How far the position jump moves the end of the chain (metres): what ranks seams.
+    /// For a rotation the chord `2 L sin(angle / 2)`, never more than twice the chain
+    /// (the arc `angle * L` put 3.5 m on the end of a 1.28 m chain).
     pub visible_m: f32,
     /// The velocity jump at the end of the chain (m/s).
     pub visible_velocity_mps: f32,
@@ -195,7 +197,7 @@ impl LoopSeamJob<'_> {
                     position_jump: jump,
                     velocity_jump: vjump,
                     chain_length_m: chain,
-                    visible_m: jump * chain,
+                    visible_m: 2.0 * chain * (0.5 * jump).sin(),
                     visible_velocity_mps: vjump * chain,
                     inner_velocity_jump: inner,
                 });
