@@ -18,7 +18,8 @@
 
 use glam::{Mat4, Vec3};
 
-use super::{AnimError, Clip, LocalToModelJob, SamplingCache, SamplingJob, Skeleton, SyncMarker};
+use super::model_pose::for_each_model_pose;
+use super::{AnimError, Clip, LocalToModelJob, Skeleton, SyncMarker};
 
 /// One leg: joint indices into the [`Skeleton`].
 #[derive(Clone, Debug, PartialEq)]
@@ -830,6 +831,31 @@ impl FootContacts {
 const MAX_SAMPLES: usize = 1 << 20;
 const MIN_SAMPLES: usize = 8;
 
+/// Every joint of every leg (thigh, calf, foot, toe) is a joint of `skeleton`.
+///
+/// Errors: the first one out of range, named by leg and role.
+pub fn check_legs(skeleton: &Skeleton, legs: &[LegChain]) -> Result<(), AnimError> {
+    let n = skeleton.joint_count();
+    for leg in legs {
+        let joints = [
+            ("thigh", Some(leg.thigh)),
+            ("calf", Some(leg.calf)),
+            ("foot", Some(leg.foot)),
+            ("toe", leg.toe),
+        ];
+        for (role, joint) in joints {
+            if let Some(joint) = joint.filter(|&j| j >= n) {
+                return Err(AnimError::JointOutOfRange {
+                    what: format!("leg '{}' {role}", leg.name),
+                    joint,
+                    joint_count: n,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Finds each leg's contact intervals over one cycle of `clip`.
 ///
 /// Samples the clip at `samples_per_sec` over `[0, duration)` (SamplingJob +
@@ -852,24 +878,7 @@ pub fn detect_contacts(
     settings: &ContactSettings,
 ) -> Result<Vec<FootContacts>, AnimError> {
     settings.validate()?;
-    let n = skeleton.joint_count();
-    for leg in legs {
-        let joints = [
-            ("thigh", Some(leg.thigh)),
-            ("calf", Some(leg.calf)),
-            ("foot", Some(leg.foot)),
-            ("toe", leg.toe),
-        ];
-        for (role, joint) in joints {
-            if let Some(joint) = joint.filter(|&j| j >= n) {
-                return Err(AnimError::JointOutOfRange {
-                    what: format!("leg '{}' {role}", leg.name),
-                    joint,
-                    joint_count: n,
-                });
-            }
-        }
-    }
+    check_legs(skeleton, legs)?;
     let duration = clip.duration_secs();
     if !(duration > 0.0 && duration.is_finite()) {
         return Err(AnimError::OutOfRange {
@@ -889,7 +898,6 @@ pub fn detect_contacts(
     let samples = (wanted as usize).max(MIN_SAMPLES);
     let dt = duration / samples as f32;
 
-    let rest = skeleton.rest_pose();
     let p = rest_positions(skeleton);
     let mut lengths = Vec::with_capacity(legs.len());
     for leg in legs {
@@ -906,23 +914,8 @@ pub fn detect_contacts(
     // Heights, joint-major: [leg][foot|toe][sample]; and ground positions (x, z).
     let mut heights = vec![[Vec::with_capacity(samples), Vec::new()]; legs.len()];
     let mut grounds: Vec<[Vec<glam::Vec2>; 2]> = vec![[Vec::new(), Vec::new()]; legs.len()];
-    let mut local = rest.to_vec();
-    let mut model = vec![Mat4::IDENTITY; n];
-    let mut cache = SamplingCache::new();
-    for i in 0..samples {
-        let time_secs = duration * (i as f32 / samples as f32);
-        SamplingJob {
-            clip,
-            time_secs,
-            rest_pose: rest,
-        }
-        .run_with_cache(&mut cache, &mut local)?;
-        LocalToModelJob {
-            parents: skeleton.parents(),
-            local: &local,
-            model_from_root: Mat4::IDENTITY,
-        }
-        .run(&mut model)?;
+    let times = (0..samples).map(|i| duration * (i as f32 / samples as f32));
+    for_each_model_pose(skeleton, clip, times, |_, time_secs, model| {
         for ((leg, h), g) in legs.iter().zip(heights.iter_mut()).zip(grounds.iter_mut()) {
             let y = model[leg.foot].w_axis.y;
             let ground = |j: usize| glam::Vec2::new(model[j].w_axis.x, model[j].w_axis.z);
@@ -940,7 +933,8 @@ pub fn detect_contacts(
                 h[1].push(model[toe].w_axis.y);
             }
         }
-    }
+        Ok(())
+    })?;
 
     let mut out = Vec::with_capacity(legs.len());
     let mut margin = vec![0.0f32; samples];

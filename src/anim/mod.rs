@@ -24,6 +24,7 @@ pub mod ik;
 pub mod inertialize;
 pub mod local_to_model;
 pub mod locomotion;
+pub mod model_pose;
 pub mod morph;
 pub mod motion_matching;
 pub mod phase;

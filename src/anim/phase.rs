@@ -13,6 +13,7 @@
 use glam::{Mat4, Vec3};
 
 use super::blend::blending::{BlendLayer, BlendingJob};
+use super::model_pose::for_each_model_pose;
 use super::{
     AnimError, Clip, ClipRootMotion, GroundTransform, LocalToModelJob, SamplingCache, SamplingJob,
     Skeleton, Transform,
@@ -316,31 +317,15 @@ pub fn swing_axis(
     legs: &[(usize, usize)],
     clip: &Clip,
 ) -> Result<Vec3, AnimError> {
-    let n = skeleton.joint_count();
-    let rest = skeleton.rest_pose();
-    let mut local = rest.to_vec();
-    let mut model = vec![Mat4::IDENTITY; n];
-    let mut cache = SamplingCache::new();
     let mut points: Vec<(f64, f64)> = Vec::with_capacity(AXIS_SAMPLES * legs.len());
-    for k in 0..AXIS_SAMPLES {
-        let t = clip.duration_secs() * k as f32 / AXIS_SAMPLES as f32;
-        SamplingJob {
-            clip,
-            time_secs: t,
-            rest_pose: rest,
-        }
-        .run_with_cache(&mut cache, &mut local)?;
-        LocalToModelJob {
-            parents: skeleton.parents(),
-            local: &local,
-            model_from_root: Mat4::IDENTITY,
-        }
-        .run(&mut model)?;
+    let times = (0..AXIS_SAMPLES).map(|k| clip.duration_secs() * k as f32 / AXIS_SAMPLES as f32);
+    for_each_model_pose(skeleton, clip, times, |_, _, model| {
         for &(hip, foot) in legs {
             let v = model[foot].w_axis.truncate() - model[hip].w_axis.truncate();
             points.push((f64::from(v.x), f64::from(v.z)));
         }
-    }
+        Ok(())
+    })?;
     // Covariance per leg about that leg's own mean (legs sit side by side: their offset
     // is sideways and not swing), summed.
     let (mut xx, mut xz, mut zz) = (0.0f64, 0.0f64, 0.0f64);

@@ -133,11 +133,10 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     ) {
         // A scripted run of a file that does not open must fail: a screenshot of the
         // demo in its place would pass for the file's in a script that checks exit codes.
-        return Err(e
-            .trim_end_matches(" (showing the demo instead)")
-            .to_string());
+        return Err(e.clone());
     }
     let mut previewer = Previewer::new(model, path, settings);
+    let load_error = load_error.map(|e| format!("{e} (showing the demo instead)"));
     if let Some(e) = load_error.or(settings_note) {
         previewer.set_message(e, true);
     }
@@ -275,14 +274,14 @@ fn apply_start_options(previewer: &mut Previewer, options: &AppOptions) {
     }
 }
 
-/// Loads the requested file; a bad file falls back to the demo with the error shown.
+/// Loads the requested file; a bad file falls back to the demo, with its error returned.
 fn initial_model(file: Option<&Path>) -> Result<(Model, Option<PathBuf>, Option<String>), String> {
     match file {
         Some(path) => match crate::asset::load(path) {
             Ok(m) => Ok((m, Some(path.to_path_buf()), None)),
             Err(e) => {
                 let demo = crate::asset::load_or_demo(None)?;
-                Ok((demo, None, Some(format!("{e} (showing the demo instead)"))))
+                Ok((demo, None, Some(e.to_string())))
             }
         },
         None => Ok((crate::asset::load_or_demo(None)?, None, None)),

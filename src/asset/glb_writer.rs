@@ -255,12 +255,7 @@ pub fn append_animations(
         .filter_map(|a| a.get("name").and_then(Value::as_str).map(str::to_string))
         .collect();
     for (given, channels) in animations {
-        let mut name = given.clone();
-        let mut k = 2;
-        while names.contains(&name) {
-            name = format!("{given} ({k})");
-            k += 1;
-        }
+        let name = super::naming::unique_name(given, |n| names.contains(n));
         names.insert(name.clone());
         let mut samplers = Vec::new();
         let mut out_channels = Vec::new();

@@ -28,6 +28,19 @@ pub fn is_generic_take_name(name: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// `wanted` if `taken` says it is free, else the first free one of `wanted (2)`,
+/// `wanted (3)` ...: how clip and animation names are kept unique in a file, a library
+/// and a written GLB.
+pub fn unique_name(wanted: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = wanted.to_string();
+    let mut k = 2;
+    while taken(&name) {
+        name = format!("{wanted} ({k})");
+        k += 1;
+    }
+    name
+}
+
 /// Renames `clips` (one file's takes, in file order) whose names are generic (see
 /// [`is_generic_take_name`]) after `path`'s stem: the stem alone for the one generic take
 /// that animates when there is exactly one, `stem/take` for every other generic take.
@@ -61,21 +74,13 @@ pub fn name_takes_after_file(clips: &mut [Clip], path: &Path) {
         } else {
             format!("{stem}/{}", clips[c].name())
         };
-        let mut name = wanted.clone();
-        let mut k = 2;
-        while clips
-            .iter()
-            .enumerate()
-            .any(|(i, other)| i != c && other.name() == name)
-        {
-            name = format!("{wanted} ({k})");
-            k += 1;
-        }
-        let clip = std::mem::replace(
-            &mut clips[c],
-            Clip::new(String::new(), Vec::new(), Vec::new(), 0).expect("an empty clip is valid"),
-        );
-        clips[c] = clip.renamed(name);
+        let name = unique_name(&wanted, |name| {
+            clips
+                .iter()
+                .enumerate()
+                .any(|(i, other)| i != c && other.name() == name)
+        });
+        clips[c].set_name(name);
     }
 }
 
@@ -106,5 +111,17 @@ mod tests {
         ] {
             assert!(!is_generic_take_name(n), "{n}");
         }
+    }
+}
+
+#[cfg(test)]
+mod unique_tests {
+    use super::unique_name;
+
+    #[test]
+    fn a_taken_name_gets_the_first_free_number() {
+        let taken = ["Walk", "Walk (2)"];
+        assert_eq!(unique_name("Run", |n| taken.contains(&n)), "Run");
+        assert_eq!(unique_name("Walk", |n| taken.contains(&n)), "Walk (3)");
     }
 }

@@ -53,9 +53,9 @@ pub struct ClipGrid {
 
 impl ClipGrid {
     /// One cell per clip of `model` that animates (empty takes are left out), in clip
-    /// order, row by row (`columns` per row: about
-    /// the square root of the clip count, so the grid is square). Cells are spaced by
-    /// the character's size so neighbours do not overlap while they play.
+    /// order, row by row (`columns` per row: about the square root of the clip count, so
+    /// the grid is square). Cells are spaced by the character's size so neighbours do not
+    /// overlap while they play.
     ///
     /// Errors: the model has no clips.
     pub fn new(model: &Model) -> Result<Self, StageError> {

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::anim::contacts::{detect_contacts, ContactSettings};
 use crate::anim::retarget::quality::{
-    measure, source_foot_deviation, with_virtual_toes, Side, StillFeet,
+    measure, source_foot_deviation, with_virtual_toes, FootDeviation, Side, StillFeet,
 };
 use crate::anim::retarget::{
     automap, ChainPose, ChainPoses, RetargetMap, RetargetOptions, Retargeter, BONES,
@@ -44,18 +44,9 @@ pub struct ClipQualityReport {
     pub leg_ratio: f32,
     /// How far the target's feet are from the source's, scaled by the leg ratio (in
     /// target leg lengths): what foot IK must not make worse.
-    pub source_foot_deviation: FootDeviationReport,
+    pub source_foot_deviation: FootDeviation,
     /// The source clip was judged in place (its planted feet ride a treadmill).
     pub source_in_place: bool,
-}
-
-/// [`crate::anim::retarget::quality::FootDeviation`] as the report prints it.
-#[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct FootDeviationReport {
-    /// Mean over the frames and both feet (target leg lengths).
-    pub mean_legs: f32,
-    /// Largest (target leg lengths).
-    pub max_legs: f32,
 }
 
 /// What `retarget --json` prints.
@@ -426,10 +417,7 @@ fn retarget_models_counted(
                 contact_agreement: q.contact_agreement,
                 speed_ratio: q.speed_ratio,
                 leg_ratio: q.leg_ratio,
-                source_foot_deviation: FootDeviationReport {
-                    mean_legs: deviation.mean_legs,
-                    max_legs: deviation.max_legs,
-                },
+                source_foot_deviation: deviation,
                 source_in_place,
             };
             clip_done();
@@ -613,12 +601,9 @@ fn library_on(
             Err(e) => return Err(e),
         };
         for clip in found {
-            let mut name = clip.name().to_string();
-            let mut k = 2;
-            while clips.iter().any(|c| c.name() == name) {
-                name = format!("{} ({k})", clip.name());
-                k += 1;
-            }
+            let name = crate::asset::naming::unique_name(clip.name(), |n| {
+                clips.iter().any(|c: &crate::anim::Clip| c.name() == n)
+            });
             let sidecar = sidecars
                 .iter()
                 .find(|(stem, _)| single_file || stem == clip.name());

@@ -237,6 +237,11 @@ impl Clip {
         self
     }
 
+    /// Gives the clip another name (in place: see [`Self::renamed`]).
+    pub fn set_name(&mut self, name: String) {
+        self.name = name;
+    }
+
     /// Sets the source's frame rate (Hz), e.g. a BVH file's `1 / Frame Time`; `None`, a
     /// non-finite or non-positive rate: the source has none (glTF).
     pub fn with_frame_rate(mut self, hz: Option<f64>) -> Self {

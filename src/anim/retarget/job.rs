@@ -478,6 +478,20 @@ impl Retargeter {
         ground_start: Option<Vec3>,
         out: &mut [Transform],
     ) -> Result<(), AnimError> {
+        let source_model = model_of(&self.source, source_local)?;
+        self.retarget_posed(source_local, &source_model, in_place, ground_start, out)
+    }
+
+    /// [`Self::retarget_pose_from`] given the source pose in model space too
+    /// (`source_model`, from `source_local`), for a caller that needs it as well.
+    fn retarget_posed(
+        &self,
+        source_local: &[Transform],
+        source_model: &[Mat4],
+        in_place: bool,
+        ground_start: Option<Vec3>,
+        out: &mut [Transform],
+    ) -> Result<(), AnimError> {
         let n = self.target.joint_count();
         if out.len() != n {
             return Err(AnimError::LengthMismatch {
@@ -486,13 +500,19 @@ impl Retargeter {
                 actual: out.len(),
             });
         }
-        let source_model = model_of(&self.source, source_local)?;
-        // Target model rotations of the mapped joints.
-        let mut wanted: Vec<Option<Quat>> = vec![None; n];
-        for &(s, t) in &self.pairs {
-            let delta =
+        // Source joint `s`'s turn from its retarget pose, in the target's facing.
+        let delta = |s: usize| {
+            let d =
                 rotation_of(&source_model[s]) * rotation_of(&self.source_ref_model[s]).inverse();
-            let delta = self.align * delta * self.align.inverse();
+            self.align * d * self.align.inverse()
+        };
+        // Target model rotations of the mapped joints and of the namesakes (fingers,
+        // twist bones), which turn in model space like the mapped bones: a local copy is
+        // only right where both rigs' parents have the same axes, and put a same-named
+        // thumb of another Mixamo body 30-80 degrees off.
+        let mut wanted: Vec<Option<Quat>> = vec![None; n];
+        for &(s, t) in self.pairs.iter().chain(&self.namesakes) {
+            let delta = delta(s);
             wanted[t] = Some((delta * rotation_of(&self.target_ref_model[t])).normalize());
             // Where the legs hang from a joint above the hips (the Quaternius robot's
             // Body), that joint is the pelvis: it turns about the vertical as the source's
@@ -504,15 +524,6 @@ impl Retargeter {
                 let yaw = twist_about_y(delta);
                 wanted[c] = Some((yaw * rotation_of(&self.target_ref_model[c])).normalize());
             }
-        }
-        // Namesakes (fingers, twist bones) turn in model space as the source's do, like
-        // the mapped bones: a local copy is only right where both rigs' parents have the
-        // same axes, and put a same-named thumb of another Mixamo body 30-80 degrees off.
-        for &(s, t) in &self.namesakes {
-            let delta =
-                rotation_of(&source_model[s]) * rotation_of(&self.source_ref_model[s]).inverse();
-            let delta = self.align * delta * self.align.inverse();
-            wanted[t] = Some((delta * rotation_of(&self.target_ref_model[t])).normalize());
         }
         out.copy_from_slice(&self.target_ref_local);
         for &(s, t) in &self.namesakes {
@@ -625,25 +636,30 @@ impl Retargeter {
             }
             .run_with_cache(&mut cache, &mut source_local)?;
             let mut out = vec![Transform::IDENTITY; n];
+            let source_model = model_of(&self.source, &source_local)?;
             if i == 0 {
                 // A take that starts away from the retarget pose (more than half a leg:
                 // the actor stood elsewhere) is moved to start there; a clip that starts
                 // at it (a cycle's sway) is left as it is.
-                let model = model_of(&self.source, &source_local)?;
-                let h = position_of(&model[self.source_hips]);
+                let h = position_of(&source_model[self.source_hips]);
                 let r = position_of(&self.source_ref_model[self.source_hips]);
                 let away = Vec3::new(h.x - r.x, 0.0, h.z - r.z).length();
                 if away > 0.5 * self.source_leg {
                     ground_start = Some(h);
                 }
             }
-            self.retarget_pose_from(&source_local, options.in_place, ground_start, &mut out)?;
+            self.retarget_posed(
+                &source_local,
+                &source_model,
+                options.in_place,
+                ground_start,
+                &mut out,
+            )?;
             poses.push(out);
             if options.foot_ik {
-                let model = model_of(&self.source, &source_local)?;
                 source_feet.push(
                     (0..self.target_legs.len())
-                        .map(|k| self.scaled_source_contacts(&model, k, options.in_place))
+                        .map(|k| self.scaled_source_contacts(&source_model, k, options.in_place))
                         .collect(),
                 );
             }

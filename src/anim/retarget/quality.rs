@@ -9,10 +9,11 @@
 //! that pinning could be rewarded for; slide is measured against that same ground; and
 //! [`FootDeviation`] says how far the target's feet are from the source's.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Quat, Vec3};
 
-use crate::anim::contacts::{detect_contacts, leg_length, ContactSettings, LegChain};
-use crate::anim::{AnimError, Clip, LocalToModelJob, SamplingCache, SamplingJob, Skeleton};
+use crate::anim::contacts::{check_legs, detect_contacts, leg_length, ContactSettings, LegChain};
+use crate::anim::model_pose::for_each_model_pose;
+use crate::anim::{AnimError, Clip, Skeleton};
 
 /// A planted foot's contact point moves at under this many leg lengths per second
 /// relative to the ground (0.45 m/s on a 0.9 m leg): a heel rolling onto the ball stays
@@ -24,7 +25,7 @@ pub const STILL_LEGS_PER_SEC: f32 = 0.5;
 /// distance between the target's ankle and where the source's ankle is relative to its
 /// hips, turned into the target's facing and scaled by the leg ratio, placed at the
 /// target's hips; in target leg lengths.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct FootDeviation {
     /// Mean over the samples and the feet (legs; 0 = the source's feet exactly).
     pub mean_legs: f32,
@@ -66,31 +67,22 @@ impl StillFeet {
         check_legs(skeleton, legs)?;
         let n = ((duration * 60.0).ceil() as usize).clamp(2, 1 << 20);
         let dt = duration / n as f32;
-        let feet = foot_samples(skeleton, clip, legs, n, dt)?;
+        let (paths, _) = foot_samples(skeleton, clip, legs, None, n, dt)?;
         let ground = Vec3::new(ground_velocity.x, 0.0, ground_velocity.z);
-        let still: Vec<Vec<bool>> = legs
+        let still = legs
             .iter()
-            .zip(&feet)
+            .zip(&paths)
             .map(|(leg, path)| {
                 let limit = STILL_LEGS_PER_SEC * leg_length(skeleton, leg);
                 (0..=n)
                     .map(|i| {
-                        let (a, b) = (i.saturating_sub(1), (i + 1).min(n));
-                        let span = (b - a) as f32 * dt;
-                        let speed = |p: usize| {
-                            let d = (path[b][p] - path[a][p]) / span - ground;
-                            Vec3::new(d.x, 0.0, d.z).length()
-                        };
-                        speed(0).min(speed(1)) < limit
+                        let [ankle, toe] = central_velocity(path, i, dt);
+                        (ankle - ground).length().min((toe - ground).length()) < limit
                     })
                     .collect()
             })
             .collect();
-        Ok(Self {
-            dt,
-            still,
-            paths: feet,
-        })
+        Ok(Self { dt, still, paths })
     }
 
     /// The horizontal velocity of leg `leg`'s ankle and toe at clip time `t` (model
@@ -100,15 +92,8 @@ impl StillFeet {
         let Some(path) = self.paths.get(leg).filter(|p| p.len() >= 2) else {
             return [Vec3::ZERO; 2];
         };
-        let n = path.len() - 1;
-        let i = ((t / self.dt).round().max(0.0) as usize).min(n);
-        let (a, b) = (i.saturating_sub(1), (i + 1).min(n));
-        let span = (b - a) as f32 * self.dt;
-        let v = |p: usize| {
-            let d = (path[b][p] - path[a][p]) / span;
-            Vec3::new(d.x, 0.0, d.z)
-        };
-        [v(0), v(1)]
+        let i = ((t / self.dt).round().max(0.0) as usize).min(path.len() - 1);
+        central_velocity(path, i, self.dt)
     }
 
     /// True when leg `leg`'s foot stands still at clip time `t` (the nearest sample;
@@ -124,75 +109,53 @@ impl StillFeet {
     }
 }
 
-fn check_legs(skeleton: &Skeleton, legs: &[LegChain]) -> Result<(), AnimError> {
-    let n = skeleton.joint_count();
-    for leg in legs {
-        for j in [Some(leg.thigh), Some(leg.calf), Some(leg.foot), leg.toe]
-            .into_iter()
-            .flatten()
-        {
-            if j >= n {
-                return Err(AnimError::JointOutOfRange {
-                    what: format!("leg '{}'", leg.name),
-                    joint: j,
-                    joint_count: n,
-                });
-            }
-        }
-    }
-    Ok(())
+/// The horizontal velocity of the ankle and the toe at sample `i` of `path` (samples
+/// `dt` apart): a central difference, one-sided at the ends (units/s).
+fn central_velocity(path: &[[Vec3; 2]], i: usize, dt: f32) -> [Vec3; 2] {
+    let n = path.len() - 1;
+    let (a, b) = (i.saturating_sub(1), (i + 1).min(n));
+    let span = (b - a) as f32 * dt;
+    let v = |p: usize| {
+        let d = (path[b][p] - path[a][p]) / span;
+        Vec3::new(d.x, 0.0, d.z)
+    };
+    [v(0), v(1)]
 }
 
+/// Clip times `i * dt` for `i` in `0..=n`, the last one at most the clip's end.
+fn sample_times(clip: &Clip, n: usize, dt: f32) -> impl Iterator<Item = f32> {
+    let duration = clip.duration_secs();
+    (0..=n).map(move |i| (i as f32 * dt).min(duration))
+}
+
+/// `[leg][sample]` ankle and toe, and `[sample]` hips (empty unless asked for).
+type FootPaths = (Vec<Vec<[Vec3; 2]>>, Vec<Vec3>);
+
 /// Per leg and sample `i` (time `i * dt`, `0..=n`): the ankle and the toe (the ankle
-/// again without one), model space.
+/// again without one), model space; with `hips`, that joint's path too (one sampling
+/// pass for both).
 fn foot_samples(
     skeleton: &Skeleton,
     clip: &Clip,
     legs: &[LegChain],
+    hips: Option<usize>,
     n: usize,
     dt: f32,
-) -> Result<Vec<Vec<[Vec3; 2]>>, AnimError> {
+) -> Result<FootPaths, AnimError> {
     let mut feet = vec![Vec::with_capacity(n + 1); legs.len()];
-    each_pose(skeleton, clip, n, dt, |_, model| {
+    let mut hips_path = Vec::with_capacity(if hips.is_some() { n + 1 } else { 0 });
+    for_each_model_pose(skeleton, clip, sample_times(clip, n, dt), |_, _, model| {
         for (k, leg) in legs.iter().enumerate() {
             let ankle = model[leg.foot].w_axis.truncate();
             let toe = leg.toe.map_or(ankle, |toe| model[toe].w_axis.truncate());
             feet[k].push([ankle, toe]);
         }
+        if let Some(h) = hips {
+            hips_path.push(model[h].w_axis.truncate());
+        }
+        Ok(())
     })?;
-    Ok(feet)
-}
-
-/// Calls `f(i, model pose)` for each sample `i` at time `i * dt` (`0..=n`, the last one
-/// at the clip's end).
-fn each_pose(
-    skeleton: &Skeleton,
-    clip: &Clip,
-    n: usize,
-    dt: f32,
-    mut f: impl FnMut(usize, &[Mat4]),
-) -> Result<(), AnimError> {
-    let duration = clip.duration_secs();
-    let mut local = skeleton.rest_pose().to_vec();
-    let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
-    let mut cache = SamplingCache::new();
-    for i in 0..=n {
-        let t = (i as f32 * dt).min(duration);
-        SamplingJob {
-            clip,
-            time_secs: t,
-            rest_pose: skeleton.rest_pose(),
-        }
-        .run_with_cache(&mut cache, &mut local)?;
-        LocalToModelJob {
-            parents: skeleton.parents(),
-            local: &local,
-            model_from_root: Mat4::IDENTITY,
-        }
-        .run(&mut model)?;
-        f(i, &model);
-    }
-    Ok(())
+    Ok((feet, hips_path))
 }
 
 /// One side of [`source_foot_deviation`]: a clip on its skeleton, its legs (left, right)
@@ -257,19 +220,19 @@ pub fn source_foot_deviation(
     let rate = target.clip.frame_rate_hz().unwrap_or(30.0) as f32;
     let n = ((duration * rate).round() as usize).max(2);
     let dt = duration / n as f32;
-    // Ankles relative to the hips, per sample and leg.
+    // Ankles relative to the hips, per leg and sample.
     let relative = |side: &Side<'_>| -> Result<Vec<Vec<Vec3>>, AnimError> {
-        let mut out = Vec::with_capacity(n + 1);
-        each_pose(side.skeleton, side.clip, n, dt, |_, model| {
-            let hips = model[side.hips].w_axis.truncate();
-            out.push(
-                side.legs
-                    .iter()
-                    .map(|l| model[l.foot].w_axis.truncate() - hips)
-                    .collect(),
-            );
-        })?;
-        Ok(out)
+        let (feet, hips) =
+            foot_samples(side.skeleton, side.clip, side.legs, Some(side.hips), n, dt)?;
+        Ok(feet
+            .iter()
+            .map(|path| {
+                path.iter()
+                    .zip(&hips)
+                    .map(|([ankle, _], h)| *ankle - *h)
+                    .collect()
+            })
+            .collect())
     };
     let (s, t) = (relative(&source)?, relative(&target)?);
     let (mut sum, mut count, mut max) = (0.0f32, 0usize, 0.0f32);
@@ -340,16 +303,19 @@ pub fn measure(
             what: "retargeted clip (zero length)".into(),
         });
     }
+    if hips >= skeleton.joint_count() {
+        return Err(AnimError::JointOutOfRange {
+            what: "hips".into(),
+            joint: hips,
+            joint_count: skeleton.joint_count(),
+        });
+    }
     let settings = ContactSettings::default();
     let target_contacts = detect_contacts(skeleton, clip, legs, &settings)?;
     let rate = clip.frame_rate_hz().unwrap_or(30.0) as f32;
     let n = ((duration * rate).round() as usize).max(2);
     let dt = duration / n as f32;
-    let feet = foot_samples(skeleton, clip, legs, n, dt)?;
-    let mut hips_path = Vec::with_capacity(n + 1);
-    each_pose(skeleton, clip, n, dt, |_, model| {
-        hips_path.push(model[hips].w_axis.truncate());
-    })?;
+    let (feet, hips_path) = foot_samples(skeleton, clip, legs, Some(hips), n, dt)?;
     let (mut slide_sum, mut slide_count) = (0.0f32, 0usize);
     let mut agreement = Vec::new();
     for (k, _) in legs.iter().enumerate() {

@@ -32,13 +32,8 @@ pub(super) fn clips(
         if name.is_empty() {
             name = format!("take {s}");
         }
-        if !names.insert(name.clone()) {
-            let mut k = 2;
-            while !names.insert(format!("{name} ({k})")) {
-                k += 1;
-            }
-            name = format!("{name} ({k})");
-        }
+        name = crate::asset::naming::unique_name(&name, |n| names.contains(n));
+        names.insert(name.clone());
         let at = |message: String| ImportError::new(path, format!("take '{name}'"), message);
         let bake = ufbx::bake_anim(
             scene,
