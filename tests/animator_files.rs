@@ -72,6 +72,16 @@ fn a_mixamo_download_opens_on_its_take_named_after_the_file() {
         report["clips"][0]
     );
     assert!(report["clips"][1]["empty"].is_null());
+    // The text says the same.
+    let out = stridescope(&["inspect".as_ref(), path.as_os_str()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("clips: (opens on Walking)"), "{text}");
+    assert!(
+        text.contains(
+            "empty take: no animated channel: not opened by default, left out of libraries"
+        ),
+        "{text}"
+    );
 
     // `trace` and `snapshot` without --clip play the take, not the T pose.
     let out = stridescope(&[
@@ -190,4 +200,26 @@ fn a_written_glb_keeps_animation_names_unique() {
         names.contains(&"Walk (2)") && names.contains(&"Walk (3)"),
         "{names:?}"
     );
+}
+
+/// A file whose only take is empty (Maya's `maya_character` sample: a rig and an empty
+/// `Take 001`) opens on it, and `inspect` does not claim otherwise.
+#[test]
+fn a_file_of_only_an_empty_take_opens_on_it_and_says_so() {
+    let path = shared("fbx/ufbx/maya_character_7500_binary.fbx");
+    let model = asset::load(&path).unwrap();
+    assert_eq!(model.clips.len(), 1);
+    assert_eq!(model.clips[0].emptiness(), Some(ClipEmptiness::NoChannels));
+    assert_eq!(model.default_clip(), Some(0));
+    let out = stridescope(&["inspect".as_ref(), path.as_os_str()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("clips: (opens on maya_character_7500_binary/Take 001)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("empty take: no animated channel: left out of libraries"),
+        "{text}"
+    );
+    assert!(!text.contains("not opened by default"), "{text}");
 }

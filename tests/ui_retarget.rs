@@ -23,7 +23,11 @@ fn walk() -> PathBuf {
 }
 
 fn harness() -> Harness<'static, Previewer> {
-    let model = stridescope::asset::load_or_demo(None).unwrap();
+    harness_on(stridescope::asset::load_or_demo(None).unwrap())
+}
+
+/// The panel after retargeting the Bandai walk onto `model`.
+fn harness_on(model: stridescope::asset::Model) -> Harness<'static, Previewer> {
     let mut previewer = Previewer::new(model, None, Settings::default());
     previewer.retarget_from(&walk()).unwrap();
     let mut h = Harness::builder()
@@ -49,7 +53,24 @@ fn the_panel_shows_the_figures_and_the_bone_map_window_the_joints() {
     let c = &s.report.clips[0];
     h.get_by_label(&format!("contact {:.2}", c.contact_agreement));
     assert!(c.contact_agreement > 0.9, "{c:?}");
-    assert!(h.query_by_label_contains("⚠").is_none(), "no warning");
+    let d = c.source_foot_deviation;
+    h.get_by_label(&format!(
+        "feet off {:.0}% (max {:.0}%)",
+        d.mean_legs * 100.0,
+        d.max_legs * 100.0
+    ));
+    assert!(d.max_legs < 0.10, "{c:?}");
+    for warning in [
+        "feet stray",
+        "slide and plant",
+        "planted feet slide",
+        "plant at other",
+    ] {
+        assert!(
+            h.query_by_label_contains(warning).is_none(),
+            "no warning: {warning}"
+        );
+    }
     let mapped = s.report.mapping.len();
     // The bone map opens in its own window: a row per profile bone with both joints.
     h.get_by_label(&format!("Bone map… ({mapped} of 22 bones mapped)"))
@@ -258,4 +279,19 @@ fn opening_another_file_forgets_the_retarget() {
         "the robot's clips are all there"
     );
     assert!(h.query_by_label_contains("Retargeted from").is_none());
+}
+
+/// On the Quaternius robot (hip joints 0.4 legs apart, short thighs) the feet stay 0.35-0.40
+/// legs from the scaled actor's: the figure is orange and a warning line says it.
+#[test]
+fn feet_far_from_the_source_s_are_flagged() {
+    let robot = stridescope::asset::load(&shared("assets/Robot/robot.glb")).unwrap();
+    let h = harness_on(robot);
+    let c = &h.state().retarget.as_ref().unwrap().report.clips[0];
+    let d = c.source_foot_deviation;
+    assert!(d.max_legs > 0.10, "{c:?}");
+    h.get_by_label(&format!(
+        "feet stray up to {:.0}% of a leg",
+        d.max_legs * 100.0
+    ));
 }

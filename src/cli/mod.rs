@@ -993,9 +993,16 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
             if c.additive { ", additive" } else { "" }
         );
         if let Some(why) = &c.empty {
+            // A file whose takes are all empty still opens on its first (the rest pose).
+            let opened = report.default_clip.as_deref() == Some(c.name.as_str());
             let _ = writeln!(
                 w,
-                "    {why}: not opened by default, left out of libraries and quality figures"
+                "    {why}: {}left out of libraries and quality figures",
+                if opened {
+                    ""
+                } else {
+                    "not opened by default, "
+                }
             );
         }
         if c.morph_channels > 0 {

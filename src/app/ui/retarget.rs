@@ -85,19 +85,22 @@ fn quality_ui(p: &Previewer, ui: &mut egui::Ui) {
         let floats = c.contact_agreement < AGREEMENT_WARN;
         ui.label(RichText::new(&c.name).strong());
         ui.horizontal_wrapped(|ui| {
+            // Each figure whole: one too long for the row starts the next row instead of
+            // breaking inside ("leg" / "×1.92").
+            let figure = |ui: &mut egui::Ui, text: RichText| ui.add(egui::Label::new(text).extend());
             let slide = RichText::new(format!("slide {:.3} m/s", c.planted_foot_slide_mps));
-            ui.label(if slides { slide.color(WARN) } else { slide })
+            figure(ui, if slides { slide.color(WARN) } else { slide })
                 .on_hover_text(if c.source_in_place {
                     "mean speed of the feet against the treadmill the in-place source implies, while the source's are planted and still (0 = planted)"
                 } else {
                     "mean horizontal speed of the feet while the source's are planted and still (0 = planted)"
                 });
             let contact = RichText::new(format!("contact {:.2}", c.contact_agreement));
-            ui.label(if floats { contact.color(WARN) } else { contact })
+            figure(ui, if floats { contact.color(WARN) } else { contact })
                 .on_hover_text("how well the feet plant when the source's do: overlap of the planted times, 0..1");
-            ui.label(format!("speed ×{:.2}", c.speed_ratio))
+            figure(ui, RichText::new(format!("speed ×{:.2}", c.speed_ratio)))
                 .on_hover_text("root speed / the source's");
-            ui.label(format!("leg ×{:.2}", c.leg_ratio))
+            figure(ui, RichText::new(format!("leg ×{:.2}", c.leg_ratio)))
                 .on_hover_text("leg length / the source's");
             let strays = c.source_foot_deviation.max_legs > DEVIATION_WARN_LEGS;
             let dev = RichText::new(format!(
@@ -105,17 +108,17 @@ fn quality_ui(p: &Previewer, ui: &mut egui::Ui) {
                 c.source_foot_deviation.mean_legs * 100.0,
                 c.source_foot_deviation.max_legs * 100.0
             ));
-            ui.label(if strays { dev.color(WARN) } else { dev })
-                .on_hover_text("distance of the feet from the source's feet scaled by the leg ratio, in leg lengths: mean over the clip (largest)");
+            figure(ui, if strays { dev.color(WARN) } else { dev })
+                .on_hover_text("distance of the feet from the source's feet scaled by the leg ratio, in leg lengths: mean over the clip (largest); other proportions (hip width) count too");
         });
+        let mut warnings = Vec::new();
         if c.source_foot_deviation.max_legs > DEVIATION_WARN_LEGS {
-            ui.colored_label(
-                WARN,
-                format!(
-                    "feet stray from the source's by up to {:.0}% of a leg",
-                    c.source_foot_deviation.max_legs * 100.0
-                ),
-            );
+            // Short: the right panel scrolls sideways, so a long line is cut, not wrapped
+            // (issue 39's panel widths).
+            warnings.push(format!(
+                "feet stray up to {:.0}% of a leg",
+                c.source_foot_deviation.max_legs * 100.0
+            ));
         }
         if slides || floats {
             let why = match (slides, floats) {
@@ -123,7 +126,11 @@ fn quality_ui(p: &Previewer, ui: &mut egui::Ui) {
                 (true, false) => "planted feet slide",
                 _ => "feet plant at other times than the source's (they float or drag)",
             };
-            ui.colored_label(WARN, format!("⚠ {why}"));
+            warnings.push(why.to_string());
+        }
+        // The UI font has no warning sign glyph: the colour says it.
+        for w in warnings {
+            ui.add(egui::Label::new(RichText::new(w).color(WARN)).wrap());
         }
     }
 }
