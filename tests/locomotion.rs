@@ -934,3 +934,108 @@ fn in_place_clips_in_a_blend_space_sit_at_their_implied_speeds() {
     );
     assert!(loco.uses_implied);
 }
+
+// ---------------------------------------------------------------- pose clips and spins
+
+/// The demo character with one extra clip that animates only the pelvis: `times` and
+/// its model-space offsets from rest (`moves`) and turns about +Y in degrees (`turns`).
+fn with_pelvis_clip(
+    name: &str,
+    times: &[f32],
+    moves: &[Vec3],
+    turns_deg: &[f32],
+) -> (Model, usize) {
+    use stridescope::anim::{Interpolation, JointTracks};
+    let mut model = demo();
+    let pelvis = model.skeleton.find("pelvis").unwrap();
+    let rest = model.skeleton.rest_pose()[pelvis];
+    let mut tracks = JointTracks::new(pelvis);
+    tracks.translation = Some(
+        Track::new(
+            Interpolation::Linear,
+            times.to_vec(),
+            moves.iter().map(|m| rest.translation + *m).collect(),
+            name,
+        )
+        .unwrap(),
+    );
+    tracks.rotation = Some(
+        Track::new(
+            Interpolation::Linear,
+            times.to_vec(),
+            turns_deg
+                .iter()
+                .map(|d| Quat::from_rotation_y(d.to_radians()) * rest.rotation)
+                .collect(),
+            name,
+        )
+        .unwrap(),
+    );
+    model
+        .clips
+        .push(Clip::new(name.into(), vec![tracks], vec![], 30).unwrap());
+    let index = model.clips.len() - 1;
+    (model, index)
+}
+
+/// A two-key pose (as three.js's additive `*_pose` clips are written: two keys one frame
+/// apart) whose hips differ by 7.3 cm between its keys is a pose, not a walk at 2.2 m/s.
+#[test]
+fn a_two_key_pose_clip_is_in_place() {
+    let (model, clip) = with_pelvis_clip(
+        "crouch_pose",
+        &[0.0, 1.0 / 30.0],
+        &[Vec3::new(0.0, -0.2, 0.0), Vec3::new(0.0, -0.2, 0.073)],
+        &[0.0, 0.0],
+    );
+    let a = model.clip_analysis(clip).unwrap();
+    assert!(
+        a.root_speed > 2.0,
+        "the hips do move 2.2 m/s between the keys: {}",
+        a.root_speed
+    );
+    assert!(a.in_place.in_place, "{}", a.in_place.reason);
+    assert!(a.root_motion().is_none());
+    assert_eq!(a.speed(), 0.0);
+    assert!(a.in_place.reason.contains("pose"), "{}", a.in_place.reason);
+}
+
+/// A spin on the spot: the hips turn a full 360 degrees over the clip and end where they
+/// began. Looped, it turns the same way each cycle and faces where it started, so it is
+/// in place (the spin stays in the pose), not a turning clip.
+#[test]
+fn a_full_turn_on_the_spot_is_in_place() {
+    let times: Vec<f32> = (0..=8).map(|k| k as f32 * 0.25).collect();
+    let turns: Vec<f32> = (0..=8).map(|k| k as f32 * 45.0).collect();
+    let (model, clip) = with_pelvis_clip("spin", &times, &[Vec3::ZERO; 9], &turns);
+    let a = model.clip_analysis(clip).unwrap();
+    let yaw = a
+        .extracted_root
+        .as_ref()
+        .unwrap()
+        .motion
+        .cycle_displacement()
+        .yaw_rad;
+    assert!(
+        (yaw.abs().to_degrees() - 360.0).abs() < 1.0,
+        "the extracted root turns a full turn per cycle: {} degrees",
+        yaw.to_degrees()
+    );
+    assert!(a.in_place.in_place, "{}", a.in_place.reason);
+    assert!(
+        a.in_place.reason.contains("full turn"),
+        "{}",
+        a.in_place.reason
+    );
+
+    // Three quarters of a turn is still a turning clip.
+    let turns: Vec<f32> = (0..=8).map(|k| k as f32 * 33.75).collect();
+    let (model, clip) = with_pelvis_clip("turn 270", &times, &[Vec3::ZERO; 9], &turns);
+    let a = model.clip_analysis(clip).unwrap();
+    assert!(!a.in_place.in_place, "{}", a.in_place.reason);
+    assert!(
+        a.in_place.reason.contains("turning clip"),
+        "{}",
+        a.in_place.reason
+    );
+}

@@ -11,7 +11,9 @@ use super::contacts::{
     contacts_to_markers, detect_contacts, keep_longest_contact, ContactSettings, FootContacts,
     LegChain,
 };
-use super::locomotion::in_place::{decide_in_place, InPlaceDecision, InPlaceInputs};
+use super::locomotion::in_place::{
+    decide_in_place, InPlaceDecision, InPlaceInputs, MIN_CYCLE_SECS,
+};
 use super::locomotion::{
     clip_root_speed, implied::implied_speed_with_contacts, unit_scale, ImpliedSpeed,
     InPlaceOverride, REFERENCE_LEG_LENGTH_M,
@@ -169,7 +171,8 @@ pub fn analyse_clip(
         .map_or(0.0, |r| clip_root_speed(&r.motion));
     // Mean rest-pose leg length (`unit_scale` is 1 for a rig without legs: no length).
     let leg = (!legs.is_empty()).then(|| unit_scale(skeleton, legs) * REFERENCE_LEG_LENGTH_M);
-    let cycle = duration > 0.0 && duration.is_finite();
+    // A pose (shorter than `MIN_CYCLE_SECS`) has no steps to measure and does not loop.
+    let cycle = f64::from(duration) >= MIN_CYCLE_SECS && duration.is_finite();
     let travel = extracted_root
         .as_ref()
         .map(|r| r.motion.cycle_displacement().translation.length());
@@ -179,6 +182,7 @@ pub fn analyse_clip(
     let decide = |implied: Option<&ImpliedSpeed>| {
         decide_in_place(
             &InPlaceInputs {
+                duration_secs: f64::from(duration),
                 root_travel_per_cycle: travel,
                 root_yaw_per_cycle_rad: yaw,
                 leg_length: leg.map(f64::from),

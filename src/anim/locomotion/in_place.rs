@@ -8,8 +8,12 @@
 //! imply, so it holds at any export scale:
 //!
 //! * no joint translates: in place;
-//! * the root turns more than [`TURN_DEG_PER_CYCLE`] per cycle: root motion (a turn on
-//!   the spot has to keep its turning);
+//! * the clip is shorter than [`MIN_CYCLE_SECS`]: a pose (three.js's additive `*_pose`
+//!   clips hold two keys one frame apart), in place: a few centimetres between its keys
+//!   would otherwise read as metres per second;
+//! * the root's heading changes by more than [`TURN_DEG_PER_CYCLE`] per cycle: root
+//!   motion (a turn on the spot has to keep its turning). Whole turns do not count: a
+//!   spin that ends facing where it began repeats the same way in place;
 //! * the root travels less than [`LEG_FRACTION`] of a leg per cycle: in place (seam
 //!   noise);
 //! * the root travels less than [`IMPLIED_FRACTION`] of the travel its planted feet
@@ -29,6 +33,10 @@ pub const IMPLIED_FRACTION: f64 = 0.10;
 /// A root that turns more than this per cycle (degrees) is a turning clip, never in place.
 /// Seam noise turns well under a degree.
 pub const TURN_DEG_PER_CYCLE: f64 = 5.0;
+
+/// A clip shorter than this (seconds) is a pose, never a cycle that carries motion (three
+/// frames at 30 Hz; a sprint's step takes about 0.25 s).
+pub const MIN_CYCLE_SECS: f64 = 0.1;
 
 /// The user's choice for one clip.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -55,6 +63,8 @@ impl InPlaceOverride {
 /// What the rule is given about one clip. Units: the skeleton's (metres for glTF).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InPlaceInputs {
+    /// The clip's length, seconds.
+    pub duration_secs: f64,
     /// Horizontal distance between the root's ground position at the start and at the end
     /// of one cycle (`None`: no joint translates).
     pub root_travel_per_cycle: Option<f64>,
@@ -80,7 +90,10 @@ pub struct InPlaceDecision {
 /// Applies the rule (see the module docs).
 pub fn decide_in_place(inputs: &InPlaceInputs, choice: InPlaceOverride) -> InPlaceDecision {
     let travel = inputs.root_travel_per_cycle.filter(|t| t.is_finite());
-    let yaw_deg = inputs.root_yaw_per_cycle_rad.abs().to_degrees();
+    let turn_deg = inputs.root_yaw_per_cycle_rad.abs().to_degrees();
+    // The heading change a loop repeats: whole turns removed, in [0, 180].
+    let whole_turns = (turn_deg / 360.0).round();
+    let yaw_deg = (turn_deg - 360.0 * whole_turns).abs();
     let leg = inputs.leg_length.filter(|l| *l > 0.0 && l.is_finite());
     let implied = inputs
         .implied_travel_per_cycle
@@ -112,14 +125,31 @@ pub fn decide_in_place(inputs: &InPlaceInputs, choice: InPlaceOverride) -> InPla
         }
         InPlaceOverride::Auto => {}
     }
+    let spins = whole_turns >= 1.0;
     let decided = |in_place: bool, reason: String| InPlaceDecision {
         in_place,
-        reason,
+        reason: if spins && in_place {
+            format!(
+                "{reason}; it turns {turn_deg:.0} degrees and ends facing where it began: a full turn on the spot"
+            )
+        } else {
+            reason
+        },
         overridden: false,
     };
     let Some(t) = travel else {
         return decided(true, "no joint translates: no root motion".into());
     };
+    if inputs.duration_secs < MIN_CYCLE_SECS {
+        return decided(
+            true,
+            format!(
+                "{} over {:.3} s (under {MIN_CYCLE_SECS} s): a pose, not a cycle",
+                describe(t),
+                inputs.duration_secs
+            ),
+        );
+    }
     if yaw_deg > TURN_DEG_PER_CYCLE {
         return decided(
             false,
