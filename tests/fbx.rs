@@ -1,8 +1,12 @@
 //! FBX import (issue 20): the meshes ufbx's authors exported from Maya, 3ds Max and Blender
 //! at given frames match our posed meshes; every frame of every take of the shared FBX
-//! files matches ufbx's own evaluation of the scene; what the files declare is reported; malformed
+//! files, and of a scene written here with the Maya features they lack (in-betweens,
+//! animated pivots and rotate axis, an instanced skinned mesh, a left-handed file),
+//! matches ufbx's own evaluation of the scene; what the files declare is reported; malformed
 //! files (ufbx's fuzz corpus, seeded mutations) load or fail with an error naming the file.
 
+#[path = "common/maya_features.rs"]
+mod maya_features;
 #[path = "common/mutation.rs"]
 mod mutation;
 
@@ -376,6 +380,7 @@ fn ufbx_scene(path: &Path) -> ufbx::SceneRoot {
         target_unit_meters: 1.0,
         space_conversion: ufbx::SpaceConversion::ModifyGeometry,
         inherit_mode_handling: ufbx::InheritModeHandling::Compensate,
+        handedness_conversion_axis: ufbx::MirrorAxis::X,
         ..Default::default()
     };
     ufbx::load_memory(&bytes, opts).unwrap()
@@ -463,6 +468,50 @@ fn first_far(from: &[Vec3], to: &[Vec3], tolerance: f32) -> Option<(usize, f32)>
     Some((i, d))
 }
 
+/// Compares every whole frame of every take of `path` with ufbx's evaluation (see
+/// `every_frame_of_every_take_matches_ufbx_s_own_evaluation`); returns the poses compared.
+fn assert_matches_ufbx_every_frame(path: &Path) -> usize {
+    let mut compared = 0;
+    let model = asset::load_with(path, &LoadOptions::default()).unwrap();
+    let scene = ufbx_scene(path);
+    assert_eq!(
+        scene.anim_stacks.len(),
+        model.clips.len(),
+        "{}",
+        path.display()
+    );
+    for (take, clip) in model.clips.iter().enumerate() {
+        let fps = clip.frame_rate_hz().unwrap();
+        let frames = (clip.duration_secs() as f64 * fps).round() as usize;
+        for frame in 0..=frames {
+            let clip_time = frame as f64 / fps;
+            let scene_time = clip.source_start_secs() + clip_time;
+            let theirs = ufbx_evaluated(&scene, take, scene_time);
+            if theirs.is_empty() {
+                continue;
+            }
+            let ours = posed_mesh(&model, Some(take), clip_time as f32)
+                .unwrap()
+                .points();
+            let size = diagonal(&theirs);
+            let tolerance = 1e-4 * size;
+            for (from, to, whose) in [(&theirs, &ours, "ufbx's"), (&ours, &theirs, "our")] {
+                if let Some((v, d)) = first_far(from, to, tolerance) {
+                    panic!(
+                        "{} take '{}' frame {frame} of {frames}: {whose} vertex {v} is \
+                         {:.4}% of the size from the other's nearest (tolerance 0.01%)",
+                        path.display(),
+                        clip.name(),
+                        d / size * 100.0,
+                    );
+                }
+            }
+            compared += 1;
+        }
+    }
+    compared
+}
+
 #[test]
 fn every_frame_of_every_take_matches_ufbx_s_own_evaluation() {
     // At every whole frame of every take (where the baked keys are ufbx's own samples),
@@ -482,46 +531,10 @@ fn every_frame_of_every_take_matches_ufbx_s_own_evaluation() {
         .collect();
     files.sort();
     assert!(files.len() >= 17, "{files:?}");
-    let mut compared = 0;
-    for path in &files {
-        let model = asset::load_with(path, &LoadOptions::default()).unwrap();
-        let scene = ufbx_scene(path);
-        assert_eq!(
-            scene.anim_stacks.len(),
-            model.clips.len(),
-            "{}",
-            path.display()
-        );
-        for (take, clip) in model.clips.iter().enumerate() {
-            let fps = clip.frame_rate_hz().unwrap();
-            let frames = (clip.duration_secs() as f64 * fps).round() as usize;
-            for frame in 0..=frames {
-                let clip_time = frame as f64 / fps;
-                let scene_time = clip.source_start_secs() + clip_time;
-                let theirs = ufbx_evaluated(&scene, take, scene_time);
-                if theirs.is_empty() {
-                    continue;
-                }
-                let ours = posed_mesh(&model, Some(take), clip_time as f32)
-                    .unwrap()
-                    .points();
-                let size = diagonal(&theirs);
-                let tolerance = 1e-4 * size;
-                for (from, to, whose) in [(&theirs, &ours, "ufbx's"), (&ours, &theirs, "our")] {
-                    if let Some((v, d)) = first_far(from, to, tolerance) {
-                        panic!(
-                            "{} take '{}' frame {frame} of {frames}: {whose} vertex {v} is \
-                             {:.4}% of the size from the other's nearest (tolerance 0.01%)",
-                            path.display(),
-                            clip.name(),
-                            d / size * 100.0,
-                        );
-                    }
-                }
-                compared += 1;
-            }
-        }
-    }
+    let compared: usize = files
+        .iter()
+        .map(|p| assert_matches_ufbx_every_frame(p))
+        .sum();
     eprintln!("{compared} poses compared with ufbx's evaluation");
     assert!(compared >= 300, "{compared} poses compared");
 }
@@ -795,5 +808,110 @@ fn a_bvh_snapshot_writes_joints_as_points_and_bones_as_lines() {
     assert_eq!(text.lines().filter(|l| l.starts_with("p ")).count(), 3);
     let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("l ")).collect();
     assert_eq!(lines, ["l 1 2", "l 2 3"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn written_maya_features_match_ufbx_at_every_frame() {
+    // The Maya features the shared files lack (tests/common/maya_features.rs): weights
+    // between two blend-shape in-betweens, animated pivots, offsets and post-rotation
+    // (rotate axis) with a pre-rotation and a Z-X-Y order, one skinned geometry under two
+    // nodes; and the same scene with a left-handed axis system. Every frame of the take
+    // matches ufbx's own evaluation within 1e-4 of the size.
+    let dir =
+        std::env::temp_dir().join(format!("stridescope-maya-features-{}", std::process::id()));
+    for (file, left_handed) in [("maya_features.fbx", false), ("maya_features_lh.fbx", true)] {
+        let path = maya_features::write(&dir, file, left_handed);
+        let scene = ufbx_scene(&path);
+        // The file holds what it claims, as ufbx reads it (so the comparison below cannot
+        // pass on a scene that lost a feature).
+        let smile = scene
+            .blend_channels
+            .iter()
+            .find(|c| c.element.name == "Smile")
+            .expect("blend channel");
+        let weights: Vec<f64> = smile.keyframes.iter().map(|k| k.target_weight).collect();
+        assert_eq!(weights, vec![0.25, 0.6, 1.0], "{file}");
+        let tube = scene
+            .meshes
+            .iter()
+            .find(|m| m.element.name == "Tube")
+            .expect("tube");
+        assert_eq!(tube.element.instances.len(), 2, "{file}");
+        assert_eq!(tube.skin_deformers[0].clusters.len(), 3, "{file}");
+        let gizmo = scene
+            .nodes
+            .iter()
+            .find(|n| n.element.name == "Gizmo")
+            .expect("gizmo");
+        assert_eq!(gizmo.rotation_order, ufbx::RotationOrder::Zxy, "{file}");
+        assert_eq!(
+            scene.settings.axes.right == ufbx::CoordinateAxis::NegativeX,
+            left_handed,
+            "{file}: the file's axes as written"
+        );
+
+        let compared = assert_matches_ufbx_every_frame(&path);
+        assert_eq!(compared, maya_features::LAST_FRAME as usize + 1, "{file}");
+
+        // Every feature moves between frames (a frozen scene would match trivially).
+        let model = asset::load(&path).unwrap();
+        let at = |frame: u32| {
+            posed_mesh(
+                &model,
+                Some(0),
+                (f64::from(frame) / maya_features::FPS) as f32,
+            )
+            .unwrap()
+            .points()
+        };
+        let (a, b) = (at(10), at(50));
+        let moved = a
+            .iter()
+            .zip(&b)
+            .filter(|(p, q)| p.distance(**q) > 0.01)
+            .count();
+        assert!(
+            moved > a.len() / 2,
+            "{file}: {moved} of {} points moved",
+            a.len()
+        );
+    }
+
+    // The left-handed file is shown as its author saw it, upright: the mirror image (x
+    // negated) of the right-handed one, with faces still facing out (the same signed
+    // volume; mirroring without turning the triangles round would negate it). The
+    // corners of a face come in another order, so the points are compared as sets.
+    let right = asset::load(&dir.join("maya_features.fbx")).unwrap();
+    let left = asset::load(&dir.join("maya_features_lh.fbx")).unwrap();
+    for frame in [0u32, 20, 45] {
+        let t = (f64::from(frame) / maya_features::FPS) as f32;
+        let (r, l) = (
+            posed_mesh(&right, Some(0), t).unwrap(),
+            posed_mesh(&left, Some(0), t).unwrap(),
+        );
+        assert_eq!(r.meshes.len(), 4, "Face, Box and the tube twice");
+        for ((name, rp, rt), (_, lp, lt)) in r.meshes.iter().zip(&l.meshes) {
+            assert_eq!(rp.len(), lp.len(), "{name}");
+            let mirrored: Vec<Vec3> = rp.iter().map(|a| Vec3::new(-a.x, a.y, a.z)).collect();
+            let tolerance = 1e-5 * diagonal(rp);
+            for (from, to) in [(&mirrored, lp), (lp, &mirrored)] {
+                if let Some((v, d)) = first_far(from, to, tolerance) {
+                    panic!("{name} frame {frame}: point {v} is {d} m from the mirror image");
+                }
+            }
+            let volume = |p: &[Vec3], t: &[[u32; 3]]| -> f32 {
+                t.iter()
+                    .map(|t| p[t[0] as usize].dot(p[t[1] as usize].cross(p[t[2] as usize])) / 6.0)
+                    .sum()
+            };
+            let (vr, vl) = (volume(rp, rt), volume(lp, lt));
+            assert!(vr.abs() > 1e-6, "{name}: a closed mesh has a volume");
+            assert!(
+                (vr - vl).abs() < 1e-4 * vr.abs(),
+                "{name} frame {frame}: signed volume {vr} right-handed, {vl} left-handed"
+            );
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

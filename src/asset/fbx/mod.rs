@@ -6,7 +6,8 @@
 //!   right-handed; `ModifyGeometry`, so vertices and translations are scaled rather than a
 //!   scale being left on a root node) and compensates Maya's segment scale compensation
 //!   and other non-standard scale inheritance (adding scale helper nodes where it cannot;
-//!   they become joints named `<node> (scale helper)`). With [`LoadOptions::source_space`]
+//!   they become joints named `<node> (scale helper)`). A left-handed file is mirrored
+//!   along X, as its author saw it upright. With [`LoadOptions::source_space`]
 //!   nothing is converted: lengths and axes stay the file's.
 //! - Every node below ufbx's root becomes a joint, parent before child, with its local
 //!   transform (pre/post rotations, pivots and offsets folded in by ufbx) as the rest pose.
@@ -154,6 +155,10 @@ fn ufbx_options(source_space: bool) -> ufbx::LoadOpts<'static> {
         opts.target_axes = ufbx::CoordinateAxes::right_handed_y_up();
         opts.target_unit_meters = 1.0;
         opts.space_conversion = ufbx::SpaceConversion::ModifyGeometry;
+        // A left-handed file is mirrored along X (its right axis), faces turned round so
+        // they still face out. Without a mirror axis ufbx turns such a scene upside down
+        // (x, y and z all negated) to reach right-handed axes.
+        opts.handedness_conversion_axis = ufbx::MirrorAxis::X;
     }
     opts.inherit_mode_handling = ufbx::InheritModeHandling::Compensate;
     opts
