@@ -3,7 +3,8 @@
 //
 // Usage: node three_joints.mjs THREE_DIR FILE SAMPLES > out.json
 //   THREE_DIR: the folder holding node_modules/three (npm install --prefix THREE_DIR three)
-//   SAMPLES:   times per clip, spread evenly from 0 to the clip's end (both included)
+//   SAMPLES:   times per clip, spread evenly from 0 to the clip's end (both included), or
+//              `at:T1,T2,...` for those times (seconds on the clip's timeline) in every clip
 // Prints {"clips": [{"name", "duration", "times": [...], "joints": {NAME: [[x, y, z], ...]}}],
 // "rest": {NAME: [x, y, z]}} in the file's own units and axes, joint names as three.js
 // sanitizes them (PropertyBinding.sanitizeNodeName).
@@ -12,6 +13,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const [threeDir, file, samplesArg] = process.argv.slice(2);
+const explicitTimes = (samplesArg || '').startsWith('at:')
+  ? samplesArg.slice(3).split(',').map(Number)
+  : null;
 const samples = Math.max(2, parseInt(samplesArg || '11', 10));
 const mod = (p) => import(pathToFileURL(path.join(threeDir, 'node_modules/three', p)).href);
 const THREE = await mod('build/three.module.js');
@@ -116,8 +120,8 @@ for (const clip of clips) {
   action.play();
   const times = [];
   const jointsOut = {};
-  for (let i = 0; i < samples; i++) {
-    const t = clip.duration * i / (samples - 1);
+  const clipTimes = explicitTimes || Array.from({ length: samples }, (_, i) => clip.duration * i / (samples - 1));
+  for (const t of clipTimes) {
     // Just short of the end: at the end exactly a looping action wraps to time 0.
     mixer.setTime(Math.min(t, Math.max(0, clip.duration - 1e-6)));
     times.push(t);
