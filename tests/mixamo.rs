@@ -183,6 +183,20 @@ fn a_mixamo_fbx_walk_plays_on_the_robot_and_on_cesium_man_with_its_feet_planted(
     }
 }
 
+/// The model-space position of joint `hips` of `clip` on `model` at time `t` (metres).
+fn hips_at(model: &Model, clip: &stridescope::anim::Clip, hips: usize, t: f32) -> Vec3 {
+    let sk = &model.skeleton;
+    let mut local = sk.rest_pose().to_vec();
+    SamplingJob {
+        clip,
+        time_secs: t,
+        rest_pose: sk.rest_pose(),
+    }
+    .run(&mut local)
+    .unwrap();
+    model_positions(sk, &local)[hips]
+}
+
 /// Every joint of `clip` on `model`, relative to `hips`, at time `t` (metres).
 fn relative_pose(model: &Model, clip: &stridescope::anim::Clip, hips: usize, t: f32) -> Vec<Vec3> {
     let sk = &model.skeleton;
@@ -232,6 +246,16 @@ fn a_mixamo_take_is_the_identity_on_its_rig_and_keeps_its_feet_on_another() {
                     source.skeleton.names()[j]
                 );
             }
+            // The hips themselves, in model space: no constant offset (issue 38 saw the
+            // target's rest hips offset added, 2 cm forward).
+            let d = hips_at(&source, original, hips, t)
+                .distance(hips_at(&source, &clips[0], hips, t))
+                / leg;
+            assert!(
+                d < 1e-3,
+                "IK {}: the hips are {d} legs off at {t} s",
+                report.foot_ik
+            );
         }
     }
     let dir = take.path.parent().unwrap();
@@ -256,4 +280,21 @@ fn a_mixamo_take_is_the_identity_on_its_rig_and_keeps_its_feet_on_another() {
         "IK {ik:?}\nno IK {fk:?}"
     );
     assert!(ik.contact_agreement > 0.8, "{ik:?}");
+    // The hips follow the source's path scaled by the leg ratio (ground travel and
+    // height), within 2% of a leg, with IK on and off.
+    let other_hips = other.skeleton.find("mixamorig:Hips").unwrap();
+    for (clips, report) in &runs {
+        let ratio = report.clips[0].leg_ratio;
+        for i in 0..=(original.duration_secs() * 30.0).floor() as usize {
+            let t = i as f32 / 30.0;
+            let want = hips_at(&source, original, hips, t) * ratio;
+            let got = hips_at(&other, &clips[0], other_hips, t);
+            let d = want.distance(got) / (leg * ratio);
+            assert!(
+                d < 0.02,
+                "IK {}: hips {got} at {t} s, the source's scaled {want} ({d} legs)",
+                report.foot_ik
+            );
+        }
+    }
 }
