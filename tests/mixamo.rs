@@ -185,30 +185,12 @@ fn a_mixamo_fbx_walk_plays_on_the_robot_and_on_cesium_man_with_its_feet_planted(
 
 /// The model-space position of joint `hips` of `clip` on `model` at time `t` (metres).
 fn hips_at(model: &Model, clip: &stridescope::anim::Clip, hips: usize, t: f32) -> Vec3 {
-    let sk = &model.skeleton;
-    let mut local = sk.rest_pose().to_vec();
-    SamplingJob {
-        clip,
-        time_secs: t,
-        rest_pose: sk.rest_pose(),
-    }
-    .run(&mut local)
-    .unwrap();
-    model_positions(sk, &local)[hips]
+    model_positions(&model.skeleton, &common::sampled(&model.skeleton, clip, t))[hips]
 }
 
 /// Every joint of `clip` on `model`, relative to `hips`, at time `t` (metres).
 fn relative_pose(model: &Model, clip: &stridescope::anim::Clip, hips: usize, t: f32) -> Vec<Vec3> {
-    let sk = &model.skeleton;
-    let mut local = sk.rest_pose().to_vec();
-    SamplingJob {
-        clip,
-        time_secs: t,
-        rest_pose: sk.rest_pose(),
-    }
-    .run(&mut local)
-    .unwrap();
-    let p = model_positions(sk, &local);
+    let p = model_positions(&model.skeleton, &common::sampled(&model.skeleton, clip, t));
     p.iter().map(|x| *x - p[hips]).collect()
 }
 

@@ -27,7 +27,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use glam::Vec3;
-use stridescope::anim::SamplingJob;
 use stridescope::asset::{self, Model};
 
 use common::model_positions;
@@ -83,14 +82,7 @@ fn sanitize(name: &str) -> String {
 }
 
 fn positions(model: &Model, clip: usize, t: f32) -> Vec<Vec3> {
-    let mut local = model.skeleton.rest_pose().to_vec();
-    SamplingJob {
-        clip: &model.clips[clip],
-        time_secs: t,
-        rest_pose: model.skeleton.rest_pose(),
-    }
-    .run(&mut local)
-    .unwrap();
+    let local = common::sampled(&model.skeleton, &model.clips[clip], t);
     model_positions(&model.skeleton, &local)
 }
 

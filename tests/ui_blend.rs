@@ -294,3 +294,88 @@ fn two_clip_blend_and_transition_fades_from_the_panel() {
     h.run_steps(2);
     assert_eq!(first(&h).1, Ease::Smoothstep);
 }
+
+/// "Make additive relative to frame N" for any clip (issue 38): the Blend panel's
+/// Additive row layers a clip over the playing one. The layer adds its difference from
+/// its own frame N, so when it is at that frame the character shows the base clip alone,
+/// and elsewhere the base plus the layer's change since frame N.
+#[test]
+fn any_clip_is_added_relative_to_one_of_its_frames() {
+    use stridescope::anim::Transform;
+    use stridescope::graph::def::{LayerMode, ReferenceDef};
+    let mut h = harness_sized(1600.0);
+    h.get_by_label("Add layer").click();
+    h.run_steps(3);
+    let model = h.state().model().clone();
+    let g = h.state().graph().expect("the layer plays through a graph");
+    let layer = g.graph.def().layers[0].clone();
+    assert_eq!(layer.mode, LayerMode::Additive);
+    assert!(
+        matches!(&layer.reference, ReferenceDef::ClipFrame { clip, time_secs } if *clip == layer.clip && *time_secs == 0.0),
+        "{:?}",
+        layer.reference
+    );
+    // The Edit section offers what the layer can change.
+    h.get_by_label("Edit graph").click();
+    h.run_steps(2);
+    h.get_by_value(&format!("frame of {}", layer.clip));
+
+    // Idle (breathing, weight shift) over the Walk, relative to Idle's frame 6 (0.2 s).
+    let (walk, idle) = (
+        model.find_clip("Walk").unwrap(),
+        model.find_clip("Idle").unwrap(),
+    );
+    h.state_mut().layer_additive(walk, idle, 6);
+    let g = h.state().graph().unwrap();
+    assert_eq!(
+        g.graph.def().layers[0].reference,
+        ReferenceDef::ClipFrame {
+            clip: "Idle".into(),
+            time_secs: 0.2
+        }
+    );
+    let sample = |clip: usize, t: f32| -> Vec<Transform> {
+        common::sampled(&model.skeleton, &model.clips[clip], t)
+    };
+    let root = model.skeleton.find("root").unwrap();
+    let largest_difference = |a: &[Transform], b: &[Transform]| -> f32 {
+        a.iter()
+            .zip(b)
+            .enumerate()
+            .filter(|(j, _)| *j != root) // the root's travel is root motion, not pose
+            .map(|(_, (x, y))| {
+                // The turn between them from its sine (acos near 1 loses 7e-4 in f32).
+                let q = x.rotation.inverse() * y.rotation;
+                let turn = 2.0 * q.xyz().length().atan2(q.w.abs());
+                (x.translation - y.translation).length().max(turn)
+            })
+            .fold(0.0, f32::max)
+    };
+    let at = |h: &mut Harness<'static, Previewer>, t: f64| -> Vec<Transform> {
+        let model = h.state().model().clone();
+        h.state_mut().graph_mut().unwrap().seek(&model, t);
+        h.state().graph().unwrap().local_pose().to_vec()
+    };
+    // Layers follow the base's phase (the graph's rule): the Idle (2.0 s) is at 0.2 s, its
+    // reference frame, when the Walk (1.1 s) is at 0.11 s. There: the Walk alone.
+    let (d_walk, d_idle) = (
+        model.clips[walk].duration_secs(),
+        model.clips[idle].duration_secs(),
+    );
+    let walk_at = |idle_t: f32| idle_t * d_walk / d_idle;
+    let shown = at(&mut h, f64::from(walk_at(0.2)));
+    let d = largest_difference(&shown, &sample(walk, walk_at(0.2)));
+    assert!(d < 1e-4, "the layer adds {d} at its reference frame");
+    // When the Idle is at 0.8 s it has moved on from its frame 6: the Walk plus that change.
+    let shown = at(&mut h, f64::from(walk_at(0.8)));
+    let idle_change = largest_difference(&sample(idle, 0.8), &sample(idle, 0.2));
+    assert!(
+        idle_change > 1e-3,
+        "Idle moves between 0.2 and 0.8 s: {idle_change}"
+    );
+    let d = largest_difference(&shown, &sample(walk, walk_at(0.8)));
+    assert!(
+        d > 0.5 * idle_change,
+        "the layer adds {d}, Idle changes by {idle_change}"
+    );
+}

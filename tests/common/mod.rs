@@ -88,6 +88,25 @@ pub fn click_at<S>(h: &mut egui_kittest::Harness<'_, S>, at: egui::Pos2) {
 /// Test material made from the shared samples (drift, rescale).
 pub mod messy;
 
+/// `clip` sampled at `time_secs` on `skeleton`: local transforms, the rest pose where the
+/// clip has no track.
+#[allow(dead_code)] // Not every test file that includes `common` uses it.
+pub fn sampled(
+    skeleton: &stridescope::anim::Skeleton,
+    clip: &stridescope::anim::Clip,
+    time_secs: f32,
+) -> Vec<stridescope::anim::Transform> {
+    let mut local = skeleton.rest_pose().to_vec();
+    stridescope::anim::SamplingJob {
+        clip,
+        time_secs,
+        rest_pose: skeleton.rest_pose(),
+    }
+    .run(&mut local)
+    .unwrap();
+    local
+}
+
 /// Each joint's model-space position (the skeleton's units) in the pose `local`.
 #[allow(dead_code)] // Not every test file that includes `common` uses it.
 pub fn model_positions(

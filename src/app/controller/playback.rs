@@ -394,7 +394,61 @@ impl Previewer {
             },
             layers: Vec::new(),
         };
-        match GraphSession::new(&self.stage.main.model, &def) {
+        let message = format!(
+            "blending {} and {} (weight slider in the Blend panel)",
+            ca.name(),
+            cb.name()
+        );
+        self.start_graph(&def, message, "blend");
+    }
+
+    /// Plays clip `base` with clip `layer` on top as an additive layer whose difference is
+    /// taken from `layer`'s own frame `reference_frame` (at its frame rate, else 30 Hz;
+    /// past the end: its end): "make additive relative to frame N" for any clip. The
+    /// layer's strength, reference, hold and mask are then edited in the Blend panel's
+    /// Edit section, with undo.
+    pub fn layer_additive(&mut self, base: usize, layer: usize, reference_frame: u32) {
+        use crate::graph::def::{LayerDef, LayerMode, ReferenceDef, Weight};
+        let (Some(cb), Some(cl)) = (
+            self.stage.main.model.clips.get(base),
+            self.stage.main.model.clips.get(layer),
+        ) else {
+            return;
+        };
+        let fps = cl.frame_rate_hz().unwrap_or(30.0);
+        let time_secs = ((f64::from(reference_frame) / fps) as f32).min(cl.duration_secs());
+        let def = GraphDef {
+            params: Vec::new(),
+            base: NodeDef::Clip {
+                clip: cb.name().to_string(),
+                rate: 1.0,
+            },
+            layers: vec![LayerDef {
+                name: "additive".to_string(),
+                clip: cl.name().to_string(),
+                mode: LayerMode::Additive,
+                weight: Weight::Fixed(1.0),
+                mask: None,
+                reference: ReferenceDef::ClipFrame {
+                    clip: cl.name().to_string(),
+                    time_secs,
+                },
+                hold: None,
+            }],
+        };
+        let message = format!(
+            "{} added to {} relative to its frame {reference_frame} ({time_secs:.3} s): strength, \
+             reference and hold under Edit graph",
+            cl.name(),
+            cb.name()
+        );
+        self.start_graph(&def, message, "additive layer");
+    }
+
+    /// Plays `def` instead of what plays now (same play state), saying `message`; a graph
+    /// that cannot be built leaves playback as it is, with the reason (`what: error`).
+    fn start_graph(&mut self, def: &GraphDef, message: String, what: &str) {
+        match GraphSession::new(&self.stage.main.model, def) {
             Ok(mut g) => {
                 g.playing = self.stage.main.timeline.is_playing();
                 self.stage.main.source = MotionSource::Graph {
@@ -404,16 +458,9 @@ impl Previewer {
                 // The new session's clock starts at 0: an old warning's time means nothing.
                 self.last_phase_warning = None;
                 self.phase_warning_on = false;
-                self.set_message(
-                    format!(
-                        "blending {} and {} (weight slider in the Blend panel)",
-                        ca.name(),
-                        cb.name()
-                    ),
-                    false,
-                );
+                self.set_message(message, false);
             }
-            Err(e) => self.set_message(format!("blend: {e}"), true),
+            Err(e) => self.set_message(format!("{what}: {e}"), true),
         }
         self.evaluate_pose();
     }

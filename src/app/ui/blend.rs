@@ -41,6 +41,7 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             "Off: the timeline plays the selected clip."
         });
         two_clip_blend_ui(p, ui);
+        additive_layer_ui(p, ui);
         return;
     }
     let Some(session) = p.graph() else {
@@ -703,6 +704,57 @@ fn two_clip_blend_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     }
     if go {
         p.blend_two_clips(a.min(n - 1), b.min(n - 1), 0.5);
+    }
+}
+
+/// "Additive": any clip added on top of the playing one as an additive layer, relative to
+/// one of its own frames (the frame at which it adds nothing), e.g. a lean or a breath
+/// authored as a plain clip.
+fn additive_layer_ui(p: &mut Previewer, ui: &mut egui::Ui) {
+    let clips = &p.stage.main.model.clips;
+    let n = clips.len();
+    if n == 0 {
+        return;
+    }
+    let base = p.stage.main.timeline.clip().unwrap_or(0).min(n - 1);
+    let id = egui::Id::unique("additive_layer_pick");
+    // By default a clip authored as additive (the demo's Wave), else the next one.
+    let authored = (0..n).find(|&i| i != base && clips[i].is_additive());
+    let (mut layer, mut frame): (usize, u32) = ui
+        .data(|d| d.get_temp(id))
+        .unwrap_or((authored.unwrap_or((base + 1) % n), 0));
+    layer = layer.min(n - 1);
+    let was = (layer, frame);
+    let mut go = false;
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Additive:");
+        let r = egui::ComboBox::from_id_salt("additive_layer_clip")
+            .selected_text(clips[layer].name())
+            .show_ui(ui, |ui| {
+                for (i, c) in clips.iter().enumerate() {
+                    ui.selectable_value(&mut layer, i, c.name());
+                }
+            });
+        r.response.widget_info(|| {
+            egui::WidgetInfo::labeled(egui::Role::ComboBox, true, "clip to add")
+        });
+        ui.label(format!("over {}, relative to its frame", clips[base].name()));
+        let clip = &clips[layer];
+        let last = (f64::from(clip.duration_secs()) * clip.frame_rate_hz().unwrap_or(30.0))
+            .round() as u32;
+        frame = frame.min(last);
+        ui.add(egui::DragValue::new(&mut frame).range(0..=last).speed(0.2))
+            .on_hover_text("the frame of the added clip at which it adds nothing: what it adds is its difference from that frame");
+        go = ui
+            .button("Add layer")
+            .on_hover_text("Play the selected clip with this one added on top (strength, reference, hold and mask then under Edit graph)")
+            .clicked();
+    });
+    if (layer, frame) != was || go {
+        ui.data_mut(|d| d.insert_temp(id, (layer, frame)));
+    }
+    if go {
+        p.layer_additive(base, layer, frame);
     }
 }
 
