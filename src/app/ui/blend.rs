@@ -53,6 +53,9 @@ pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.separator();
     ui.strong("Parameters");
     let defs = session.graph.def().params.clone();
+    // Rails as wide as the panel leaves beside the value and the longest name.
+    let longest = defs.iter().map(|d| d.name().len()).max().unwrap_or(0);
+    super::fit_sliders(ui, 7.0 * longest as f32);
     for def in &defs {
         match def {
             ParamDef::Float { name, min, max, .. } => {
@@ -193,30 +196,32 @@ fn blend_space_params(session: &GraphSession) -> (String, String) {
 }
 
 fn inputs_ui(session: &GraphSession, model: &crate::asset::Model, ui: &mut egui::Ui) {
-    egui::Grid::new("graph_inputs")
-        .num_columns(4)
-        .striped(true)
-        .show(ui, |ui| {
-            for s in session.graph.status(model) {
-                let name = match &s.owner {
-                    Some(o) if *o != s.clip => format!("{} ({o})", s.clip),
-                    _ => s.clip.clone(),
-                };
-                ui.label(name);
-                ui.label(format!("{:.3} s", s.time_secs));
-                ui.add(
-                    egui::ProgressBar::new(s.weight.clamp(0.0, 1.0))
-                        .desired_width(80.0)
-                        .text(format!("{:.2}", s.weight)),
-                );
-                if s.markers_detected {
-                    ui.weak("markers detected");
-                } else {
-                    ui.label("");
+    super::sideways_ui(ui, "graph_inputs_sideways", |ui| {
+        egui::Grid::new("graph_inputs")
+            .num_columns(4)
+            .striped(true)
+            .show(ui, |ui| {
+                for s in session.graph.status(model) {
+                    let name = match &s.owner {
+                        Some(o) if *o != s.clip => format!("{} ({o})", s.clip),
+                        _ => s.clip.clone(),
+                    };
+                    ui.label(name);
+                    ui.label(format!("{:.3} s", s.time_secs));
+                    ui.add(
+                        egui::ProgressBar::new(s.weight.clamp(0.0, 1.0))
+                            .desired_width(80.0)
+                            .text(format!("{:.2}", s.weight)),
+                    );
+                    if s.markers_detected {
+                        ui.weak("markers detected");
+                    } else {
+                        ui.label("");
+                    }
+                    ui.end_row();
                 }
-                ui.end_row();
-            }
-        });
+            })
+    });
 }
 
 /// Draws the states as boxes on a circle with the transitions as arrows; the current state
@@ -228,7 +233,7 @@ fn state_machine_ui(session: &GraphSession, ui: &mut egui::Ui) -> Option<String>
         return None;
     };
     let n = sm.state_count();
-    let width = ui.available_width().max(160.0);
+    let width = ui.available_width().max(100.0);
     let height = if n <= 2 { 90.0 } else { 170.0 };
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height), Sense::click());
     let painter = ui.painter_at(rect);
@@ -564,7 +569,7 @@ fn sync_ui(ui: &mut egui::Ui, id: impl std::hash::Hash + std::fmt::Debug, sync: 
 fn node_edit_ui(ui: &mut egui::Ui, id: &str, node: &mut NodeDef) {
     match node {
         NodeDef::Clip { clip, rate } => {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.label(clip.as_str());
                 ui.add(
                     egui::DragValue::new(rate)
@@ -575,12 +580,12 @@ fn node_edit_ui(ui: &mut egui::Ui, id: &str, node: &mut NodeDef) {
             });
         }
         NodeDef::Blend { inputs, sync } => {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.label("sync");
                 sync_ui(ui, (id, "sync"), sync);
             });
             for input in inputs.iter_mut() {
-                ui.horizontal(|ui| {
+                ui.horizontal_wrapped(|ui| {
                     ui.label(input.clip.as_str());
                     ui.add(
                         egui::DragValue::new(&mut input.offset)
@@ -602,19 +607,19 @@ fn node_edit_ui(ui: &mut egui::Ui, id: &str, node: &mut NodeDef) {
             }
         }
         NodeDef::BlendSpace1D { samples, sync, .. } => {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.label(format!("1D space ({} samples), sync", samples.len()));
                 sync_ui(ui, (id, "sync"), sync);
             });
         }
         NodeDef::BlendSpace2D { samples, sync, .. } => {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.label(format!("2D space ({} samples), sync", samples.len()));
                 sync_ui(ui, (id, "sync"), sync);
             });
         }
         NodeDef::StateMachine { machine, sync } => {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.label("cross-fade sync");
                 sync_ui(ui, (id, "sm_sync"), sync);
             });
@@ -629,7 +634,7 @@ fn node_edit_ui(ui: &mut egui::Ui, id: &str, node: &mut NodeDef) {
                 ui.label(egui::RichText::new("Transitions").strong());
             }
             for (i, t) in machine.transitions.iter_mut().enumerate() {
-                ui.horizontal(|ui| {
+                ui.horizontal_wrapped(|ui| {
                     ui.label(format!("{} -> {}", t.from, t.to));
                     ui.add(
                         egui::DragValue::new(&mut t.duration_secs)
@@ -777,7 +782,7 @@ pub(super) fn graph_edit_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     egui::CollapsingHeader::new("Edit graph")
         .id_salt("graph_edit")
         .show(ui, |ui| {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 undo = ui
                     .add_enabled(can_undo, egui::Button::new("Undo"))
                     .on_hover_text("Ctrl+Z")
@@ -793,7 +798,7 @@ pub(super) fn graph_edit_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 ui.label(
                     egui::RichText::new(format!("layer {} ({})", layer.name, layer.clip)).strong(),
                 );
-                ui.horizontal(|ui| {
+                ui.horizontal_wrapped(|ui| {
                     match &mut layer.weight {
                         Weight::Fixed(w) => {
                             ui.add(
@@ -836,7 +841,7 @@ pub(super) fn graph_edit_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 
 /// Plays the layer's clip with the graph, or holds it at one clip time (a pose clip).
 fn hold_ui(ui: &mut egui::Ui, model: &crate::asset::Model, clip: &str, hold: &mut Option<f32>) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let mut held = hold.is_some();
         if ui
             .checkbox(&mut held, "hold at")
@@ -868,7 +873,7 @@ fn reference_ui(
     layer: &str,
     reference: &mut ReferenceDef,
 ) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("reference");
         let text = match &*reference {
             ReferenceDef::FirstFrame => "first frame".to_string(),

@@ -46,7 +46,7 @@ pub(super) fn outliner_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .id_salt("outliner")
         .default_open(false)
         .show(ui, |ui| {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.label("find");
                 let mut filter = p.inspect.filter.clone();
                 ui.add(egui::TextEdit::singleline(&mut filter).desired_width(120.0));
@@ -75,7 +75,7 @@ pub(super) fn outliner_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                         } else if !name.to_lowercase().contains(&needle) {
                             continue;
                         }
-                        ui.horizontal(|ui| {
+                        ui.horizontal_wrapped(|ui| {
                             let depth = if needle.is_empty() { sk.depth(j) } else { 0 };
                             ui.add_space(12.0 * depth as f32);
                             let has_children = sk.parents().contains(&Some(j));
@@ -134,32 +134,34 @@ fn joint_details_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let order = p.inspect.euler_order;
     let e = order.angles_deg(local.rotation);
     let model = p.stage.main.pose.model_from_joint[j].w_axis;
-    egui::Grid::new("joint_details")
-        .num_columns(2)
-        .show(ui, |ui| {
-            ui.label("parent");
-            ui.label(parent);
-            ui.end_row();
-            ui.label("local translation");
-            ui.monospace(format!(
-                "{:.4} {:.4} {:.4} m",
-                local.translation.x, local.translation.y, local.translation.z
-            ));
-            ui.end_row();
-            ui.label(format!("local rotation ({})", order.label()));
-            ui.monospace(format!("{:.2} {:.2} {:.2} deg", e[0], e[1], e[2]));
-            ui.end_row();
-            ui.label("local scale");
-            ui.monospace(format!(
-                "{:.4} {:.4} {:.4}",
-                local.scale.x, local.scale.y, local.scale.z
-            ));
-            ui.end_row();
-            ui.label("world position");
-            ui.monospace(format!("{:.4} {:.4} {:.4} m", model.x, model.y, model.z));
-            ui.end_row();
-        });
-    ui.horizontal(|ui| {
+    super::sideways_ui(ui, "joint_details_sideways", |ui| {
+        egui::Grid::new("joint_details")
+            .num_columns(2)
+            .show(ui, |ui| {
+                ui.label("parent");
+                ui.label(parent);
+                ui.end_row();
+                ui.label("local translation");
+                ui.monospace(format!(
+                    "{:.4} {:.4} {:.4} m",
+                    local.translation.x, local.translation.y, local.translation.z
+                ));
+                ui.end_row();
+                ui.label(format!("local rotation ({})", order.label()));
+                ui.monospace(format!("{:.2} {:.2} {:.2} deg", e[0], e[1], e[2]));
+                ui.end_row();
+                ui.label("local scale");
+                ui.monospace(format!(
+                    "{:.4} {:.4} {:.4}",
+                    local.scale.x, local.scale.y, local.scale.z
+                ));
+                ui.end_row();
+                ui.label("world position");
+                ui.monospace(format!("{:.4} {:.4} {:.4} m", model.x, model.y, model.z));
+                ui.end_row();
+            })
+    });
+    ui.horizontal_wrapped(|ui| {
         let pinned = p.inspect.pinned.contains(&j);
         if ui
             .button(if pinned { "Unpin curves" } else { "Pin curves" })
@@ -407,68 +409,81 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     p.refresh_seams(Some(clip));
     let seams = p.inspect.seams();
     let worst = seams.first().filter(|s| s.visible_m > pop_m);
+    // The header names what pops in a label that wraps (a CollapsingHeader's title is one
+    // line, cut at the panel's edge); clicking it opens the table as the triangle does.
+    let mut picked = None;
+    let id = ui.make_persistent_id("seam_table");
+    let state =
+        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, false);
     let title = match worst {
-        Some(s) => format!(
+        Some(s) => egui::RichText::new(format!(
             "Loop seam: {} pops {:.1} cm",
             p.stage.main.model.skeleton.names()[s.joint],
             s.visible_m / k * 100.0
-        ),
-        None => "Loop seam".to_string(),
+        ))
+        .color(WARN),
+        None => egui::RichText::new("Loop seam"),
     };
-    let mut picked = None;
-    egui::CollapsingHeader::new(egui::RichText::new(title).color(if worst.is_some() {
-        WARN
-    } else {
-        ui.visuals().text_color()
-    }))
-    .id_salt("seam_table")
-    .show(ui, |ui| {
-        if seams.is_empty() {
-            ui.weak("A zero-length clip has no loop.");
-            return;
-        }
-        ui.weak(format!(
-            "End against start per channel, ranked by how far the end of the chain moves \
-             (pop over {:.1} cm in orange).",
-            pop_m / k * 100.0
-        ));
-        if (k - 1.0).abs() > 0.02 {
+    let (_, header, _) = state
+        .show_header(ui, |ui| {
+            ui.add(egui::Label::new(title).wrap().sense(egui::Sense::click()))
+        })
+        .body(|ui| {
+            if seams.is_empty() {
+                ui.weak("A zero-length clip has no loop.");
+                return;
+            }
             ui.weak(format!(
-                "Lengths read as on a human-sized character: 1 m here is {k:.3} rig units \
-                 (its legs against a {:.1} m leg).",
-                crate::anim::locomotion::REFERENCE_LEG_LENGTH_M
+                "End against start per channel, ranked by how far the end of the chain moves \
+             (pop over {:.1} cm in orange).",
+                pop_m / k * 100.0
             ));
-        }
-        egui::Grid::new("seams")
-            .num_columns(4)
-            .striped(true)
-            .show(ui, |ui| {
-                ui.weak("joint");
-                ui.weak("jump");
-                ui.weak("at chain end");
-                ui.weak("velocity jump");
-                ui.end_row();
-                for s in seams.iter().take(12) {
-                    let name = &p.stage.main.model.skeleton.names()[s.joint];
-                    let text = egui::RichText::new(format!("{name} {}", s.channel.as_str()));
-                    let text = if s.visible_m > pop_m {
-                        text.color(WARN)
-                    } else {
-                        text
-                    };
-                    if ui
-                        .selectable_label(p.inspect.selected == Some(s.joint), text)
-                        .clicked()
-                    {
-                        picked = Some(s.joint);
-                    }
-                    ui.monospace(seam_jump_text(s, k));
-                    ui.monospace(format!("{:.2} cm", s.visible_m / k * 100.0));
-                    ui.monospace(format!("{:.2} m/s", s.visible_velocity_mps / k));
-                    ui.end_row();
-                }
+            if (k - 1.0).abs() > 0.02 {
+                ui.weak(format!(
+                    "Lengths read as on a human-sized character: 1 m here is {k:.3} rig units \
+                 (its legs against a {:.1} m leg).",
+                    crate::anim::locomotion::REFERENCE_LEG_LENGTH_M
+                ));
+            }
+            super::sideways_ui(ui, "seams_sideways", |ui| {
+                egui::Grid::new("seams")
+                    .num_columns(4)
+                    .striped(true)
+                    .show(ui, |ui| {
+                        ui.weak("joint");
+                        ui.weak("jump");
+                        ui.weak("at chain end");
+                        ui.weak("velocity jump");
+                        ui.end_row();
+                        for s in seams.iter().take(12) {
+                            let name = &p.stage.main.model.skeleton.names()[s.joint];
+                            let text =
+                                egui::RichText::new(format!("{name} {}", s.channel.as_str()));
+                            let text = if s.visible_m > pop_m {
+                                text.color(WARN)
+                            } else {
+                                text
+                            };
+                            if ui
+                                .selectable_label(p.inspect.selected == Some(s.joint), text)
+                                .clicked()
+                            {
+                                picked = Some(s.joint);
+                            }
+                            ui.monospace(seam_jump_text(s, k));
+                            ui.monospace(format!("{:.2} cm", s.visible_m / k * 100.0));
+                            ui.monospace(format!("{:.2} m/s", s.visible_velocity_mps / k));
+                            ui.end_row();
+                        }
+                    })
             });
-    });
+        });
+    if header.inner.clicked() {
+        let mut state =
+            egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, false);
+        state.toggle(ui);
+        state.store(ui.ctx());
+    }
     if let Some(j) = picked {
         p.select_joint(Some(j));
     }
@@ -491,7 +506,7 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.checkbox(&mut o.enabled, "Onion skin")
         .on_hover_text("ghosts of the frames around the playhead: past warm, future cool");
     if o.enabled {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.add(
                 egui::DragValue::new(&mut o.before)
                     .range(0..=crate::stage::inspect::MAX_GHOSTS)
@@ -503,17 +518,19 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     .prefix("after "),
             );
         });
+        ui.add(
+            egui::DragValue::new(&mut o.spacing_frames)
+                .range(1..=60)
+                .prefix("every ")
+                .suffix(" frames"),
+        );
         ui.horizontal(|ui| {
-            ui.add(
-                egui::DragValue::new(&mut o.spacing_frames)
-                    .range(1..=60)
-                    .prefix("every ")
-                    .suffix(" frames"),
-            );
+            // The rail takes what the value and its name leave of the panel's width.
+            super::fit_sliders(ui, 50.0);
             ui.add(egui::Slider::new(&mut o.opacity, 0.05..=1.0).text("opacity"));
         });
         ui.checkbox(&mut o.at_markers, "at the sync markers instead");
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.label("draw as");
             for style in crate::stage::inspect::GhostStyle::ALL {
                 ui.selectable_value(&mut o.style, style, style.label());
@@ -566,7 +583,7 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             let b_names: Vec<String> = c.b.model.clips.iter().map(|k| k.name().to_string()).collect();
             let mut b_clip = c.b_clip();
             let mut open_dialog = false;
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.label("B");
                 egui::ComboBox::from_id_salt("compare_b_clip")
                     .selected_text(b_names.get(b_clip).cloned().unwrap_or_default())
@@ -589,7 +606,7 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     .clicked();
             });
             let (mut lock, mut offset, mut view) = (c.lock, c.offset, c.view);
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 use crate::stage::inspect::CompareLock;
                 ui.radio_value(&mut lock, CompareLock::Phase, "lock to phase");
                 ui.radio_value(&mut lock, CompareLock::Markers, "sync on markers");
@@ -599,7 +616,7 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 }
             });
             // A row of its own: beside the lock it ran past the panel's edge.
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 use crate::stage::inspect::CompareView;
                 ui.label("B drawn");
                 ui.radio_value(&mut view, CompareView::Overlay, "overlay");

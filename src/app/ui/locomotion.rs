@@ -194,28 +194,30 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         Some(l) => (Some(l.anim_speed as f32), l.speed_source(), l.unit_scale()),
         None => (None, "", 1.0),
     };
-    egui::Grid::new("loco_speed").num_columns(2).show(ui, |ui| {
-        ui.label("movement speed");
-        ui.add(
-            egui::DragValue::new(&mut s.movement_speed)
-                .range(0.0..=1000.0)
-                .speed(0.01)
-                .suffix(" m/s"),
-        );
-        ui.end_row();
-        ui.label("direction");
-        ui.add(
-            egui::DragValue::new(&mut s.direction_deg)
-                .range(-180.0..=180.0)
-                .speed(0.5)
-                .suffix("°"),
-        )
-        .on_hover_text(
-            "relative to the character's facing, counter-clockwise from above (90 = left)",
-        );
-        ui.end_row();
+    super::sideways_ui(ui, "loco_speed_sideways", |ui| {
+        egui::Grid::new("loco_speed").num_columns(2).show(ui, |ui| {
+            ui.label("movement speed");
+            ui.add(
+                egui::DragValue::new(&mut s.movement_speed)
+                    .range(0.0..=1000.0)
+                    .speed(0.01)
+                    .suffix(" m/s"),
+            );
+            ui.end_row();
+            ui.label("direction");
+            ui.add(
+                egui::DragValue::new(&mut s.direction_deg)
+                    .range(-180.0..=180.0)
+                    .speed(0.5)
+                    .suffix("°"),
+            )
+            .on_hover_text(
+                "relative to the character's facing, counter-clockwise from above (90 = left)",
+            );
+            ui.end_row();
+        })
     });
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let max = clip_speed.map_or(3.0, |v| (2.0 * v).max(0.1));
         movement_pad_ui(
             ui,
@@ -289,7 +291,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         "pin planted feet where they came down; released over the blend time after lift-off",
     );
     let mut manual = s.manual_stride.is_some();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if ui
             .checkbox(&mut manual, "manual stride")
             .on_hover_text("a fixed stride direction and scale instead of the graph-driven ones")
@@ -319,7 +321,8 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .id_salt("loco_settings")
         .show(ui, |ui| {
             let k = unit_scale;
-            egui::Grid::new("loco_settings_grid")
+            super::sideways_ui(ui, "loco_settings_grid_sideways", |ui| {
+egui::Grid::new("loco_settings_grid")
                 .num_columns(3)
                 .show(ui, |ui| {
                     ui.label("play rate min");
@@ -357,7 +360,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     }
                     match &mut s.stride.scale_clamp {
                         Some((lo, hi)) => {
-                            ui.horizontal(|ui| {
+                            ui.horizontal_wrapped(|ui| {
                                 ui.add(egui::DragValue::new(lo).range(0.01..=*hi).speed(0.01));
                                 ui.add(egui::DragValue::new(hi).range(*lo..=10.0).speed(0.01));
                             });
@@ -402,7 +405,8 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     ui.weak(format!("{:.0}% of leg", s.contacts.height_fraction * 100.0));
                     ui.weak(format!("= {:.4} m here", s.contacts.height_fraction * k * REFERENCE_LEG_LENGTH_M));
                     ui.end_row();
-                });
+                })
+});
             ui.weak(format!(
                 "Thresholds in metres are for a {REFERENCE_LEG_LENGTH_M} m human leg; this rig scales them by {k:.4}."
             ));
@@ -482,30 +486,33 @@ fn legs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ))
     .id_salt("loco_legs")
     .show(ui, |ui| {
-        egui::Grid::new("loco_legs_grid")
-            .num_columns(4)
-            .show(ui, |ui| {
-                for (i, leg) in legs.iter_mut().enumerate() {
-                    ui.label(&leg.name);
-                    for (role, joint) in [
-                        ("thigh", &mut leg.thigh),
-                        ("calf", &mut leg.calf),
-                        ("foot", &mut leg.foot),
-                    ] {
-                        egui::ComboBox::from_id_salt(("leg_joint", i, role))
-                            .selected_text(names[*joint].as_str())
-                            .width(110.0)
-                            .show_ui(ui, |ui| {
-                                for (j, n) in names.iter().enumerate() {
-                                    changed |= ui.selectable_value(joint, j, n.as_str()).changed();
-                                }
-                            })
-                            .response
-                            .on_hover_text(role);
+        super::sideways_ui(ui, "loco_legs_grid_sideways", |ui| {
+            egui::Grid::new("loco_legs_grid")
+                .num_columns(4)
+                .show(ui, |ui| {
+                    for (i, leg) in legs.iter_mut().enumerate() {
+                        ui.label(&leg.name);
+                        for (role, joint) in [
+                            ("thigh", &mut leg.thigh),
+                            ("calf", &mut leg.calf),
+                            ("foot", &mut leg.foot),
+                        ] {
+                            egui::ComboBox::from_id_salt(("leg_joint", i, role))
+                                .selected_text(names[*joint].as_str())
+                                .width(110.0)
+                                .show_ui(ui, |ui| {
+                                    for (j, n) in names.iter().enumerate() {
+                                        changed |=
+                                            ui.selectable_value(joint, j, n.as_str()).changed();
+                                    }
+                                })
+                                .response
+                                .on_hover_text(role);
+                        }
+                        ui.end_row();
                     }
-                    ui.end_row();
-                }
-            });
+                })
+        });
         if ui
             .button("Detect")
             .on_hover_text("use the legs found by name or shape")

@@ -20,7 +20,7 @@ pub(super) fn mask_edit_ui(
     mask: &mut Option<MaskDef>,
 ) {
     let mut masked = mask.is_some();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if ui
             .checkbox(&mut masked, "mask")
             .on_hover_text("off: the layer acts on every joint")
@@ -41,7 +41,7 @@ pub(super) fn mask_edit_ui(
     };
     let filter_id = ui.make_persistent_id(("mask_filter", id));
     let mut filter: String = ui.data_mut(|d| d.get_temp(filter_id).unwrap_or_default());
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("find joint");
         ui.add(egui::TextEdit::singleline(&mut filter).desired_width(140.0));
     });
@@ -82,7 +82,7 @@ pub(super) fn mask_edit_ui(
                                 .desired_width(48.0)
                                 .text(format!("{:.2}", weights[j])),
                         );
-                        ui.horizontal(|ui| {
+                        ui.horizontal_wrapped(|ui| {
                             ui.add_space(10.0 * skeleton.depth(j) as f32);
                             ui.label(name);
                         });
@@ -101,7 +101,7 @@ fn entry_ui(
     what: &str,
 ) {
     ui.push_id(id, |ui| {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let at = entries.iter().position(|(n, _)| n == name);
             let mut on = at.is_some();
             let hover = match what {

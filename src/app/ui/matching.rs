@@ -88,34 +88,36 @@ fn readout_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     };
     let name = p.stage.main.model.clips[f.clip].name();
     let db_frame = s.db.nearest_frame(f.source, f.clip_time_secs);
-    egui::Grid::new("mm_readout").num_columns(2).show(ui, |ui| {
-        ui.label("Playing");
-        ui.label(format!(
-            "{name} at {:.3} s (database frame {db_frame})",
-            f.clip_time_secs
-        ));
-        ui.end_row();
-        ui.label("Since jump");
-        ui.label(format!("{:.2} s", f.since_jump_secs));
-        ui.end_row();
-        ui.label("Trajectory error");
-        ui.label(format!("{:.3} m", f.trajectory_error_m))
-            .on_hover_text("distance between the character and the simulated point it follows");
-        ui.end_row();
-        ui.label("Inertialization");
-        ui.label(format!(
-            "{:.1} cm, {:.1}° left",
-            f.offset_remaining.0 * 100.0,
-            f.offset_remaining.1.to_degrees()
-        ));
-        ui.end_row();
-        ui.label("Frame");
-        let n = s.frames().len();
-        ui.label(match s.viewed() {
-            Some(i) => format!("{} of {n} (replay)", i + 1),
-            None => format!("{n} (live)"),
-        });
-        ui.end_row();
+    super::sideways_ui(ui, "mm_readout_sideways", |ui| {
+        egui::Grid::new("mm_readout").num_columns(2).show(ui, |ui| {
+            ui.label("Playing");
+            ui.label(format!(
+                "{name} at {:.3} s (database frame {db_frame})",
+                f.clip_time_secs
+            ));
+            ui.end_row();
+            ui.label("Since jump");
+            ui.label(format!("{:.2} s", f.since_jump_secs));
+            ui.end_row();
+            ui.label("Trajectory error");
+            ui.label(format!("{:.3} m", f.trajectory_error_m))
+                .on_hover_text("distance between the character and the simulated point it follows");
+            ui.end_row();
+            ui.label("Inertialization");
+            ui.label(format!(
+                "{:.1} cm, {:.1}° left",
+                f.offset_remaining.0 * 100.0,
+                f.offset_remaining.1.to_degrees()
+            ));
+            ui.end_row();
+            ui.label("Frame");
+            let n = s.frames().len();
+            ui.label(match s.viewed() {
+                Some(i) => format!("{} of {n} (replay)", i + 1),
+                None => format!("{n} (live)"),
+            });
+            ui.end_row();
+        })
     });
     let keys = m.keys;
     ui.weak(format!(
@@ -210,7 +212,7 @@ fn candidates_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     .on_hover_text("frames the search may not jump to: in the exclusion window around what plays, missing a required tag or carrying an excluded one, or in a clip's last moments");
     let height = 6.0 * ui.text_style_height(&egui::TextStyle::Body);
     let top = ui.cursor().top();
-    egui::ScrollArea::vertical()
+    egui::ScrollArea::both()
         .id_salt("mm_dropped_scroll")
         .max_height(height)
         .auto_shrink([false, true])
@@ -345,22 +347,24 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .default_open(false)
             .show(ui, |ui| {
                 ui.weak("Tags a jump must land on (require) or avoid (exclude).");
-                egui::Grid::new("mm_tags").num_columns(3).show(ui, |ui| {
-                    for (i, t) in tags.iter().enumerate() {
-                        let bit = 1u32 << i;
-                        ui.label(t);
-                        let mut r = require & bit != 0;
-                        let mut x = exclude & bit != 0;
-                        if ui.checkbox(&mut r, format!("require {t}")).changed() {
-                            require = if r { require | bit } else { require & !bit };
-                            exclude &= !bit;
+                super::sideways_ui(ui, "mm_tags_sideways", |ui| {
+                    egui::Grid::new("mm_tags").num_columns(3).show(ui, |ui| {
+                        for (i, t) in tags.iter().enumerate() {
+                            let bit = 1u32 << i;
+                            ui.label(t);
+                            let mut r = require & bit != 0;
+                            let mut x = exclude & bit != 0;
+                            if ui.checkbox(&mut r, format!("require {t}")).changed() {
+                                require = if r { require | bit } else { require & !bit };
+                                exclude &= !bit;
+                            }
+                            if ui.checkbox(&mut x, format!("exclude {t}")).changed() {
+                                exclude = if x { exclude | bit } else { exclude & !bit };
+                                require &= !bit;
+                            }
+                            ui.end_row();
                         }
-                        if ui.checkbox(&mut x, format!("exclude {t}")).changed() {
-                            exclude = if x { exclude | bit } else { exclude & !bit };
-                            require &= !bit;
-                        }
-                        ui.end_row();
-                    }
+                    })
                 });
             });
     }
@@ -377,7 +381,7 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     if tags_changed {
         p.send(StageCommand::MatchingTags { require, exclude });
     }
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if ui
             .button("Reset")
             .on_hover_text("stand at the origin and start a new recording")

@@ -43,6 +43,37 @@ use glam::Vec2;
 pub use crate::app::controller::{Action, CameraPreset, Message, Previewer, Stats};
 use crate::stage::timeline::RootMotionMode;
 
+/// A table that may be wider than its panel: it scrolls sideways in its own strip instead
+/// of widening the panel, where its last columns would be cut at the edge.
+pub(super) fn sideways_ui<R>(
+    ui: &mut egui::Ui,
+    id: &str,
+    add: impl FnOnce(&mut egui::Ui) -> R,
+) -> R {
+    egui::ScrollArea::horizontal()
+        .id_salt(id)
+        .show(ui, add)
+        .inner
+}
+
+/// Narrows `ui`'s slider rails so a slider with its value and a name of about
+/// `label_width` points fits the width left (within 40-160 points).
+pub(super) fn fit_sliders(ui: &mut egui::Ui, label_width: f32) {
+    ui.spacing_mut().slider_width = (ui.available_width() - 60.0 - label_width).clamp(40.0, 160.0);
+}
+
+/// Records that panel `name`'s content was `content_width` points wide in the panel's
+/// content area `area` this frame (read with [`panel_fit`]).
+fn record_fit(ctx: &egui::Context, name: &str, content_width: f32, area: egui::Rect) {
+    ctx.data_mut(|d| d.insert_temp(egui::Id::unique(("panel_fit", name)), (content_width, area)));
+}
+
+/// How wide panel `name`'s (`left`, `right`, `status`, `timeline`) content was last frame,
+/// in points, and the area it had: content wider than the area is cut at its edge.
+pub fn panel_fit(ctx: &egui::Context, name: &str) -> Option<(f32, egui::Rect)> {
+    ctx.data(|d| d.get_temp(egui::Id::unique(("panel_fit", name))))
+}
+
 impl Previewer {
     /// Draws the whole UI. `viewport_texture` is the renderer's image of the 3D view (or
     /// `None` in headless UI tests, which then show a placeholder).
@@ -68,7 +99,10 @@ impl Previewer {
             optional.min(120.0)
         };
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
-        egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+        egui::Panel::bottom("status").show(ui, |ui| {
+            self.status_ui(ui);
+            record_fit(ui.ctx(), "status", ui.min_rect().width(), ui.max_rect());
+        });
         if self.is_driving() {
             egui::Panel::bottom("foot_slide")
                 .resizable(false)
@@ -95,6 +129,7 @@ impl Previewer {
                 } else {
                     timeline::timeline_ui(self, ui)
                 }
+                record_fit(ui.ctx(), "timeline", ui.min_rect().width(), ui.max_rect());
             });
         let measured = timeline.response.rect.height();
         ui.data_mut(|d| d.insert_temp(timeline_id, measured));
@@ -105,7 +140,7 @@ impl Previewer {
             .show(ui, |ui| {
                 // One scroll for the whole panel: with a joint selected and the pose graph
                 // open it is taller than a small window, and nothing may fall off its end.
-                egui::ScrollArea::vertical()
+                let out = egui::ScrollArea::vertical()
                     .id_salt("left_scroll")
                     .show(ui, |ui| {
                         self.clips_ui(ui);
@@ -115,13 +150,16 @@ impl Previewer {
                         blend::blend_panel_ui(self, ui);
                         blend::graph_edit_ui(self, ui);
                     });
+                record_fit(ui.ctx(), "left", out.content_size.x, out.inner_rect);
             });
         egui::Panel::right("root_motion")
             .resizable(true)
             .default_size(right_max.min(300.0))
             .size_range(200.0..=right_max)
             .show(ui, |ui| {
-                egui::ScrollArea::both()
+                // Vertical only: what is wider than the panel wraps, or scrolls sideways in
+                // its own table, so no line is cut at the panel's edge.
+                let out = egui::ScrollArea::vertical()
                     .id_salt("right_scroll")
                     .show(ui, |ui| {
                         matching::matching_panel_ui(self, ui);
@@ -135,6 +173,7 @@ impl Previewer {
                         ui.separator();
                         plot::root_motion_ui(self, ui);
                     });
+                record_fit(ui.ctx(), "right", out.content_size.x, out.inner_rect);
             });
         egui::CentralPanel::no_frame().show(ui, |ui| self.viewport_ui(ui, viewport_texture));
         let ctx = ui.ctx().clone();
@@ -566,9 +605,11 @@ impl Previewer {
                         Some(why) => format!("{why}: nothing to play"),
                         None => "play this clip alone".to_string(),
                     };
-                    ui.horizontal(|ui| {
+                    ui.horizontal_wrapped(|ui| {
+                        // Wrapped, not cut: takes of one session differ only at their
+                        // names' ends (`..._002`, `..._003`).
                         if ui
-                            .selectable_label(w > 0.0, text)
+                            .add(egui::Button::selectable(w > 0.0, text).wrap())
                             .on_hover_text(hover)
                             .clicked()
                         {
@@ -678,11 +719,18 @@ impl Previewer {
                 } else {
                     ui.visuals().text_color()
                 };
-                ui.colored_label(color, &m.text);
+                // Cut to the bar's width (the whole text on hover and in View > Messages):
+                // a long message must not push the bar wider than the window.
+                ui.add(egui::Label::new(egui::RichText::new(&m.text).color(color)).truncate())
+                    .on_hover_text(&m.text);
             }
             if let Some(e) = self.stage.main.timeline.error() {
                 ui.separator();
-                ui.colored_label(Color32::from_rgb(255, 170, 80), e);
+                ui.add(
+                    egui::Label::new(egui::RichText::new(e).color(Color32::from_rgb(255, 170, 80)))
+                        .truncate(),
+                )
+                .on_hover_text(e);
             }
             if let Some((w, ago)) = self.recent_phase_warning() {
                 // Held for a moment after it stops: a short cross-fade warns for a frame.
@@ -692,7 +740,13 @@ impl Previewer {
                 } else {
                     w.to_string()
                 };
-                ui.colored_label(Color32::from_rgb(255, 170, 80), text);
+                ui.add(
+                    egui::Label::new(
+                        egui::RichText::new(&text).color(Color32::from_rgb(255, 170, 80)),
+                    )
+                    .truncate(),
+                )
+                .on_hover_text(&text);
             }
         });
     }

@@ -60,7 +60,7 @@ pub(super) fn morphs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                         .copied()
                         .flatten()
                         .is_some();
-                    ui.horizontal(|ui| {
+                    ui.horizontal_wrapped(|ui| {
                         let label = egui::RichText::new(target);
                         let label = if overridden {
                             label.color(OVERRIDDEN)

@@ -28,10 +28,13 @@ pub(super) fn retarget_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
-    egui::CollapsingHeader::new(format!("Retargeted from {file}"))
+    // The file in the body, where it wraps: a header line is never wrapped, and a mocap
+    // take's name is wider than the panel.
+    egui::CollapsingHeader::new("Retargeted clips")
         .id_salt("retarget_panel")
         .default_open(true)
         .show(ui, |ui| {
+            ui.add(egui::Label::new(format!("Retargeted from {file}")).wrap());
             quality_ui(p, ui);
             let mapped = p.retarget.as_ref().map_or(0, |s| s.report.mapping.len());
             let edited = p.retarget.as_ref().is_some_and(|s| s.map_edited);
