@@ -2,19 +2,27 @@
 //! --motion-matching --library DIR` retargets every clip of the folder onto the character
 //! (the built-in demo here) and matches on them instead of the character's own clips.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[test]
-fn a_folder_of_mocap_is_retargeted_onto_the_demo_and_matched() {
+/// Runs `cmd` (a `stridescope` command printing JSON) and parses what it prints; a
+/// failure shows its error output.
+fn json_of(cmd: &mut Command) -> serde_json::Value {
+    let run = cmd.output().unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    serde_json::from_slice(&run.stdout).unwrap()
+}
+
+/// A fresh folder `<temp>/<tag>-<pid>` holding copies of the Bandai takes `names` (file
+/// stems), as a user's library folder.
+fn bandai_copies(tag: &str, names: &[&str]) -> PathBuf {
     let bandai = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
-    let dir = std::env::temp_dir().join(format!("stridescope-mm-library-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let names = [
-        "dataset-2_walk_normal_002",
-        "dataset-2_walk_normal_004",
-        "dataset-2_run_normal_001",
-    ];
     for n in names {
         std::fs::copy(
             bandai.join(format!("{n}.bvh")),
@@ -22,17 +30,21 @@ fn a_folder_of_mocap_is_retargeted_onto_the_demo_and_matched() {
         )
         .unwrap();
     }
-    let run = Command::new(env!("CARGO_BIN_EXE_stridescope"))
-        .args(["trace", "--motion-matching", "--json", "--library"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    dir
+}
+
+#[test]
+fn a_folder_of_mocap_is_retargeted_onto_the_demo_and_matched() {
+    let names = [
+        "dataset-2_walk_normal_002",
+        "dataset-2_walk_normal_004",
+        "dataset-2_run_normal_001",
+    ];
+    let dir = bandai_copies("stridescope-mm-library", &names);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stridescope"));
+    cmd.args(["trace", "--motion-matching", "--json", "--library"])
+        .arg(&dir);
+    let r = json_of(&mut cmd);
     assert_eq!(r["library_files"], 3);
     assert_eq!(r["mirrored"], false);
     assert!(r["build_secs"].as_f64().unwrap() > 0.0);
@@ -57,23 +69,16 @@ fn a_folder_of_mocap_is_retargeted_onto_the_demo_and_matched() {
     assert!(walking > 6.0, "walked {walking} s: {secs}");
 
     // --mirror: every clip enters mirrored too, doubling the database.
-    let run = Command::new(env!("CARGO_BIN_EXE_stridescope"))
-        .args([
-            "trace",
-            "--motion-matching",
-            "--json",
-            "--mirror",
-            "--library",
-        ])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let m: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stridescope"));
+    cmd.args([
+        "trace",
+        "--motion-matching",
+        "--json",
+        "--mirror",
+        "--library",
+    ])
+    .arg(&dir);
+    let m = json_of(&mut cmd);
     assert_eq!(m["mirrored"], true);
     assert_eq!(m["database_frames"].as_u64().unwrap(), 2 * frames);
     let names: Vec<&str> = m["clips"]
@@ -126,20 +131,14 @@ fn library_takes_are_tagged_by_their_names_and_sidecars() {
         "not a capture file's name"
     );
 
-    let bandai = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
-    let dir = std::env::temp_dir().join(format!("stridescope-mm-tags-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    for n in [
-        "dataset-2_walk_normal_002",
-        "dataset-2_run_normal_001",
-        "dataset-2_wave-left-hand_active_011",
-    ] {
-        std::fs::copy(
-            bandai.join(format!("{n}.bvh")),
-            dir.join(format!("{n}.bvh")),
-        )
-        .unwrap();
-    }
+    let dir = bandai_copies(
+        "stridescope-mm-tags",
+        &[
+            "dataset-2_walk_normal_002",
+            "dataset-2_run_normal_001",
+            "dataset-2_wave-left-hand_active_011",
+        ],
+    );
     std::fs::write(
         dir.join("dataset-2_walk_normal_002.tags.ron"),
         r#"[(tag: "stroll"), (tag: "stumble", start_secs: Some(1.0), end_secs: Some(2.0))]"#,
@@ -222,16 +221,10 @@ fn library_takes_are_tagged_by_their_names_and_sidecars() {
 fn a_library_database_is_cached_under_its_content_key() {
     use stridescope::stage::matching::cache::{cache_dir, CacheOutcome};
     use stridescope::stage::matching::{MatchingDef, MatchingSession};
-    let bandai = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
-    let dir = std::env::temp_dir().join(format!("stridescope-mm-cache-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    for n in ["dataset-2_walk_normal_002", "dataset-2_run_normal_001"] {
-        std::fs::copy(
-            bandai.join(format!("{n}.bvh")),
-            dir.join(format!("{n}.bvh")),
-        )
-        .unwrap();
-    }
+    let dir = bandai_copies(
+        "stridescope-mm-cache",
+        &["dataset-2_walk_normal_002", "dataset-2_run_normal_001"],
+    );
     let library = [dir.clone()];
     let session = |mirror: bool| {
         let (model, _, _) =
@@ -259,5 +252,83 @@ fn a_library_database_is_cached_under_its_content_key() {
         CacheOutcome::Skipped(why) => panic!("not cached: {why}"),
     }
     assert_eq!(mirrored.db.frame_count(), 2 * first.db.frame_count());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A library without an idle (two walks and a run, mirrored too): standing, the character
+/// holds its slowest frame instead of walking on between a take and its mirror (issue 39
+/// saw 35 jumps and 8.9 m of travel in 18 s), then walks off when asked; the blends stay
+/// small (inertialization offsets of centimetres, not metres).
+#[test]
+fn standing_without_an_idle_holds_still_and_walks_off_when_asked() {
+    let dir = bandai_copies(
+        "stridescope-mm-stand",
+        &[
+            "dataset-2_walk_normal_002",
+            "dataset-2_walk_normal_004",
+            "dataset-2_run_normal_001",
+        ],
+    );
+    let scenario = dir.join("stand_then_walk.ron");
+    std::fs::write(
+        &scenario,
+        "(fps: 60.0, seconds: 14.0, events: [\
+         (at_secs: 0.0, action: Stand),\
+         (at_secs: 8.0, action: Move(speed_mps: 1.3, heading_deg: 0.0)),\
+         ])",
+    )
+    .unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stridescope"));
+    cmd.args([
+        "trace",
+        "--motion-matching",
+        "--json",
+        "--mirror",
+        "--scenario",
+    ])
+    .arg(&scenario)
+    .arg("--library")
+    .arg(&dir);
+    let r = json_of(&mut cmd);
+    let frames = r["frames"].as_array().unwrap();
+    let at = |f: &serde_json::Value| {
+        (
+            f["world_x_m"].as_f64().unwrap(),
+            f["world_z_m"].as_f64().unwrap(),
+        )
+    };
+    let (standing, walking): (Vec<&serde_json::Value>, Vec<&serde_json::Value>) = frames
+        .iter()
+        .partition(|f| f["desired_speed_mps"].as_f64().unwrap() == 0.0);
+    assert!(
+        (470..490).contains(&standing.len()),
+        "{} frames standing",
+        standing.len()
+    );
+    // Standing: held from the first frame, one jump (onto the held frame), no travel.
+    assert!(standing.iter().all(|f| f["holding"] == true));
+    let jumps = standing.iter().filter(|f| f["jumped"] == true).count();
+    assert!(jumps <= 1, "{jumps} jumps while standing");
+    let (a, b) = (at(standing[0]), at(standing[standing.len() - 1]));
+    let travel = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+    assert!(travel < 0.01, "walked {travel} m standing");
+    // Asked to walk, it leaves the hold at once and covers most of 6 s at 1.3 m/s.
+    assert!(walking.iter().all(|f| f["holding"] == false));
+    let (a, b) = (at(walking[0]), at(walking[walking.len() - 1]));
+    let travel = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+    assert!(travel > 5.0, "walked only {travel} m in 6 s");
+    // Every blend starts within a third of a leg and 120 degrees (a walk's arm swing
+    // against a run's bent elbow is about 100).
+    for f in frames {
+        let (cm, deg) = (
+            f["offset_cm"].as_f64().unwrap(),
+            f["offset_deg"].as_f64().unwrap(),
+        );
+        assert!(
+            cm < 30.0 && deg < 120.0,
+            "frame {}: offset {cm} cm, {deg} degrees",
+            f["frame"]
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

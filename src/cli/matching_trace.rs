@@ -45,6 +45,13 @@ pub struct MatchingTraceFrame {
     /// The rate the playing clip ran at (the simulation's speed over the clip's, within
     /// the play-rate range).
     pub play_rate: f32,
+    /// Standing on the database's slowest frame: the input stands and no frame of the
+    /// database does (a library without an idle).
+    pub holding: bool,
+    /// Largest inertialization offset left after this frame: translation (cm) and
+    /// rotation (degrees).
+    pub offset_cm: f32,
+    pub offset_deg: f32,
     /// Per leg (the model's leg order): how fast the foot slides over the ground while
     /// the playing clip has it planted (m/s, world); `null` while it is in the air.
     pub slide_mps: Vec<Option<f32>>,
@@ -477,6 +484,9 @@ pub fn run_scenario(
                 sim_yaw_deg: f.sim.yaw.to_degrees(),
                 desired_speed_mps: input.desired_velocity.length(),
                 play_rate: f.play_rate,
+                holding: f.holding,
+                offset_cm: f.offset_remaining.0 * 100.0,
+                offset_deg: f.offset_remaining.1.to_degrees(),
                 slide_mps: slide.meter.speeds().to_vec(),
             });
         }

@@ -248,6 +248,8 @@ pub struct MatchFrame {
     /// The rate the playing clip ran at this frame (see
     /// [`MatcherSettings::play_rate_range`]).
     pub play_rate: f32,
+    /// Holding [`Matcher::standing`]'s frame (0 play rate, no search).
+    pub holding: bool,
 }
 
 /// Everything that changes from frame to frame (cloned for replay snapshots).
@@ -275,6 +277,9 @@ pub struct MatcherState {
     root_offset: GroundTransform,
     /// The last frame's play rate (see [`MatcherSettings::play_rate_range`]).
     pub play_rate: f32,
+    /// Standing on [`Matcher::standing`]'s frame: the clip holds still until the input
+    /// moves.
+    pub holding: bool,
 }
 
 /// A motion-matching character.
@@ -290,6 +295,60 @@ pub struct Matcher {
     explain: bool,
     /// Foot locking's legs and pins (`None`: no legs given).
     locker: Option<FootLocker>,
+    /// Where to stand when the input stands and no frame of the database does.
+    standing: Option<StandingFrame>,
+}
+
+/// A database frame whose future trajectory covers less than this (m/s, model units per
+/// second) stands. Walks cover 1-1.5 m/s; an idle's weight shifts stay well under it.
+pub const STANDING_SPEED_MPS: f32 = 0.25;
+
+/// Where a character with nothing to stand on stands (see [`Matcher::standing`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StandingFrame {
+    /// Database frame held.
+    pub frame: usize,
+    /// Its speed (m/s): how far its future trajectory goes over its last time.
+    pub speed_mps: f32,
+    /// Every leg is planted there (else it is merely the slowest frame).
+    pub feet_down: bool,
+}
+
+/// The frame a character stands on when the input stands and no frame of `db` does: the
+/// slowest jump target with every leg planted (the slowest of all when none has), by the
+/// speed of its future trajectory. `None` when some frame stands (under
+/// [`STANDING_SPEED_MPS`]): the search finds it.
+fn standing_frame(db: &Database, sources: &[ClipSource<'_>]) -> Option<StandingFrame> {
+    let pos = db.group_range(FeatureGroup::TrajectoryPosition);
+    let (&horizon, k) = (
+        db.settings().future_secs.last()?,
+        db.settings().future_secs.len(),
+    );
+    let mut best: Option<StandingFrame> = None;
+    for (f, info) in db.frames().iter().enumerate() {
+        let raw = db.raw_features(f);
+        let end = Vec2::new(raw[pos.start + 2 * (k - 1)], raw[pos.start + 2 * k - 1]);
+        let speed_mps = end.length() / horizon;
+        if speed_mps < STANDING_SPEED_MPS {
+            return None;
+        }
+        if !info.candidate || !speed_mps.is_finite() {
+            continue;
+        }
+        let s = &sources[info.source as usize];
+        let d = s.clip.duration_secs();
+        let feet_down =
+            !s.contacts.is_empty() && s.contacts.iter().all(|c| c.is_down(info.time_secs, d, 0.0));
+        let better = best.is_none_or(|b| (feet_down, -speed_mps) > (b.feet_down, -b.speed_mps));
+        if better {
+            best = Some(StandingFrame {
+                frame: f,
+                speed_mps,
+                feet_down,
+            });
+        }
+    }
+    best
 }
 
 fn sources_match(db: &Database, sources: &[ClipSource<'_>]) -> Result<(), AnimError> {
@@ -425,6 +484,7 @@ impl Matcher {
             world_from_root: GroundTransform::IDENTITY,
             root_offset,
             play_rate: 1.0,
+            holding: false,
             sim: SpringCharacter::new(Vec2::ZERO, 0.0, settings.spring),
             // The dwell is already served: the first frame searches (a start pose that
             // moves, when the set has no idle, would otherwise run off for the dwell).
@@ -446,7 +506,15 @@ impl Matcher {
             query: vec![0.0; db.dims()],
             explain: false,
             locker: None,
+            standing: standing_frame(db, sources),
         })
+    }
+
+    /// Where the character stands when the input stands and no database frame does (a
+    /// mocap library of walks and runs without an idle): it holds this frame, feet
+    /// locked, instead of walking on. `None` when the database has a standing frame.
+    pub fn standing(&self) -> Option<StandingFrame> {
+        self.standing
     }
 
     /// Locks feet with `locker`'s legs when the settings ask for it (each clip's
@@ -591,6 +659,15 @@ impl Matcher {
             });
         }
         let dt = dt_secs as f32;
+        // Standing with nothing in the database that stands: hold a frame (entered below,
+        // left as soon as the input moves, with a search at once).
+        let stands = input.desired_velocity.length_squared() < 1e-8;
+        let hold = stands && self.standing.is_some();
+        if self.state.holding && !hold {
+            self.state.holding = false;
+            self.state.since_search_secs = f32::INFINITY;
+            self.state.since_jump_secs = self.settings.min_dwell_secs;
+        }
         // 1. The simulation and the playing clip move on.
         self.state
             .sim
@@ -598,7 +675,11 @@ impl Matcher {
         let s = &sources[self.state.source];
         let duration = s.clip.duration_secs() as f64;
         let t0 = self.state.time_secs;
-        self.state.play_rate = self.play_rate(s, db, t0)?;
+        self.state.play_rate = if self.state.holding {
+            0.0
+        } else {
+            self.play_rate(s, db, t0)?
+        };
         let mut t1 = t0 + dt_secs * self.state.play_rate as f64;
         if !s.looping {
             t1 = t1.min(duration);
@@ -711,10 +792,22 @@ impl Matcher {
             since_jump_secs: self.state.since_jump_secs,
             offset_remaining: (0.0, 0.0),
             play_rate: self.state.play_rate,
+            holding: self.state.holding,
         };
+        if let (true, false, Some(stand)) = (hold, self.state.holding, self.standing) {
+            let info = db.frames()[stand.frame];
+            let t = info.time_secs as f64;
+            self.jump(db, skeleton, sources, info.source as usize, t)?;
+            self.state.holding = true;
+            frame.holding = true;
+            frame.jumped = true;
+            frame.source = info.source as usize;
+            frame.clip = db.clips()[info.source as usize].model_clip;
+            frame.clip_time_secs = t;
+        }
         let due = self.state.since_search_secs >= self.settings.search_interval_secs - 1e-6
             && self.state.since_jump_secs >= self.settings.min_dwell_secs - 1e-6;
-        if due || ended {
+        if (due || ended) && !self.state.holding {
             self.build_query(db, input);
             let params = SearchParams {
                 query: &self.query,
@@ -801,36 +894,8 @@ impl Matcher {
                 (None, _) => false,
             };
             if let (true, Some(b)) = (jump, best) {
-                let target = &sources[b.source];
                 let t = b.time_secs as f64;
-                let mut to = vec![Transform::IDENTITY; self.scratch.len()];
-                sample(skeleton, target, db.settings(), t, &mut to)?;
-                let mut to_velocity = vec![JointVelocity::default(); to.len()];
-                let h = (1.0 / db.settings().sample_rate_hz as f64).min(0.05);
-                let mut before = vec![Transform::IDENTITY; to.len()];
-                let tb = if target.looping {
-                    t - h
-                } else {
-                    (t - h).max(0.0)
-                };
-                sample(skeleton, target, db.settings(), tb, &mut before)?;
-                if t - tb > 0.0 {
-                    for ((v, a), b) in to_velocity.iter_mut().zip(&before).zip(&to) {
-                        *v = JointVelocity::between(a, b, (t - tb) as f32);
-                    }
-                }
-                self.state.inertializer.transition(
-                    &self.scratch,
-                    &self.state.input_velocity,
-                    &to,
-                    &to_velocity,
-                )?;
-                self.scratch.copy_from_slice(&to);
-                self.state.input_velocity.copy_from_slice(&to_velocity);
-                self.state.source = b.source;
-                self.state.time_secs = t;
-                self.state.root_offset = facing_offset(target, t, db.settings())?;
-                self.state.since_jump_secs = 0.0;
+                self.jump(db, skeleton, sources, b.source, t)?;
                 frame.jumped = true;
                 frame.source = b.source;
                 frame.clip = b.clip;
@@ -885,6 +950,48 @@ impl Matcher {
         }
         self.state.frame += 1;
         Ok(frame)
+    }
+
+    /// Plays database clip `source` from clip time `t` on, blending in from what plays
+    /// now (inertialization: the offsets start at the difference of poses and velocities).
+    fn jump(
+        &mut self,
+        db: &Database,
+        skeleton: &Skeleton,
+        sources: &[ClipSource<'_>],
+        source: usize,
+        t: f64,
+    ) -> Result<(), AnimError> {
+        let target = &sources[source];
+        let mut to = vec![Transform::IDENTITY; self.scratch.len()];
+        sample(skeleton, target, db.settings(), t, &mut to)?;
+        let mut to_velocity = vec![JointVelocity::default(); to.len()];
+        let h = (1.0 / db.settings().sample_rate_hz as f64).min(0.05);
+        let mut before = vec![Transform::IDENTITY; to.len()];
+        let tb = if target.looping {
+            t - h
+        } else {
+            (t - h).max(0.0)
+        };
+        sample(skeleton, target, db.settings(), tb, &mut before)?;
+        if t - tb > 0.0 {
+            for ((v, a), b) in to_velocity.iter_mut().zip(&before).zip(&to) {
+                *v = JointVelocity::between(a, b, (t - tb) as f32);
+            }
+        }
+        self.state.inertializer.transition(
+            &self.scratch,
+            &self.state.input_velocity,
+            &to,
+            &to_velocity,
+        )?;
+        self.scratch.copy_from_slice(&to);
+        self.state.input_velocity.copy_from_slice(&to_velocity);
+        self.state.source = source;
+        self.state.time_secs = t;
+        self.state.root_offset = facing_offset(target, t, db.settings())?;
+        self.state.since_jump_secs = 0.0;
+        Ok(())
     }
 
     /// The trajectory of database frame `frame` placed at the character (world space):

@@ -88,6 +88,22 @@ fn readout_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     };
     let name = p.stage.main.model.clips[f.clip].name();
     let db_frame = s.db.nearest_frame(f.source, f.clip_time_secs);
+    if let (true, Some(stand)) = (f.holding, s.matcher().standing()) {
+        ui.add(
+            egui::Label::new(format!(
+                "Standing: no frame of these clips stands (the slowest moves {:.2} m/s), so \
+                 {name} holds at {:.2} s{} until you move.",
+                stand.speed_mps,
+                f.clip_time_secs,
+                if stand.feet_down {
+                    ", both feet planted"
+                } else {
+                    ""
+                }
+            ))
+            .wrap(),
+        );
+    }
     super::sideways_ui(ui, "mm_readout_sideways", |ui| {
         egui::Grid::new("mm_readout").num_columns(2).show(ui, |ui| {
             ui.label("Playing");
@@ -347,25 +363,22 @@ fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .default_open(false)
             .show(ui, |ui| {
                 ui.weak("Tags a jump must land on (require) or avoid (exclude).");
-                super::sideways_ui(ui, "mm_tags_sideways", |ui| {
-                    egui::Grid::new("mm_tags").num_columns(3).show(ui, |ui| {
-                        for (i, t) in tags.iter().enumerate() {
-                            let bit = 1u32 << i;
-                            ui.label(t);
-                            let mut r = require & bit != 0;
-                            let mut x = exclude & bit != 0;
-                            if ui.checkbox(&mut r, format!("require {t}")).changed() {
-                                require = if r { require | bit } else { require & !bit };
-                                exclude &= !bit;
-                            }
-                            if ui.checkbox(&mut x, format!("exclude {t}")).changed() {
-                                exclude = if x { exclude | bit } else { exclude & !bit };
-                                require &= !bit;
-                            }
-                            ui.end_row();
+                // One wrapped row per tag (the boxes name it): every box stays in view.
+                for (i, t) in tags.iter().enumerate() {
+                    let bit = 1u32 << i;
+                    ui.horizontal_wrapped(|ui| {
+                        let mut r = require & bit != 0;
+                        let mut x = exclude & bit != 0;
+                        if ui.checkbox(&mut r, format!("require {t}")).changed() {
+                            require = if r { require | bit } else { require & !bit };
+                            exclude &= !bit;
                         }
-                    })
-                });
+                        if ui.checkbox(&mut x, format!("exclude {t}")).changed() {
+                            exclude = if x { exclude | bit } else { exclude & !bit };
+                            require &= !bit;
+                        }
+                    });
+                }
             });
     }
     egui::CollapsingHeader::new("Overlays")
