@@ -1024,3 +1024,45 @@ fn a_motion_matching_library_builds_in_the_background_with_a_progress_bar() {
     h.get_by_label_contains("Standing: no frame of these clips stands");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A dialog owns the keyboard (issue 39 item 5): with the Retarget browser open, its path
+/// field has the keys from the first frame; a name typed after the folder goes into it
+/// (the field keeps the folder's trailing separator); with the field unfocused, G does
+/// not toggle the library grid behind the dialog; the Open dialog names FBX.
+#[test]
+fn the_file_dialog_owns_the_keyboard() {
+    use stridescope::app::file_browser::{FileBrowser, Purpose};
+    let dir = std::env::temp_dir().join(format!("stridescope-dialog-keys-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("takes")).unwrap();
+    let dir = std::fs::canonicalize(&dir).unwrap();
+    let mut h = harness();
+    h.state_mut().file_browser = Some(FileBrowser::for_purpose(&dir, Purpose::Retarget));
+    h.run_steps(3);
+    let sep = std::path::MAIN_SEPARATOR;
+    assert_eq!(
+        h.state().file_browser.as_ref().unwrap().typed,
+        format!("{}{sep}", dir.display())
+    );
+    h.event(egui::Event::Text("takes".into()));
+    h.run_steps(2);
+    assert_eq!(
+        h.state().file_browser.as_ref().unwrap().typed,
+        format!("{}{sep}takes", dir.display()),
+        "the typed name goes into the folder"
+    );
+    // Focus elsewhere in the dialog (a click on its Up button), then G.
+    h.get_by_label("Up").click();
+    h.run_steps(2);
+    assert!(!h.ctx.egui_wants_keyboard_input());
+    h.key_press(egui::Key::G);
+    h.run_steps(2);
+    assert!(h.state().library_view().is_none(), "G reached the window");
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(h.state().file_browser.is_none(), "Escape closes the dialog");
+    assert_eq!(
+        Purpose::Open.title(),
+        "Open a character or a clip (glTF, FBX, BVH)"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -516,3 +516,31 @@ fn an_in_place_choice_reaches_a_compared_copy_of_the_clip() {
     p.set_in_place_override_all(InPlaceOverride::Auto);
     assert!(b_moves(&p));
 }
+
+/// Joint details and the curve view read in metres whatever the file's units (issue 39
+/// item 4): Maya's HumanIK file keeps its hips 100 units up in centimetres under a root
+/// scaled by 0.01; the details say 1 m up, as the world position does.
+#[test]
+fn local_translations_read_in_metres_under_a_scaled_parent() {
+    let model = stridescope::asset::load(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/fbx/ufbx/maya_human_ik_7400_binary.fbx"
+    )))
+    .unwrap();
+    let hips = model.skeleton.find("Character1_Hips").unwrap();
+    let file_t = model.skeleton.rest_pose()[hips].translation;
+    assert!((file_t.y - 100.0).abs() < 0.01, "{file_t}");
+    let mut h = harness(model);
+    h.get_by_label("Joints").click();
+    h.run_steps(2);
+    h.state_mut().select_joint(Some(hips));
+    h.run_steps(3);
+    let world = h.state().stage.main.pose.model_from_joint[hips].w_axis;
+    assert!((world.y - 1.0).abs() < 1e-3, "{world}");
+    // Local (in metres) and world read the same: the hips' parents add no offset.
+    assert_eq!(
+        format!("{:.4} {:.4} {:.4} m", world.x, world.y, world.z),
+        "0.0000 1.0000 0.0000 m"
+    );
+    assert_eq!(h.query_all_by_label("0.0000 1.0000 0.0000 m").count(), 2);
+}

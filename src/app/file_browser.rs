@@ -34,7 +34,7 @@ impl Purpose {
     /// The browser window's title.
     pub fn title(self) -> &'static str {
         match self {
-            Self::Open => "Open a character or a clip (glTF, BVH)",
+            Self::Open => "Open a character or a clip (glTF, FBX, BVH)",
             Self::CompareB => "Compare with a clip of another file",
             Self::Export => "Export a preview of the clip",
             Self::Retarget => "Retarget clips onto this character (glTF, FBX, BVH, or a folder)",
@@ -98,6 +98,9 @@ pub struct FileBrowser {
     pub file_name: String,
     /// Export: the format; its extension is kept on `file_name`.
     pub format: ExportFormat,
+    /// The text field a user types into first takes the keyboard on the next frame (set
+    /// when the browser opens, so no keystroke reaches the window behind it).
+    pub focus_pending: bool,
 }
 
 impl FileBrowser {
@@ -122,6 +125,7 @@ impl FileBrowser {
                 "preview.gif".into()
             },
             format: ExportFormat::Gif,
+            focus_pending: true,
         };
         b.go_to(dir);
         b
@@ -176,7 +180,12 @@ impl FileBrowser {
     /// Lists another folder.
     pub fn go_to(&mut self, dir: &Path) {
         self.dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        // With its separator: a name typed after it goes into the folder, not onto the
+        // folder's own name.
         self.typed = self.dir.display().to_string();
+        if !self.typed.ends_with(std::path::MAIN_SEPARATOR) {
+            self.typed.push(std::path::MAIN_SEPARATOR);
+        }
         self.refresh();
     }
 

@@ -662,3 +662,30 @@ impl AbCompare {
         }
     }
 }
+
+/// How much the space of `joint`'s parent scales lengths, per axis, in the rest pose (the
+/// lengths of the parent's model-space axes; 1 for a root). A local translation times
+/// this is in the model's metres: a Mixamo file's hips sit in centimetres under an
+/// armature scaled by 0.01, so their local translation reads 100 times too large unless
+/// scaled.
+pub fn parent_scale(model: &Model, joint: usize) -> glam::Vec3 {
+    let sk = &model.skeleton;
+    let Some(mut at) = sk.parents().get(joint).copied().flatten() else {
+        return glam::Vec3::ONE;
+    };
+    // The parent's chain only: its rest transforms composed from the root down.
+    let mut m = glam::Mat4::IDENTITY;
+    let mut chain = vec![at];
+    while let Some(q) = sk.parents()[at] {
+        chain.push(q);
+        at = q;
+    }
+    for &j in chain.iter().rev() {
+        m *= sk.rest_pose()[j].to_mat4();
+    }
+    glam::Vec3::new(
+        m.x_axis.truncate().length(),
+        m.y_axis.truncate().length(),
+        m.z_axis.truncate().length(),
+    )
+}

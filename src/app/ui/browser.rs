@@ -32,6 +32,10 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                     egui::TextEdit::singleline(&mut b.typed)
                         .desired_width(ui.available_width() - 90.0),
                 );
+                if b.focus_pending && !purpose.saves() {
+                    field.request_focus();
+                    b.focus_pending = false;
+                }
                 let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
                 if ui.button("Go").clicked() || entered {
                     open_file = b.submit_typed();
@@ -103,6 +107,10 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                             let field = ui.add(
                                 egui::TextEdit::singleline(&mut b.file_name).desired_width(200.0),
                             );
+                            if b.focus_pending {
+                                field.request_focus();
+                                b.focus_pending = false;
+                            }
                             let mut format = b.format;
                             if purpose == Purpose::Export {
                             egui::ComboBox::new("export_format", "format")

@@ -134,6 +134,10 @@ fn joint_details_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let order = p.inspect.euler_order;
     let e = order.angles_deg(local.rotation);
     let model = p.stage.main.pose.model_from_joint[j].w_axis;
+    // In metres whatever the file's units: scaled by the parent's space (a Mixamo hips'
+    // centimetres under a 0.01 armature).
+    let scale = crate::stage::inspect::parent_scale(&p.stage.main.model, j);
+    let t = local.translation * scale;
     super::sideways_ui(ui, "joint_details_sideways", |ui| {
         egui::Grid::new("joint_details")
             .num_columns(2)
@@ -142,10 +146,20 @@ fn joint_details_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 ui.label(parent);
                 ui.end_row();
                 ui.label("local translation");
-                ui.monospace(format!(
-                    "{:.4} {:.4} {:.4} m",
-                    local.translation.x, local.translation.y, local.translation.z
-                ));
+                ui.monospace(format!("{:.4} {:.4} {:.4} m", t.x, t.y, t.z))
+                    .on_hover_text(if (scale - glam::Vec3::ONE).abs().max_element() > 1e-4 {
+                        format!(
+                            "the file's {:.4} {:.4} {:.4}, in a parent space scaled by {:.4} {:.4} {:.4}",
+                            local.translation.x,
+                            local.translation.y,
+                            local.translation.z,
+                            scale.x,
+                            scale.y,
+                            scale.z
+                        )
+                    } else {
+                        "in the parent's space".to_string()
+                    });
                 ui.end_row();
                 ui.label(format!("local rotation ({})", order.label()));
                 ui.monospace(format!("{:.2} {:.2} {:.2} deg", e[0], e[1], e[2]));
@@ -228,6 +242,11 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .inspect
         .curves(&p.stage.main.model, clip_index, &joints, CURVE_SAMPLES);
     let names = p.stage.main.model.skeleton.names();
+    // Translations in metres (see `joint_details_ui`).
+    let scales: Vec<glam::Vec3> = curves
+        .iter()
+        .map(|(j, _)| crate::stage::inspect::parent_scale(&p.stage.main.model, *j))
+        .collect();
     let playhead = p.stage.main.timeline.phase_secs();
     // One plot per unit, stacked, their time axes linked: degrees and metres never share
     // an axis (a 30-degree swing flattened a 2 cm bob), and each plot says its unit.
@@ -263,7 +282,7 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 .include_x(0.0)
                 .include_x(duration)
                 .show(ui, |plot| {
-                    for (j, c) in &curves {
+                    for ((j, c), scale) in curves.iter().zip(&scales) {
                         let name = &names[*j];
                         let mut series =
                             |label: &str,
@@ -304,9 +323,11 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                         match group {
                             CurveGroup::Translation => {
                                 for k in 0..3 {
+                                    let metres: Vec<f32> =
+                                        c.translation[k].iter().map(|v| v * scale[k]).collect();
                                     series(
                                         &format!("t{}", axes[k]),
-                                        &c.translation[k],
+                                        &metres,
                                         TRANSLATION[k],
                                         c.translation_keys.as_ref(),
                                     );

@@ -256,7 +256,9 @@ impl Previewer {
     }
 
     fn keyboard(&mut self, ui: &egui::Ui) {
-        if ui.ctx().egui_wants_keyboard_input() {
+        // A dialog owns the keyboard while it is open (its fields, Enter and Escape):
+        // nothing typed into it may toggle the window behind it.
+        if ui.ctx().egui_wants_keyboard_input() || self.file_browser.is_some() {
             if self.matching().is_some() {
                 self.send(StageCommand::MatchingKeys(Default::default()));
             }
