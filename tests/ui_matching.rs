@@ -90,8 +90,8 @@ fn held_keys_walk_away_from_the_camera_and_shift_runs() {
     h.key_up(Key::W);
     // The debugger lists the search that made it run.
     h.run_steps(2);
-    let _ = h.get_by_label("Since jump");
-    let _ = h.get_by_label("Trajectory error");
+    let _ = h.get_by_label_contains("Since jump: ");
+    let _ = h.get_by_label_contains("Trajectory error: ");
     assert!(
         h.query_by_label_contains("Search at").is_some(),
         "the candidates header is shown"

@@ -104,37 +104,43 @@ fn readout_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .wrap(),
         );
     }
-    super::sideways_ui(ui, "mm_readout_sideways", |ui| {
-        egui::Grid::new("mm_readout").num_columns(2).show(ui, |ui| {
-            ui.label("Playing");
-            ui.label(format!(
-                "{name} at {:.3} s (database frame {db_frame})",
-                f.clip_time_secs
-            ));
-            ui.end_row();
-            ui.label("Since jump");
-            ui.label(format!("{:.2} s", f.since_jump_secs));
-            ui.end_row();
-            ui.label("Trajectory error");
-            ui.label(format!("{:.3} m", f.trajectory_error_m))
-                .on_hover_text("distance between the character and the simulated point it follows");
-            ui.end_row();
-            ui.label("Inertialization");
-            ui.label(format!(
-                "{:.1} cm, {:.1}° left",
-                f.offset_remaining.0 * 100.0,
-                f.offset_remaining.1.to_degrees()
-            ));
-            ui.end_row();
-            ui.label("Frame");
-            let n = s.frames().len();
-            ui.label(match s.viewed() {
-                Some(i) => format!("{} of {n} (replay)", i + 1),
-                None => format!("{n} (live)"),
-            });
-            ui.end_row();
-        })
-    });
+    // Name and value on one line that wraps (a table cut the clip's name at the edge).
+    let row = |ui: &mut egui::Ui, name: &str, value: String| {
+        ui.add(egui::Label::new(format!("{name}: {value}")).wrap())
+    };
+    row(
+        ui,
+        "Playing",
+        format!(
+            "{name} at {:.3} s (database frame {db_frame})",
+            f.clip_time_secs
+        ),
+    );
+    row(ui, "Since jump", format!("{:.2} s", f.since_jump_secs));
+    row(
+        ui,
+        "Trajectory error",
+        format!("{:.3} m", f.trajectory_error_m),
+    )
+    .on_hover_text("distance between the character and the simulated point it follows");
+    row(
+        ui,
+        "Inertialization",
+        format!(
+            "{:.1} cm, {:.1}° left",
+            f.offset_remaining.0 * 100.0,
+            f.offset_remaining.1.to_degrees()
+        ),
+    );
+    let n = s.frames().len();
+    row(
+        ui,
+        "Frame",
+        match s.viewed() {
+            Some(i) => format!("{} of {n} (replay)", i + 1),
+            None => format!("{n} (live)"),
+        },
+    );
     let keys = m.keys;
     ui.weak(format!(
         "keys: {}{}{}{}{}{}",
@@ -228,23 +234,33 @@ fn candidates_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     .on_hover_text("frames the search may not jump to: in the exclusion window around what plays, missing a required tag or carrying an excluded one, or in a clip's last moments");
     let height = 6.0 * ui.text_style_height(&egui::TextStyle::Body);
     let top = ui.cursor().top();
-    egui::ScrollArea::both()
+    // One wrapped line per frame (clip, time, cost, then why): a long take name wraps
+    // with its row instead of running under the next column.
+    egui::ScrollArea::vertical()
         .id_salt("mm_dropped_scroll")
         .max_height(height)
         .auto_shrink([false, true])
         .show(ui, |ui| {
-            egui::Grid::new("mm_dropped_grid")
-                .striped(true)
-                .num_columns(4)
-                .show(ui, |ui| {
-                    for d in &search.dropped {
-                        ui.label(p.stage.main.model.clips[d.clip].name());
-                        ui.label(format!("{:.2}", d.time_secs));
-                        ui.label(format!("{:.3}", d.cost));
-                        ui.weak(d.reason.as_str());
-                        ui.end_row();
-                    }
-                });
+            for d in &search.dropped {
+                let mut row = egui::text::LayoutJob::default();
+                let style = ui.style().clone();
+                let body = egui::TextStyle::Body.resolve(&style);
+                let strong = ui.visuals().text_color();
+                let weak = ui.visuals().weak_text_color();
+                let plain = |color| egui::TextFormat::simple(body.clone(), color);
+                row.append(
+                    &format!(
+                        "{} at {:.2} s, cost {:.3}: ",
+                        p.stage.main.model.clips[d.clip].name(),
+                        d.time_secs,
+                        d.cost
+                    ),
+                    0.0,
+                    plain(strong),
+                );
+                row.append(d.reason.as_str(), 0.0, plain(weak));
+                ui.add(egui::Label::new(row).wrap());
+            }
         });
     let used = ui.cursor().top() - top;
     if used < height {
