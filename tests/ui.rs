@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use egui::Key;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::Harness;
 use glam::DVec2;
 use stridescope::app::settings::Settings;
@@ -645,12 +645,28 @@ fn the_frame_readout_is_whole_on_a_small_window() {
         .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
     h.run_steps(3);
     let r = h
-        .get_by_label("0.000 s / 1.100 s  frame 0 of 0-32 @ 30 fps  cycle 0")
+        .get_by_label("0.000 s / 1.100 s  frame  0 of 0-32 @ 30 fps  cycle   0")
         .rect();
     assert!(
         r.min.x >= 0.0 && r.max.x <= 1024.0 && r.max.y <= 640.0,
         "{r:?}"
     );
+    // Playing on, the readout keeps its place and width (issue 39 item 6: it wrapped to a
+    // second row as the numbers grew), and the range's Clear button is there, greyed,
+    // before a range exists.
+    let clear = h.get_by_label("Clear range").rect();
+    h.state_mut()
+        .transport(stridescope::app::controller::Transport::Play(true));
+    for _ in 0..4 {
+        h.state_mut().advance(1.0);
+    }
+    h.run_steps(2);
+    assert!(h.state().stage.main.timeline.clock().time().cycle >= 3);
+    let later = h.get_by_label_contains(" fps  cycle ").rect();
+    assert_eq!((later.min, later.width()), (r.min, r.width()));
+    h.key_press(egui::Key::I);
+    h.run_steps(2);
+    assert_eq!(h.get_by_label("Clear range").rect(), clear);
     // The viewport keeps half the window each way.
     let [w, hgt] = h.state().viewport_size_px();
     assert!(2 * w >= 1024 && 2 * hgt >= 640, "viewport {w}x{hgt}");
@@ -758,7 +774,8 @@ fn range_and_ping_pong_from_the_keyboard() {
     h.key_press_modifiers(egui::Modifiers::ALT, Key::I);
     h.run_steps(2);
     assert_eq!(h.state().stage.main.timeline.range(), None);
-    assert!(h.query_by_label("Clear range").is_none());
+    // The button stays where it was, greyed (the row does not reflow).
+    assert!(h.get_by_label("Clear range").accesskit_node().is_disabled());
     h.key_press(Key::P);
     h.run_steps(1);
     assert!(h.state().stage.main.timeline.ping_pong());
@@ -1065,4 +1082,20 @@ fn the_file_dialog_owns_the_keyboard() {
         "Open a character or a clip (glTF, FBX, BVH)"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The right panel keeps its rows (issue 39 item 6): the loop-seam row is there, greyed,
+/// while no clip is on the timeline (the pose graph plays), so going back to a clip does
+/// not move Drive under the pointer.
+#[test]
+fn drive_stays_put_when_a_clip_returns_to_the_timeline() {
+    let mut h = harness();
+    let with_clip = h.get_by_label("Drive (D)").rect();
+    h.get_by_label("Play through the pose graph").click();
+    h.run_steps(3);
+    assert!(h.state().graph().is_some());
+    assert_eq!(h.get_by_label("Drive (D)").rect(), with_clip);
+    h.get_by_label("Play through the pose graph").click();
+    h.run_steps(3);
+    assert_eq!(h.get_by_label("Drive (D)").rect(), with_clip);
 }

@@ -420,6 +420,15 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         p.stage.main.timeline.clip()
     };
     let Some(clip) = clip else {
+        // The row stays (greyed) so selecting a clip does not push what is below it down
+        // under the pointer.
+        ui.add_enabled_ui(false, |ui| {
+            egui::CollapsingHeader::new("Loop seam")
+                .id_salt("seam_table_off")
+                .show(ui, |_| {})
+                .header_response
+                .on_disabled_hover_text("the loop seam of the clip on the timeline (none now)");
+        });
         return;
     };
     // Every length in the table is in metres of a human-sized character (rig units

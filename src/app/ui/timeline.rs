@@ -186,16 +186,20 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         {
             p.transport(Transport::OutAtPlayhead);
         }
-        if let Some((a, b)) = p.stage.main.timeline.range() {
-            if ui
-                .button("Clear range")
-                .on_hover_text(format!(
-                    "Playing {a:.3}-{b:.3} s only; play the whole clip again (Alt+I)"
-                ))
-                .clicked()
-            {
-                p.transport(Transport::Range(None));
-            }
+        // Always there (greyed without a range): setting In must not push the row's
+        // other buttons to the next line.
+        let range = p.stage.main.timeline.range();
+        let clear = ui
+            .add_enabled(range.is_some(), egui::Button::new("Clear range"))
+            .on_hover_text(match range {
+                Some((a, b)) => {
+                    format!("Playing {a:.3}-{b:.3} s only; play the whole clip again (Alt+I)")
+                }
+                None => "No in/out range is set (I and O set one)".to_string(),
+            })
+            .on_disabled_hover_text("No in/out range is set (I and O set one)");
+        if clear.clicked() {
+            p.transport(Transport::Range(None));
         }
         ui.separator();
         ui.label("Rate");
@@ -352,14 +356,20 @@ pub fn time_readout(p: &Previewer) -> String {
     let fps = p.stage.main.timeline.frame_rate_hz();
     let duration = clip.duration_secs() as f64;
     let last = p.stage.main.timeline.last_frame();
+    // Padded to the widest value each field takes in this clip (the cycle to three
+    // places): the readout keeps its width while it plays, so the row does not reflow.
+    let secs_width = format!("{duration:.3}").len();
+    let frame_width = format!("{last:.0}").len();
     format!(
-        "{:.3} s / {:.3} s  frame {:.0} of 0-{:.0} @ {} fps  cycle {}",
+        "{:>sw$.3} s / {:.3} s  frame {:>fw$.0} of 0-{:.0} @ {} fps  cycle {:>3}",
         p.stage.main.timeline.phase_secs(),
         duration,
         p.stage.main.timeline.frame_index().floor().min(last),
         last,
         fps_text(fps),
-        p.stage.main.timeline.clock().time().cycle
+        p.stage.main.timeline.clock().time().cycle,
+        sw = secs_width,
+        fw = frame_width,
     )
 }
 
