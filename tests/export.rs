@@ -44,17 +44,54 @@ fn gif_has_the_frames_and_size_asked_for() {
     .unwrap();
     let frames = decoder.into_frames().collect_frames().unwrap();
     assert_eq!(frames.len(), 12);
+    let mut total_ms = 0;
     for f in &frames {
         assert_eq!(f.buffer().dimensions(), (160, 120));
-        // 1/12 s, stored in hundredths: 8/100.
+        // 1/12 s is 8.33 hundredths, which GIF cannot store: 8 or 9 each.
         let (num, den) = f.delay().numer_denom_ms();
-        assert_eq!(num / den, 80);
+        assert!([80, 90].contains(&(num / den)), "{num}/{den} ms");
+        total_ms += num / den;
     }
+    // The delays add up to the 12 frames' second (issue 39 item 11: a 1.1 s clip
+    // played in 0.99 s with every delay rounded down).
+    assert_eq!(total_ms, 1000);
     // The character moves: the first and the middle frame differ.
     assert_ne!(frames[0].buffer().as_raw(), frames[6].buffer().as_raw());
     // It loops forever (NETSCAPE2.0 application extension).
     let bytes = std::fs::read(&gif).unwrap();
     assert!(bytes.windows(11).any(|w| w == b"NETSCAPE2.0"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One cycle of the 1.1 s Walk at 30 fps plays in 1.1 s, not 33 x 3 hundredths.
+#[test]
+fn a_gif_of_one_cycle_lasts_the_clip() {
+    let dir = scratch("gif_cycle");
+    let gif = dir.join("walk.gif");
+    render(&[
+        "--clip",
+        "Walk",
+        "--fps",
+        "30",
+        "--size",
+        "64x48",
+        "--gif",
+        gif.to_str().unwrap(),
+    ]);
+    let decoder = image::codecs::gif::GifDecoder::new(std::io::BufReader::new(
+        std::fs::File::open(&gif).unwrap(),
+    ))
+    .unwrap();
+    let frames = decoder.into_frames().collect_frames().unwrap();
+    assert_eq!(frames.len(), 33);
+    let total_ms: u32 = frames
+        .iter()
+        .map(|f| {
+            let (num, den) = f.delay().numer_denom_ms();
+            num / den
+        })
+        .sum();
+    assert_eq!(total_ms, 1100);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

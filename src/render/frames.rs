@@ -41,7 +41,9 @@ type GifSink = image::codecs::gif::GifEncoder<std::io::BufWriter<std::fs::File>>
 type ApngSink = png::Writer<std::io::BufWriter<std::fs::File>>;
 
 enum Sink {
-    Gif(Box<GifSink>, image::Delay),
+    /// The encoder, the frame rate and the frames written so far (each frame's delay
+    /// depends on where it falls: see [`gif_delay_cs`]).
+    Gif(Box<GifSink>, f32, u32),
     Apng(ApngSink),
     Mp4(std::process::Child),
 }
@@ -97,18 +99,13 @@ impl FrameWriter {
                 encoder
                     .set_repeat(Repeat::Infinite)
                     .map_err(|e| ExportError::codec(path, "", e))?;
-                // GIF stores delays in hundredths of a second, so 12 fps plays at 1/12 s
-                // rounded to 0.08 s.
-                let secs = std::time::Duration::try_from_secs_f32(1.0 / fps).map_err(|_| {
-                    ExportError::FrameRate {
+                if !(fps.is_finite() && fps > 0.0) {
+                    return Err(ExportError::FrameRate {
                         path: path.to_path_buf(),
                         fps,
-                    }
-                })?;
-                Sink::Gif(
-                    Box::new(encoder),
-                    image::Delay::from_saturating_duration(secs),
-                )
+                    });
+                }
+                Sink::Gif(Box::new(encoder), fps, 0)
             }
             ExportFormat::Apng => {
                 let file = create(path)?;
@@ -183,14 +180,16 @@ impl FrameWriter {
             });
         };
         match sink {
-            Sink::Gif(encoder, delay) => {
+            Sink::Gif(encoder, fps, index) => {
+                let delay = image::Delay::from_numer_denom_ms(10 * gif_delay_cs(*index, *fps), 1);
+                *index += 1;
                 let buffer =
                     image::RgbaImage::from_raw(frame.width, frame.height, frame.pixels.clone())
                         .ok_or_else(|| ExportError::FrameBuffer {
                             path: path.to_path_buf(),
                         })?;
                 encoder
-                    .encode_frame(image::Frame::from_parts(buffer, 0, 0, *delay))
+                    .encode_frame(image::Frame::from_parts(buffer, 0, 0, delay))
                     .map_err(|e| ExportError::codec(path, "cannot write GIF frame", e))?;
             }
             Sink::Apng(writer) => writer
@@ -224,7 +223,7 @@ impl FrameWriter {
             return Ok(());
         };
         match sink {
-            Sink::Gif(encoder, _) => {
+            Sink::Gif(encoder, ..) => {
                 drop(encoder);
                 Ok(())
             }
@@ -268,4 +267,13 @@ fn create(path: &Path) -> Result<std::fs::File, ExportError> {
         std::fs::create_dir_all(dir).map_err(|e| ExportError::io(dir, "cannot create", &e))?;
     }
     std::fs::File::create(path).map_err(|e| ExportError::io(path, "cannot write", &e))
+}
+
+/// The delay of GIF frame `index` at `fps`, in the hundredths of a second GIF stores:
+/// where the frame ends minus where it starts, each rounded to a hundredth, so the delays
+/// add up to the clip's length (a 1.1 s clip at 30 fps is 3 and 4 hundredths in turn, not
+/// 33 frames of 3: 0.99 s).
+pub fn gif_delay_cs(index: u32, fps: f32) -> u32 {
+    let at = |i: u32| (f64::from(i) * 100.0 / f64::from(fps)).round() as u32;
+    at(index + 1) - at(index)
 }
