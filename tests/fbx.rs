@@ -915,3 +915,29 @@ fn written_maya_features_match_ufbx_at_every_frame() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A binary FBX cut short says so first (issue 39 item 8: it read "a compressed array in
+/// it is corrupt"), with how long the file is and where its sections say it ends; ufbx's
+/// own words follow.
+#[test]
+fn a_truncated_fbx_says_it_looks_truncated() {
+    let full = std::fs::read(fbx_dir().join("maya_game_sausage_7500_binary_wiggle.fbx")).unwrap();
+    let dir = std::env::temp_dir().join(format!("stridescope-fbx-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for share in [0.3, 0.6, 0.9] {
+        let cut = (full.len() as f64 * share) as usize;
+        let path = dir.join(format!("cut_{cut}.fbx"));
+        std::fs::write(&path, &full[..cut]).unwrap();
+        let e = asset::load(&path)
+            .expect_err("a cut file does not load")
+            .to_string();
+        assert!(
+            e.contains(&format!(
+                "the file looks truncated: it is {cut} bytes, its sections run to"
+            )),
+            "{e}"
+        );
+        assert!(e.contains(&path.display().to_string()), "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -528,6 +528,14 @@ fn errors_toast_and_every_message_is_logged() {
         h.query_all_by_label_contains("has no common root").count(),
         2
     );
+    // The toast lies inside the viewport (issue 39 item 8: it covered the right panel's
+    // controls).
+    let viewport = h.get_by_label("3D viewport").rect();
+    let inside = h
+        .query_all_by_label_contains("has no common root")
+        .filter(|n| viewport.contains_rect(n.rect()))
+        .count();
+    assert_eq!(inside, 1, "the toast is not over the viewport {viewport:?}");
     h.get_by_label("x").click();
     h.run_steps(2);
     assert!(h.state().toast().is_none());

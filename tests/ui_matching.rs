@@ -3,7 +3,7 @@
 //! recording, scrubbing the track, and an edit restarting the recording.
 
 use egui::Key;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::Harness;
 use stridescope::app::settings::Settings;
 use stridescope::app::ui::Previewer;
@@ -152,7 +152,8 @@ fn m_toggles_motion_matching_on_the_plain_demo_and_edits_restart_the_recording()
     ] {
         assert!(h.query_by_label_contains(text).is_some(), "no '{text}'");
     }
-    assert!(h.query_by_label_contains("Loop seam").is_none());
+    // The loop-seam row stays in place, greyed: no clip is on the timeline.
+    assert!(h.get_by_label("Loop seam").accesskit_node().is_disabled());
     // The plain demo's clips: Idle, Walk, Run and TurnWalk (Wave is additive).
     let names: Vec<String> = session(&h)
         .db

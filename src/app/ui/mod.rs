@@ -43,6 +43,9 @@ use glam::Vec2;
 pub use crate::app::controller::{Action, CameraPreset, Message, Previewer, Stats};
 use crate::stage::timeline::RootMotionMode;
 
+/// Where the 3D viewport was drawn last frame (egui memory key): toasts sit over it.
+const VIEWPORT_RECT: &str = "viewport_rect";
+
 /// A table that may be wider than its panel: it scrolls sideways in its own strip instead
 /// of widening the panel, where its last columns would be cut at the edge.
 pub(super) fn sideways_ui<R>(
@@ -193,21 +196,31 @@ impl Previewer {
             return;
         };
         let mut dismiss = false;
+        // Over the viewport's top right corner, not over the side panel's controls.
+        let viewport = ctx
+            .data(|d| d.get_temp::<egui::Rect>(egui::Id::unique(VIEWPORT_RECT)))
+            .unwrap_or_else(|| ctx.content_rect());
         egui::Area::new(egui::Id::unique("error_toast"))
-            .anchor(egui::Align2::RIGHT_TOP, egui::vec2(-16.0, 40.0))
+            .pivot(egui::Align2::RIGHT_TOP)
+            .fixed_pos(viewport.right_top() + egui::vec2(-12.0, 12.0))
             .order(egui::Order::Foreground)
             .show(ctx, |ui| {
                 egui::Frame::popup(ui.style())
                     .fill(Color32::from_rgb(90, 30, 30))
                     .show(ui, |ui| {
-                        ui.set_max_width(420.0);
-                        ui.horizontal(|ui| {
-                            ui.label(
-                                egui::RichText::new(&text).color(Color32::from_rgb(255, 200, 190)),
-                            );
+                        ui.set_max_width((viewport.width() - 48.0).clamp(160.0, 420.0));
+                        ui.horizontal_top(|ui| {
                             if ui.small_button("x").on_hover_text("Dismiss").clicked() {
                                 dismiss = true;
                             }
+                            // Wrapped within the toast's width (a file path is long).
+                            ui.add(
+                                egui::Label::new(
+                                    egui::RichText::new(&text)
+                                        .color(Color32::from_rgb(255, 200, 190)),
+                                )
+                                .wrap(),
+                            );
                         });
                     });
             });
@@ -781,6 +794,7 @@ impl Previewer {
 
     fn viewport_ui(&mut self, ui: &mut egui::Ui, texture: Option<egui::TextureId>) {
         let rect = ui.available_rect_before_wrap();
+        ui.data_mut(|d| d.insert_temp(egui::Id::unique(VIEWPORT_RECT), rect));
         let response = ui.allocate_rect(rect, Sense::click_and_drag());
         // Named for screen readers (and the UI tests, which click in it).
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "3D viewport"));

@@ -23,37 +23,34 @@ pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         Some(root) => {
             let d = root.motion.cycle_displacement();
             let name = &p.model().skeleton.names()[root.source.joint];
-            super::sideways_ui(ui, "root_motion_numbers_sideways", |ui| {
-                egui::Grid::new("root_motion_numbers")
-                    .num_columns(2)
-                    .show(ui, |ui| {
-                        ui.label("joint");
-                        ui.label(name);
-                        ui.end_row();
-                        ui.label("per cycle");
-                        ui.label(format!(
-                            "{:.3} m, yaw {:.1}°",
-                            d.translation.length(),
-                            d.yaw_rad.to_degrees()
-                        ));
-                        ui.end_row();
-                        ui.label("average speed");
-                        ui.label(format!(
-                            "{:.3} m/s",
-                            d.translation.length() / root.motion.duration_secs()
-                        ));
-                        ui.end_row();
-                        let w = p.stage.main.timeline.world_from_root();
-                        ui.label("world");
-                        ui.label(format!(
-                            "x {:.3}  z {:.3} m, yaw {:.1}°",
-                            w.translation.x,
-                            w.translation.y,
-                            w.yaw_rad.to_degrees()
-                        ));
-                        ui.end_row();
-                    })
-            });
+            // One wrapped line per figure: a table cut the world position at the edge.
+            let line = |ui: &mut egui::Ui, text: String| ui.add(egui::Label::new(text).wrap());
+            line(ui, format!("joint: {name}"));
+            line(
+                ui,
+                format!(
+                    "per cycle: {:.3} m, yaw {:.1}°",
+                    d.translation.length(),
+                    d.yaw_rad.to_degrees()
+                ),
+            );
+            line(
+                ui,
+                format!(
+                    "average speed: {:.3} m/s",
+                    d.translation.length() / root.motion.duration_secs()
+                ),
+            );
+            let w = p.stage.main.timeline.world_from_root();
+            line(
+                ui,
+                format!(
+                    "world: x {:.3}  z {:.3} m, yaw {:.1}°",
+                    w.translation.x,
+                    w.translation.y,
+                    w.yaw_rad.to_degrees()
+                ),
+            );
         }
         None => {
             // Say why from the clip's analysis: an in-place clip's root may well be

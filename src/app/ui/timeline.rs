@@ -188,9 +188,14 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         }
         // Always there (greyed without a range): setting In must not push the row's
         // other buttons to the next line.
+        // A narrow "×" beside In and Out (named "Clear range" for screen readers): the
+        // row keeps its width at 960 px.
         let range = p.stage.main.timeline.range();
-        let clear = ui
-            .add_enabled(range.is_some(), egui::Button::new("Clear range"))
+        let clear = ui.add_enabled(range.is_some(), egui::Button::new("×"));
+        clear.widget_info(|| {
+            egui::WidgetInfo::labeled(egui::Role::Button, range.is_some(), "Clear range")
+        });
+        let clear = clear
             .on_hover_text(match range {
                 Some((a, b)) => {
                     format!("Playing {a:.3}-{b:.3} s only; play the whole clip again (Alt+I)")
@@ -202,7 +207,8 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             p.transport(Transport::Range(None));
         }
         ui.separator();
-        ui.label("Rate");
+        // No "Rate" caption: the × on every value says what it is, and the row must fit
+        // a 960 px window.
         let mut rate = p.stage.main.timeline.clock().rate();
         let drag = egui::DragValue::new(&mut rate)
             .speed(0.01)
@@ -210,7 +216,7 @@ fn transport_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             .suffix("×");
         if ui
             .add(drag)
-            .on_hover_text("Play rate; negative plays in reverse")
+            .on_hover_text("Play rate (× the clip's speed); negative plays in reverse")
             .changed()
         {
             p.transport(Transport::Rate(rate));

@@ -65,8 +65,19 @@ pub(crate) fn load_from_slice(
     path: &Path,
     options: &LoadOptions,
 ) -> Result<Model, ImportError> {
-    let scene = ufbx::load_memory(bytes, ufbx_options(options.source_space))
-        .map_err(|e| ImportError::new(path, "", error_text(&e)))?;
+    let scene = ufbx::load_memory(bytes, ufbx_options(options.source_space)).map_err(|e| {
+        // A file cut short fails somewhere inside (often as corrupt compressed data): say
+        // first what the user can act on.
+        let text = match binary_sections_end(bytes) {
+            Some(claimed) if claimed > bytes.len() as u64 => format!(
+                "the file looks truncated: it is {} bytes, its sections run to {claimed}; {}",
+                bytes.len(),
+                error_text(&e)
+            ),
+            _ => error_text(&e),
+        };
+        ImportError::new(path, "", text)
+    })?;
     let mut warnings = Vec::new();
     if options.units.is_some() {
         warnings
@@ -198,6 +209,51 @@ pub(super) fn error_text(error: &ufbx::Error) -> String {
     }
     out.push(')');
     out
+}
+
+/// Where the top-level sections of a binary FBX say the file ends (bytes): each record
+/// starts with the absolute offset of its end, and the next record starts there. `None`
+/// for an ASCII file or one whose header cannot be read. Only the record headers are
+/// read (ufbx parses the file); a record ending past the file's length means the file
+/// was cut short.
+fn binary_sections_end(bytes: &[u8]) -> Option<u64> {
+    const MAGIC: &[u8] = b"Kaydara FBX Binary  \0";
+    if !bytes.starts_with(MAGIC) || bytes.len() < 27 {
+        return None;
+    }
+    let version = u32::from_le_bytes(bytes[23..27].try_into().ok()?);
+    let wide = version >= 7500;
+    let field = |at: usize| -> Option<u64> {
+        if wide {
+            Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
+        } else {
+            Some(u64::from(u32::from_le_bytes(
+                bytes.get(at..at + 4)?.try_into().ok()?,
+            )))
+        }
+    };
+    let mut at = 27usize;
+    let mut end = at as u64;
+    // A record list ends with a null record (all zero); cap the walk for hostile files.
+    for _ in 0..1_000_000 {
+        let record_end = match field(at) {
+            Some(e) => e,
+            // The header itself is cut: the file ends inside a record.
+            None => return Some(end.max(at as u64 + 1)),
+        };
+        if record_end == 0 {
+            break;
+        }
+        if record_end <= at as u64 {
+            return None;
+        }
+        end = record_end;
+        if record_end > bytes.len() as u64 {
+            break;
+        }
+        at = record_end as usize;
+    }
+    Some(end)
 }
 
 /// The scene's frame rate (Hz), 30 with a warning when it declares none usable.
