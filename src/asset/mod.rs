@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod bone_shapes;
 mod bvh;
+pub mod clip_edits;
 pub mod demo;
 mod error;
 mod fbx;
@@ -107,7 +108,10 @@ pub fn load_scene_with(
     }
     let bytes = std::fs::read(path)
         .map_err(|e| ImportError::new(path, "", format!("cannot read file: {e}")))?;
-    load_scene_from_slice_with(&bytes, path, scene, options)
+    let mut model = load_scene_from_slice_with(&bytes, path, scene, options)?;
+    // The user's saved clip edits (rename, trim, markers) beside the file.
+    clip_edits::apply_sidecar(&mut model, path)?;
+    Ok(model)
 }
 
 /// Loads from bytes; `path` names the file in errors, resolves a glTF's relative URIs and

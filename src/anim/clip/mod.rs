@@ -125,7 +125,142 @@ impl PartialEq for Clip {
 
 static NEXT_CLIP_UID: AtomicU64 = AtomicU64::new(1);
 
+/// The key times a trim to `start..end` keeps (see [`Clip::trimmed`]): both ends and the
+/// keys between them; a cubic spline's range sampled at 60 Hz instead.
+fn trim_times(keys: &[f32], interpolation: Interpolation, start: f32, end: f32) -> Vec<f32> {
+    let mut t = vec![start];
+    if interpolation == Interpolation::CubicSpline {
+        let n = (((end - start) * 60.0).ceil() as usize).max(1);
+        t.extend((1..n).map(|i| start + (end - start) * i as f32 / n as f32));
+    } else {
+        t.extend(keys.iter().copied().filter(|&k| start < k && k < end));
+    }
+    t.push(end);
+    t
+}
+
+/// A trimmed cubic spline is played linearly (its tangents do not survive the cut).
+fn linear_for_cubic(i: Interpolation) -> Interpolation {
+    if i == Interpolation::CubicSpline {
+        Interpolation::Linear
+    } else {
+        i
+    }
+}
+
+/// `track` from `start` to `end` with time 0 at `start` (see [`Clip::trimmed`]).
+fn trim_track<T: TrackValue>(
+    track: &Track<T>,
+    start: f32,
+    end: f32,
+    what: &str,
+) -> Result<Track<T>, AnimError> {
+    let at = trim_times(track.times(), track.interpolation(), start, end);
+    Track::new(
+        linear_for_cubic(track.interpolation()),
+        at.iter().map(|t| t - start).collect(),
+        at.iter().map(|&t| track.sample(t)).collect(),
+        what,
+    )
+}
+
 impl Clip {
+    /// The part of this clip from `start_secs` to `end_secs` as a clip of its own (time 0 =
+    /// `start_secs`), named `name`: "trim to the in/out range". Each track keeps its keys
+    /// inside the range and gains keys at both ends sampled from the clip, so the trimmed
+    /// clip shows the same pose at every time of the range; cubic-spline tracks are
+    /// resampled linearly at 60 Hz (a cut spline keeps no tangents). Markers inside the
+    /// range move with it. Frame rate and additive flag carry over.
+    ///
+    /// Errors: a range that is not finite, not increasing or not inside `[0, duration]`.
+    pub fn trimmed(&self, start_secs: f32, end_secs: f32, name: String) -> Result<Clip, AnimError> {
+        let d = self.duration_secs();
+        if !(start_secs.is_finite()
+            && end_secs.is_finite()
+            && 0.0 <= start_secs
+            && start_secs < end_secs
+            && end_secs <= d + 1e-6)
+        {
+            return Err(AnimError::OutOfRange {
+                what: format!("trim of clip '{}'", self.name),
+                detail: format!("{start_secs}-{end_secs} s of a {d} s clip"),
+            });
+        }
+        let end_secs = end_secs.min(d);
+        let what = format!("trim of clip '{}'", self.name);
+        let mut tracks = Vec::with_capacity(self.tracks.len());
+        for t in &self.tracks {
+            let mut out = JointTracks::new(t.joint);
+            let cut = |tr| trim_track(tr, start_secs, end_secs, &what);
+            out.translation = t.translation.as_ref().map(cut).transpose()?;
+            out.rotation = t
+                .rotation
+                .as_ref()
+                .map(|tr| trim_track(tr, start_secs, end_secs, &what))
+                .transpose()?;
+            out.scale = t.scale.as_ref().map(cut).transpose()?;
+            tracks.push(out);
+        }
+        let mut morph = Vec::with_capacity(self.morph.len());
+        for m in &self.morph {
+            let at = trim_times(m.times(), m.interpolation(), start_secs, end_secs);
+            let mut values = vec![0.0; at.len() * m.targets()];
+            for (k, &t) in at.iter().enumerate() {
+                m.sample(t, &mut values[k * m.targets()..(k + 1) * m.targets()])?;
+            }
+            morph.push(MorphTrack::new(
+                m.joint,
+                m.targets(),
+                linear_for_cubic(m.interpolation()),
+                at.iter().map(|t| t - start_secs).collect(),
+                values,
+                &what,
+            )?);
+        }
+        let markers = self
+            .markers
+            .iter()
+            .filter(|m| start_secs <= m.time_secs && m.time_secs <= end_secs)
+            .map(|m| SyncMarker {
+                name: m.name.clone(),
+                time_secs: m.time_secs - start_secs,
+            })
+            .collect();
+        let joint_count = self.joint_bound();
+        Ok(Clip::with_morph(name, tracks, morph, markers, joint_count)?
+            .with_frame_rate(self.frame_rate_hz())
+            .with_additive(self.is_additive())
+            .with_source_start(self.source_start_secs + f64::from(start_secs)))
+    }
+
+    /// One past the highest joint a track of this clip animates: the joint count a clip
+    /// rebuilt from its tracks is checked against (they were checked against the
+    /// skeleton when this clip was built).
+    fn joint_bound(&self) -> usize {
+        self.tracks
+            .iter()
+            .map(|t| t.joint + 1)
+            .chain(self.morph.iter().map(|m| m.joint + 1))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// This clip with `markers` instead of its own (a new clip: caches keyed by the old
+    /// one do not apply). Errors: a marker outside `[0, duration]` or not finite.
+    pub fn with_markers(&self, markers: Vec<SyncMarker>) -> Result<Clip, AnimError> {
+        let joint_count = self.joint_bound();
+        Ok(Clip::with_morph(
+            self.name.clone(),
+            self.tracks.clone(),
+            self.morph.clone(),
+            markers,
+            joint_count,
+        )?
+        .with_frame_rate(self.frame_rate_hz())
+        .with_additive(self.is_additive())
+        .with_source_start(self.source_start_secs))
+    }
+
     /// Builds a clip. Its duration is the last key time of any track (glTF convention;
     /// keys may start after 0). Tracks must target distinct joints below `joint_count`.
     /// Markers are sorted by time and must lie in `[0, duration]`.

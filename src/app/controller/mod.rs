@@ -5,6 +5,7 @@
 //! must carry out. No egui here: `src/ui` draws this state and calls its methods; tests
 //! drive it directly.
 
+mod clip_edit;
 mod command;
 mod evaluate;
 mod library;
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use glam::Vec3;
 
+pub use clip_edit::MARKER_NAMES;
 pub use command::{StageCommand, ViewCommand};
 pub use library::LibraryView;
 pub use matching::MatchingOverlays;
@@ -200,6 +202,12 @@ pub struct Previewer {
     /// The in-app file browser while it is open (File > Open where no desktop portal
     /// answers, or File > Open with the built-in browser).
     pub file_browser: Option<crate::app::file_browser::FileBrowser>,
+    /// The open file's clip edits (its sidecar as read, plus what changed since), and the
+    /// file they belong to; see [`clip_edit`].
+    clip_edits: crate::asset::clip_edits::ClipEdits,
+    clip_edits_for: Option<PathBuf>,
+    /// Clip edits made since the last save.
+    pub clip_edits_unsaved: bool,
     /// The folder the file browser showed last, where it opens next time (also after an
     /// open that failed there).
     pub(crate) browsed_dir: Option<PathBuf>,
@@ -315,6 +323,9 @@ impl Previewer {
             compare_files_opened: 0,
             morph_overrides: Vec::new(),
             file_browser: None,
+            clip_edits: Default::default(),
+            clip_edits_for: None,
+            clip_edits_unsaved: false,
             retarget: None,
             show_bone_map: false,
             browsed_dir: None,

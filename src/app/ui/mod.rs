@@ -43,6 +43,71 @@ use glam::Vec2;
 pub use crate::app::controller::{Action, CameraPreset, Message, Previewer, Stats};
 use crate::stage::timeline::RootMotionMode;
 
+/// What a clip's context menu asked for.
+enum ClipMenuAction {
+    Rename(usize, String),
+    Trim(usize),
+    AddMarker(usize, &'static str),
+    RemoveMarker(usize),
+}
+
+/// A clip's context menu (right-click in the clip list): rename, trim to the in/out
+/// range, add or remove a sync marker at the playhead (the last three for the clip on
+/// the timeline).
+fn clip_menu_ui(
+    ui: &mut egui::Ui,
+    clip: usize,
+    name: &str,
+    range: Option<(f64, f64)>,
+    on_timeline: Option<usize>,
+) -> Option<ClipMenuAction> {
+    let mut action = None;
+    let id = egui::Id::unique(("rename_clip", clip));
+    let mut typed: String = ui
+        .data(|d| d.get_temp(id))
+        .unwrap_or_else(|| name.to_string());
+    ui.horizontal(|ui| {
+        let field = ui.add(egui::TextEdit::singleline(&mut typed).desired_width(160.0));
+        field.widget_info(|| egui::WidgetInfo::labeled(egui::Role::TextInput, true, "new name"));
+        let enter = field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+        if ui.button("Rename").clicked() || enter {
+            action = Some(ClipMenuAction::Rename(clip, typed.clone()));
+            ui.close();
+        }
+    });
+    ui.data_mut(|d| d.insert_temp(id, typed));
+    let here = on_timeline == Some(clip);
+    let trim_text = match range {
+        Some((a, b)) => format!("Trim to the in/out range ({a:.3}-{b:.3} s)"),
+        None => "Trim to the in/out range (set I and O first)".to_string(),
+    };
+    if ui
+        .add_enabled(here && range.is_some(), egui::Button::new(trim_text))
+        .clicked()
+    {
+        action = Some(ClipMenuAction::Trim(clip));
+        ui.close();
+    }
+    ui.add_enabled_ui(here, |ui| {
+        ui.menu_button("Add a marker at the playhead", |ui| {
+            for m in crate::app::controller::MARKER_NAMES {
+                if ui.button(m).clicked() {
+                    action = Some(ClipMenuAction::AddMarker(clip, m));
+                    ui.close();
+                }
+            }
+        });
+        if ui.button("Remove the marker at the playhead").clicked() {
+            action = Some(ClipMenuAction::RemoveMarker(clip));
+            ui.close();
+        }
+    });
+    if !here {
+        ui.weak("Play this clip to trim or mark it.");
+    }
+    action
+}
+
 /// Where the 3D viewport was drawn last frame (egui memory key): toasts sit over it.
 const VIEWPORT_RECT: &str = "viewport_rect";
 
@@ -302,7 +367,7 @@ impl Previewer {
         }
         // Each shortcut is matched with the modifiers held when its key went down (a
         // quick Ctrl+Q can release Ctrl before the frame runs).
-        let shortcuts: [(Modifiers, Key); 25] = [
+        let shortcuts: [(Modifiers, Key); 26] = [
             // The range: Alt+I clears it (before plain I, which would also match).
             (Modifiers::ALT, Key::I),
             (Modifiers::NONE, Key::I),
@@ -320,6 +385,7 @@ impl Previewer {
             (Modifiers::COMMAND | Modifiers::SHIFT, Key::Z),
             (Modifiers::COMMAND, Key::Z),
             (Modifiers::COMMAND, Key::O),
+            (Modifiers::COMMAND, Key::S),
             (Modifiers::COMMAND, Key::Q),
             (Modifiers::NONE, Key::Space),
             (Modifiers::NONE, Key::ArrowLeft),
@@ -379,6 +445,11 @@ impl Previewer {
                 Key::Z if modifiers.command && modifiers.shift => self.redo_graph_edit(),
                 Key::Z if modifiers.command => self.undo_graph_edit(),
                 Key::O if modifiers.command => self.request(Action::OpenDialog),
+                Key::S if modifiers.command => {
+                    if let Err(e) = self.save_clip_edits() {
+                        self.set_message(format!("save clip edits: {e}"), true);
+                    }
+                }
                 Key::Q if modifiers.command => self.request(Action::Quit),
                 Key::Space => self.toggle_play(),
                 Key::ArrowLeft => self.transport(Transport::Step(-1)),
@@ -461,6 +532,27 @@ impl Previewer {
                     .clicked()
                 {
                     self.request(Action::OpenLibraryDialog);
+                    ui.close();
+                }
+                let can_save = self.stage.main.path.is_some();
+                if ui
+                    .add_enabled(
+                        can_save,
+                        egui::Button::new(if self.clip_edits_unsaved {
+                            "Save clip edits  (Ctrl+S) *"
+                        } else {
+                            "Save clip edits  (Ctrl+S)"
+                        }),
+                    )
+                    .on_hover_text(
+                        "keep renamed, trimmed and re-marked clips beside the file \
+                         (<file>.clips.ron): opening the file again shows them so",
+                    )
+                    .clicked()
+                {
+                    if let Err(e) = self.save_clip_edits() {
+                        self.set_message(format!("save clip edits: {e}"), true);
+                    }
                     ui.close();
                 }
                 if ui
@@ -601,6 +693,9 @@ impl Previewer {
         // weights, the clip motion matching plays).
         let weights = self.clip_weights();
         let blending = self.graph().is_some() && self.matching().is_none();
+        let range = self.stage.main.timeline.range();
+        let on_timeline = self.stage.main.timeline.clip();
+        let mut edit: Option<ClipMenuAction> = None;
         // A long clip list (a mocap folder) scrolls in 40% of the panel, so the outliner
         // and the pose graph below stay reachable.
         egui::ScrollArea::vertical()
@@ -623,13 +718,19 @@ impl Previewer {
                     ui.horizontal_wrapped(|ui| {
                         // Wrapped, not cut: takes of one session differ only at their
                         // names' ends (`..._002`, `..._003`).
-                        if ui
+                        let row = ui
                             .add(egui::Button::selectable(w > 0.0, text).wrap())
-                            .on_hover_text(hover)
-                            .clicked()
-                        {
+                            .on_hover_text(format!(
+                                "{hover}; right-click to rename, trim or mark it"
+                            ));
+                        if row.clicked() {
                             picked = Some(i);
                         }
+                        row.context_menu(|ui| {
+                            if let Some(a) = clip_menu_ui(ui, i, clip.name(), range, on_timeline) {
+                                edit = Some(a);
+                            }
+                        });
                         if blending && w > 0.0 {
                             ui.weak(format!("{:.0}%", w * 100.0));
                         }
@@ -638,6 +739,21 @@ impl Previewer {
             });
         if let Some(i) = picked {
             self.select_clip(i);
+        }
+        if let Some(action) = edit {
+            let t = self.stage.main.timeline.phase_secs() as f32;
+            let result = match action {
+                ClipMenuAction::Rename(i, name) => self.rename_clip(i, &name),
+                ClipMenuAction::Trim(i) => self.trim_clip_to_range(i),
+                ClipMenuAction::AddMarker(i, name) => self.add_marker(i, name, t),
+                ClipMenuAction::RemoveMarker(i) => {
+                    let frame = 1.0 / self.stage.main.timeline.frame_rate_hz() as f32;
+                    self.remove_marker_near(i, t, frame)
+                }
+            };
+            if let Err(e) = result {
+                self.set_message(e, true);
+            }
         }
         self.import_warnings_ui(ui);
     }

@@ -1,0 +1,258 @@
+//! Clips an animator can manage and save (issue 39, items 13-15 and its "done when"):
+//! a clip trimmed to a range shows the same poses as the original over that range;
+//! edits kept beside the file (`<file>.clips.ron`) come back on every load; in the
+//! window a take is renamed, trimmed with In/Out, marked, saved with Ctrl+S and found
+//! that way when the file is opened again.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use stridescope::anim::SyncMarker;
+use stridescope::app::settings::Settings;
+use stridescope::app::ui::Previewer;
+use stridescope::asset;
+use stridescope::asset::clip_edits::{sidecar_path, ClipEdit, ClipEdits, MarkerDef};
+
+/// A copy of the built-in demo as a file in a fresh folder.
+fn demo_file(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "stridescope-clip-edits-{test}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("demo.glb");
+    asset::demo::write_demo(&path).unwrap();
+    path
+}
+
+fn largest_difference(
+    a: &[stridescope::anim::Transform],
+    b: &[stridescope::anim::Transform],
+) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| {
+            let q = x.rotation.inverse() * y.rotation;
+            let turn = 2.0 * q.xyz().length().atan2(q.w.abs());
+            (x.translation - y.translation).length().max(turn)
+        })
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn a_trimmed_clip_shows_the_original_over_its_range() {
+    let model = asset::load_or_demo(None).unwrap();
+    let walk = &model.clips[model.find_clip("Walk").unwrap()];
+    let cut = walk.trimmed(0.2, 0.8, "Walk cut".into()).unwrap();
+    assert_eq!(cut.name(), "Walk cut");
+    assert!(
+        (cut.duration_secs() - 0.6).abs() < 1e-6,
+        "{}",
+        cut.duration_secs()
+    );
+    assert_eq!(cut.frame_rate_hz(), walk.frame_rate_hz());
+    // Between keys too (0.2 and 0.8 are keys at 30 Hz; 0.217 is not).
+    for t in [0.0f32, 0.017, 0.1, 0.33, 0.45, 0.6] {
+        let a = common::sampled(&model.skeleton, walk, 0.2 + t);
+        let b = common::sampled(&model.skeleton, &cut, t);
+        let d = largest_difference(&a, &b);
+        assert!(d < 1e-5, "at {t} s the cut differs by {d}");
+    }
+    // Markers inside the range move with it; the others are gone.
+    for m in cut.markers() {
+        let original = walk
+            .markers()
+            .iter()
+            .find(|o| o.name == m.name && (o.time_secs - 0.2 - m.time_secs).abs() < 1e-6);
+        assert!(original.is_some(), "{m:?}");
+    }
+    let inside = walk
+        .markers()
+        .iter()
+        .filter(|m| (0.2..=0.8).contains(&m.time_secs))
+        .count();
+    assert_eq!(cut.markers().len(), inside);
+    // A range outside the clip is refused, naming it.
+    let e = walk.trimmed(0.5, 2.0, "x".into()).unwrap_err().to_string();
+    assert!(e.contains("Walk"), "{e}");
+}
+
+#[test]
+fn saved_edits_come_back_on_every_load() {
+    let path = demo_file("sidecar");
+    let edits = ClipEdits {
+        clips: vec![
+            ClipEdit {
+                clip: "Walk".into(),
+                rename: Some("Stroll".into()),
+                trim: Some((0.2, 0.8)),
+                markers: Some(vec![
+                    MarkerDef {
+                        name: "left_foot_down".into(),
+                        time_secs: 0.1,
+                    },
+                    MarkerDef {
+                        name: "right_foot_down".into(),
+                        time_secs: 0.4,
+                    },
+                ]),
+            },
+            ClipEdit {
+                clip: "Gone".into(),
+                rename: Some("Nothing".into()),
+                ..Default::default()
+            },
+        ],
+    };
+    stridescope::asset::clip_edits::write(&path, &edits).unwrap();
+    assert!(sidecar_path(&path).ends_with("demo.glb.clips.ron"));
+    let model = asset::load(&path).unwrap();
+    let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
+    assert_eq!(names, ["Idle", "Stroll", "Run", "TurnWalk", "Wave"]);
+    let stroll = &model.clips[1];
+    assert!((stroll.duration_secs() - 0.6).abs() < 1e-6);
+    assert_eq!(
+        stroll.markers(),
+        [
+            SyncMarker {
+                name: "left_foot_down".into(),
+                time_secs: 0.1
+            },
+            SyncMarker {
+                name: "right_foot_down".into(),
+                time_secs: 0.4
+            }
+        ]
+    );
+    assert!(
+        model.warnings.iter().any(|w| w.contains("no clip 'Gone'")),
+        "{:?}",
+        model.warnings
+    );
+    // A broken sidecar is an error naming it and the line; the file itself is fine.
+    std::fs::write(
+        sidecar_path(&path),
+        "(clips: [(clip: \"Walk\", trim: Some((0.2,)))])",
+    )
+    .unwrap();
+    let e = asset::load(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("demo.glb.clips.ron") && e.contains("line 1"),
+        "{e}"
+    );
+    // A marker past the trimmed clip's end is refused, naming the clip.
+    std::fs::write(
+        sidecar_path(&path),
+        "(clips: [(clip: \"Walk\", trim: Some((0.2, 0.8)), markers: Some([(name: \"x\", time_secs: 0.7)]))])",
+    )
+    .unwrap();
+    let e = asset::load(&path).unwrap_err().to_string();
+    assert!(e.contains("clip 'Walk'"), "{e}");
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+fn harness_on(path: &Path) -> Harness<'static, Previewer> {
+    let model = asset::load(path).unwrap();
+    let previewer = Previewer::new(model, Some(path.to_path_buf()), Settings::default());
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 860.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    h
+}
+
+#[test]
+fn rename_trim_mark_save_and_find_it_again() {
+    let path = demo_file("window");
+    let mut h = harness_on(&path);
+    let walk = h.state().model().find_clip("Walk").unwrap();
+    h.state_mut().select_clip(walk);
+    h.run_steps(1);
+    // Rename, from the clip's context menu (right-click in the clip list).
+    h.get_by_label("Walk  (1.100 s)").click_secondary();
+    h.run_steps(2);
+    h.get_by_label("new name").focus();
+    h.run_steps(1);
+    for _ in 0.."Walk".len() {
+        h.key_press(egui::Key::Backspace);
+    }
+    h.run_steps(1);
+    h.get_by_label("new name").type_text("Stroll");
+    h.run_steps(1);
+    h.get_by_label("Rename").click();
+    h.run_steps(2);
+    assert_eq!(h.state().model().clips[walk].name(), "Stroll");
+    assert_eq!(
+        h.state_mut().rename_clip(walk, "Run").unwrap_err(),
+        "another clip is named 'Run'"
+    );
+    // Trim with In and Out (the keys, as an animator does).
+    h.state_mut().stage.main.timeline.seek_secs(0.3);
+    h.key_press(egui::Key::I);
+    h.run_steps(1);
+    h.state_mut().stage.main.timeline.seek_secs(0.9);
+    h.key_press(egui::Key::O);
+    h.run_steps(1);
+    h.state_mut().trim_clip_to_range(walk).unwrap();
+    assert_eq!(h.state().stage.main.timeline.range(), None);
+    let cut = h.state().model().clips[walk].clone();
+    assert!(
+        (cut.duration_secs() - 0.6).abs() < 1e-5,
+        "{}",
+        cut.duration_secs()
+    );
+    // Mark the contacts: clear what the trim kept, add two, remove one again.
+    for m in cut.markers().to_vec() {
+        h.state_mut()
+            .remove_marker_near(walk, m.time_secs, 1e-4)
+            .unwrap();
+    }
+    assert!(h.state().model().clips[walk].markers().is_empty());
+    h.state_mut()
+        .add_marker(walk, "left_foot_down", 0.05)
+        .unwrap();
+    h.state_mut()
+        .add_marker(walk, "right_foot_down", 0.35)
+        .unwrap();
+    h.state_mut().add_marker(walk, "left_foot_up", 0.5).unwrap();
+    h.state_mut()
+        .remove_marker_near(walk, 0.49, 1.0 / 30.0)
+        .unwrap();
+    assert!(h.state().clip_edits_unsaved);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Save clip edits  (Ctrl+S) *");
+    h.key_press(egui::Key::Escape);
+    h.run_steps(1);
+    // Ctrl+S saves beside the file.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run_steps(2);
+    assert!(!h.state().clip_edits_unsaved);
+    assert!(sidecar_path(&path).is_file());
+
+    // Opened again (a new window, as tomorrow): the take as it was left.
+    let h = harness_on(&path);
+    let m = h.state().model();
+    let i = m.find_clip("Stroll").expect("the renamed take");
+    assert!(m.find_clip("Walk").is_none());
+    let again = &m.clips[i];
+    assert!((again.duration_secs() - 0.6).abs() < 1e-5);
+    let marks: Vec<(&str, f32)> = again
+        .markers()
+        .iter()
+        .map(|m| (m.name.as_str(), m.time_secs))
+        .collect();
+    assert_eq!(marks, [("left_foot_down", 0.05), ("right_foot_down", 0.35)]);
+    // The same poses as the saved cut.
+    for t in [0.0f32, 0.25, 0.6] {
+        let a = common::sampled(&m.skeleton, &cut, t);
+        let b = common::sampled(&m.skeleton, again, t);
+        assert!(largest_difference(&a, &b) < 1e-6);
+    }
+    h.get_by_label_contains("Stroll");
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
