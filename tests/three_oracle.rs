@@ -49,6 +49,25 @@ fn required() -> bool {
 /// three.js's report for `file` at `samples` (a count of times spread over each clip, or
 /// `at:T1,T2,...`), or `None` (said) when Node or three is missing outside CI.
 fn three(file: &Path, samples: &str) -> Option<serde_json::Value> {
+    three_run(file.as_os_str(), samples, &file.display().to_string())
+}
+
+/// three.js's reports for every file of `files`, in order, from one Node run.
+fn three_many(files: &[PathBuf], samples: &str) -> Option<Vec<serde_json::Value>> {
+    let list = std::env::temp_dir().join(format!(
+        "stridescope-oracle-list-{}.txt",
+        std::process::id()
+    ));
+    let text: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    std::fs::write(&list, text.join("\n")).unwrap();
+    let mut arg = std::ffi::OsString::from("@");
+    arg.push(&list);
+    let all = three_run(&arg, samples, &format!("{} files", files.len()));
+    let _ = std::fs::remove_file(&list);
+    Some(serde_json::from_value(all?).unwrap())
+}
+
+fn three_run(file: &std::ffi::OsStr, samples: &str, what: &str) -> Option<serde_json::Value> {
     let have_three = tools().join("node_modules/three/package.json").exists();
     let node = Command::new("node").arg("--version").output();
     if !have_three || node.is_err() {
@@ -66,8 +85,7 @@ fn three(file: &Path, samples: &str) -> Option<serde_json::Value> {
         .unwrap();
     assert!(
         out.status.success(),
-        "three.js on {}: {}",
-        file.display(),
+        "three.js on {what}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     Some(serde_json::from_slice(&out.stdout).unwrap())
@@ -106,6 +124,16 @@ fn agree(file: &Path, samples: &str, relative_to: Option<&str>, keep: Option<Kee
     let Some(report) = three(file, samples) else {
         return 0;
     };
+    agree_with(file, &report, relative_to, keep)
+}
+
+/// [`agree`] against a report three.js already made.
+fn agree_with(
+    file: &Path,
+    report: &serde_json::Value,
+    relative_to: Option<&str>,
+    keep: Option<Keep>,
+) -> usize {
     let model = asset::load(file).unwrap_or_else(|e| panic!("{e}"));
     // three.js keeps the file's units and axes (stridescope turns +Z up into +Y up).
     let scale = model.source_units_m as f32;
@@ -210,6 +238,30 @@ fn gltf_characters_agree_with_three_js() {
     if three(&shared("assets/Fox/Fox.glb"), "2").is_some() {
         assert!(total > 5000, "only {total} positions compared");
     }
+}
+
+/// Every one of the 482 Bandai takes (one Node run), at 5 times each, Hips and the 20
+/// joints below it.
+#[test]
+fn every_bandai_take_agrees_with_three_js() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(shared("mocap/bandai"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "bvh"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 482);
+    let Some(reports) = three_many(&files, "5") else {
+        return;
+    };
+    assert_eq!(reports.len(), files.len());
+    let total: usize = files
+        .iter()
+        .zip(&reports)
+        .map(|(f, r)| agree_with(f, r, Some("Hips"), None))
+        .sum();
+    assert_eq!(total, 482 * 5 * 21, "positions compared");
 }
 
 #[test]
