@@ -760,6 +760,8 @@ fn go_to_a_typed_frame_or_time_and_zoom_the_timeline() {
     }
     h.run_steps(60);
     h.get_by_label_contains("Showing ");
+    // The bar says how to zoom (issue 39 item 10: nothing on screen did).
+    h.get_by_label_contains("Ctrl+wheel zooms around the pointer");
 }
 
 /// In/out range and ping-pong from the keyboard (I, O, Alt+I, P) and the transport row.

@@ -534,7 +534,22 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // Detected foot contacts: one lane per leg between the markers and the ticks, a bar
     // where the foot is down (an interval over the loop point is drawn at both ends).
     let analysis = clip_index.and_then(|i| p.model().clip_analysis(i).ok());
-    let mut hover = vec!["Drag to scrub: a seek moves the playhead, not the character".to_string()];
+    let mut hover = vec![
+        "Drag to scrub: a seek moves the playhead, not the character".to_string(),
+        "Ctrl+wheel zooms around the pointer, Shift+wheel or a middle drag pans, a double middle click shows the whole clip".to_string(),
+    ];
+    // Zoomed in: say so where the bar ends (the ruler's numbers alone do not).
+    if span < duration - 1e-9 {
+        let text = format!("{:.2}-{:.2} s of {duration:.2} (Ctrl+wheel)", view.0, view.1);
+        let galley = painter.layout_no_wrap(text, FontId::proportional(10.0), visuals.text_color());
+        let at = Pos2::new(rect.right() - galley.size().x - 6.0, rect.top() + 2.0);
+        painter.rect_filled(
+            Rect::from_min_size(at - Vec2::new(3.0, 1.0), galley.size() + Vec2::new(6.0, 2.0)),
+            2.0,
+            visuals.extreme_bg_color,
+        );
+        painter.galley(at, galley, visuals.text_color());
+    }
     if let Some(a) = analysis.as_ref().filter(|a| !a.contacts.is_empty()) {
         let lanes = a.contacts.len().min(4);
         let (top, bottom) = (rect.top() + 19.0, rect.bottom() - 11.0);
