@@ -101,20 +101,37 @@ pub fn read(file: &Path) -> Result<Option<ClipEdits>, ImportError> {
     })
 }
 
+/// A sidecar that could not be written: `FILE: why`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WriteError {
+    pub file: PathBuf,
+    pub message: String,
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file.display(), self.message)
+    }
+}
+
+impl std::error::Error for WriteError {}
+
 /// Writes `edits` as `file`'s sidecar (removes it when there is nothing to keep).
-pub fn write(file: &Path, edits: &ClipEdits) -> Result<PathBuf, String> {
+pub fn write(file: &Path, edits: &ClipEdits) -> Result<PathBuf, WriteError> {
     let path = sidecar_path(file);
+    let fail = |message: String| WriteError {
+        file: path.clone(),
+        message,
+    };
     if edits.clips.is_empty() {
         return match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(format!("{}: {e}", path.display()))
-            }
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(fail(e.to_string())),
             _ => Ok(path),
         };
     }
     let text = ron::ser::to_string_pretty(edits, ron::ser::PrettyConfig::default())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|e| fail(e.to_string()))?;
+    std::fs::write(&path, text).map_err(|e| fail(e.to_string()))?;
     Ok(path)
 }
 

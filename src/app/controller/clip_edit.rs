@@ -166,7 +166,7 @@ impl Previewer {
             .clone()
             .ok_or("the built-in demo has no file to keep clip edits beside")?;
         let edits = self.edits()?.clone();
-        let written = clip_edits::write(&path, &edits)?;
+        let written = clip_edits::write(&path, &edits).map_err(|e| e.to_string())?;
         self.clip_edits_unsaved = false;
         self.set_message(format!("saved clip edits to {}", written.display()), false);
         Ok(written)

@@ -540,11 +540,17 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ];
     // Zoomed in: say so where the bar ends (the ruler's numbers alone do not).
     if span < duration - 1e-9 {
-        let text = format!("{:.2}-{:.2} s of {duration:.2} (Ctrl+wheel)", view.0, view.1);
+        let text = format!(
+            "{:.2}-{:.2} s of {duration:.2} (Ctrl+wheel)",
+            view.0, view.1
+        );
         let galley = painter.layout_no_wrap(text, FontId::proportional(10.0), visuals.text_color());
         let at = Pos2::new(rect.right() - galley.size().x - 6.0, rect.top() + 2.0);
         painter.rect_filled(
-            Rect::from_min_size(at - Vec2::new(3.0, 1.0), galley.size() + Vec2::new(6.0, 2.0)),
+            Rect::from_min_size(
+                at - Vec2::new(3.0, 1.0),
+                galley.size() + Vec2::new(6.0, 2.0),
+            ),
             2.0,
             visuals.extreme_bg_color,
         );
