@@ -1109,3 +1109,45 @@ fn drive_stays_put_when_a_clip_returns_to_the_timeline() {
     h.run_steps(3);
     assert_eq!(h.get_by_label("Drive (D)").rect(), with_clip);
 }
+
+/// Help (issue 39 item 12): F1 opens the shortcuts, searchable; they are the README's
+/// table, row for row; Help > What the figures mean explains the panels' figures.
+#[test]
+fn help_lists_the_shortcuts_the_readme_lists() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme
+        .find("| Input | Action |")
+        .expect("the shortcut table");
+    let table: Vec<&str> = readme[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.trim_start_matches('|').split('|').next().unwrap().trim())
+        .collect();
+    let help: Vec<&str> = stridescope::app::ui::SHORTCUTS
+        .iter()
+        .map(|(k, _)| *k)
+        .collect();
+    assert_eq!(table, help, "README's table and Help's list differ");
+
+    let mut h = harness();
+    h.key_press(Key::F1);
+    h.run_steps(2);
+    h.get_by_label("Keyboard shortcuts");
+    h.get_by_label("Ctrl+S");
+    h.get_by_label("find a shortcut").focus();
+    h.run_steps(1);
+    h.get_by_label("find a shortcut").type_text("ping");
+    h.run_steps(2);
+    h.get_by_label("P");
+    assert!(h.query_by_label("Ctrl+S").is_none(), "the search filters");
+    h.state_mut().show_shortcuts = false;
+    h.run_steps(2);
+    h.get_by_label("Help").click();
+    h.run_steps(3);
+    h.get_by_label("Keyboard shortcuts…  (F1)");
+    h.get_by_label("What the figures mean…").click();
+    h.run_steps(2);
+    h.get_by_label("feet off % (max %)");
+}

@@ -167,6 +167,9 @@ pub struct Previewer {
     last_phase_warning: Option<(String, f64)>,
     /// View > Messages is open.
     pub show_messages: bool,
+    /// Help > Keyboard shortcuts (F1) and Help > What the figures mean are open.
+    pub show_shortcuts: bool,
+    pub show_figures: bool,
     pub(crate) actions: Vec<Action>,
     /// Viewport size in physical pixels, as laid out last frame.
     pub(crate) viewport_size_px: [u32; 2],
@@ -309,6 +312,8 @@ impl Previewer {
             phase_warning_on: false,
             last_phase_warning: None,
             show_messages: false,
+            show_shortcuts: false,
+            show_figures: false,
             actions: Vec::new(),
             viewport_size_px: [1, 1],
             frame_pending: true,

@@ -21,6 +21,7 @@
 
 mod blend;
 mod browser;
+mod help;
 mod inspect;
 mod library;
 mod locomotion;
@@ -32,6 +33,7 @@ mod retarget;
 pub mod timeline;
 
 pub use blend::blend_space_2d_ui;
+pub use help::{FIGURES, SHORTCUTS};
 pub use locomotion::movement_pad_ui;
 
 use crate::app::controller::{StageCommand, Transport, ViewCommand};
@@ -248,6 +250,7 @@ impl Previewer {
         browser::file_browser_ui(self, &ctx);
         self.toast_ui(&ctx);
         self.messages_ui(&ctx);
+        help::help_windows_ui(self, &ctx);
     }
 
     /// The last error over the top right of the window for [`crate::app::controller::TOAST_SECS`],
@@ -367,7 +370,8 @@ impl Previewer {
         }
         // Each shortcut is matched with the modifiers held when its key went down (a
         // quick Ctrl+Q can release Ctrl before the frame runs).
-        let shortcuts: [(Modifiers, Key); 26] = [
+        let shortcuts: [(Modifiers, Key); 27] = [
+            (Modifiers::NONE, Key::F1),
             // The range: Alt+I clears it (before plain I, which would also match).
             (Modifiers::ALT, Key::I),
             (Modifiers::NONE, Key::I),
@@ -445,6 +449,7 @@ impl Previewer {
                 Key::Z if modifiers.command && modifiers.shift => self.redo_graph_edit(),
                 Key::Z if modifiers.command => self.undo_graph_edit(),
                 Key::O if modifiers.command => self.request(Action::OpenDialog),
+                Key::F1 => self.show_shortcuts = !self.show_shortcuts,
                 Key::S if modifiers.command => {
                     if let Err(e) = self.save_clip_edits() {
                         self.set_message(format!("save clip edits: {e}"), true);
@@ -612,6 +617,20 @@ impl Previewer {
                     .clicked()
                 {
                     self.set_view(ViewCommand::ShowMessages(true));
+                    ui.close();
+                }
+            });
+            ui.menu_button("Help", |ui| {
+                if ui.button("Keyboard shortcuts…  (F1)").clicked() {
+                    self.show_shortcuts = true;
+                    ui.close();
+                }
+                if ui
+                    .button("What the figures mean…")
+                    .on_hover_text("the retarget, seam, root-motion, drive and motion-matching figures, with units and thresholds")
+                    .clicked()
+                {
+                    self.show_figures = true;
                     ui.close();
                 }
             });
