@@ -379,3 +379,50 @@ fn any_clip_is_added_relative_to_one_of_its_frames() {
         "the layer adds {d}, Idle changes by {idle_change}"
     );
 }
+
+/// The state machine view's boxes never overlap nor leave the view (issue 39 item 11: a
+/// 7-state machine drew them on top of each other), for 1 to 14 states in panels 100 to
+/// 400 points wide, at the heights the view takes.
+#[test]
+fn state_boxes_never_overlap() {
+    for n in 1..=14usize {
+        let height = match n {
+            0..=2 => 90.0,
+            3..=6 => 170.0,
+            _ => (170.0 + 22.0 * (n - 6) as f32).min(320.0),
+        };
+        for width in [100.0f32, 160.0, 220.0, 300.0, 400.0] {
+            let rect = egui::Rect::from_min_size(egui::pos2(10.0, 20.0), egui::vec2(width, height));
+            let boxes = stridescope::app::ui::state_boxes(rect, n);
+            assert_eq!(boxes.len(), n);
+            for (i, a) in boxes.iter().enumerate() {
+                assert!(
+                    rect.contains_rect(*a),
+                    "{n} states in {width}: box {i} {a:?} outside"
+                );
+                for b in &boxes[i + 1..] {
+                    assert!(
+                        !a.intersects(*b),
+                        "{n} states in {width}: {a:?} and {b:?} overlap"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// State boxes drop the prefix every state shares, at a word boundary.
+#[test]
+fn state_names_lose_their_shared_prefix() {
+    use stridescope::app::ui::common_word_prefix;
+    assert_eq!(
+        common_word_prefix(&["Robot_Dance", "Robot_Idle", "Robot_No"]),
+        6
+    );
+    assert_eq!(common_word_prefix(&["mixamorig:Walk", "mixamorig:Run"]), 10);
+    // No word boundary in common: nothing dropped.
+    assert_eq!(common_word_prefix(&["Walk", "WalkTurnLeft"]), 0);
+    // A name never loses all of itself.
+    assert_eq!(common_word_prefix(&["A_", "A_B"]), 0);
+    assert_eq!(common_word_prefix(&["Idle", "Move"]), 0);
+}

@@ -144,6 +144,10 @@ pub enum ViewCommand {
     ShowCurves(bool),
     /// View > Messages.
     ShowMessages(bool),
+    /// Help > Keyboard shortcuts (F1) open or closed.
+    ShowShortcuts(bool),
+    /// Help > What the figures mean open or closed.
+    ShowFigures(bool),
     /// The retarget bone-map window.
     ShowBoneMap(bool),
     /// The outliner's name filter.
@@ -187,6 +191,8 @@ impl Previewer {
             }
             ViewCommand::ShowCurves(on) => self.inspect.show_curves = on,
             ViewCommand::ShowMessages(on) => self.show_messages = on,
+            ViewCommand::ShowShortcuts(on) => self.show_shortcuts = on,
+            ViewCommand::ShowFigures(on) => self.show_figures = on,
             ViewCommand::ShowBoneMap(on) => self.show_bone_map = on,
             ViewCommand::JointFilter(text) => self.inspect.filter = text,
             ViewCommand::CurveChannels(c) => self.inspect.channels = c,

@@ -4,7 +4,7 @@
 //! previewer's [`GraphSession`](crate::stage::session::GraphSession) and calls its
 //! methods; no state of its own.
 
-use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
+use egui::{Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
 use super::Previewer;
 use crate::anim::blend::space::{BlendSpace2D, BlendSpace2DQuery};
@@ -224,6 +224,96 @@ fn inputs_ui(session: &GraphSession, model: &crate::asset::Model, ui: &mut egui:
     });
 }
 
+/// Bytes of the prefix every name shares up to a word boundary (`_`, space, `:`, `|`),
+/// leaving each name at least one character: `Robot_Dance`, `Robot_Idle` -> 6.
+pub fn common_word_prefix(names: &[&str]) -> usize {
+    let Some(first) = names.first() else {
+        return 0;
+    };
+    let mut end = 0;
+    for (i, c) in first.char_indices() {
+        let len = i + c.len_utf8();
+        if !names
+            .iter()
+            .all(|n| n.len() > len && n.as_bytes()[..len] == first.as_bytes()[..len])
+        {
+            break;
+        }
+        if matches!(c, '_' | ' ' | ':' | '|') {
+            end = len;
+        }
+    }
+    end
+}
+
+/// Where the state machine view draws `n` state boxes in `rect`: on an ellipse (two side by
+/// side, one in the middle), each as wide as its share of the ring leaves (at most 76
+/// points, at least 30), so no two overlap and none leaves the rect; in rows when even
+/// 30-point boxes do not fit on the ring.
+pub fn state_boxes(rect: Rect, n: usize) -> Vec<Rect> {
+    let center = rect.center();
+    let h = 24.0f32.min(rect.height() / 3.0);
+    let ring = |w: f32| {
+        Vec2::new(
+            (rect.width() / 2.0 - w / 2.0 - 6.0).max(0.0),
+            (rect.height() / 2.0 - h / 2.0 - 6.0).max(0.0),
+        )
+    };
+    // Every two boxes apart by a margin along x or y.
+    let fits = |w: f32| -> bool {
+        if n < 3 {
+            return 2.0 * w + 24.0 <= rect.width();
+        }
+        let r = ring(w);
+        let at = |i: usize| {
+            let a = std::f32::consts::TAU * i as f32 / n as f32 - std::f32::consts::FRAC_PI_2;
+            center + Vec2::new(a.cos() * r.x, a.sin() * r.y)
+        };
+        (0..n).all(|i| {
+            (i + 1..n).all(|j| {
+                let (p, q) = (at(i), at(j));
+                (p.x - q.x).abs() >= w + 4.0 || (p.y - q.y).abs() >= h + 4.0
+            })
+        })
+    };
+    let mut w = 76.0f32;
+    while w > 30.0 && !fits(w) {
+        w -= 2.0;
+    }
+    if !fits(w) {
+        // Too many for a ring in this space: rows of boxes instead.
+        let cols = (((rect.width() - 8.0) / 64.0).floor() as usize).clamp(1, n);
+        let rows = n.div_ceil(cols);
+        let w = (rect.width() - 12.0 - 4.0 * (cols - 1) as f32) / cols as f32;
+        let h = (((rect.height() - 12.0) / rows as f32) - 4.0).min(24.0);
+        return (0..n)
+            .map(|i| {
+                let (row, col) = (i / cols, i % cols);
+                Rect::from_min_size(
+                    rect.min
+                        + Vec2::new(6.0 + col as f32 * (w + 4.0), 6.0 + row as f32 * (h + 4.0)),
+                    Vec2::new(w, h),
+                )
+            })
+            .collect();
+    }
+    let r = ring(w);
+    (0..n)
+        .map(|i| {
+            let c = match n {
+                1 => center,
+                2 => center + Vec2::new(if i == 0 { -r.x } else { r.x }, 0.0),
+                _ => {
+                    let a =
+                        std::f32::consts::TAU * i as f32 / n as f32 - std::f32::consts::FRAC_PI_2;
+                    center + Vec2::new(a.cos() * r.x, a.sin() * r.y)
+                }
+            };
+            Rect::from_center_size(c, Vec2::new(w, h))
+        })
+        .collect()
+}
+
 /// Draws the states as boxes on a circle with the transitions as arrows; the current state
 /// is filled, a running cross-fade shows its progress. Returns a state to travel to when
 /// the user clicks one.
@@ -234,29 +324,21 @@ fn state_machine_ui(session: &GraphSession, ui: &mut egui::Ui) -> Option<String>
     };
     let n = sm.state_count();
     let width = ui.available_width().max(100.0);
-    let height = if n <= 2 { 90.0 } else { 170.0 };
+    // Taller with more states, so the ring has room for every box.
+    let height = match n {
+        0..=2 => 90.0,
+        3..=6 => 170.0,
+        _ => (170.0 + 22.0 * (n - 6) as f32).min(320.0),
+    };
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height), Sense::click());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
-    let box_size = Vec2::new(76.0, 24.0);
-    let center = rect.center();
-    let radius = Vec2::new(
-        (rect.width() / 2.0 - box_size.x / 2.0 - 6.0).max(0.0),
-        (rect.height() / 2.0 - box_size.y / 2.0 - 6.0).max(0.0),
-    );
-    let pos = |i: usize| -> Pos2 {
-        if n == 1 {
-            return center;
-        }
-        if n == 2 {
-            let x = if i == 0 { -radius.x } else { radius.x };
-            return center + Vec2::new(x, 0.0);
-        }
-        let a = std::f32::consts::TAU * i as f32 / n as f32 - std::f32::consts::FRAC_PI_2;
-        center + Vec2::new(a.cos() * radius.x, a.sin() * radius.y)
-    };
+    let boxes = state_boxes(rect, n);
+    let box_size = boxes.first().map_or(Vec2::new(76.0, 24.0), |b| b.size());
+    let pos = |i: usize| -> Pos2 { boxes[i].center() };
     let progress = sm.transition_progress();
-    let text_color = ui.visuals().text_color();
+    // Strong text: the boxes' fill is grey, and grey on grey did not read.
+    let text_color = ui.visuals().strong_text_color();
     // Transitions first, under the boxes.
     for t in &machine.transitions {
         let Some(to) = sm.state_index(&t.to) else {
@@ -273,13 +355,15 @@ fn state_machine_ui(session: &GraphSession, ui: &mut egui::Ui) -> Option<String>
             let dir = (b - a).normalized();
             // Offset sideways so A->B and B->A do not overlap.
             let side = Vec2::new(-dir.y, dir.x) * 5.0;
-            let a = a + side + dir * 40.0;
-            let b = b + side - dir * 40.0;
+            let a = a + side + dir * (box_size.x / 2.0 + 4.0);
+            let b = b + side - dir * (box_size.x / 2.0 + 4.0);
             let color = if active { ACTIVE } else { Color32::GRAY };
             painter.arrow(a, b - a, Stroke::new(if active { 2.5 } else { 1.0 }, color));
         }
     }
     let mut clicked = None;
+    let names: Vec<&str> = (0..n).map(|i| sm.state_name(i)).collect();
+    let shared_prefix = if n > 1 { common_word_prefix(&names) } else { 0 };
     for i in 0..n {
         let r = Rect::from_center_size(pos(i), box_size);
         let current = sm.current() == i;
@@ -305,13 +389,17 @@ fn state_machine_ui(session: &GraphSession, ui: &mut egui::Ui) -> Option<String>
             ),
             egui::StrokeKind::Inside,
         );
-        painter.text(
-            r.center(),
-            Align2::CENTER_CENTER,
-            sm.state_name(i),
-            FontId::proportional(12.0),
+        // The name cut to its box (whole in the buttons below), without the prefix every
+        // state shares (the Robot's `Robot_`).
+        let font = FontId::proportional(if box_size.x < 60.0 { 10.0 } else { 12.0 });
+        let mut job = egui::text::LayoutJob::simple_singleline(
+            sm.state_name(i)[shared_prefix..].to_string(),
+            font,
             text_color,
         );
+        job.wrap = egui::text::TextWrapping::truncate_at_width(r.width() - 6.0);
+        let galley = painter.layout_job(job);
+        painter.galley(r.center() - galley.size() / 2.0, galley, text_color);
         if response.clicked() {
             if let Some(p) = response.interact_pointer_pos() {
                 if r.contains(p) {

@@ -3,6 +3,7 @@
 //! table (a test keeps the two the same).
 
 use super::Previewer;
+use crate::app::controller::ViewCommand;
 
 /// Every window shortcut: keys, what they do.
 pub const SHORTCUTS: &[(&str, &str)] = &[
@@ -109,7 +110,9 @@ pub(super) fn help_windows_ui(p: &mut Previewer, ctx: &egui::Context) {
                         });
                 });
             });
-        p.show_shortcuts = open;
+        if !open {
+            p.set_view(ViewCommand::ShowShortcuts(false));
+        }
     }
     if p.show_figures {
         let mut open = true;
@@ -135,6 +138,8 @@ pub(super) fn help_windows_ui(p: &mut Previewer, ctx: &egui::Context) {
                     }
                 });
             });
-        p.show_figures = open;
+        if !open {
+            p.set_view(ViewCommand::ShowFigures(false));
+        }
     }
 }

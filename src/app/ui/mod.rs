@@ -32,7 +32,7 @@ mod plot;
 mod retarget;
 pub mod timeline;
 
-pub use blend::blend_space_2d_ui;
+pub use blend::{blend_space_2d_ui, common_word_prefix, state_boxes};
 pub use help::{FIGURES, SHORTCUTS};
 pub use locomotion::movement_pad_ui;
 
@@ -449,7 +449,7 @@ impl Previewer {
                 Key::Z if modifiers.command && modifiers.shift => self.redo_graph_edit(),
                 Key::Z if modifiers.command => self.undo_graph_edit(),
                 Key::O if modifiers.command => self.request(Action::OpenDialog),
-                Key::F1 => self.show_shortcuts = !self.show_shortcuts,
+                Key::F1 => self.set_view(ViewCommand::ShowShortcuts(!self.show_shortcuts)),
                 Key::S if modifiers.command => {
                     if let Err(e) = self.save_clip_edits() {
                         self.set_message(format!("save clip edits: {e}"), true);
@@ -622,7 +622,7 @@ impl Previewer {
             });
             ui.menu_button("Help", |ui| {
                 if ui.button("Keyboard shortcuts…  (F1)").clicked() {
-                    self.show_shortcuts = true;
+                    self.set_view(ViewCommand::ShowShortcuts(true));
                     ui.close();
                 }
                 if ui
@@ -630,7 +630,7 @@ impl Previewer {
                     .on_hover_text("the retarget, seam, root-motion, drive and motion-matching figures, with units and thresholds")
                     .clicked()
                 {
-                    self.show_figures = true;
+                    self.set_view(ViewCommand::ShowFigures(true));
                     ui.close();
                 }
             });
