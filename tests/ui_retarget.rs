@@ -295,3 +295,39 @@ fn feet_far_from_the_source_s_are_flagged() {
         d.max_legs * 100.0
     ));
 }
+
+/// File > Save retargeted clips (issue 39 item 14): the character's GLB with the clips
+/// the retarget added, as `retarget --out` writes it; it opens with them.
+#[test]
+fn save_retargeted_clips_writes_the_character_with_them() {
+    let robot = shared("assets/Robot/robot.glb");
+    let model = stridescope::asset::load(&robot).unwrap();
+    let own = model.clips.len();
+    let mut previewer = Previewer::new(model, Some(robot.clone()), Settings::default());
+    // Nothing retargeted yet: the menu item is greyed and the call says why.
+    let out = temp("robot_retargeted.glb");
+    assert!(previewer.save_retargeted_clips(&out).is_err());
+    previewer.retarget_from(&walk()).unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Save retargeted clips…");
+    h.state_mut().save_retargeted_clips(&out).unwrap();
+    let saved = stridescope::asset::load(&out).unwrap();
+    assert_eq!(saved.clips.len(), own + 1);
+    assert!(saved.find_clip("dataset-2_walk_normal_002").is_some());
+    // The same motion as in the window.
+    let (a, b) = (
+        &h.state().model().clips[h
+            .state()
+            .model()
+            .find_clip("dataset-2_walk_normal_002")
+            .unwrap()],
+        &saved.clips[saved.find_clip("dataset-2_walk_normal_002").unwrap()],
+    );
+    assert!((a.duration_secs() - b.duration_secs()).abs() < 1e-4);
+    let _ = std::fs::remove_file(&out);
+}

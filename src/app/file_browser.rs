@@ -25,6 +25,9 @@ pub enum Purpose {
     SaveMap,
     /// Load a retarget bone map (RON map files listed).
     LoadMap,
+    /// Save the character with its retargeted clips as a GLB (GLB files listed; a name
+    /// field).
+    SaveRetargeted,
     /// Show a folder (or a file) of clips as a library: every clip at once, on this
     /// character.
     Library,
@@ -40,13 +43,14 @@ impl Purpose {
             Self::Retarget => "Retarget clips onto this character (glTF, FBX, BVH, or a folder)",
             Self::SaveMap => "Save the bone map (RON)",
             Self::LoadMap => "Load a bone map (RON)",
+            Self::SaveRetargeted => "Save the character with its retargeted clips (GLB)",
             Self::Library => "Show a folder of clips as a library (glTF, FBX, BVH)",
         }
     }
 
     /// Whether the browser saves a new file (a name field and Save) rather than opens one.
     pub fn saves(self) -> bool {
-        matches!(self, Self::Export | Self::SaveMap)
+        matches!(self, Self::Export | Self::SaveMap | Self::SaveRetargeted)
     }
 
     /// Whether a file shows in the listing.
@@ -57,6 +61,9 @@ impl Purpose {
             Self::SaveMap | Self::LoadMap => path
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("ron")),
+            Self::SaveRetargeted => path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("glb")),
         }
     }
 }
@@ -119,10 +126,10 @@ impl FileBrowser {
             selected: None,
             show_hidden: false,
             purpose,
-            file_name: if purpose == Purpose::SaveMap {
-                "retarget-map.ron".into()
-            } else {
-                "preview.gif".into()
+            file_name: match purpose {
+                Purpose::SaveMap => "retarget-map.ron".into(),
+                Purpose::SaveRetargeted => "retargeted.glb".into(),
+                _ => "preview.gif".into(),
             },
             format: ExportFormat::Gif,
             focus_pending: true,
@@ -159,14 +166,21 @@ impl FileBrowser {
             return Err(format!("{}: no such folder", self.dir.display()));
         }
         let path = self.dir.join(name);
-        if self.purpose == Purpose::SaveMap {
-            let ron = path
+        // A map is a .ron file, a character with its clips a .glb: the extension is
+        // added when the typed name lacks it.
+        let fixed = match self.purpose {
+            Purpose::SaveMap => Some("ron"),
+            Purpose::SaveRetargeted => Some("glb"),
+            _ => None,
+        };
+        if let Some(ext) = fixed {
+            let has = path
                 .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
-            return Ok(if ron {
+                .is_some_and(|e| e.eq_ignore_ascii_case(ext));
+            return Ok(if has {
                 path
             } else {
-                self.dir.join(format!("{name}.ron"))
+                self.dir.join(format!("{name}.{ext}"))
             });
         }
         Ok(match ExportFormat::from_path(&path) {

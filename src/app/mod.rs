@@ -1114,6 +1114,18 @@ impl App {
                         let _ = self.previewer.save_retarget_map(&path);
                     }
                 }
+                Action::SaveRetargetedDialog => {
+                    let picked = self.pick_file(Purpose::SaveRetargeted, || {
+                        rfd::FileDialog::new()
+                            .add_filter("glTF binary", &["glb"])
+                            .set_file_name("retargeted.glb")
+                            .set_title(Purpose::SaveRetargeted.title())
+                            .save_file()
+                    });
+                    if let Some(path) = picked {
+                        let _ = self.previewer.save_retargeted_clips(&path);
+                    }
+                }
                 Action::LoadRetargetMapDialog => {
                     let picked = self.pick_file(Purpose::LoadMap, || {
                         rfd::FileDialog::new()

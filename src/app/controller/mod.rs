@@ -52,6 +52,9 @@ pub enum Action {
     OpenLibraryDialog,
     /// Ask where to save the retarget bone map (RON).
     SaveRetargetMapDialog,
+    /// File > Save retargeted clips: pick where the character's GLB with its retargeted
+    /// clips goes.
+    SaveRetargetedDialog,
     /// Pick a retarget bone map (RON) to load and apply.
     LoadRetargetMapDialog,
     /// Ask where to save a preview (GIF / APNG / MP4) of the clip as the viewport shows it.

@@ -110,6 +110,51 @@ impl Previewer {
 
     /// Writes the session's map as RON to `path` (the `--map` format). Only a `.ron`
     /// file: a typed path must not overwrite the character or a take.
+    /// File > Save retargeted clips: the character's own file (a GLB) with the clips the
+    /// last retarget added, as `retarget --out` writes it, at `path`.
+    pub fn save_retargeted_clips(&mut self, path: &Path) -> Result<(), String> {
+        let result = (|| -> Result<usize, String> {
+            let s = self
+                .retarget
+                .as_ref()
+                .ok_or("nothing retargeted yet (File > Retarget onto this character)")?;
+            let own = self
+                .stage
+                .main
+                .path
+                .as_ref()
+                .ok_or("the built-in demo has no file to write the clips into")?;
+            let bytes = std::fs::read(own).map_err(|e| format!("{}: {e}", own.display()))?;
+            if !bytes.starts_with(b"glTF") {
+                return Err(format!(
+                    "{}: the clips are written into the character's GLB; this character is not one",
+                    own.display()
+                ));
+            }
+            let model = &self.stage.main.model;
+            let clips: Vec<crate::anim::Clip> = model
+                .clips
+                .get(s.clips.clone())
+                .map(<[crate::anim::Clip]>::to_vec)
+                .unwrap_or_default();
+            let written = crate::stage::retarget::glb_with_clips(&bytes, model, &clips)
+                .map_err(|e| format!("{}: {e}", own.display()))?;
+            std::fs::write(path, written).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok(clips.len())
+        })();
+        match &result {
+            Ok(n) => self.set_message(
+                format!(
+                    "saved the character with {n} retargeted clip(s) to {}",
+                    path.display()
+                ),
+                false,
+            ),
+            Err(e) => self.set_message(e.clone(), true),
+        }
+        result.map(|_| ())
+    }
+
     pub fn save_retarget_map(&mut self, path: &Path) -> Result<(), String> {
         let Some(s) = self.retarget.as_ref() else {
             return Err("retarget: nothing retargeted yet".into());

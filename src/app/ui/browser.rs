@@ -78,6 +78,7 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                                     Purpose::SaveMap | Purpose::LoadMap => {
                                         "No folders or .ron map files here."
                                     }
+                                    Purpose::SaveRetargeted => "No folders or .glb files here.",
                                     _ => "No folders or .gltf / .glb / .fbx / .bvh files here.",
                                 });
                             }
@@ -210,6 +211,7 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
                 Ok(())
             }
             Purpose::SaveMap => p.save_retarget_map(&path),
+            Purpose::SaveRetargeted => p.save_retargeted_clips(&path),
             Purpose::LoadMap => p.load_retarget_map(&path),
         };
         match done {

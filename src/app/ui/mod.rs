@@ -529,6 +529,20 @@ impl Previewer {
                     ui.close();
                 }
                 if ui
+                    .add_enabled(
+                        self.retarget.is_some(),
+                        egui::Button::new("Save retargeted clips…"),
+                    )
+                    .on_hover_text(
+                        "the character's GLB with the clips the last retarget added, as \
+                         `stridescope retarget --out` writes it",
+                    )
+                    .clicked()
+                {
+                    self.request(Action::SaveRetargetedDialog);
+                    ui.close();
+                }
+                if ui
                     .button("Open a folder as a library…")
                     .on_hover_text(
                         "every clip of a folder (glTF, FBX, BVH) at once in a grid, on this \
