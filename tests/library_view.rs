@@ -669,3 +669,44 @@ fn the_crowd_renders_every_character_and_an_empty_grid_renders_the_ground() {
     assert_eq!(orange(&image, 0, w), 0);
     ctx.check().unwrap();
 }
+
+/// Opening a clip from the grid (issue 39 item 9): the clip list scrolls to it and shows
+/// it selected, and the grid's "Esc to leave" no longer stands in the status bar.
+#[test]
+fn a_clip_opened_from_the_grid_shows_in_the_clip_list() {
+    let model = robot();
+    let last = model.clips.len() - 1;
+    let name = model.clips[last].name().to_string();
+    let previewer = Previewer::new(model, None, Settings::default());
+    // Short enough that the 14 clips do not all fit in the list.
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1024.0, 640.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    h.key_press(Key::G);
+    h.run_steps(3);
+    assert!(h
+        .state()
+        .message()
+        .unwrap()
+        .text
+        .starts_with("library view:"));
+    let cell = (0..h.state().library_view().unwrap().grid.len())
+        .find(|&c| h.state().library_view().unwrap().grid.clip(c) == Some(last))
+        .unwrap();
+    h.state_mut().open_library_cell(cell);
+    h.run_steps(6);
+    assert_eq!(h.state().stage.main.timeline.clip(), Some(last));
+    let row = h.get_by_label_contains(&format!("{name}  (")).rect();
+    let top = h.get_by_label("Clips").rect().max.y;
+    let bottom = h.get_by_label("Joints").rect().min.y;
+    assert!(
+        row.min.y >= top && row.max.y <= bottom,
+        "the row {row:?} is outside the list ({top}..{bottom})"
+    );
+    assert!(
+        !h.state().message().unwrap().text.contains("Esc to leave"),
+        "{}",
+        h.state().message().unwrap().text
+    );
+}

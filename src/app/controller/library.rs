@@ -76,7 +76,20 @@ impl Previewer {
         if let Some(v) = self.library_view.take() {
             (self.camera, self.follow_offset, self.frame_pending) = v.camera_before;
             self.evaluate_pose();
+            // The grid's "Esc to leave" must not outlive the grid.
+            if self
+                .message
+                .as_ref()
+                .is_some_and(|m| m.text.starts_with("library view:"))
+            {
+                self.set_message("left the library view (G opens it again)", false);
+            }
         }
+    }
+
+    /// The clip the clip list should scroll to, once (see [`Self::open_library_cell`]).
+    pub fn take_reveal_clip(&mut self) -> Option<usize> {
+        self.reveal_clip.take()
     }
 
     /// Builds the clips of `folder` (any format the importer reads) onto the open
@@ -193,6 +206,8 @@ impl Previewer {
         };
         self.close_library_view();
         self.select_clip(clip);
+        // The clip list shows it (a mocap folder's list is longer than its panel).
+        self.reveal_clip = Some(clip);
         self.frame_pending = true;
         self.transport(super::Transport::Play(true));
         let name = self.stage.main.model.clips[clip].name().to_string();

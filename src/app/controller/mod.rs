@@ -214,6 +214,8 @@ pub struct Previewer {
     clip_edits_for: Option<PathBuf>,
     /// Clip edits made since the last save.
     pub clip_edits_unsaved: bool,
+    /// A clip the clip list should scroll to once (opened from the library grid).
+    reveal_clip: Option<usize>,
     /// The folder the file browser showed last, where it opens next time (also after an
     /// open that failed there).
     pub(crate) browsed_dir: Option<PathBuf>,
@@ -334,6 +336,7 @@ impl Previewer {
             clip_edits: Default::default(),
             clip_edits_for: None,
             clip_edits_unsaved: false,
+            reveal_clip: None,
             retarget: None,
             show_bone_map: false,
             browsed_dir: None,

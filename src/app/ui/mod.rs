@@ -729,6 +729,7 @@ impl Previewer {
         let range = self.stage.main.timeline.range();
         let on_timeline = self.stage.main.timeline.clip();
         let mut edit: Option<ClipMenuAction> = None;
+        let reveal = self.take_reveal_clip();
         // A long clip list (a mocap folder) scrolls in 40% of the panel, so the outliner
         // and the pose graph below stay reachable.
         egui::ScrollArea::vertical()
@@ -758,6 +759,9 @@ impl Previewer {
                             ));
                         if row.clicked() {
                             picked = Some(i);
+                        }
+                        if reveal == Some(i) {
+                            row.scroll_to_me(Some(egui::Align::Center));
                         }
                         row.context_menu(|ui| {
                             if let Some(a) = clip_menu_ui(ui, i, clip.name(), range, on_timeline) {
