@@ -84,6 +84,29 @@ pub fn name_takes_after_file(clips: &mut [Clip], path: &Path) {
     }
 }
 
+/// `name` cut to at most `max_chars` characters with an ellipsis in the middle, keeping
+/// its last word (after the last `_`, `-`, space or `.`: the take number that tells
+/// `walk_normal_002` from `walk_normal_003`) and as much of its start as fits. Names that
+/// fit are returned whole; the last word is itself cut from the left when it alone is too
+/// long.
+pub fn elide_keeping_end(name: &str, max_chars: usize) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() <= max_chars || max_chars < 3 {
+        return name.to_string();
+    }
+    // Without a separator the end shows anyway (half the room).
+    let tail_start = chars
+        .iter()
+        .rposition(|c| matches!(c, '_' | '-' | ' ' | '.'))
+        .unwrap_or(0);
+    // The tail keeps its separator, and at most half the room.
+    let tail_len = (chars.len() - tail_start).min((max_chars - 1) / 2);
+    let head_len = max_chars - 1 - tail_len;
+    let head: String = chars[..head_len].iter().collect();
+    let tail: String = chars[chars.len() - tail_len..].iter().collect();
+    format!("{head}…{tail}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +146,34 @@ mod unique_tests {
         let taken = ["Walk", "Walk (2)"];
         assert_eq!(unique_name("Run", |n| taken.contains(&n)), "Run");
         assert_eq!(unique_name("Walk", |n| taken.contains(&n)), "Walk (3)");
+    }
+}
+
+#[cfg(test)]
+mod elide_tests {
+    use super::elide_keeping_end;
+
+    /// Library labels keep what tells takes apart (issue 39 item 9: "dataset-2_walk_n…"
+    /// twice).
+    #[test]
+    fn cut_names_keep_their_take_number() {
+        assert_eq!(
+            elide_keeping_end("dataset-2_walk_normal_002", 14),
+            "dataset-2…_002"
+        );
+        assert_eq!(
+            elide_keeping_end("dataset-2_walk_normal_003", 14),
+            "dataset-2…_003"
+        );
+        // What fits stays whole; every cut is exactly as long as asked.
+        assert_eq!(elide_keeping_end("Robot_Idle", 14), "Robot_Idle");
+        for n in 3..25 {
+            let cut = elide_keeping_end("dataset-2_walk-turn-left_feminine_001", n);
+            assert_eq!(cut.chars().count(), n, "{cut}");
+        }
+        // A last word longer than half the room is cut from its left.
+        assert_eq!(elide_keeping_end("a_verylongfinalword", 9), "a_ve…word");
+        // No separator: the end still shows.
+        assert_eq!(elide_keeping_end("abcdefghijkl", 7), "abc…jkl");
     }
 }

@@ -102,6 +102,7 @@ pub(super) fn library_viewport_ui(
     let painter = ui.painter().with_clip_rect(rect);
     let font = egui::FontId::proportional((cell_pt / 9.0).clamp(9.0, 13.0));
     let chars = ((cell_pt / 6.5) as usize).max(6);
+    let mut hovered_label = None;
     for cell in 0..v.grid.len() {
         let is_hovered = hovered == Some(cell);
         if cell_pt < MIN_LABEL_CELL_PT && !is_hovered {
@@ -114,22 +115,15 @@ pub(super) fn library_viewport_ui(
             continue;
         }
         let label = v.grid.label(cell);
-        let text = if is_hovered || label.chars().count() <= chars {
+        // Cut in the middle: a session's takes differ only at the end (`..._002`).
+        let text = if is_hovered {
             label.to_string()
         } else {
-            format!("{}…", label.chars().take(chars - 1).collect::<String>())
+            crate::asset::naming::elide_keeping_end(label, chars)
         };
         if is_hovered {
-            let galley = painter.layout_no_wrap(
-                text,
-                egui::FontId::proportional(14.0),
-                Color32::from_rgb(255, 220, 120),
-            );
-            let r = egui::Align2::CENTER_BOTTOM
-                .anchor_size(at, galley.size())
-                .expand(3.0);
-            painter.rect_filled(r, 3.0, Color32::from_black_alpha(170));
-            painter.galley(r.min + egui::vec2(3.0, 3.0), galley, Color32::WHITE);
+            // Drawn after every other label, over them.
+            hovered_label = Some((at, text));
         } else {
             painter.text(
                 at,
@@ -139,6 +133,18 @@ pub(super) fn library_viewport_ui(
                 Color32::from_gray(225),
             );
         }
+    }
+    if let Some((at, text)) = hovered_label {
+        let galley = painter.layout_no_wrap(
+            text,
+            egui::FontId::proportional(14.0),
+            Color32::from_rgb(255, 220, 120),
+        );
+        let r = egui::Align2::CENTER_BOTTOM
+            .anchor_size(at, galley.size())
+            .expand(3.0);
+        painter.rect_filled(r, 3.0, Color32::from_black_alpha(170));
+        painter.galley(r.min + egui::vec2(3.0, 3.0), galley, Color32::WHITE);
     }
     true
 }
