@@ -14,7 +14,7 @@ use stridescope::anim::SyncMarker;
 use stridescope::app::settings::Settings;
 use stridescope::app::ui::Previewer;
 use stridescope::asset;
-use stridescope::asset::clip_edits::{sidecar_path, ClipEdit, ClipEdits, MarkerDef};
+use stridescope::asset::clip_edits::{sidecar_path, ClipEdit, ClipEdits};
 
 /// A copy of the built-in demo as a file in a fresh folder.
 fn demo_file(test: &str) -> PathBuf {
@@ -91,11 +91,11 @@ fn saved_edits_come_back_on_every_load() {
                 rename: Some("Stroll".into()),
                 trim: Some((0.2, 0.8)),
                 markers: Some(vec![
-                    MarkerDef {
+                    SyncMarker {
                         name: "left_foot_down".into(),
                         time_secs: 0.1,
                     },
-                    MarkerDef {
+                    SyncMarker {
                         name: "right_foot_down".into(),
                         time_secs: 0.4,
                     },

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{ImportError, Model};
+use super::{ImportError, Model, WriteError};
 use crate::anim::SyncMarker;
 
 /// Every edit of one file's clips.
@@ -42,14 +42,7 @@ pub struct ClipEdit {
     /// The sync markers (foot contacts and events) instead of the file's, seconds of the
     /// trimmed clip.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub markers: Option<Vec<MarkerDef>>,
-}
-
-/// A sync marker as the sidecar writes it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MarkerDef {
-    pub name: String,
-    pub time_secs: f32,
+    pub markers: Option<Vec<SyncMarker>>,
 }
 
 impl ClipEdits {
@@ -101,21 +94,6 @@ pub fn read(file: &Path) -> Result<Option<ClipEdits>, ImportError> {
     })
 }
 
-/// A sidecar that could not be written: `FILE: why`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WriteError {
-    pub file: PathBuf,
-    pub message: String,
-}
-
-impl std::fmt::Display for WriteError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.file.display(), self.message)
-    }
-}
-
-impl std::error::Error for WriteError {}
-
 /// Writes `edits` as `file`'s sidecar (removes it when there is nothing to keep).
 pub fn write(file: &Path, edits: &ClipEdits) -> Result<PathBuf, WriteError> {
     let path = sidecar_path(file);
@@ -156,14 +134,9 @@ pub fn apply(model: &mut Model, edits: &ClipEdits, sidecar: &Path) -> Result<(),
                 .map_err(|x| err(x.to_string()))?;
         }
         if let Some(markers) = &e.markers {
-            let markers = markers
-                .iter()
-                .map(|m| SyncMarker {
-                    name: m.name.clone(),
-                    time_secs: m.time_secs,
-                })
-                .collect();
-            clip = clip.with_markers(markers).map_err(|x| err(x.to_string()))?;
+            clip = clip
+                .with_markers(markers.clone())
+                .map_err(|x| err(x.to_string()))?;
         }
         if let Some(name) = &e.rename {
             let name = name.trim();

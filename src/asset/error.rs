@@ -363,3 +363,18 @@ impl From<LoadError> for String {
         e.to_string()
     }
 }
+
+/// A sidecar that could not be written: `FILE: why`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WriteError {
+    pub file: PathBuf,
+    pub message: String,
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file.display(), self.message)
+    }
+}
+
+impl std::error::Error for WriteError {}

@@ -23,7 +23,9 @@ use std::path::Path;
 use glam::{Vec2, Vec3, Vec4};
 
 pub(crate) use error::ImportProblem;
-pub use error::{FolderError, GlbError, ImportError, LoadError, ModelError, OptionError};
+pub use error::{
+    FolderError, GlbError, ImportError, LoadError, ModelError, OptionError, WriteError,
+};
 pub use options::{LoadOptions, SourceFormat, Units, ALLOW_TRUNCATED_ENV, UNITS_ENV};
 
 use crate::anim::reduce::{self, KeyReductionJob, ReductionReport};

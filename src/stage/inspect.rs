@@ -673,15 +673,12 @@ pub fn parent_scale(model: &Model, joint: usize) -> glam::Vec3 {
     let Some(mut at) = sk.parents().get(joint).copied().flatten() else {
         return glam::Vec3::ONE;
     };
-    // The parent's chain only: its rest transforms composed from the root down.
-    let mut m = glam::Mat4::IDENTITY;
-    let mut chain = vec![at];
+    // The parent's chain only, composed upwards (parent of parent on the left): no
+    // allocation, it runs every frame a joint is selected.
+    let mut m = sk.rest_pose()[at].to_mat4();
     while let Some(q) = sk.parents()[at] {
-        chain.push(q);
+        m = sk.rest_pose()[q].to_mat4() * m;
         at = q;
-    }
-    for &j in chain.iter().rev() {
-        m *= sk.rest_pose()[j].to_mat4();
     }
     glam::Vec3::new(
         m.x_axis.truncate().length(),

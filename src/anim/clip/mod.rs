@@ -74,7 +74,8 @@ impl std::fmt::Display for ClipEmptiness {
 }
 
 /// A named point in clip time, e.g. a foot contact used to align phases when blending.
-#[derive(Clone, Debug, PartialEq)]
+/// Serialised as `(name: "left_foot_down", time_secs: 0.1)` in clip-edit sidecars.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SyncMarker {
     /// e.g. `"left_foot_down"`.
     pub name: String,

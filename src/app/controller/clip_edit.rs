@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::Previewer;
 use crate::anim::SyncMarker;
-use crate::asset::clip_edits::{self, ClipEdits, MarkerDef};
+use crate::asset::clip_edits::{self, ClipEdits};
 
 /// Marker names the window offers (the foot contacts sync and retargeting read).
 pub const MARKER_NAMES: [&str; 4] = [
@@ -93,7 +93,7 @@ impl Previewer {
         let offset = entry.trim.map_or(0.0, |(start, _)| start);
         entry.trim = Some((offset + a, offset + b));
         if entry.markers.is_some() {
-            entry.markers = Some(marker_defs(edited.markers()));
+            entry.markers = Some(edited.markers().to_vec());
         }
         self.stage.main.timeline.set_range(None);
         self.show_edited(clip, edited);
@@ -149,7 +149,7 @@ impl Previewer {
         let edited = current.with_markers(markers).map_err(|e| e.to_string())?;
         let edits = self.edits()?;
         let original = edits.original_name(current.name()).to_string();
-        edits.entry(&original).markers = Some(marker_defs(edited.markers()));
+        edits.entry(&original).markers = Some(edited.markers().to_vec());
         let keep = self.stage.main.timeline.time_secs();
         self.show_edited(clip, edited);
         self.stage.main.timeline.seek_secs(keep);
@@ -171,14 +171,4 @@ impl Previewer {
         self.set_message(format!("saved clip edits to {}", written.display()), false);
         Ok(written)
     }
-}
-
-fn marker_defs(markers: &[SyncMarker]) -> Vec<MarkerDef> {
-    markers
-        .iter()
-        .map(|m| MarkerDef {
-            name: m.name.clone(),
-            time_secs: m.time_secs,
-        })
-        .collect()
 }
