@@ -54,6 +54,12 @@ fn a_mixamo_download_opens_on_its_take_named_after_the_file() {
     assert!(model.clips[1].animates());
     assert_eq!(model.default_clip(), Some(1));
     assert_eq!(model.animated_clips(), [1]);
+    // The window's clip list leaves the empty take out ("Show hidden" lists it, greyed).
+    assert_eq!(model.listed_clips(false), [1]);
+    assert_eq!(model.listed_clips(true), [0, 1]);
+    assert!(model
+        .clip_hidden(0)
+        .is_some_and(|why| why.contains("no animated channel")));
 
     // `inspect` says which clip opens and why the other does not.
     let out = stridescope(&["inspect".as_ref(), path.as_os_str(), "--json".as_ref()]);

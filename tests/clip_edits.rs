@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
-use stridescope::anim::SyncMarker;
+use stridescope::anim::{SyncMarker, Transform};
 use stridescope::app::settings::Settings;
 use stridescope::app::ui::Previewer;
 use stridescope::asset;
 use stridescope::asset::clip_edits::{sidecar_path, ClipEdit, ClipEdits};
+use stridescope::graph::{GraphDef, NodeDef, PoseGraph};
 
 /// A copy of the built-in demo as a file in a fresh folder.
 fn demo_file(test: &str) -> PathBuf {
@@ -100,6 +101,7 @@ fn saved_edits_come_back_on_every_load() {
                         time_secs: 0.4,
                     },
                 ]),
+                ..Default::default()
             },
             ClipEdit {
                 clip: "Gone".into(),
@@ -107,6 +109,7 @@ fn saved_edits_come_back_on_every_load() {
                 ..Default::default()
             },
         ],
+        ..Default::default()
     };
     stridescope::asset::clip_edits::write(&path, &edits).unwrap();
     assert!(sidecar_path(&path).ends_with("demo.glb.clips.ron"));
@@ -222,7 +225,7 @@ fn rename_trim_mark_save_and_find_it_again() {
     h.state_mut()
         .remove_marker_near(walk, 0.49, 1.0 / 30.0)
         .unwrap();
-    assert!(h.state().clip_edits_unsaved);
+    assert!(h.state().clip_edits_unsaved());
     h.get_by_label("File").click();
     h.run_steps(2);
     h.get_by_label("Save clip edits  (Ctrl+S) *");
@@ -231,7 +234,7 @@ fn rename_trim_mark_save_and_find_it_again() {
     // Ctrl+S saves beside the file.
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
     h.run_steps(2);
-    assert!(!h.state().clip_edits_unsaved);
+    assert!(!h.state().clip_edits_unsaved());
     assert!(sidecar_path(&path).is_file());
 
     // Opened again (a new window, as tomorrow): the take as it was left.
@@ -254,5 +257,230 @@ fn rename_trim_mark_save_and_find_it_again() {
         assert!(largest_difference(&a, &b) < 1e-6);
     }
     h.get_by_label_contains("Stroll");
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// The additive layer `layer` over `base`, its reference its own (default) frame, both
+/// advanced `t` seconds from 0: the local pose.
+fn additive_pose_at(model: &asset::Model, base: &str, layer: &str, t: f64) -> Vec<Transform> {
+    use stridescope::graph::def::{LayerDef, LayerMode, ReferenceDef, Weight};
+    let def = GraphDef {
+        params: Vec::new(),
+        base: NodeDef::Clip {
+            clip: base.into(),
+            rate: 1.0,
+        },
+        layers: vec![LayerDef {
+            name: "add".into(),
+            clip: layer.into(),
+            mode: LayerMode::Additive,
+            weight: Weight::Fixed(1.0),
+            mask: None,
+            reference: ReferenceDef::FirstFrame,
+            hold: None,
+        }],
+    };
+    let mut g = PoseGraph::new(model, &def).unwrap();
+    g.advance(model, t).unwrap();
+    g.local_pose().to_vec()
+}
+
+#[test]
+fn order_hidden_default_and_additive_come_back_from_the_sidecar() {
+    let path = demo_file("arrangement");
+    std::fs::write(
+        sidecar_path(&path),
+        "(clips: [(clip: \"Idle\", hidden: true), (clip: \"Walk\", additive: Some(FromSecs(0.5)))], \
+         order: [\"Run\", \"Wave\"], default_clip: Some(\"TurnWalk\"))",
+    )
+    .unwrap();
+    let model = asset::load(&path).unwrap();
+    let name = |i: usize| model.clips[i].name();
+    let listed: Vec<&str> = model.listed_clips(false).into_iter().map(name).collect();
+    assert_eq!(listed, ["Run", "Wave", "Walk", "TurnWalk"]);
+    let all: Vec<&str> = model.listed_clips(true).into_iter().map(name).collect();
+    assert_eq!(all, ["Run", "Wave", "Idle", "Walk", "TurnWalk"]);
+    let idle = model.find_clip("Idle").unwrap();
+    assert_eq!(model.clip_hidden(idle).as_deref(), Some("hidden by you"));
+    // The file opens on the clip chosen, not on the first (Idle, hidden anyway).
+    assert_eq!(model.default_clip(), model.find_clip("TurnWalk"));
+    // Walk is additive relative to its frame at 0.5 s: layered over itself at 0.5 s it
+    // adds nothing (the difference from that frame is zero there).
+    let walk = model.find_clip("Walk").unwrap();
+    assert!(model.clips[walk].is_additive());
+    assert_eq!(model.clips[walk].additive_reference_secs(), 0.5);
+    let alone = common::sampled(&model.skeleton, &model.clips[walk], 0.5);
+    let layered = additive_pose_at(&model, "Walk", "Walk", 0.5);
+    // (Joint 0, the root, carries the root motion the graph takes out of the pose.)
+    assert!(largest_difference(&alone[1..], &layered[1..]) < 1e-5);
+    // Without the sidecar the reference is the first frame: the same layering doubles
+    // the motion since frame 0 (the check above can fail).
+    std::fs::remove_file(sidecar_path(&path)).unwrap();
+    let plain = asset::load(&path).unwrap();
+    assert!(!plain.clips[walk].is_additive());
+    assert_eq!(plain.default_clip(), plain.find_clip("Idle"));
+    let doubled = additive_pose_at(&plain, "Walk", "Walk", 0.5);
+    assert!(largest_difference(&alone[1..], &doubled[1..]) > 0.05);
+    // A hidden default is passed over; a reference outside the clip names it.
+    std::fs::write(
+        sidecar_path(&path),
+        "(clips: [(clip: \"TurnWalk\", hidden: true)], default_clip: Some(\"TurnWalk\"))",
+    )
+    .unwrap();
+    let m = asset::load(&path).unwrap();
+    assert_eq!(m.default_clip(), m.find_clip("Idle"));
+    std::fs::write(
+        sidecar_path(&path),
+        "(clips: [(clip: \"Run\", additive: Some(FromSecs(3.0)))])",
+    )
+    .unwrap();
+    let e = asset::load(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("clip 'Run'") && e.contains("outside the clip"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+#[test]
+fn hide_reorder_choose_default_undo_and_save() {
+    let path = demo_file("arrange-window");
+    let mut h = harness_on(&path);
+    let p = h.state_mut();
+    let (idle, walk, run) = (
+        p.model().find_clip("Idle").unwrap(),
+        p.model().find_clip("Walk").unwrap(),
+        p.model().find_clip("Run").unwrap(),
+    );
+    p.move_clip(run, -2).unwrap();
+    p.set_clip_hidden(idle, true).unwrap();
+    p.set_default_clip(Some(walk)).unwrap();
+    let names = |p: &Previewer| -> Vec<String> {
+        p.model()
+            .listed_clips(false)
+            .into_iter()
+            .map(|i| p.model().clips[i].name().to_string())
+            .collect()
+    };
+    assert_eq!(names(p), ["Run", "Walk", "TurnWalk", "Wave"]);
+    // Undo takes back the last edit only (the default), redo puts it back.
+    assert!(p.undo_clip_edit());
+    assert_eq!(p.model().default_clip(), Some(run));
+    assert!(p.redo_clip_edit());
+    assert_eq!(p.model().default_clip(), Some(walk));
+    h.run_steps(2);
+    // The list shows what the model lists; Idle comes back with "Show hidden".
+    assert!(h.query_by_label_contains("Idle  (2.000 s)").is_none());
+    h.get_by_label("Show hidden (1)").click();
+    h.run_steps(2);
+    h.get_by_label_contains("Idle  (2.000 s)");
+    h.get_by_label("Show hidden (1)").click();
+    h.run_steps(2);
+    // Alt+Down moves the playing clip down the list (past the next clip shown).
+    h.state_mut().select_clip(run);
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::ALT, egui::Key::ArrowDown);
+    h.run_steps(1);
+    assert_eq!(names(h.state()), ["Walk", "Run", "TurnWalk", "Wave"]);
+    h.state_mut().save_clip_edits().unwrap();
+    // Opened again: the same list, on the clip chosen.
+    let h = harness_on(&path);
+    assert_eq!(names(h.state()), ["Walk", "Run", "TurnWalk", "Wave"]);
+    assert_eq!(h.state().stage.main.timeline.clip(), Some(walk));
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+#[test]
+fn markers_start_from_the_detected_ones_and_move_with_undo() {
+    // A mocap take (BVH has no markers) copied to a fresh folder: edits stay there.
+    let dir = std::env::temp_dir().join(format!(
+        "stridescope-clip-edits-markers-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("walk.bvh");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/mocap/bandai/dataset-2_walk-turn-left_active_002.bvh"),
+        &path,
+    )
+    .unwrap();
+    let mut h = harness_on(&path);
+    let turn = 0;
+    h.state_mut().select_clip(turn);
+    h.run_steps(1);
+    let p = h.state_mut();
+    // TurnWalk has no markers in the file: the timeline shows the detected contacts.
+    let (detected, is_detected) = p.shown_markers(turn);
+    assert!(is_detected && detected.len() >= 2, "{detected:?}");
+    // Moving one keeps all the others (the detected ones are the starting point).
+    p.move_marker(turn, 1, 0.3).unwrap();
+    let (now, is_detected) = p.shown_markers(turn);
+    assert!(!is_detected);
+    assert_eq!(now.len(), detected.len());
+    assert!(now
+        .iter()
+        .any(|m| m.name == detected[1].name && m.time_secs == 0.3));
+    // Removing every marker leaves none (not the detected ones again).
+    for m in now.clone() {
+        p.remove_marker_near(turn, m.time_secs, 1e-4).unwrap();
+    }
+    assert!(p.shown_markers(turn).0.is_empty());
+    // Ctrl+Z, once per edit, back to the file's (none: detected shown again).
+    for _ in 0..=now.len() {
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+        h.run_steps(1);
+    }
+    let (back, is_detected) = h.state().shown_markers(turn);
+    assert!(is_detected);
+    assert_eq!(back, detected);
+    assert!(h.state().model().clips[turn].markers().is_empty());
+
+    // Dragged on the timeline with the mouse: the second marker, 60 px to the right,
+    // lands on a whole frame there; the playhead does not move.
+    h.state_mut()
+        .transport(stridescope::app::controller::Transport::Play(false));
+    h.state_mut().stage.main.timeline.seek_secs(0.0);
+    h.run_steps(2);
+    let bar = h.get_by_label("Playhead").rect();
+    let track = bar.shrink2(egui::vec2(8.0, 0.0));
+    let duration = h.state().model().clips[turn].duration_secs();
+    let x_of = |t: f32| track.left() + t / duration * track.width();
+    let from = egui::pos2(x_of(detected[1].time_secs), bar.top() + 10.0);
+    let to = from + egui::vec2(60.0, 0.0);
+    let button = |pos, pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    h.event(egui::Event::PointerMoved(from));
+    h.run_steps(1);
+    h.event(button(from, true));
+    h.run_steps(1);
+    for k in 1..=6 {
+        h.event(egui::Event::PointerMoved(
+            from + egui::vec2(10.0 * k as f32, 0.0),
+        ));
+        h.run_steps(1);
+    }
+    h.event(button(to, false));
+    h.run_steps(2);
+    let fps = h.state().stage.main.timeline.frame_rate_hz() as f32;
+    let expected = ((detected[1].time_secs + 60.0 / track.width() * duration) * fps).round() / fps;
+    let (after, is_detected) = h.state().shown_markers(turn);
+    assert!(!is_detected);
+    let moved = after
+        .iter()
+        .find(|m| m.name == detected[1].name && m.time_secs != detected[1].time_secs)
+        .unwrap_or_else(|| panic!("{after:?}"));
+    assert!(
+        (moved.time_secs - expected).abs() < 1e-4,
+        "{} vs {expected}",
+        moved.time_secs
+    );
+    assert_eq!(after.len(), detected.len());
+    assert_eq!(h.state().stage.main.timeline.time_secs(), 0.0);
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }

@@ -407,6 +407,39 @@ fn a_character_without_clips_says_why_it_has_no_library_view() {
     );
 }
 
+/// One rule for what the grid shows, however it opens: the clip list's clips in its
+/// order, hidden ones left out (a hidden clip is not in the grid; moved up, it leads).
+#[test]
+fn the_grid_shows_the_clip_list_in_its_order() {
+    let model = robot();
+    let names: Vec<String> = model.clips.iter().map(|c| c.name().to_string()).collect();
+    let n = names.len();
+    assert!(n >= 4, "{names:?}");
+    // Edits need a file to keep them beside: a copy of the Robot in a fresh folder.
+    let dir = std::env::temp_dir().join(format!("stridescope-grid-rule-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("robot.glb");
+    std::fs::copy(shared("assets/Robot/robot.glb"), &path).unwrap();
+    let previewer = Previewer::new(robot(), Some(path), Settings::default());
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    h.state_mut().set_clip_hidden(1, true).unwrap();
+    h.state_mut().move_clip(n - 1, -(n as isize)).unwrap();
+    h.key_press(Key::G);
+    h.run_steps(2);
+    let v = h.state().library_view().unwrap();
+    let shown: Vec<&str> = (0..v.grid.len())
+        .map(|c| names[v.grid.clip(c).unwrap()].as_str())
+        .collect();
+    let mut expected: Vec<&str> = vec![names[n - 1].as_str(), names[0].as_str()];
+    expected.extend(names[2..n - 1].iter().map(String::as_str));
+    assert_eq!(shown, expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Another file replacing the character closes the library view, the camera as it was
 /// before the grid; a reload of the same file shows the grid again.
 #[test]

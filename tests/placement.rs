@@ -90,6 +90,7 @@ fn rig() -> Model {
         materials: vec![],
         images: vec![],
         clips: vec![walk, stand],
+        arrangement: Default::default(),
         warnings: vec![],
         analysis: Default::default(),
         format: stridescope::asset::SourceFormat::Gltf,

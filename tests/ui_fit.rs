@@ -189,3 +189,29 @@ fn every_panel_fits_with_a_retarget_fbx_joints_and_morphs() {
         bad.join("\n")
     );
 }
+
+/// Small plots keep their legend in a row above them, not inside (where egui_plot's
+/// covered a third of a 90-point plot): each name once, as a plain label (egui_plot's
+/// legend entries are a second, clickable node).
+#[test]
+fn plot_legends_are_rows_outside_their_plots() {
+    let model = stridescope::asset::load_or_demo(None).unwrap();
+    let mut h = harness(model, (1024.0, 640.0));
+    click(&mut h, "Walk  (1.100 s)");
+    click(&mut h, "Drive (D)");
+    h.run_steps(30);
+    for name in [
+        "skate threshold",
+        "play rate",
+        "stride scale",
+        "left",
+        "right",
+    ] {
+        let nodes: Vec<_> = h.query_all_by_label(name).collect();
+        assert_eq!(nodes.len(), 1, "'{name}' {} times", nodes.len());
+        assert_eq!(
+            nodes[0].accesskit_node().role(),
+            egui::accesskit::Role::Label
+        );
+    }
+}

@@ -262,6 +262,7 @@ impl KeyReductionJob<'_> {
             n,
         )?
         .with_additive(self.clip.is_additive())
+        .with_reference_of(self.clip)
         .with_frame_rate(self.clip.frame_rate_hz());
 
         let (mut animated_after, mut keys_after) = (0, 0);

@@ -7,13 +7,17 @@
 //! (clips: [
 //!     (clip: "mixamo.com", rename: Some("Samba"), trim: Some((0.5, 2.25)),
 //!      markers: Some([(name: "left_foot_down", time_secs: 0.1)])),
-//! ])
+//!     (clip: "Take 002", hidden: true),
+//!     (clip: "Wave", additive: Some(FromSecs(0.5))),
+//! ], order: ["mixamo.com", "Wave"], default_clip: Some("Wave"))
 //! ```
 //!
 //! Each entry names a clip as the file's import names it (stable across runs); `trim` is
-//! in that clip's seconds, `markers` in the trimmed clip's. Unknown clips are warnings,
-//! not errors (the file may have changed); a malformed sidecar is an error naming it and
-//! the line.
+//! in that clip's seconds, `markers` and `additive` in the trimmed clip's. `order` lists
+//! clips first in the window's list (the rest follow in the file's order), `default_clip`
+//! is the clip the file opens on, `hidden` leaves a clip out of lists and grids. Unknown
+//! clips are warnings, not errors (the file may have changed); a malformed sidecar is an
+//! error naming it and the line.
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +30,22 @@ use crate::anim::SyncMarker;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClipEdits {
     pub clips: Vec<ClipEdit>,
+    /// Clips listed first, in this order (the file's names); the others follow in the
+    /// file's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order: Vec<String>,
+    /// The clip the file opens on (the file's name for it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_clip: Option<String>,
+}
+
+/// A clip made additive, or an authored additive clip made a plain one.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum AdditiveEdit {
+    /// Not additive.
+    Off,
+    /// Additive relative to its own frame at this time, seconds of the trimmed clip.
+    FromSecs(f32),
 }
 
 /// The edits of one clip.
@@ -43,6 +63,53 @@ pub struct ClipEdit {
     /// trimmed clip.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markers: Option<Vec<SyncMarker>>,
+    /// Left out of the clip list and the library grid (shown with "Show hidden").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
+    /// Additive relative to one of its frames, or not additive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additive: Option<AdditiveEdit>,
+}
+
+impl ClipEdit {
+    /// True when the entry changes nothing (it can be dropped).
+    pub fn is_empty(&self) -> bool {
+        self.rename.is_none()
+            && self.trim.is_none()
+            && self.markers.is_none()
+            && !self.hidden
+            && self.additive.is_none()
+    }
+}
+
+/// How the user arranged a file's clips: the order they are listed in, the ones hidden
+/// and the one the file opens on (clip indices of the model; from its sidecar).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClipArrangement {
+    /// Clip indices listed first, in this order; the others follow in index order.
+    pub order: Vec<usize>,
+    /// Clips the user hid.
+    pub hidden: Vec<usize>,
+    /// The clip the file opens on.
+    pub default_clip: Option<usize>,
+}
+
+impl ClipArrangement {
+    /// All of `clip_count` clips in listing order.
+    pub fn listing_order(&self, clip_count: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::with_capacity(clip_count);
+        for &i in &self.order {
+            if i < clip_count && !out.contains(&i) {
+                out.push(i);
+            }
+        }
+        for i in 0..clip_count {
+            if !out.contains(&i) {
+                out.push(i);
+            }
+        }
+        out
+    }
 }
 
 impl ClipEdits {
@@ -56,6 +123,18 @@ impl ClipEdits {
             ..Default::default()
         });
         self.clips.last_mut().expect("just pushed")
+    }
+
+    /// Drops entries that change nothing (an undone rename, an unhidden clip).
+    pub fn prune(&mut self) {
+        self.clips.retain(|e| !e.is_empty());
+    }
+
+    /// True when nothing is edited (the sidecar is removed on save).
+    pub fn is_empty(&self) -> bool {
+        self.clips.iter().all(ClipEdit::is_empty)
+            && self.order.is_empty()
+            && self.default_clip.is_none()
     }
 
     /// The name the file gives the clip now shown as `shown` (itself when not renamed).
@@ -101,30 +180,56 @@ pub fn write(file: &Path, edits: &ClipEdits) -> Result<PathBuf, WriteError> {
         file: path.clone(),
         message,
     };
-    if edits.clips.is_empty() {
+    let mut edits = edits.clone();
+    edits.prune();
+    if edits.is_empty() {
         return match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(fail(e.to_string())),
             _ => Ok(path),
         };
     }
-    let text = ron::ser::to_string_pretty(edits, ron::ser::PrettyConfig::default())
+    let text = ron::ser::to_string_pretty(&edits, ron::ser::PrettyConfig::default())
         .map_err(|e| fail(e.to_string()))?;
     std::fs::write(&path, text).map_err(|e| fail(e.to_string()))?;
     Ok(path)
 }
 
-/// Applies `edits` (read from `sidecar`) to `model`'s clips: trim, then markers, then
-/// the name. A clip the file no longer has is a warning on the model.
+/// Applies `edits` (read from `sidecar`) to `model`: the arrangement (order, hidden,
+/// default), then per clip trim, markers, additive and the name. A clip the file no
+/// longer has is a warning on the model.
 pub fn apply(model: &mut Model, edits: &ClipEdits, sidecar: &Path) -> Result<(), ImportError> {
+    // Names are the file's: resolved before any rename.
+    let names: Vec<String> = model.clips.iter().map(|c| c.name().to_string()).collect();
+    let mut missing = Vec::new();
+    let mut find = |name: &str| {
+        let found = names.iter().position(|n| n == name);
+        if found.is_none() && !missing.iter().any(|m| m == name) {
+            missing.push(name.to_string());
+        }
+        found
+    };
+    let mut arrangement = ClipArrangement {
+        order: edits.order.iter().filter_map(|n| find(n)).collect(),
+        hidden: Vec::new(),
+        default_clip: edits.default_clip.as_deref().and_then(&mut find),
+    };
+    let mut found = Vec::with_capacity(edits.clips.len());
     for e in &edits.clips {
-        let Some(i) = model.clips.iter().position(|c| c.name() == e.clip) else {
-            model.warnings.push(format!(
-                "clip edits ({}): the file has no clip '{}'; its edits are not applied",
-                sidecar.display(),
-                e.clip
-            ));
-            continue;
-        };
+        let i = find(&e.clip);
+        if let (Some(i), true) = (i, e.hidden) {
+            arrangement.hidden.push(i);
+        }
+        found.push(i);
+    }
+    for name in missing {
+        model.warnings.push(format!(
+            "clip edits ({}): the file has no clip '{name}'; its edits are not applied",
+            sidecar.display(),
+        ));
+    }
+    model.arrangement = arrangement;
+    for (e, i) in edits.clips.iter().zip(found) {
+        let Some(i) = i else { continue };
         let element = format!("clip '{}'", e.clip);
         let err = |detail: String| ImportError::new(sidecar, &element, detail);
         let mut clip = model.clips[i].clone();
@@ -137,6 +242,19 @@ pub fn apply(model: &mut Model, edits: &ClipEdits, sidecar: &Path) -> Result<(),
             clip = clip
                 .with_markers(markers.clone())
                 .map_err(|x| err(x.to_string()))?;
+        }
+        match e.additive {
+            Some(AdditiveEdit::Off) => clip = clip.with_additive(false),
+            Some(AdditiveEdit::FromSecs(t)) => {
+                if !t.is_finite() || t < 0.0 || t > clip.duration_secs() {
+                    return Err(err(format!(
+                        "additive reference {t} s is outside the clip [0, {}] s",
+                        clip.duration_secs()
+                    )));
+                }
+                clip = clip.with_additive_reference(t);
+            }
+            None => {}
         }
         if let Some(name) = &e.rename {
             let name = name.trim();

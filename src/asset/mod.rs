@@ -193,6 +193,9 @@ pub struct Model {
     /// Decoded base-colour images, referenced by [`Material::base_color_image`].
     pub images: Vec<Image>,
     pub clips: Vec<Clip>,
+    /// How the user listed, hid and chose the opening clip (the file's sidecar,
+    /// [`clip_edits`]); the default: file order, nothing hidden.
+    pub arrangement: clip_edits::ClipArrangement,
     /// Non-fatal findings (unsupported extensions, morph targets, renormalised data...).
     pub warnings: Vec<String>,
     /// Per-clip analyses, computed on first use ([`Model::clip_analysis`]), and the
@@ -314,14 +317,51 @@ impl Model {
         self.clips.iter().position(|c| c.name() == name)
     }
 
-    /// The clip a viewer opens on: the first clip that animates ([`Clip::animates`]),
-    /// else the first clip (a file of pose takes), else `None` (no clip: the rest pose).
-    /// A Mixamo download's empty `Take 001` before its real take is passed over.
+    /// The clip a viewer opens on: the one the user chose ([`clip_edits`]) unless hidden,
+    /// else the first listed clip that animates ([`Clip::animates`]), else the first
+    /// listed clip (a file of pose takes), else `None` (no clip: the rest pose). A Mixamo
+    /// download's empty `Take 001` before its real take is passed over.
     pub fn default_clip(&self) -> Option<usize> {
+        let order = self.arrangement.listing_order(self.clips.len());
+        let shown = |i: &usize| !self.arrangement.hidden.contains(i);
+        self.arrangement
+            .default_clip
+            .filter(|i| *i < self.clips.len() && shown(i))
+            .or_else(|| {
+                order
+                    .iter()
+                    .copied()
+                    .find(|i| shown(i) && self.clips[*i].animates())
+            })
+            .or_else(|| order.iter().copied().find(shown))
+            .or(order.first().copied())
+    }
+
+    /// Why clip `clip` is left out of lists and grids: the user hid it, or it is an empty
+    /// take (no channel at all, Mixamo's `Take 001`) in a file that has clips that
+    /// animate (`None`: it is listed; a one-frame pose take is).
+    pub fn clip_hidden(&self, clip: usize) -> Option<String> {
+        if self.arrangement.hidden.contains(&clip) {
+            return Some("hidden by you".to_string());
+        }
+        let why = self.clips.get(clip)?.emptiness()?;
+        if why != crate::anim::ClipEmptiness::NoChannels {
+            return None;
+        }
         self.clips
             .iter()
-            .position(Clip::animates)
-            .or((!self.clips.is_empty()).then_some(0))
+            .any(Clip::animates)
+            .then(|| format!("{why}: nothing to play"))
+    }
+
+    /// The clips a list shows, in the user's order: hidden ones ([`Model::clip_hidden`])
+    /// only when `with_hidden`.
+    pub fn listed_clips(&self, with_hidden: bool) -> Vec<usize> {
+        let mut order = self.arrangement.listing_order(self.clips.len());
+        if !with_hidden {
+            order.retain(|&i| self.clip_hidden(i).is_none());
+        }
+        order
     }
 
     /// Indices of the clips that animate, in order: what libraries, grids and quality

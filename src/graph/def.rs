@@ -214,7 +214,9 @@ pub enum LayerMode {
 /// The pose an additive clip's difference is measured from.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 pub enum ReferenceDef {
-    /// The additive clip's own first key (the common authoring convention).
+    /// The additive clip's own reference frame: its first key (the common authoring
+    /// convention) unless a frame was chosen for it (`Clip::with_additive_reference`, a
+    /// sidecar's `additive`).
     #[default]
     FirstFrame,
     /// The skeleton's bind (rest) pose.

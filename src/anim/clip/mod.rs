@@ -99,6 +99,9 @@ pub struct Clip {
     /// Animated morph weights, at most one track per joint, sorted by joint.
     morph: Vec<MorphTrack>,
     additive: bool,
+    /// Clip time an additive clip's reference pose is sampled at when set ("make additive
+    /// relative to frame N"); `None`: its first key.
+    additive_reference_secs: Option<f32>,
     /// Frames per second of the source when it has one (a BVH file's `Frame Time`).
     frame_rate_hz: Option<f64>,
     /// Where clip time 0 lies on the source's own timeline, seconds (an FBX take that
@@ -119,6 +122,7 @@ impl PartialEq for Clip {
             && self.markers == other.markers
             && self.morph == other.morph
             && self.additive == other.additive
+            && self.additive_reference_secs == other.additive_reference_secs
             && self.frame_rate_hz == other.frame_rate_hz
             && self.source_start_secs == other.source_start_secs
     }
@@ -228,10 +232,15 @@ impl Clip {
             })
             .collect();
         let joint_count = self.joint_bound();
-        Ok(Clip::with_morph(name, tracks, morph, markers, joint_count)?
+        let mut out = Clip::with_morph(name, tracks, morph, markers, joint_count)?
             .with_frame_rate(self.frame_rate_hz())
             .with_additive(self.is_additive())
-            .with_source_start(self.source_start_secs + f64::from(start_secs)))
+            .with_source_start(self.source_start_secs + f64::from(start_secs));
+        // The reference frame stays the same pose: in the trimmed clip's seconds, inside it.
+        out.additive_reference_secs = self
+            .additive_reference_secs
+            .map(|t| (t - start_secs).clamp(0.0, out.duration_secs));
+        Ok(out)
     }
 
     /// One past the highest joint a track of this clip animates: the joint count a clip
@@ -259,7 +268,14 @@ impl Clip {
         )?
         .with_frame_rate(self.frame_rate_hz())
         .with_additive(self.is_additive())
-        .with_source_start(self.source_start_secs))
+        .with_source_start(self.source_start_secs)
+        .with_reference_of(self))
+    }
+
+    /// This clip with `other`'s additive reference time (clips rebuilt from `other`).
+    pub(crate) fn with_reference_of(mut self, other: &Clip) -> Self {
+        self.additive_reference_secs = other.additive_reference_secs;
+        self
     }
 
     /// Builds a clip. Its duration is the last key time of any track (glTF convention;
@@ -353,6 +369,7 @@ impl Clip {
             markers,
             morph,
             additive: false,
+            additive_reference_secs: None,
             frame_rate_hz: None,
             source_start_secs: 0.0,
             uid: NEXT_CLIP_UID.fetch_add(1, Ordering::Relaxed),
@@ -364,7 +381,33 @@ impl Clip {
     /// (sampled at clip time 0). Additive layering itself comes with blending.
     pub fn with_additive(mut self, additive: bool) -> Self {
         self.additive = additive;
+        if !additive {
+            self.additive_reference_secs = None;
+        }
         self
+    }
+
+    /// Marks the clip as an additive layer whose reference pose is its own frame at clip
+    /// time `reference_secs` (clamped into `[0, duration]`; not finite: its first key):
+    /// "make additive relative to frame N".
+    pub fn with_additive_reference(mut self, reference_secs: f32) -> Self {
+        self.additive = true;
+        self.additive_reference_secs = reference_secs
+            .is_finite()
+            .then(|| reference_secs.clamp(0.0, self.duration_secs));
+        self
+    }
+
+    /// Clip time, seconds, an additive clip's own reference pose is sampled at: the time
+    /// set by [`Clip::with_additive_reference`], else its first key.
+    pub fn additive_reference_secs(&self) -> f32 {
+        self.additive_reference_secs
+            .unwrap_or_else(|| self.first_key_secs())
+    }
+
+    /// True when the reference time was set ([`Clip::with_additive_reference`]).
+    pub fn has_additive_reference(&self) -> bool {
+        self.additive_reference_secs.is_some()
     }
 
     /// The same clip under another name (the data, and so the cache identity, are shared).

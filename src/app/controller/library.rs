@@ -34,13 +34,40 @@ impl Previewer {
             .filter(|v| v.generation == self.stage.main.generation)
     }
 
+    /// The clips the library view shows, whichever way it opens (View > Library view, G,
+    /// `--library-view`, a folder opened as a library): the clips the clip list lists, in
+    /// its order, that animate, and whose names contain `filter` (any case).
+    pub fn library_clips(&self, filter: &str) -> Vec<usize> {
+        Self::clips_for_grid(&self.stage.main.model, filter)
+    }
+
+    fn clips_for_grid(model: &crate::asset::Model, filter: &str) -> Vec<usize> {
+        let needle = filter.trim().to_lowercase();
+        model
+            .listed_clips(false)
+            .into_iter()
+            .filter(|&c| model.clips[c].animates())
+            .filter(|&c| model.clips[c].name().to_lowercase().contains(&needle))
+            .collect()
+    }
+
     /// Opens the library view on the open character's clips (View > Library view, G), or
     /// says why not in the status bar.
     pub fn open_library_view(&mut self) {
         if self.library_view().is_some() {
             return;
         }
-        let grid = match ClipGrid::new(&self.stage.main.model) {
+        let clips = self.library_clips("");
+        if clips.is_empty() {
+            let why = if self.stage.main.model.animated_clips().is_empty() {
+                format!("{} has no animations", self.stage.main.model.source)
+            } else {
+                "every clip that animates is hidden (Clips > Show hidden)".to_string()
+            };
+            self.set_message(format!("library view: {why}"), true);
+            return;
+        }
+        let grid = match ClipGrid::of_clips(&self.stage.main.model, &clips) {
             Ok(g) => g,
             Err(e) => {
                 self.set_message(format!("library view: {e}"), true);
@@ -121,12 +148,7 @@ impl Previewer {
         if v.filter == filter {
             return;
         }
-        let needle = filter.trim().to_lowercase();
-        let clips: Vec<usize> = model
-            .animated_clips()
-            .into_iter()
-            .filter(|&c| model.clips[c].name().to_lowercase().contains(&needle))
-            .collect();
+        let clips = Self::clips_for_grid(model, filter);
         match ClipGrid::of_clips(model, &clips) {
             Ok(grid) => {
                 v.grid = grid;

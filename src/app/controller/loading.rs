@@ -548,7 +548,18 @@ impl Previewer {
         model: &Model,
         file: &crate::app::settings::FileState,
     ) {
-        if let Some(i) = file.clip.as_deref().and_then(|n| model.find_clip(n)) {
+        // The clip the user chose to open the file on wins over the one played last; a
+        // clip hidden since is not reopened.
+        let chosen = model
+            .arrangement
+            .default_clip
+            .is_some_and(|d| model.default_clip() == Some(d));
+        if let Some(i) = file
+            .clip
+            .as_deref()
+            .and_then(|n| model.find_clip(n))
+            .filter(|&i| !chosen && model.clip_hidden(i).is_none())
+        {
             timeline.select_clip(model, i);
         }
         timeline.set_rate(file.play_rate);

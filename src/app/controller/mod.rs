@@ -114,6 +114,15 @@ impl CameraPreset {
     }
 }
 
+/// The two kinds of undoable edit: Ctrl+Z undoes the kind made last, then the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EditKind {
+    /// A pose-graph edit (Blend panel > Edit graph).
+    Graph,
+    /// A clip edit (rename, trim, markers, additive, hide, order, default clip).
+    Clips,
+}
+
 /// Status messages the previewer keeps for its log.
 pub const MESSAGE_LOG_LEN: usize = 200;
 
@@ -208,12 +217,11 @@ pub struct Previewer {
     /// The in-app file browser while it is open (File > Open where no desktop portal
     /// answers, or File > Open with the built-in browser).
     pub file_browser: Option<crate::app::file_browser::FileBrowser>,
-    /// The open file's clip edits (its sidecar as read, plus what changed since), and the
-    /// file they belong to; see [`clip_edit`].
-    clip_edits: crate::asset::clip_edits::ClipEdits,
-    clip_edits_for: Option<PathBuf>,
-    /// Clip edits made since the last save.
-    pub clip_edits_unsaved: bool,
+    /// The open file's clip edits, their undo history and the clip list's "show hidden";
+    /// see [`clip_edit`].
+    clip_editing: clip_edit::ClipEditing,
+    /// Which kind of edit was made last: Ctrl+Z undoes that kind first.
+    last_edit: Option<EditKind>,
     /// A clip the clip list should scroll to once (opened from the library grid).
     reveal_clip: Option<usize>,
     /// The folder the file browser showed last, where it opens next time (also after an
@@ -333,9 +341,8 @@ impl Previewer {
             compare_files_opened: 0,
             morph_overrides: Vec::new(),
             file_browser: None,
-            clip_edits: Default::default(),
-            clip_edits_for: None,
-            clip_edits_unsaved: false,
+            clip_editing: Default::default(),
+            last_edit: None,
             reveal_clip: None,
             retarget: None,
             show_bone_map: false,

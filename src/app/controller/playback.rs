@@ -290,6 +290,7 @@ impl Previewer {
     /// graph and shows why.
     pub fn edit_graph(&mut self, f: impl FnOnce(&mut crate::graph::GraphDef)) {
         if let Some(g) = self.stage.main.source.graph_mut() {
+            self.last_edit = Some(super::EditKind::Graph);
             if let Err(e) = g.edit(&self.stage.main.model, f) {
                 self.set_message(format!("graph edit: {e}"), true);
             }
@@ -297,32 +298,61 @@ impl Previewer {
         self.evaluate_pose();
     }
 
-    /// Ctrl+Z on the pose graph's edits.
+    /// Undoes the pose graph's last edit (the Blend panel's Undo).
     pub fn undo_graph_edit(&mut self) {
-        let done = self
-            .stage
-            .main
-            .source
-            .graph_mut()
-            .is_some_and(|g| g.undo(&self.stage.main.model));
-        if !done {
+        if !self.step_graph_history(true) {
             self.set_message("nothing to undo", false);
         }
-        self.evaluate_pose();
     }
 
-    /// Ctrl+Shift+Z.
+    /// Redoes the pose graph's last undone edit (the Blend panel's Redo).
     pub fn redo_graph_edit(&mut self) {
-        let done = self
-            .stage
-            .main
-            .source
-            .graph_mut()
-            .is_some_and(|g| g.redo(&self.stage.main.model));
-        if !done {
+        if !self.step_graph_history(false) {
             self.set_message("nothing to redo", false);
         }
+    }
+
+    fn step_graph_history(&mut self, undo: bool) -> bool {
+        let model = &self.stage.main.model;
+        let done = self.stage.main.source.graph_mut().is_some_and(|g| {
+            if undo {
+                g.undo(model)
+            } else {
+                g.redo(model)
+            }
+        });
         self.evaluate_pose();
+        done
+    }
+
+    /// Ctrl+Z: undoes the last edit, a clip edit or a pose-graph edit, whichever was made
+    /// last (then the other kind).
+    pub fn undo_edit(&mut self) {
+        if !self.step_any_history(true) {
+            self.set_message("nothing to undo", false);
+        }
+    }
+
+    /// Ctrl+Shift+Z: redoes what Ctrl+Z undid.
+    pub fn redo_edit(&mut self) {
+        if !self.step_any_history(false) {
+            self.set_message("nothing to redo", false);
+        }
+    }
+
+    fn step_any_history(&mut self, undo: bool) -> bool {
+        let clips_first = self.last_edit == Some(super::EditKind::Clips);
+        for clips in [clips_first, !clips_first] {
+            let done = if clips {
+                self.step_clip_history(undo)
+            } else {
+                self.step_graph_history(undo)
+            };
+            if done {
+                return true;
+            }
+        }
+        false
     }
 
     /// Applies changed locomotion settings (the panel's controls).

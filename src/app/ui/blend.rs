@@ -813,10 +813,23 @@ fn additive_layer_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let id = egui::Id::unique("additive_layer_pick");
     // By default a clip authored as additive (the demo's Wave), else the next one.
     let authored = (0..n).find(|&i| i != base && clips[i].is_additive());
-    let (mut layer, mut frame): (usize, u32) = ui
-        .data(|d| d.get_temp(id))
-        .unwrap_or((authored.unwrap_or((base + 1) % n), 0));
+    // A clip made additive relative to one of its frames (right-click > Make additive)
+    // starts from that frame.
+    let own_frame = |i: usize| {
+        let c = &clips[i];
+        if c.has_additive_reference() {
+            (f64::from(c.additive_reference_secs()) * c.frame_rate_hz().unwrap_or(30.0)).round()
+                as u32
+        } else {
+            0
+        }
+    };
+    let (mut layer, mut frame): (usize, u32) = ui.data(|d| d.get_temp(id)).unwrap_or_else(|| {
+        let l = authored.unwrap_or((base + 1) % n);
+        (l, own_frame(l))
+    });
     layer = layer.min(n - 1);
+    let picked_before = layer;
     let was = (layer, frame);
     let mut go = false;
     ui.horizontal_wrapped(|ui| {
@@ -831,6 +844,9 @@ fn additive_layer_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         r.response.widget_info(|| {
             egui::WidgetInfo::labeled(egui::Role::ComboBox, true, "clip to add")
         });
+        if layer != picked_before {
+            frame = own_frame(layer);
+        }
         ui.label(format!("over {}, relative to its frame", clips[base].name()));
         let clip = &clips[layer];
         let last = (f64::from(clip.duration_secs()) * clip.frame_rate_hz().unwrap_or(30.0))
@@ -1008,7 +1024,7 @@ fn reference_ui(
 /// rig faces). Out-of-phase inputs show as curves that peak at different phases and a
 /// flat blend.
 fn swing_plot_ui(session: &GraphSession, model: &crate::asset::Model, ui: &mut egui::Ui) {
-    use egui_plot::{Legend, Line, Plot, PlotPoints};
+    use egui_plot::{Line, Plot, PlotPoints};
     let Some((curves, clips)) = session.graph.swing_curves() else {
         return;
     };
@@ -1031,10 +1047,31 @@ fn swing_plot_ui(session: &GraphSession, model: &crate::asset::Model, ui: &mut e
             .map(|(k, &a)| [k as f64 / n, f64::from(a)])
             .collect()
     };
+    let names: Vec<String> = clips
+        .iter()
+        .enumerate()
+        .map(|(i, &clip)| {
+            format!(
+                "{i}: {}",
+                model.clips.get(clip).map_or("input", |c| c.name())
+            )
+        })
+        .collect();
+    let mut legend: Vec<(&str, Color32)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            (
+                n.as_str(),
+                super::locomotion::FOOT[i % super::locomotion::FOOT.len()],
+            )
+        })
+        .collect();
+    legend.push(("blend", Color32::WHITE));
+    super::plot::legend_row_ui(ui, &legend);
     Plot::new("swing_curves")
         .height(110.0)
         .allow_scroll(false)
-        .legend(Legend::default())
         .x_axis_label("cycle")
         .show(ui, |plot| {
             for (i, (curve, &clip)) in curves.inputs.iter().zip(clips).enumerate() {

@@ -44,10 +44,11 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
         "Ctrl+wheel over the timeline",
         "zoom the timeline (Shift+wheel pans)",
     ),
-    ("Ctrl+Z / Ctrl+Shift+Z", "undo / redo a pose-graph edit"),
+    ("Ctrl+Z / Ctrl+Shift+Z", "undo / redo the last clip edit or pose-graph edit"),
+    ("Alt+Up / Alt+Down", "move the playing clip up / down the clip list"),
     (
         "Ctrl+S",
-        "save the clip edits beside the file (rename, trim, markers: right-click a clip)",
+        "save the clip edits beside the file (right-click a clip: rename, trim, markers, additive, hide, order, opening clip)",
     ),
     ("Ctrl+O, Ctrl+Q", "open, quit"),
     ("F1", "this list"),

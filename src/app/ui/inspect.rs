@@ -6,7 +6,7 @@
 
 use crate::app::controller::{StageCommand, Transport, ViewCommand};
 use egui::Color32;
-use egui_plot::{Legend, Line, Plot, PlotPoints, Points, VLine};
+use egui_plot::{Line, Plot, PlotPoints, Points, VLine};
 
 use super::Previewer;
 use crate::anim::curves::EulerOrder;
@@ -263,6 +263,44 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         ui.weak("Tick a channel above to plot it.");
         return;
     }
+    // The legend above the plots (inside, it covered them): each channel's colour, and
+    // the joints when several are pinned (their curves share the colours; hover one).
+    let mut legend: Vec<(String, Color32)> = Vec::new();
+    let axes = ["x", "y", "z", "w"];
+    for group in &groups {
+        match group {
+            CurveGroup::Translation => {
+                legend.extend((0..3).map(|k| (format!("t{}", axes[k]), TRANSLATION[k])))
+            }
+            CurveGroup::Rotation => legend.extend(
+                order.axes()[..3]
+                    .iter()
+                    .map(|&a| (format!("r{}", axes[a]), AXIS[a])),
+            ),
+            CurveGroup::Quaternion => {
+                legend.extend((0..4).map(|k| (format!("q{}", axes[k]), AXIS[k])))
+            }
+            CurveGroup::Scale => legend.extend((0..3).map(|k| (format!("s{}", axes[k]), SCALE[k]))),
+        }
+    }
+    let mut items: Vec<(&str, Color32)> = legend.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+    items.push(("playhead", Color32::from_rgb(240, 70, 70)));
+    items.push(("loop seam", WARN));
+    super::plot::legend_row_ui(ui, &items);
+    if curves.len() > 1 {
+        let joints: Vec<&str> = curves.iter().map(|(j, _)| names[*j].as_str()).collect();
+        ui.add(
+            egui::Label::new(
+                egui::RichText::new(format!(
+                    "{} (hover a curve for its joint)",
+                    joints.join(", ")
+                ))
+                .small()
+                .weak(),
+            )
+            .wrap(),
+        );
+    }
     // Side by side: the curve view is a wide, short strip.
     let height = ui.available_height().max(60.0);
     let width = ((ui.available_width() - 8.0 * (groups.len() as f32 - 1.0)) / groups.len() as f32)
@@ -273,7 +311,6 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             let response = Plot::new(("curve_view", group.title()))
                 .height(height)
                 .width(width)
-                .legend(Legend::default())
                 .allow_scroll(false)
                 .link_axis(egui::Id::unique("curve_view_time"), [true, false])
                 .link_cursor(egui::Id::unique("curve_view_time"), [true, false])
@@ -692,9 +729,16 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             };
             let max_pts: Vec<[f64; 2]> = c.curve.iter().map(|s| [f64::from(s[0]), f64::from(s[1]) * 100.0]).collect();
             let mean_pts: Vec<[f64; 2]> = c.curve.iter().map(|s| [f64::from(s[0]), f64::from(s[2]) * 100.0]).collect();
+            super::plot::legend_row_ui(
+                ui,
+                &[
+                    ("max (cm)", Color32::from_rgb(255, 110, 90)),
+                    ("mean (cm)", Color32::from_rgb(120, 200, 140)),
+                    ("playhead", Color32::from_rgb(240, 70, 70)),
+                ],
+            );
             Plot::new("compare_curve")
                 .height(120.0)
-                .legend(Legend::default())
                 .allow_scroll(false)
                 .x_axis_label("A's phase (cycles)")
                 .include_y(0.0)

@@ -101,7 +101,14 @@ pub(super) fn library_viewport_ui(
         .map_or(0.0, |(a, b)| (b - a).length());
     let painter = ui.painter().with_clip_rect(rect);
     let font = egui::FontId::proportional((cell_pt / 9.0).clamp(9.0, 13.0));
-    let chars = ((cell_pt / 6.5) as usize).max(6);
+    // As many characters as fit a cell with a gap to the next label (measured in this
+    // font: neighbouring labels must not run into each other).
+    let char_pt = painter
+        .layout_no_wrap("dataset_run_0123".into(), font.clone(), Color32::WHITE)
+        .size()
+        .x
+        / 16.0;
+    let chars = (((cell_pt - 8.0) / char_pt.max(1.0)) as usize).max(6);
     let mut hovered_label = None;
     for cell in 0..v.grid.len() {
         let is_hovered = hovered == Some(cell);

@@ -5,7 +5,7 @@
 //! `locomotion_settings` and calls its methods; no state of its own.
 
 use egui::{Color32, Pos2, Sense, Stroke, Vec2};
-use egui_plot::{HLine, Legend, Line, Plot, PlotPoints, Points};
+use egui_plot::{HLine, Line, Plot, PlotPoints, Points};
 
 use super::Previewer;
 use crate::anim::locomotion::{SpeedSource, REFERENCE_LEG_LENGTH_M};
@@ -450,10 +450,10 @@ egui::Grid::new("loco_settings_grid")
                 .map(|x| [x.wall_secs, f64::from(x.stride_scale)])
                 .collect();
             ui.label("Split: play rate vs stride scale");
+            super::plot::legend_row_ui(ui, &[("play rate", RATE), ("stride scale", STRIDE)]);
             Plot::new("loco_split")
                 .height(130.0)
                 .allow_scroll(false)
-                .legend(Legend::default())
                 .include_y(0.5)
                 .include_y(1.5)
                 .x_axis_label("wall time (s)")
@@ -563,10 +563,16 @@ pub(super) fn foot_slide_ui(p: &Previewer, ui: &mut egui::Ui) {
             l.slide.skating_ratio() * 100.0
         ));
     });
+    let mut legend: Vec<(&str, Color32)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), FOOT[i % FOOT.len()]))
+        .collect();
+    legend.push(("skate threshold", WARN));
+    super::plot::legend_row_ui(ui, &legend);
     Plot::new("foot_slide")
         .height((ui.available_height() - 4.0).clamp(40.0, 90.0))
         .allow_scroll(false)
-        .legend(Legend::default())
         .include_y(0.0)
         .include_y(threshold * 1.5)
         .show(ui, |plot| {

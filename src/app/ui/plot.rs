@@ -238,3 +238,22 @@ fn blended_root_motion_ui(
             );
         });
 }
+
+/// A small plot's legend as a row of coloured names above it (wrapped to the panel):
+/// egui_plot's legend sits inside the plot, where it covered a third of a 100-point plot.
+pub(super) fn legend_row_ui(ui: &mut egui::Ui, items: &[(&str, Color32)]) {
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        for (i, (name, color)) in items.iter().enumerate() {
+            if i > 0 {
+                ui.add_space(6.0);
+            }
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(12.0, 10.0), egui::Sense::hover());
+            ui.painter().line_segment(
+                [rect.left_center(), rect.right_center()],
+                egui::Stroke::new(2.5, *color),
+            );
+            ui.label(egui::RichText::new(*name).small());
+        }
+    });
+}

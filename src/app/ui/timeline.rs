@@ -578,16 +578,12 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         }
     }
     // Sync markers: a triangle on the bar, and the name where it fits (all of them in the
-    // hover text). File markers, else the ones detected from the feet.
-    let detected = clip.markers().is_empty();
-    let markers = if detected {
-        p.stage.main.timeline.detected_markers()
-    } else {
-        clip.markers()
-    };
+    // hover text). File markers, else the ones detected from the feet. A marker is dragged
+    // along the bar (to whole frames; Alt: anywhere), right-click one to delete it.
+    let (markers, detected) = clip_index.map(|c| p.shown_markers(c)).unwrap_or_default();
     if !markers.is_empty() {
         hover.push(format!(
-            "Markers{}:",
+            "Markers{} (drag one to move it, right-click to delete):",
             if detected {
                 " (detected)"
             } else {
@@ -595,9 +591,52 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             }
         ));
     }
+    let drag_id = egui::Id::unique(("marker_drag", clip_index));
+    let pointer = response.interact_pointer_pos().or(response.hover_pos());
+    let time_at = |x: f32| v0 + f64::from((x - track.left()) / track.width().max(1.0)) * span;
+    // The marker at a point: in the marker row, within 6 px.
+    let marker_at = |pos: Pos2| {
+        if pos.y > rect.top() + 18.0 {
+            return None;
+        }
+        markers
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (i, (x_of(f64::from(m.time_secs)) - pos.x).abs()))
+            .filter(|(_, d)| *d <= 6.0)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
+    };
+    let under = pointer.and_then(marker_at);
+    // A drag starts once the pointer moved a few points: where it was pressed decides.
+    if response.drag_started_by(egui::PointerButton::Primary) {
+        if let Some(i) = ui.input(|i| i.pointer.press_origin()).and_then(marker_at) {
+            ui.data_mut(|d| d.insert_temp(drag_id, i));
+        }
+    }
+    let dragging: Option<usize> = ui.data(|d| d.get_temp(drag_id));
+    // Where the dragged marker is now: on a frame unless Alt is held.
+    let alt = ui.input(|i| i.modifiers.alt);
+    let fps = p.stage.main.timeline.frame_rate_hz();
+    let dragged_to = dragging.zip(pointer).map(|(i, pos)| {
+        let t = time_at(pos.x).clamp(0.0, duration);
+        let t = if alt {
+            t
+        } else {
+            ((t * fps).round() / fps).min(duration)
+        };
+        (i, t as f32)
+    });
+    if under.is_some() || dragging.is_some() {
+        ui.ctx().set_cursor_icon(egui::CursorIcon::ResizeHorizontal);
+    }
     let mut label_end = f32::NEG_INFINITY;
-    for m in markers {
-        let x = x_of(m.time_secs as f64);
+    for (i, m) in markers.iter().enumerate() {
+        let time_secs = match dragged_to {
+            Some((d, t)) if d == i => t,
+            _ => m.time_secs,
+        };
+        let x = x_of(f64::from(time_secs));
         let color = marker_color(&m.name);
         let y = rect.top() + 14.0;
         let tri = vec![
@@ -615,14 +654,30 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             painter.add(egui::Shape::convex_polygon(tri, color, Stroke::NONE));
         }
         hover.push(format!("  {} at {:.3} s", m.name, m.time_secs));
-        let galley = painter.layout_no_wrap(m.name.clone(), FontId::proportional(10.0), color);
+        let name = match dragged_to {
+            Some((d, t)) if d == i => format!("{} {t:.3} s", m.name),
+            _ => m.name.clone(),
+        };
+        let galley = painter.layout_no_wrap(name, FontId::proportional(10.0), color);
         let at = x + 6.0;
-        // Only where it neither overlaps the previous label nor runs off the bar.
-        if at >= label_end + 4.0 && at + galley.size().x <= rect.right() {
+        // Only where it neither overlaps the previous label nor runs off the bar (the
+        // dragged one always).
+        let is_dragged = dragged_to.is_some_and(|(d, _)| d == i);
+        if is_dragged || (at >= label_end + 4.0 && at + galley.size().x <= rect.right()) {
             label_end = at + galley.size().x;
             painter.galley(Pos2::new(at, rect.top() + 1.0), galley, color);
         }
     }
+    let marker_drag_ended = dragging.is_some() && !response.dragged();
+    // Right-click on a marker: delete it (kept while the menu is open).
+    let menu_id = egui::Id::unique(("marker_menu", clip_index));
+    if response.secondary_clicked() {
+        ui.data_mut(|d| d.insert_temp(menu_id, under));
+    }
+    let menu_marker: Option<usize> = ui.data(|d| d.get_temp(menu_id)).flatten();
+    let menu_label = menu_marker
+        .and_then(|i| markers.get(i))
+        .map(|m| format!("Delete marker {} at {:.3} s", m.name, m.time_secs));
     // A loop that pops: both ends of the bar marked, the joint named at the right end.
     if let Some(text) = &seam {
         let warn = Color32::from_rgb(255, 170, 80);
@@ -652,11 +707,37 @@ fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         2.0,
         head,
     );
-    // Scrubbing: a seek within the current cycle; playback pauses while the playhead is held.
-    if response.drag_started() {
+    if marker_drag_ended {
+        ui.data_mut(|d| d.remove::<usize>(drag_id));
+        if let (Some(c), Some((i, t))) = (clip_index, dragged_to) {
+            let moved = markers.get(i).is_some_and(|m| m.time_secs != t);
+            if moved {
+                if let Err(e) = p.move_marker(c, i, t) {
+                    p.set_message(e, true);
+                }
+            }
+        }
+    }
+    if let (Some(c), Some(label)) = (clip_index, menu_label) {
+        response.context_menu(|ui| {
+            if ui.button(label).clicked() {
+                if let Some(m) = menu_marker.and_then(|i| p.shown_markers(c).0.get(i).cloned()) {
+                    if let Err(e) = p.remove_marker_near(c, m.time_secs, 0.0) {
+                        p.set_message(e, true);
+                    }
+                }
+                ui.close();
+            }
+        });
+    }
+    // Scrubbing: a seek within the current cycle; playback pauses while the playhead is
+    // held (not while a marker is dragged).
+    let scrubbing = dragging.is_none() && !marker_drag_ended;
+    if scrubbing && response.drag_started() {
         p.transport(Transport::Play(false));
     }
-    if (response.dragged_by(egui::PointerButton::Primary) || response.clicked())
+    if scrubbing
+        && (response.dragged_by(egui::PointerButton::Primary) || response.clicked())
         && track.width() >= 1.0
     {
         if let Some(pos) = response.interact_pointer_pos() {

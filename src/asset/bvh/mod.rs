@@ -164,6 +164,7 @@ pub(crate) fn load_from_slice(
         materials: Vec::new(),
         images: Vec::new(),
         clips: vec![clip],
+        arrangement: Default::default(),
         warnings,
         analysis: Default::default(),
         format: SourceFormat::Bvh,

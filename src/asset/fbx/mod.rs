@@ -120,6 +120,7 @@ pub(crate) fn load_from_slice(
         materials: built.materials,
         images: built.images,
         clips,
+        arrangement: Default::default(),
         warnings,
         analysis: Default::default(),
         format: SourceFormat::Fbx,

@@ -198,6 +198,7 @@ fn import(bytes: &[u8], path: &Path, scene: Option<usize>) -> Result<Model, Impo
         materials,
         images,
         clips,
+        arrangement: Default::default(),
         warnings,
         analysis: Default::default(),
         format: super::SourceFormat::Gltf,

@@ -369,7 +369,7 @@ pub(super) fn reference_frame(
 ) -> Result<Option<(usize, f32)>, GraphError> {
     Ok(Some(match def {
         ReferenceDef::BindPose => return Ok(None),
-        ReferenceDef::FirstFrame => (own_clip, model.clips[own_clip].first_key_secs()),
+        ReferenceDef::FirstFrame => (own_clip, model.clips[own_clip].additive_reference_secs()),
         ReferenceDef::ClipFrame { clip, time_secs } => {
             let c = model
                 .find_clip(clip)
