@@ -26,6 +26,9 @@ for size in 1024x640 1400x860; do
   shot motion-matching "$size" --motion-matching
   shot retarget "$size" "$shared/assets/Robot/robot.glb" \
     --retarget-from "$shared/mocap/bandai/dataset-2_walk_normal_002.bvh"
+  shot drive "$size" --clip Walk --drive --play
+  shot curves "$size" --clip Walk --select thigh_l --onion 2
+  shot library "$size" "$shared/assets/Robot/robot.glb" --library-view
 done
 # 256 colours (ImageMagick, when installed): a third smaller, the UI reads the same.
 if command -v convert >/dev/null; then

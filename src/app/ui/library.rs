@@ -164,8 +164,8 @@ pub(super) fn library_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let (playing, time, n) = (v.playing, v.time_secs, v.grid.len());
     let columns = v.grid.columns();
     let mut filter = v.filter.clone();
-    let all = p.model().clips.len();
-    ui.horizontal(|ui| {
+    let all = p.library_clips("").len();
+    ui.horizontal_wrapped(|ui| {
         let label = if playing { "Pause" } else { "Play" };
         if ui
             .button(label)
@@ -193,10 +193,10 @@ pub(super) fn library_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             format!("{n} of {all} clips")
         };
         ui.label(format!(
-            "{shown} in {} rows of {columns}: hover a character to enlarge it, click to open \
-             its clip",
+            "{shown} in {} rows of {columns}",
             n.div_ceil(columns)
-        ));
+        ))
+        .on_hover_text("hover a character to enlarge it, click to open its clip");
         ui.separator();
         if ui.button("Frame all  (F)").clicked() {
             p.frame_library();
