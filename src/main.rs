@@ -30,34 +30,7 @@ fn main() -> ExitCode {
             // A closed pipe (e.g. `| head`) is not an error worth a panic.
             let _ = stdout.write_all(text.as_bytes());
         }),
-        None => app::run(AppOptions {
-            file: args.file,
-            screenshot: args.screenshot,
-            after_frames: args.after_frames,
-            size: args.size.map(|(w, h)| [w, h]),
-            clip: args.clip,
-            play: args.play,
-            select: args.select,
-            onion: args.onion,
-            ghosts: args.ghosts,
-            compare: args.compare,
-            retarget_from: args.retarget_from,
-            export: args.export,
-            side_by_side: args.side_by_side,
-            graph: args.graph,
-            param: args.param,
-            drive: args.drive || args.movement_speed.is_some(),
-            movement_speed: args.movement_speed,
-            direction_deg: args.direction,
-            motion_matching: args.motion_matching,
-            library: args.library,
-            library_view: args.library_view,
-            mirror: args.mirror,
-            style: args.style,
-            hold_keys: args.hold_keys,
-            drop: args.drop,
-            in_place: args.in_place.choice(),
-        }),
+        None => app::run(window_options(&args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -65,5 +38,39 @@ fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// The window's start-up options from the command line (`stridescope [FILE] [flags]`):
+/// here, where the commands and the window meet (neither layer uses the other).
+fn window_options(args: &Cli) -> AppOptions {
+    AppOptions {
+        file: args.file.clone(),
+        screenshot: args.screenshot.clone(),
+        after_frames: args.after_frames,
+        size: args.size.map(|(w, h)| [w, h]),
+        clip: args.clip.clone(),
+        play: args.play,
+        select: args.select.clone(),
+        onion: args.onion,
+        ghosts: args.ghosts,
+        compare: args.compare.clone(),
+        retarget_from: args.retarget_from.clone(),
+        export: args.export.clone(),
+        side_by_side: args.side_by_side,
+        graph: args.graph,
+        param: args.param.clone(),
+        // A movement speed means driving.
+        drive: args.drive || args.movement_speed.is_some(),
+        movement_speed: args.movement_speed,
+        direction_deg: args.direction,
+        motion_matching: args.motion_matching,
+        library: args.library.clone(),
+        library_view: args.library_view,
+        mirror: args.mirror,
+        style: args.style.clone(),
+        hold_keys: args.hold_keys,
+        drop: args.drop.clone(),
+        in_place: args.in_place.choice(),
     }
 }
