@@ -13,7 +13,8 @@
 //! and look at the PNGs before committing them.
 //!
 //! Runs on any wgpu adapter (CI: Mesa lavapipe). Without an adapter the tests print
-//! "skipping: no GPU adapter" and pass — unless `CI` is set, then they fail.
+//! "SKIPPED ...: no GPU adapter" and pass — unless `CI` is set or
+//! `STRIDESCOPE_REQUIRE_GPU=1`, then they fail.
 
 mod common;
 use common::gpu;

@@ -5,7 +5,8 @@
 //! in the same dispatch, and with the work split into many small chunks.
 //!
 //! Runs on any wgpu adapter (CI: Mesa lavapipe). Without an adapter the tests print
-//! "skipping: no GPU adapter" and pass — unless `CI` is set, then they fail.
+//! "SKIPPED ...: no GPU adapter" and pass — unless `CI` is set or
+//! `STRIDESCOPE_REQUIRE_GPU=1`, then they fail.
 
 mod common;
 use common::gpu;

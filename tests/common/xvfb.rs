@@ -1,6 +1,6 @@
 //! A private Xvfb server for the tests that start the real window (tests/window.rs,
-//! tests/soak.rs), included with `#[path]`. With `CI` set a missing Xvfb fails the test;
-//! without it the test says why it skips.
+//! tests/soak.rs), included with `#[path]`. With `CI` set (or `STRIDESCOPE_REQUIRE_GPU=1`)
+//! a missing Xvfb fails the test; without it the test says why it skips.
 
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -83,10 +83,22 @@ impl Drop for Xvfb {
     }
 }
 
+/// `None` after saying (on the terminal, past the test harness's capture) why the window
+/// test skips; under CI or with `STRIDESCOPE_REQUIRE_GPU=1` it fails instead.
 pub fn skip_or_fail<T>(why: &str) -> Option<T> {
-    if std::env::var_os("CI").is_some() {
-        panic!("CI is set but the window test cannot run: {why}");
+    use std::io::Write as _;
+    if std::env::var_os("CI").is_some()
+        || std::env::var("STRIDESCOPE_REQUIRE_GPU").is_ok_and(|v| v == "1")
+    {
+        panic!("the window tests must run (CI or STRIDESCOPE_REQUIRE_GPU=1) but cannot: {why}");
     }
-    eprintln!("skipping: {why}");
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {test}: {why} (STRIDESCOPE_REQUIRE_GPU=1 makes it fail instead)"
+    );
     None
 }
