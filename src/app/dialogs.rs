@@ -9,110 +9,100 @@ use super::App;
 use crate::app::file_browser::Purpose;
 use crate::app::ui::Action;
 
+/// A system file dialog: what it picks, with its filters (name, extensions).
+enum Ask {
+    /// An existing file.
+    Open(&'static [(&'static str, &'static [&'static str])]),
+    /// Where to save, with the name proposed.
+    Save(
+        &'static [(&'static str, &'static [&'static str])],
+        &'static str,
+    ),
+    /// A folder.
+    Folder,
+}
+
+/// Every format the window opens.
+const MODELS: &[(&str, &[&str])] = &[("glTF 2.0, FBX and BVH", &["gltf", "glb", "fbx", "bvh"])];
+const MAPS: &[(&str, &[&str])] = &[("RON map file", &["ron"])];
+
+impl Ask {
+    /// Shows the dialog titled for `purpose`; `None` when cancelled.
+    fn show(&self, purpose: Purpose) -> Option<PathBuf> {
+        let filters = match self {
+            Ask::Open(f) | Ask::Save(f, _) => *f,
+            Ask::Folder => &[],
+        };
+        let mut dialog = rfd::FileDialog::new().set_title(purpose.title());
+        for (name, extensions) in filters {
+            dialog = dialog.add_filter(*name, extensions);
+        }
+        match self {
+            Ask::Open(_) => dialog.pick_file(),
+            Ask::Save(_, name) => dialog.set_file_name(*name).save_file(),
+            Ask::Folder => dialog.pick_folder(),
+        }
+    }
+}
+
 impl App {
     /// Carries out what the UI asked for this frame; false when it was Quit (the window
     /// is closing).
     pub(super) fn carry_out_actions(&mut self, event_loop: &ActiveEventLoop) -> bool {
         for action in self.previewer.take_actions() {
-            match action {
-                Action::OpenDialog => {
-                    let picked = self.pick_file(Purpose::Open, || {
-                        rfd::FileDialog::new()
-                            .add_filter("glTF 2.0, FBX and BVH", &["gltf", "glb", "fbx", "bvh"])
-                            .set_title(Purpose::Open.title())
-                            .pick_file()
-                    });
-                    if let Some(path) = picked {
-                        let _ = self.previewer.open_path(&path);
-                    }
-                }
-                Action::ExportPreview => {
-                    let picked = self.pick_file(Purpose::Export, || {
-                        rfd::FileDialog::new()
-                            .add_filter("GIF", &["gif"])
-                            .add_filter("Animated PNG", &["png"])
-                            .add_filter("MP4 (ffmpeg)", &["mp4"])
-                            .set_file_name("preview.gif")
-                            .set_title(Purpose::Export.title())
-                            .save_file()
-                    });
-                    if let Some(path) = picked {
-                        self.export_preview_to(&path);
-                    }
-                }
-                Action::ExportPreviewTo(path) => self.export_preview_to(&path),
-                Action::OpenCompareDialog => {
-                    let picked = self.pick_file(Purpose::CompareB, || {
-                        rfd::FileDialog::new()
-                            .add_filter("glTF 2.0, FBX and BVH", &["gltf", "glb", "fbx", "bvh"])
-                            .set_title(Purpose::CompareB.title())
-                            .pick_file()
-                    });
-                    if let Some(path) = picked {
-                        let _ = self.previewer.compare_with_file(&path);
-                    }
-                }
-                Action::OpenRetargetDialog => {
-                    let picked = self.pick_file(Purpose::Retarget, || {
-                        rfd::FileDialog::new()
-                            .add_filter("glTF 2.0, FBX and BVH", &["gltf", "glb", "fbx", "bvh"])
-                            .set_title(Purpose::Retarget.title())
-                            .pick_file()
-                    });
-                    if let Some(path) = picked {
-                        let _ = self.previewer.retarget_from(&path);
-                    }
-                }
-                Action::OpenLibraryDialog => {
-                    let picked = self.pick_file(Purpose::Library, || {
-                        rfd::FileDialog::new()
-                            .set_title(Purpose::Library.title())
-                            .pick_folder()
-                    });
-                    if let Some(path) = picked {
-                        self.previewer.open_library_folder(&path);
-                    }
-                }
+            let (purpose, ask) = match action {
+                Action::OpenDialog => (Purpose::Open, Ask::Open(MODELS)),
+                Action::OpenCompareDialog => (Purpose::CompareB, Ask::Open(MODELS)),
+                Action::OpenRetargetDialog => (Purpose::Retarget, Ask::Open(MODELS)),
+                Action::OpenLibraryDialog => (Purpose::Library, Ask::Folder),
+                Action::LoadRetargetMapDialog => (Purpose::LoadMap, Ask::Open(MAPS)),
                 Action::SaveRetargetMapDialog => {
-                    let picked = self.pick_file(Purpose::SaveMap, || {
-                        rfd::FileDialog::new()
-                            .add_filter("RON map file", &["ron"])
-                            .set_file_name("retarget-map.ron")
-                            .set_title(Purpose::SaveMap.title())
-                            .save_file()
-                    });
-                    if let Some(path) = picked {
-                        let _ = self.previewer.save_retarget_map(&path);
-                    }
+                    (Purpose::SaveMap, Ask::Save(MAPS, "retarget-map.ron"))
                 }
-                Action::SaveRetargetedDialog => {
-                    let picked = self.pick_file(Purpose::SaveRetargeted, || {
-                        rfd::FileDialog::new()
-                            .add_filter("glTF binary", &["glb"])
-                            .set_file_name("retargeted.glb")
-                            .set_title(Purpose::SaveRetargeted.title())
-                            .save_file()
-                    });
-                    if let Some(path) = picked {
-                        let _ = self.previewer.save_retargeted_clips(&path);
-                    }
-                }
-                Action::LoadRetargetMapDialog => {
-                    let picked = self.pick_file(Purpose::LoadMap, || {
-                        rfd::FileDialog::new()
-                            .add_filter("RON map file", &["ron"])
-                            .set_title(Purpose::LoadMap.title())
-                            .pick_file()
-                    });
-                    if let Some(path) = picked {
-                        let _ = self.previewer.load_retarget_map(&path);
-                    }
+                Action::SaveRetargetedDialog => (
+                    Purpose::SaveRetargeted,
+                    Ask::Save(&[("glTF binary", &["glb"])], "retargeted.glb"),
+                ),
+                Action::ExportPreview => (
+                    Purpose::Export,
+                    Ask::Save(
+                        &[
+                            ("GIF", &["gif"]),
+                            ("Animated PNG", &["png"]),
+                            ("MP4 (ffmpeg)", &["mp4"]),
+                        ],
+                        "preview.gif",
+                    ),
+                ),
+                Action::ExportPreviewTo(path) => {
+                    self.export_preview_to(&path);
+                    continue;
                 }
                 Action::Quit => {
                     self.exit(event_loop);
                     return false;
                 }
-            }
+            };
+            let Some(path) = self.pick_file(purpose, || ask.show(purpose)) else {
+                continue;
+            };
+            // Each reports its outcome in the status bar.
+            let _ = match purpose {
+                Purpose::Open => self.previewer.open_path(&path),
+                Purpose::CompareB => self.previewer.compare_with_file(&path),
+                Purpose::Retarget => self.previewer.retarget_from(&path),
+                Purpose::LoadMap => self.previewer.load_retarget_map(&path),
+                Purpose::SaveMap => self.previewer.save_retarget_map(&path),
+                Purpose::SaveRetargeted => self.previewer.save_retargeted_clips(&path).map(|_| ()),
+                Purpose::Library => {
+                    self.previewer.open_library_folder(&path);
+                    Ok(())
+                }
+                Purpose::Export => {
+                    self.export_preview_to(&path);
+                    Ok(())
+                }
+            };
         }
         true
     }
