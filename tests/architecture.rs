@@ -461,3 +461,40 @@ fn the_guard_sees_paths_and_crates() {
     assert!(!names_crate("crate::render::wgpu_thing", "wgpu"));
     assert_eq!(code_of("let a = 1; // crate::app"), "let a = 1; ");
 }
+
+/// One owner for the legs' size (ARCHITECTURE.md, "Who owns which concept"): outside the
+/// core, which defines them, and `asset/analysis.rs`, which computes them once per model,
+/// nobody rebuilds the leg length or the unit scale from the legs; they ask the model
+/// (`Model::leg_length_m`, `unit_scale`, `leg_length_or_reference_m`, `legs`).
+#[test]
+fn leg_length_and_scale_are_computed_in_one_place() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let owner = src().join("asset/analysis.rs");
+    let mut problems = Vec::new();
+    for file in files
+        .iter()
+        .filter(|f| !f.starts_with(src().join("anim")) && **f != owner)
+    {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = code_of(line);
+            let rebuilds = [
+                "locomotion::unit_scale(",
+                "contacts::leg_length(",
+                "detect_legs(",
+            ]
+            .iter()
+            .any(|c| code.contains(c))
+                || (code.contains("REFERENCE_LEG_LENGTH_M") && code.contains('*'));
+            if rebuilds {
+                problems.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "ask the model for legs, leg length and scale:\n{}",
+        problems.join("\n")
+    );
+}

@@ -1039,3 +1039,47 @@ fn a_full_turn_on_the_spot_is_in_place() {
         a.in_place.reason
     );
 }
+
+/// The user's choice of legs is the model's (issue 40: it lived in the window only, so
+/// analysis, lint and inspect never saw it): analyses, leg length and scale follow it,
+/// and clearing it brings the detected legs back.
+#[test]
+fn the_legs_chosen_are_the_models_for_every_caller() {
+    let mut m = demo();
+    let walk = m.find_clip("Walk").unwrap();
+    let detected = m.legs().unwrap();
+    assert_eq!(detected.len(), 2);
+    // The demo's rig puts hip, knee and ankle at 0.935, 0.505 and 0.085 m (straight
+    // down): legs of 0.43 + 0.42 = 0.85 m, 0.85 / 0.9 of a reference leg.
+    assert!((m.leg_length_m().unwrap() - 0.85).abs() < 1e-4);
+    assert!((m.unit_scale() - 0.85 / 0.9).abs() < 1e-4);
+    assert_eq!(m.clip_analysis(walk).unwrap().contacts.len(), 2);
+    // One leg chosen: one leg's contacts everywhere.
+    m.set_leg_override(Some(vec![detected[0].clone()])).unwrap();
+    assert_eq!(m.legs().unwrap().len(), 1);
+    assert_eq!(m.detected_legs().unwrap().len(), 2);
+    assert_eq!(m.clip_analysis(walk).unwrap().contacts.len(), 1);
+    // A "leg" from the pelvis down to the other hip's knee is another length.
+    let sk = &m.skeleton;
+    let odd = stridescope::anim::contacts::LegChain {
+        thigh: sk.find("spine_01").unwrap(),
+        calf: sk.find("spine_02").unwrap(),
+        ..detected[0].clone()
+    };
+    m.set_leg_override(Some(vec![odd])).unwrap();
+    assert!((m.leg_length_m().unwrap() - 0.85).abs() > 0.05);
+    // Out of the skeleton: refused, the choice kept.
+    let bad = stridescope::anim::contacts::LegChain {
+        foot: 999,
+        ..detected[0].clone()
+    };
+    assert!(m.set_leg_override(Some(vec![bad])).is_err());
+    assert_eq!(m.legs().unwrap()[0].thigh, sk_find(&m, "spine_01"));
+    m.set_leg_override(None).unwrap();
+    assert_eq!(m.legs().unwrap(), detected);
+    assert!((m.unit_scale() - 0.85 / 0.9).abs() < 1e-4);
+}
+
+fn sk_find(m: &Model, name: &str) -> usize {
+    m.skeleton.find(name).unwrap()
+}

@@ -527,7 +527,7 @@ pub(super) fn scene_frame<'a>(previewer: &'a Previewer, trail: &'a [Vec3]) -> Fr
             LocomotionDraw {
                 warp: &l.warp,
                 world_from_model: l.model_from_root(),
-                leg_length: l.unit_scale() * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M,
+                leg_length: previewer.model().leg_length_or_reference_m(),
                 body_yaw_rad: l.orientation.body_yaw_rad,
                 movement_yaw_rad: l.orientation.angle_rad,
                 travel: l.travel(),

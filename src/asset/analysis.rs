@@ -1,5 +1,7 @@
 //! The model's per-clip analyses ([`crate::anim::analysis`]), computed on first use and
-//! kept, with the user's overrides (in-place per clip) that they depend on.
+//! kept, with the user's overrides (in-place per clip, the legs) that they depend on; and
+//! the one place the model's legs, leg length and unit scale come from (every analysis,
+//! drive, lint, report and panel asks the model).
 //!
 //! Keyed by the clip's identity ([`crate::anim::Clip::uid`]), so a clip replaced by its
 //! key-reduced form is analysed anew, and by clip name for the overrides, so they survive
@@ -23,6 +25,10 @@ pub struct ClipAnalyses {
     in_place: HashMap<String, InPlaceOverride>,
     /// The detected legs, or why there are none.
     legs: OnceLock<Result<Vec<LegChain>, crate::anim::contacts::LegError>>,
+    /// The user's choice of legs (the window's leg pickers, `trace --leg`).
+    leg_override: Option<Vec<LegChain>>,
+    /// Mean leg length of [`Model::legs`] (metres; `None`: no legs), computed once.
+    leg_length_m: OnceLock<Option<f32>>,
     clips: Mutex<AnalysisMap>,
 }
 
@@ -31,6 +37,8 @@ impl Clone for ClipAnalyses {
         Self {
             in_place: self.in_place.clone(),
             legs: self.legs.clone(),
+            leg_override: self.leg_override.clone(),
+            leg_length_m: self.leg_length_m.clone(),
             clips: Mutex::new(self.clips.lock().map(|g| g.clone()).unwrap_or_default()),
         }
     }
@@ -45,12 +53,90 @@ impl std::fmt::Debug for ClipAnalyses {
 }
 
 impl Model {
-    /// The legs detected in the skeleton (cached); the error says what was looked for.
+    /// The legs everything uses: the user's choice when one was made
+    /// ([`Model::set_leg_override`]), else the ones detected in the skeleton (cached); the
+    /// error says what was looked for.
     pub fn legs(&self) -> Result<Vec<LegChain>, crate::anim::contacts::LegError> {
+        match &self.analysis.leg_override {
+            Some(legs) => Ok(legs.clone()),
+            None => self.detected_legs(),
+        }
+    }
+
+    /// The legs detected in the skeleton, whatever the user chose (cached).
+    pub fn detected_legs(&self) -> Result<Vec<LegChain>, crate::anim::contacts::LegError> {
         self.analysis
             .legs
             .get_or_init(|| detect_legs(&self.skeleton))
             .clone()
+    }
+
+    /// The user's choice of legs, if one was made.
+    pub fn leg_override(&self) -> Option<&[LegChain]> {
+        self.analysis.leg_override.as_deref()
+    }
+
+    /// Chooses the legs everything uses (`None`: the detected ones again): analyses, leg
+    /// length and scale are computed anew from them.
+    ///
+    /// Errors: no leg, or a joint of a leg outside the skeleton (named by leg and role).
+    pub fn set_leg_override(
+        &mut self,
+        legs: Option<Vec<LegChain>>,
+    ) -> Result<(), crate::anim::AnimError> {
+        if let Some(l) = &legs {
+            if l.is_empty() {
+                return Err(crate::anim::AnimError::Empty {
+                    what: "the chosen legs".into(),
+                });
+            }
+            crate::anim::contacts::check_legs(&self.skeleton, l)?;
+        }
+        if legs == self.analysis.leg_override {
+            return Ok(());
+        }
+        self.analysis.leg_override = legs;
+        self.analysis.leg_length_m = OnceLock::new();
+        if let Ok(mut g) = self.analysis.clips.lock() {
+            g.clear();
+        }
+        Ok(())
+    }
+
+    /// The rest length of each of [`Model::legs`] (thigh to knee to ankle, model space,
+    /// metres; 0 for a leg whose joints are out of range); empty without legs.
+    pub fn leg_lengths_m(&self) -> Vec<f32> {
+        self.legs()
+            .unwrap_or_default()
+            .iter()
+            .map(|l| crate::anim::contacts::leg_length(&self.skeleton, l))
+            .collect()
+    }
+
+    /// Mean rest length of [`Model::legs`] (metres, computed once); `None` without legs.
+    pub fn leg_length_m(&self) -> Option<f32> {
+        *self.analysis.leg_length_m.get_or_init(|| {
+            let lengths: Vec<f32> = self
+                .leg_lengths_m()
+                .into_iter()
+                .filter(|l| *l > 0.0 && l.is_finite())
+                .collect();
+            (!lengths.is_empty()).then(|| lengths.iter().sum::<f32>() / lengths.len() as f32)
+        })
+    }
+
+    /// How much larger than a human the rig is: [`Model::leg_length_m`] over the
+    /// reference leg (0.9 m); every metre threshold is multiplied by it. 1 without legs.
+    pub fn unit_scale(&self) -> f32 {
+        self.leg_length_m()
+            .map_or(1.0, |l| l / crate::anim::locomotion::REFERENCE_LEG_LENGTH_M)
+    }
+
+    /// The leg length thresholds are scaled to: [`Model::leg_length_m`], else the
+    /// reference leg (0.9 m) for a rig without legs.
+    pub fn leg_length_or_reference_m(&self) -> f32 {
+        self.leg_length_m()
+            .unwrap_or(crate::anim::locomotion::REFERENCE_LEG_LENGTH_M)
     }
 
     /// The user's in-place choice for clip `clip` (`Auto` when none was made).
@@ -81,7 +167,7 @@ impl Model {
         }
     }
 
-    /// The analysis of clip `clip` with the detected legs and the default contact settings
+    /// The analysis of clip `clip` with the model's legs and the default contact settings
     /// (computed on first use, a few milliseconds). A rig without legs is analysed without
     /// them (no contacts, no implied speed). The error names the clip.
     pub fn clip_analysis(&self, clip: usize) -> Result<Arc<ClipAnalysis>, ModelError> {

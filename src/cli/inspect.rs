@@ -343,13 +343,14 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
     }
     let leg_reports = legs
         .iter()
-        .map(|l| LegReport {
+        .zip(model.leg_lengths_m())
+        .map(|(l, length_m)| LegReport {
             name: l.name.clone(),
             thigh: skeleton.names()[l.thigh].clone(),
             calf: skeleton.names()[l.calf].clone(),
             foot: skeleton.names()[l.foot].clone(),
             toe: l.toe.map(|t| skeleton.names()[t].clone()),
-            length_m: crate::anim::contacts::leg_length(skeleton, l),
+            length_m,
         })
         .collect();
     Ok(InspectReport {
@@ -392,7 +393,7 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
         default_clip: model
             .default_clip()
             .map(|c| model.clips[c].name().to_string()),
-        unit_scale: crate::anim::locomotion::unit_scale(skeleton, &legs),
+        unit_scale: model.unit_scale(),
         legs: leg_reports,
         legs_error,
         scenes: model.scenes.clone(),

@@ -162,21 +162,29 @@ pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, Str
             }
         };
     }
+    // The legs are the model's (`--leg` set them, see [`apply_legs`]).
+    Locomotion::new(model, settings).map_err(String::from)
+}
+
+/// `--leg THIGH,CALF,FOOT` (repeated): the legs `model` uses from now on, for every
+/// analysis and the drive (nothing when none is given).
+pub fn apply_legs(model: &mut Model, args: &TraceArgs) -> Result<(), String> {
     if args.leg.is_empty() {
-        Locomotion::new(model, settings).map_err(String::from)
-    } else {
-        let overrides: Vec<LegOverride> = args
-            .leg
-            .iter()
-            .map(|(t, c, f)| LegOverride {
-                thigh: t,
-                calf: c,
-                foot: f,
-            })
-            .collect();
-        let legs = legs_from_override(&model.skeleton, &overrides)?;
-        Locomotion::with_legs(model, settings, legs).map_err(String::from)
+        return Ok(());
     }
+    let overrides: Vec<LegOverride> = args
+        .leg
+        .iter()
+        .map(|(t, c, f)| LegOverride {
+            thigh: t,
+            calf: c,
+            foot: f,
+        })
+        .collect();
+    let legs = legs_from_override(&model.skeleton, &overrides)?;
+    model
+        .set_leg_override(Some(legs))
+        .map_err(|e| format!("--leg: {e}"))
 }
 
 fn v3(v: glam::Vec3) -> [f32; 3] {

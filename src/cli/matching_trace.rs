@@ -535,7 +535,7 @@ struct SlideProbe {
 impl SlideProbe {
     fn new(model: &crate::asset::Model) -> Self {
         let legs = model.legs().unwrap_or_default();
-        let unit_scale = crate::anim::locomotion::unit_scale(&model.skeleton, &legs);
+        let unit_scale = model.unit_scale();
         let n = legs.len();
         Self {
             meter: crate::anim::locomotion::slide::FootSlideMeter::new(n),

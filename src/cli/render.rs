@@ -204,8 +204,7 @@ impl FrameSource {
             Some(v) => return Err(format!("--movement-speed must be >= 0, got {v}")),
             None => natural,
         };
-        let leg_length = crate::anim::locomotion::unit_scale(&model.skeleton, loco.legs())
-            * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M;
+        let leg_length = model.leg_length_or_reference_m();
         let run = ScenarioRun::new(scenario).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut session = GraphSession::from_graph(graph);
         session.locomotion = Some(loco);

@@ -173,6 +173,7 @@ pub(super) fn run(args: &TraceArgs) -> Result<String, String> {
     }
     let mut model = load_model(args.file.as_deref())?;
     args.in_place.apply(&mut model);
+    locomotion_trace::apply_legs(&mut model, args)?;
     if args.movement_speed.is_some() {
         let report = locomotion_trace::report(&model, args)?;
         if args.json {

@@ -136,8 +136,6 @@ pub struct Inspection {
     /// Loop seams of `seams_for` (clip index), most visible first.
     seams: Vec<ChannelSeam>,
     seams_for: Option<usize>,
-    /// [`Self::unit_scale`], once per model.
-    pop_m: Option<f32>,
     /// Sampled curves of `(clip, joint, order)`, kept while the joint stays in the view.
     curves: Vec<((usize, usize, EulerOrder), JointCurves)>,
     /// Outliner rows the user opened or closed against the default (rows above
@@ -222,7 +220,6 @@ impl Inspection {
     pub fn forget_measurements(&mut self) {
         self.seams.clear();
         self.seams_for = None;
-        self.pop_m = None;
         self.curves.clear();
     }
 
@@ -263,18 +260,8 @@ impl Inspection {
 
     /// A seam that moves the end of its chain farther than this (metres) is a pop: the
     /// lint's threshold, scaled by the rig's leg length like every metre threshold.
-    pub fn seam_pop_m(&mut self, model: &Model) -> f32 {
-        crate::anim::seam::DEFAULT_SEAM_M * self.unit_scale(model)
-    }
-
-    /// Rig units per metre of a human-sized character (the legs against a 0.9 m leg; 1
-    /// without legs), once per model: seam readouts divide by it, so a rig modelled in
-    /// centimetres or at 1/100 reads like one in metres.
-    pub fn unit_scale(&mut self, model: &Model) -> f32 {
-        *self.pop_m.get_or_insert_with(|| {
-            let legs = model.legs().unwrap_or_default();
-            crate::anim::locomotion::unit_scale(&model.skeleton, &legs)
-        })
+    pub fn seam_pop_m(&self, model: &Model) -> f32 {
+        crate::anim::seam::DEFAULT_SEAM_M * model.unit_scale()
     }
 
     /// Measures the loop seams of clip `clip` of `model` when they are not measured yet
@@ -415,10 +402,7 @@ impl AbCompare {
             // The same skeleton: every joint is itself (names may repeat in a scene).
             joint_map: (0..a.skeleton.joint_count()).map(Some).collect(),
             generation: 0,
-            unit_scale: {
-                let legs = crate::anim::contacts::detect_legs(&a.skeleton).unwrap_or_default();
-                crate::anim::locomotion::unit_scale(&a.skeleton, &legs)
-            },
+            unit_scale: a.unit_scale(),
             a_path: Vec::new(),
             b_path: Vec::new(),
             curve_for: None,

@@ -24,10 +24,10 @@ use crate::anim::contacts::{ContactSettings, FootContacts, LegChain};
 use crate::anim::locomotion::in_place::InPlaceDecision;
 use crate::anim::locomotion::speed_match::MIN_ANIM_SPEED;
 use crate::anim::locomotion::{
-    self, counter_rotate_spine, orientation_warp, pelvis_of, speed_match, spine_chain,
-    FootSlideMeter, ImpliedSpeed, LegIkJob, OrientationWarp, OrientationWarpSettings,
-    OrientationWarpState, SlideSettings, SpeedMatch, SpeedMatchSettings, StrideMode, StrideWarpJob,
-    StrideWarpOutput, StrideWarpSettings, StrideWarpState,
+    counter_rotate_spine, orientation_warp, pelvis_of, speed_match, spine_chain, FootSlideMeter,
+    ImpliedSpeed, LegIkJob, OrientationWarp, OrientationWarpSettings, OrientationWarpState,
+    SlideSettings, SpeedMatch, SpeedMatchSettings, StrideMode, StrideWarpJob, StrideWarpOutput,
+    StrideWarpSettings, StrideWarpState,
 };
 use crate::anim::{GroundTransform, LocalToModelJob, Transform};
 use crate::asset::Model;
@@ -287,8 +287,8 @@ impl Locomotion {
         Self::with_legs(model, settings, legs)
     }
 
-    /// Like [`Locomotion::new`] with the legs given (an override).
-    pub fn with_legs(
+    /// [`Locomotion::new`] with `legs`, the model's (their scale is the model's).
+    fn with_legs(
         model: &Model,
         settings: LocomotionSettings,
         legs: Vec<LegChain>,
@@ -320,7 +320,7 @@ impl Locomotion {
         })?;
         Ok(Self {
             settings,
-            unit_scale: locomotion::unit_scale(sk, &legs),
+            unit_scale: model.unit_scale(),
             spine: spine_chain(sk, pelvis),
             pelvis,
             clips: vec![None; model.clips.len()],

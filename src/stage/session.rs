@@ -202,7 +202,6 @@ impl GraphSession {
         model: &Model,
         on: bool,
         settings: LocomotionSettings,
-        legs: Option<Vec<crate::anim::contacts::LegChain>>,
     ) -> Result<(), StageError> {
         self.loco_history.clear();
         if !on {
@@ -210,10 +209,8 @@ impl GraphSession {
             self.refresh(model);
             return Ok(());
         }
-        let mut loco = match legs {
-            Some(l) => Locomotion::with_legs(model, settings, l)?,
-            None => Locomotion::new(model, settings)?,
-        };
+        // The model's legs: the user's choice when made (`Model::set_leg_override`).
+        let mut loco = Locomotion::new(model, settings)?;
         loco.attach(&self.graph);
         loco.prepare(model)?;
         loco.world_from_root = self.world_from_root;

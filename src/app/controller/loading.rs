@@ -438,7 +438,12 @@ impl Previewer {
         let time = self.stage.main.timeline.clock().time();
         let world = self.stage.main.timeline.world_from_root();
         let old_names = self.stage.main.model.skeleton.names().to_vec();
+        // A reload keeps the legs the user chose (when they still fit the skeleton).
+        let legs = self.stage.main.model.leg_override().map(<[_]>::to_vec);
         self.stage.main.model = model;
+        if reload && legs.is_some() {
+            let _ = self.stage.main.model.set_leg_override(legs);
+        }
         self.stage.main.path = path.clone();
         self.stage.main.generation += 1;
         self.stage.main.pose = Pose::new(&self.stage.main.model);
@@ -466,9 +471,6 @@ impl Previewer {
         // the drive graph of the selected clip) once the timeline is rebuilt.
         let had_graph =
             self.stage.main.source.graph().is_some() && !self.stage.main.source.is_drive_only();
-        if !reload {
-            self.leg_override = None;
-        }
         let driving = self.is_driving();
         let had_matching = self.stage.main.source.matching().is_some();
         self.stage.main.source = MotionSource::Clip;

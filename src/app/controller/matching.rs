@@ -154,7 +154,7 @@ impl Previewer {
             match_feet,
             sim,
             root: root_pos,
-            leg_length: s.set.unit_scale * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M,
+            leg_length: self.stage.main.model.leg_length_or_reference_m(),
         })
     }
 

@@ -196,8 +196,6 @@ pub struct Previewer {
     /// The user set the movement speed; until then Drive starts at the clip's own speed
     /// (a rig at any scale starts unwarped).
     pub(crate) speed_chosen: bool,
-    /// Legs chosen by the user (`None`: detected).
-    pub leg_override: Option<Vec<crate::anim::contacts::LegChain>>,
     /// Outliner selection, curve view, onion skin and seam table.
     pub inspect: crate::stage::inspect::Inspection,
     /// Onion-skin ghosts of the last evaluation with their opacity (empty when off).
@@ -333,7 +331,6 @@ impl Previewer {
             follow_offset: None,
             locomotion_settings: LocomotionSettings::default(),
             locomotion_overlays: LocomotionOverlays::all(),
-            leg_override: None,
             speed_chosen: false,
             inspect: crate::stage::inspect::Inspection::new(),
             ghosts: Vec::new(),

@@ -180,12 +180,7 @@ impl Previewer {
         }
         if !on {
             if let Some(g) = self.stage.main.source.graph_mut() {
-                let _ = g.set_drive(
-                    &self.stage.main.model,
-                    false,
-                    self.locomotion_settings,
-                    None,
-                );
+                let _ = g.set_drive(&self.stage.main.model, false, self.locomotion_settings);
             }
             if self.stage.main.source.is_drive_only() {
                 self.stage.main.source = MotionSource::Clip;
@@ -229,9 +224,8 @@ impl Previewer {
             }
         }
         let settings = self.locomotion_settings;
-        let legs = self.leg_override.clone();
         if let Some(g) = self.stage.main.source.graph_mut() {
-            if let Err(e) = g.set_drive(&self.stage.main.model, true, settings, legs) {
+            if let Err(e) = g.set_drive(&self.stage.main.model, true, settings) {
                 if self.stage.main.source.is_drive_only() {
                     self.stage.main.source = MotionSource::Clip;
                 }
@@ -259,26 +253,22 @@ impl Previewer {
         self.evaluate_pose();
     }
 
-    /// Chooses the legs (`None`: detected) and re-drives with them. A bad choice keeps
-    /// the previous legs, with the reason in the status bar.
+    /// Chooses the legs everything uses (`None`: detected) on the model, and re-drives
+    /// with them. A choice the skeleton or the drive refuses keeps the previous legs, with
+    /// the reason in the status bar.
     pub fn set_leg_override(&mut self, legs: Option<Vec<crate::anim::contacts::LegChain>>) {
-        let previous = std::mem::replace(&mut self.leg_override, legs);
+        let previous = self.stage.main.model.leg_override().map(<[_]>::to_vec);
+        if let Err(e) = self.stage.main.model.set_leg_override(legs) {
+            self.set_message(format!("legs: {e}"), true);
+            return;
+        }
+        let settings = self.locomotion_settings;
+        let model = &mut self.stage.main.model;
         if let Some(g) = self.stage.main.source.graph_mut() {
             if g.locomotion.is_some() {
-                let settings = self.locomotion_settings;
-                if let Err(e) = g.set_drive(
-                    &self.stage.main.model,
-                    true,
-                    settings,
-                    self.leg_override.clone(),
-                ) {
-                    self.leg_override = previous;
-                    let _ = g.set_drive(
-                        &self.stage.main.model,
-                        true,
-                        settings,
-                        self.leg_override.clone(),
-                    );
+                if let Err(e) = g.set_drive(model, true, settings) {
+                    let _ = model.set_leg_override(previous);
+                    let _ = g.set_drive(model, true, settings);
                     self.set_message(format!("legs: {e}"), true);
                 }
             }

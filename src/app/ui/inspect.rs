@@ -471,7 +471,7 @@ pub(super) fn seam_table_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // Every length in the table is in metres of a human-sized character (rig units
     // divided by the unit scale), so the threshold, the jumps and the velocities are one
     // unit system whatever the rig's units.
-    let k = p.inspect.unit_scale(&p.stage.main.model);
+    let k = p.stage.main.model.unit_scale();
     let pop_m = p.inspect.seam_pop_m(&p.stage.main.model);
     p.refresh_seams(Some(clip));
     let seams = p.inspect.seams();

@@ -403,7 +403,7 @@ egui::Grid::new("loco_settings_grid")
                     setting_row(ui, "skate speed", &mut s.slide.skate_speed_mps, 0.0..=10.0, " m/s", Some(k));
                     ui.label("contact height");
                     ui.weak(format!("{:.0}% of leg", s.contacts.height_fraction * 100.0));
-                    ui.weak(format!("= {:.4} m here", s.contacts.height_fraction * k * REFERENCE_LEG_LENGTH_M));
+                    ui.weak(format!("= {:.4} m here", s.contacts.height_fraction * p.model().leg_length_or_reference_m()));
                     ui.end_row();
                 })
 });
@@ -478,7 +478,7 @@ fn legs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     egui::CollapsingHeader::new(format!(
         "Legs ({}{})",
         legs.len(),
-        if p.leg_override.is_some() {
+        if p.model().leg_override().is_some() {
             ", chosen"
         } else {
             ", detected"

@@ -71,18 +71,7 @@ fn quality_ui(p: &Previewer, ui: &mut egui::Ui) {
         return;
     };
     // Slide in the target's units: its leg length is the source's times the leg ratio.
-    let leg_m = p
-        .stage
-        .main
-        .model
-        .legs()
-        .ok()
-        .map(|legs| {
-            crate::anim::locomotion::unit_scale(&p.stage.main.model.skeleton, &legs)
-                * crate::anim::locomotion::REFERENCE_LEG_LENGTH_M
-        })
-        .filter(|l| *l > 0.0)
-        .unwrap_or(crate::anim::locomotion::REFERENCE_LEG_LENGTH_M);
+    let leg_m = p.stage.main.model.leg_length_or_reference_m();
     for c in &s.report.clips {
         let slides = c.planted_foot_slide_mps / leg_m > SLIDE_WARN_LEGS_PER_SEC;
         let floats = c.contact_agreement < AGREEMENT_WARN;

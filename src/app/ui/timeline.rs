@@ -406,7 +406,7 @@ fn nice_step(min: f64) -> f64 {
 fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // The loop-seam check's worst channel, when it pops (see the seam table).
     let pop_m = p.inspect.seam_pop_m(&p.stage.main.model);
-    let k = p.inspect.unit_scale(&p.stage.main.model);
+    let k = p.stage.main.model.unit_scale();
     let clip_index = p.stage.main.timeline.clip();
     p.refresh_seams(clip_index);
     let seam = p

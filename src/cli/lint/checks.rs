@@ -6,7 +6,7 @@ use glam::{Mat4, Vec3};
 
 use super::{FileReport, Finding, LintSettings, Severity};
 use crate::anim::contacts::{contacts_to_markers, detect_contacts, ContactSettings, LegChain};
-use crate::anim::locomotion::{unit_scale, FootSlideMeter, SlideSettings};
+use crate::anim::locomotion::{FootSlideMeter, SlideSettings};
 use crate::anim::root_motion::GroundTransform;
 use crate::anim::seam::{ChannelSeam, LoopSeamJob, SeamChannel};
 use crate::anim::{Clip, ClipRootMotion, LocalToModelJob, SamplingCache, SamplingJob};
@@ -79,7 +79,7 @@ pub(crate) fn lint_model(model: &Model, settings: &LintSettings) -> (Vec<Finding
         .collect();
     let sk = &model.skeleton;
     let legs = model.legs().unwrap_or_default();
-    let scale = unit_scale(sk, &legs);
+    let scale = model.unit_scale();
     let key = skeleton_key(model);
     let mut gaits = Vec::new();
     for (index, clip) in model.clips.iter().enumerate() {

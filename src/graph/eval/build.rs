@@ -262,7 +262,8 @@ impl PoseGraph {
             }
         }
         let legs = if detect_legs {
-            contacts::detect_legs(&model.skeleton).unwrap_or_default()
+            // The model's legs: the user's choice when made.
+            model.legs().unwrap_or_default()
         } else {
             Vec::new()
         };

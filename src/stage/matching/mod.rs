@@ -592,7 +592,7 @@ impl ClipSet {
         Ok(ClipSet {
             clips,
             joints: FeatureJoints { feet, hips },
-            unit_scale: crate::anim::locomotion::unit_scale(sk, &legs),
+            unit_scale: model.unit_scale(),
             legs,
             settings,
         })
