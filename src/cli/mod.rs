@@ -11,6 +11,7 @@ pub mod snapshot;
 
 mod args;
 mod inspect;
+mod inspect_text;
 mod trace;
 
 use std::path::Path;
@@ -40,7 +41,7 @@ fn joint_by_name(skeleton: &Skeleton, name: Option<&str>) -> Result<Option<usize
 /// Runs a command and returns what to print on stdout.
 pub fn run(command: Command) -> Result<String, String> {
     match command {
-        Command::Inspect(args) => inspect::run(&args),
+        Command::Inspect(args) => inspect_text::run(&args),
         Command::Trace(args) => trace::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Snapshot(args) => snapshot::run(&args),

@@ -65,7 +65,7 @@ impl Previewer {
         if let Err(e) = result {
             // Per-frame errors are reported once, the viewer keeps running.
             let text = format!("pose evaluation: {e}");
-            if self.message.as_ref().map(|m| &m.text) != Some(&text) {
+            if self.message().map(|m| &m.text) != Some(&text) {
                 self.set_message(text, true);
             }
         }

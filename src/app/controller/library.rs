@@ -105,8 +105,7 @@ impl Previewer {
             self.evaluate_pose();
             // The grid's "Esc to leave" must not outlive the grid.
             if self
-                .message
-                .as_ref()
+                .message()
                 .is_some_and(|m| m.text.starts_with("library view:"))
             {
                 self.set_message("left the library view (G opens it again)", false);

@@ -217,7 +217,7 @@ impl Previewer {
         let model: &Model = &self.stage.main.model;
         if let Some(m) = self.stage.main.source.matching_mut() {
             if let Err(e) = m.session.reset(model) {
-                self.message = Some(super::Message {
+                self.messages.replace_current(super::Message {
                     text: e.to_string(),
                     is_error: true,
                 });

@@ -166,17 +166,8 @@ pub struct Previewer {
     pub toggles: ViewToggles,
     pub settings: Settings,
     pub stats: Stats,
-    pub(crate) message: Option<Message>,
-    /// Every status message so far, oldest first, the last [`MESSAGE_LOG_LEN`] kept, and
-    /// how many were ever logged (the window prints new ones in scripted runs).
-    pub(crate) message_log: std::collections::VecDeque<Message>,
-    pub(crate) messages_logged: u64,
-    /// The error toast and the UI time it first showed.
-    toast: Option<(Message, Option<f64>)>,
-    /// Whether the graph warned of phase cancellation last frame, and the last warning
-    /// with the graph's clock when it last fired.
-    phase_warning_on: bool,
-    last_phase_warning: Option<(String, f64)>,
+    /// The status message, its log, the error toast and the phase warning.
+    messages: messages::Messages,
     /// View > Messages is open.
     pub show_messages: bool,
     /// Help > Keyboard shortcuts (F1) and Help > What the figures mean are open.
@@ -312,16 +303,11 @@ impl Previewer {
             toggles: settings.toggles,
             settings,
             stats: Stats::default(),
-            message: None,
+            messages: Default::default(),
             pending_load: None,
             library_outcome: None,
             library_view: None,
             library_view_pending: false,
-            message_log: std::collections::VecDeque::new(),
-            messages_logged: 0,
-            toast: None,
-            phase_warning_on: false,
-            last_phase_warning: None,
             show_messages: false,
             show_shortcuts: false,
             show_figures: false,

@@ -476,8 +476,7 @@ impl Previewer {
                     drive_only: false,
                 };
                 // The new session's clock starts at 0: an old warning's time means nothing.
-                self.last_phase_warning = None;
-                self.phase_warning_on = false;
+                self.messages.forget_phase_warning();
                 self.set_message(message, false);
             }
             Err(e) => self.set_message(format!("{what}: {e}"), true),
@@ -528,8 +527,7 @@ impl Previewer {
             session: Box::new(session),
             drive_only: false,
         };
-        self.last_phase_warning = None;
-        self.phase_warning_on = false;
+        self.messages.forget_phase_warning();
         self.evaluate_pose();
     }
 
