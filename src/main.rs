@@ -3,34 +3,30 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use stridescope::app::{self, AppOptions};
+use stridescope::asset::LoadOptions;
 use stridescope::cli::{self, Cli};
 
 fn main() -> ExitCode {
     let args = Cli::parse();
-    if let Some(tolerance_m) = args.reduce_keys {
-        // Every load of the window (open, reload on change, A/B files) reads it; set
-        // before any thread starts.
-        std::env::set_var(
-            stridescope::asset::REDUCE_KEYS_ENV,
-            format!("{}", tolerance_m * 1e3),
-        );
-    }
-    // Read by every load (commands, the window, lint), like the key reduction above.
-    if let Some(units) = args.units {
-        std::env::set_var(stridescope::asset::UNITS_ENV, units.short_name());
-    }
-    if args.allow_truncated {
-        std::env::set_var(stridescope::asset::ALLOW_TRUNCATED_ENV, "1");
-    }
+    // How every file is read, once: the flags, else the environment variables they
+    // stand for (STRIDESCOPE_UNITS, STRIDESCOPE_ALLOW_TRUNCATED, STRIDESCOPE_REDUCE_KEYS),
+    // handed down as a value.
+    let load = match load_options(&args) {
+        Ok(o) => o,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
     let result = match args.command {
         // Lint has its own exit codes: 1 means "found problems", 2 a usage error.
-        Some(cli::Command::Lint(args)) => return cli::lint::command::main(&args),
-        Some(command) => cli::run(command).map(|text| {
+        Some(cli::Command::Lint(args)) => return cli::lint::command::main(&args, &load),
+        Some(command) => cli::run(command, &load).map(|text| {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (e.g. `| head`) is not an error worth a panic.
             let _ = stdout.write_all(text.as_bytes());
         }),
-        None => app::run(window_options(&args)),
+        None => app::run(window_options(&args, load)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -43,8 +39,9 @@ fn main() -> ExitCode {
 
 /// The window's start-up options from the command line (`stridescope [FILE] [flags]`):
 /// here, where the commands and the window meet (neither layer uses the other).
-fn window_options(args: &Cli) -> AppOptions {
+fn window_options(args: &Cli, load: LoadOptions) -> AppOptions {
     AppOptions {
+        load,
         file: args.file.clone(),
         screenshot: args.screenshot.clone(),
         after_frames: args.after_frames,
@@ -73,4 +70,20 @@ fn window_options(args: &Cli) -> AppOptions {
         drop: args.drop.clone(),
         in_place: args.in_place.choice(),
     }
+}
+
+/// The load options of the flags, over those of the environment; `Err` names a bad
+/// environment value.
+fn load_options(args: &Cli) -> Result<LoadOptions, String> {
+    let mut load = LoadOptions::from_env().map_err(|e| e.to_string())?;
+    if let Some(units) = args.units {
+        load.units = Some(units);
+    }
+    if args.allow_truncated {
+        load.allow_truncated = true;
+    }
+    if let Some(tolerance_m) = args.reduce_keys {
+        load.reduce_keys_m = Some(tolerance_m);
+    }
+    Ok(load)
 }

@@ -1229,3 +1229,37 @@ fn a_folder_names_takes_with_other_bone_lengths() {
         m.warnings
     );
 }
+
+/// The window reads every file with the options it was started with (`--units` and
+/// friends reached it through an environment variable before): a Bandai take, detected
+/// as centimetres, opens in millimetres when told so.
+#[test]
+fn the_window_opens_files_with_its_load_options() {
+    let take = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/mocap/bandai/dataset-2_walk_normal_002.bvh");
+    let demo = asset::load_or_demo(None).unwrap();
+    let mut p = stridescope::app::ui::Previewer::new(
+        demo,
+        None,
+        stridescope::app::settings::Settings::default(),
+    );
+    p.open_path(&take).unwrap();
+    assert_eq!(p.model().source_units_m, 0.01);
+    p.load_options = LoadOptions {
+        units: Some(Units::parse("mm").unwrap()),
+        ..LoadOptions::default()
+    };
+    p.open_path(&take).unwrap();
+    assert_eq!(p.model().source_units_m, 0.001);
+    // Ten times smaller than in centimetres: the hips' rest height says so.
+    let hips_y = |m: &Model| {
+        m.skeleton
+            .rest_pose()
+            .iter()
+            .map(|t| t.translation.y.abs())
+            .fold(0.0f32, f32::max)
+    };
+    let cm = asset::load(&take).unwrap();
+    let ratio = hips_y(p.model()) / hips_y(&cm);
+    assert!((ratio - 0.1).abs() < 1e-4, "{ratio}");
+}

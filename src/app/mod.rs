@@ -47,7 +47,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         Some(p) => Settings::load(p),
         None => (Settings::default(), None),
     };
-    let (model, path, load_error) = initial_model(options.file.as_deref())?;
+    let (model, path, load_error) = initial_model(options.file.as_deref(), &options.load)?;
     if let (Some(e), false) = (&load_error, options.library.is_empty()) {
         // The library goes onto FILE's character: without it there is nothing to build.
         return Err(e.clone());
@@ -61,6 +61,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         return Err(e.clone());
     }
     let mut previewer = Previewer::new(model, path, settings);
+    previewer.load_options = options.load;
     let load_error = load_error.map(|e| format!("{e} (showing the demo instead)"));
     if let Some(e) = load_error.or(settings_note) {
         previewer.set_message(e, true);

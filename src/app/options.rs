@@ -64,6 +64,8 @@ pub struct AppOptions {
     pub hold_keys: Option<crate::stage::matching::KeyInput>,
     /// A file dropped on the window halfway through a scripted run (`--drop`).
     pub drop: Option<PathBuf>,
+    /// How files are read (`--units`, `--allow-truncated`, `--reduce-keys`).
+    pub load: crate::asset::LoadOptions,
 }
 
 /// The start-up options that set up what plays (after the file, or the library, is on
@@ -159,15 +161,14 @@ pub(super) fn apply_start_options(previewer: &mut Previewer, options: &AppOption
 /// Loads the requested file; a bad file falls back to the demo, with its error returned.
 pub(super) fn initial_model(
     file: Option<&Path>,
+    options: &crate::asset::LoadOptions,
 ) -> Result<(Model, Option<PathBuf>, Option<String>), String> {
+    let demo = || crate::asset::load_or_demo_with(None, options);
     match file {
-        Some(path) => match crate::asset::load(path) {
+        Some(path) => match crate::asset::load_with(path, options) {
             Ok(m) => Ok((m, Some(path.to_path_buf()), None)),
-            Err(e) => {
-                let demo = crate::asset::load_or_demo(None)?;
-                Ok((demo, None, Some(e.to_string())))
-            }
+            Err(e) => Ok((demo()?, None, Some(e.to_string()))),
         },
-        None => Ok((crate::asset::load_or_demo(None)?, None, None)),
+        None => Ok((demo()?, None, None)),
     }
 }

@@ -296,7 +296,7 @@ fn other_skeleton(first: &Model, other: &Model) -> Option<String> {
 /// Loads `file`, or the built-in demo character when `None` (see [`super::load_or_demo`]);
 /// a folder of BVH/FBX files shows a progress bar on a terminal (indicatif draws nothing
 /// into pipes and CI logs).
-pub fn load_with_progress(file: Option<&Path>) -> Result<Model, LoadError> {
+pub fn load_with_progress(file: Option<&Path>, options: &LoadOptions) -> Result<Model, LoadError> {
     if let Some(dir) = file.filter(|p| p.is_dir()) {
         // A folder of BVH files: one character, every file a clip, with a progress bar
         // on a terminal (indicatif draws nothing into pipes and CI logs).
@@ -305,14 +305,14 @@ pub fn load_with_progress(file: Option<&Path>) -> Result<Model, LoadError> {
             indicatif::ProgressStyle::with_template("loading {bar:30} {pos}/{len} files")
                 .map_err(|e| LoadError::Progress(e.to_string()))?,
         );
-        let model = load_folder_from_env(dir, &|done, total| {
+        let model = load_folder_reduced(dir, options, &|done, total| {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
         });
         bar.finish_and_clear();
         return model;
     }
-    Ok(super::load_or_demo(file)?)
+    Ok(super::load_or_demo_with(file, options)?)
 }
 
 /// A folder of takes as one character ([`load_folder`]) with the load options and the
@@ -323,9 +323,18 @@ pub fn load_folder_from_env(
     dir: &Path,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Model, LoadError> {
-    let options = LoadOptions::from_env()?;
-    let mut model = load_folder(dir, &options, progress)?;
-    if let Some(tolerance_m) = super::reduce_keys_from_env()? {
+    load_folder_reduced(dir, &LoadOptions::from_env()?, progress)
+}
+
+/// A folder of takes as one character ([`load_folder`]) with `options`, their key
+/// reduction included, reporting `(files read, files in all)` to `progress`.
+pub fn load_folder_reduced(
+    dir: &Path,
+    options: &LoadOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Model, LoadError> {
+    let mut model = load_folder(dir, options, progress)?;
+    if let Some(tolerance_m) = options.reduce_keys_m {
         model.reduce_keys(tolerance_m)?;
     }
     Ok(model)

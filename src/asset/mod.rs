@@ -59,13 +59,24 @@ pub fn parse_tolerance_mm(text: &str) -> Result<f32, OptionError> {
 /// Loads `file`, or the built-in demo character when `None`; the error text names the
 /// file and the element.
 pub fn load_or_demo(file: Option<&Path>) -> Result<Model, ImportError> {
+    let named = file.unwrap_or(Path::new("demo.glb"));
+    let options = LoadOptions::from_env().map_err(|e| ImportError::new(named, "", e))?;
+    load_or_demo_with(file, &options)
+}
+
+/// [`load_or_demo`] with explicit options (the demo is built in metres: only the key
+/// reduction applies to it).
+pub fn load_or_demo_with(file: Option<&Path>, options: &LoadOptions) -> Result<Model, ImportError> {
     match file {
-        Some(path) => load(path),
+        Some(path) => load_with(path, options),
         None => load_scene_from_slice_with(
             &demo::demo_glb(),
             Path::new("demo.glb"),
             None,
-            &LoadOptions::default(),
+            &LoadOptions {
+                reduce_keys_m: options.reduce_keys_m,
+                ..LoadOptions::default()
+            },
         ),
     }
 }
@@ -99,9 +110,7 @@ pub fn load_scene_with(
     if path.is_dir() {
         // A folder of motion capture: one character with every file as a clip.
         let mut model = folder::load_folder(path, options, &|_, _| {})?;
-        if let Some(tolerance_m) =
-            reduce_keys_from_env().map_err(|e| ImportError::new(path, "", e))?
-        {
+        if let Some(tolerance_m) = options.reduce_keys_m {
             model
                 .reduce_keys(tolerance_m)
                 .map_err(|e| ImportError::new(path, "motion", e))?;
@@ -143,9 +152,7 @@ pub fn load_scene_from_slice_with(
         || (!is_gltf_path(path) && !is_bvh_path(path) && fbx::looks_like_fbx(bytes))
     {
         let mut model = fbx::load_from_slice(bytes, path, options)?;
-        if let Some(tolerance_m) =
-            reduce_keys_from_env().map_err(|e| ImportError::new(path, "", e))?
-        {
+        if let Some(tolerance_m) = options.reduce_keys_m {
             model
                 .reduce_keys(tolerance_m)
                 .map_err(|e| ImportError::new(path, "takes", e))?;
@@ -155,6 +162,11 @@ pub fn load_scene_from_slice_with(
     let is_bvh = is_bvh_path(path) || (!is_gltf_path(path) && bvh::looks_like_bvh(bytes));
     if !is_bvh {
         let mut model = gltf_import::load_scene_from_slice(bytes, path, scene)?;
+        if let Some(tolerance_m) = options.reduce_keys_m {
+            model
+                .reduce_keys(tolerance_m)
+                .map_err(|e| ImportError::new(path, "animations", e))?;
+        }
         if let Some(units) = options.units {
             model.warnings.push(format!(
                 "units: {} ignored; glTF is in metres by its specification",
@@ -166,8 +178,7 @@ pub fn load_scene_from_slice_with(
     let mut model = bvh::load_from_slice(bytes, path, options)?;
     // Motion capture has no mesh: draw the bones as shapes.
     bone_shapes::add_bone_shapes(&mut model).map_err(|e| ImportError::new(path, "skeleton", e))?;
-    let reduce = reduce_keys_from_env().map_err(|e| ImportError::new(path, "", e))?;
-    if let Some(tolerance_m) = reduce {
+    if let Some(tolerance_m) = options.reduce_keys_m {
         model
             .reduce_keys(tolerance_m)
             .map_err(|e| ImportError::new(path, "motion", e))?;

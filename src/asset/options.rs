@@ -145,7 +145,7 @@ impl fmt::Display for Units {
 }
 
 /// How to import a file. The default detects everything and refuses truncated files.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LoadOptions {
     /// Units of a BVH file; `None` detects them from the skeleton's height. glTF files are
     /// in metres by their specification and ignore it (with a warning).
@@ -156,11 +156,17 @@ pub struct LoadOptions {
     /// Keep the file's own units and axes instead of converting to metres and +Y up (FBX;
     /// what `snapshot --source-space` writes). The model's lengths are then in file units.
     pub source_space: bool,
+    /// Key reduction after import (`--reduce-keys`): channels within this many metres of
+    /// constant become constant ([`super::Model::reduce_keys`]); `None`: full precision.
+    pub reduce_keys_m: Option<f32>,
 }
 
 impl LoadOptions {
-    /// The options [`UNITS_ENV`] and [`ALLOW_TRUNCATED_ENV`] set (the defaults when
-    /// unset); `Err` names a bad value.
+    /// The options [`UNITS_ENV`], [`ALLOW_TRUNCATED_ENV`] and
+    /// [`super::REDUCE_KEYS_ENV`] set (the defaults when unset); `Err` names a bad value.
+    /// The window and the commands read them once, at start-up, under their flags; the
+    /// library's plain [`super::load`] reads them on every call, for tools that cannot pass
+    /// options (the shared ozz-animation harness).
     pub fn from_env() -> Result<LoadOptions, OptionError> {
         let units = match std::env::var(UNITS_ENV) {
             Ok(v) if !v.trim().is_empty() => {
@@ -185,6 +191,7 @@ impl LoadOptions {
             units,
             allow_truncated,
             source_space: false,
+            reduce_keys_m: super::reduce_keys_from_env()?,
         })
     }
 }

@@ -6,12 +6,11 @@ use std::fmt::Write as _;
 
 use super::args::InspectArgs;
 use super::inspect::*;
-use super::load_model;
 use crate::asset;
 
 /// Runs `inspect` and returns what to print.
-pub(super) fn run(args: &InspectArgs) -> Result<String, String> {
-    let mut model = load_model(args.file.as_deref())?;
+pub(super) fn run(args: &InspectArgs, load: &asset::LoadOptions) -> Result<String, String> {
+    let mut model = super::load_model_with(args.file.as_deref(), load)?;
     args.in_place.apply(&mut model);
     let reduction = match args.reduce_keys {
         Some(tolerance_m) => Some(model.reduce_keys(tolerance_m)?),

@@ -134,9 +134,9 @@ pub fn default_scenario(walk_mps: f32, run_mps: f32) -> Scenario {
 }
 
 /// The model for `trace --motion-matching`: the file, or the demo's locomotion set.
-pub fn load(file: Option<&Path>) -> Result<Model, String> {
+pub fn load(file: Option<&Path>, options: &asset::LoadOptions) -> Result<Model, String> {
     match file {
-        Some(f) => asset::load(f).map_err(|e| e.to_string()),
+        Some(f) => asset::load_with(f, options).map_err(|e| e.to_string()),
         None => asset::load_from_slice(
             &asset::demo::locomotion_set_glb(),
             Path::new(asset::demo::LOCOMOTION_SET_NAME),
@@ -251,12 +251,20 @@ impl ScenarioInputs {
 pub use crate::stage::retarget::library_model;
 
 /// Runs the trace.
-pub fn report(args: &TraceArgs) -> Result<MatchingTraceReport, String> {
+pub fn report(
+    args: &TraceArgs,
+    options: &asset::LoadOptions,
+) -> Result<MatchingTraceReport, String> {
     let started = std::time::Instant::now();
     let (mut model, library_files, sidecar_tags) = if args.library.is_empty() {
-        (load(args.file.as_deref())?, None, Vec::new())
+        (load(args.file.as_deref(), options)?, None, Vec::new())
     } else {
-        let (m, n, tags) = library_model(args.file.as_deref(), &args.library, args.mirror)?;
+        let (m, n, tags) = crate::stage::retarget::library_model_using(
+            args.file.as_deref(),
+            &args.library,
+            args.mirror,
+            options,
+        )?;
         (m, Some(n), tags)
     };
     args.in_place.apply(&mut model);

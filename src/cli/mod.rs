@@ -23,10 +23,17 @@ pub use args::*;
 pub use inspect::*;
 pub use trace::*;
 
-/// Loads `file`, or the built-in demo character when `None` (see
-/// [`asset::folder::load_with_progress`]: a folder shows a progress bar on a terminal).
+/// Loads `file`, or the built-in demo character when `None`, with the default options
+/// (see [`load_model_with`]).
 pub fn load_model(file: Option<&Path>) -> Result<Model, String> {
-    asset::folder::load_with_progress(file).map_err(String::from)
+    load_model_with(file, &asset::LoadOptions::default())
+}
+
+/// Loads `file`, or the built-in demo character when `None`, reading it as `options` say
+/// (see [`asset::folder::load_with_progress`]: a folder shows a progress bar on a
+/// terminal).
+pub fn load_model_with(file: Option<&Path>, options: &asset::LoadOptions) -> Result<Model, String> {
+    asset::folder::load_with_progress(file, options).map_err(String::from)
 }
 
 fn joint_by_name(skeleton: &Skeleton, name: Option<&str>) -> Result<Option<usize>, String> {
@@ -38,15 +45,16 @@ fn joint_by_name(skeleton: &Skeleton, name: Option<&str>) -> Result<Option<usize
     }
 }
 
-/// Runs a command and returns what to print on stdout.
-pub fn run(command: Command) -> Result<String, String> {
+/// Runs a command and returns what to print on stdout; every file it reads is read as
+/// `load` says (`--units`, `--allow-truncated`, `--reduce-keys`).
+pub fn run(command: Command, load: &asset::LoadOptions) -> Result<String, String> {
     match command {
-        Command::Inspect(args) => inspect_text::run(&args),
-        Command::Trace(args) => trace::run(&args),
-        Command::Render(args) => render::run(&args),
-        Command::Snapshot(args) => snapshot::run(&args),
-        Command::Retarget(args) => retarget::run(&args),
-        Command::Lint(args) => lint::command::run(&args).map(|(text, _)| text),
+        Command::Inspect(args) => inspect_text::run(&args, load),
+        Command::Trace(args) => trace::run(&args, load),
+        Command::Render(args) => render::run(&args, load),
+        Command::Snapshot(args) => snapshot::run(&args, load),
+        Command::Retarget(args) => retarget::run(&args, load),
+        Command::Lint(args) => lint::command::run(&args, load).map(|(text, _)| text),
         Command::MakeDemo(args) => {
             let written = if args.locomotion_set {
                 std::fs::write(&args.out, asset::demo::locomotion_set_glb())

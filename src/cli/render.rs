@@ -301,7 +301,7 @@ fn choose_clip(model: &Model, name: Option<&str>) -> Result<Option<usize>, Strin
 }
 
 /// Runs `stridescope render` and returns the summary printed on stdout.
-pub fn run(args: &RenderArgs) -> Result<String, String> {
+pub fn run(args: &RenderArgs, load: &crate::asset::LoadOptions) -> Result<String, String> {
     if !args.time.is_finite() {
         return Err(format!("--time must be finite, got {}", args.time));
     }
@@ -322,7 +322,7 @@ pub fn run(args: &RenderArgs) -> Result<String, String> {
     if args.mp4.is_some() && !crate::render::frames::ffmpeg_available() {
         return Err(crate::render::frames::NO_FFMPEG.into());
     }
-    let model = super::load_model(args.file.as_deref())?;
+    let model = super::load_model_with(args.file.as_deref(), load)?;
     let clip = match args.scenario {
         Some(_) => None,
         None => choose_clip(&model, args.clip.as_deref())?,

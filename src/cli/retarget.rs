@@ -44,9 +44,9 @@ pub struct RetargetArgs {
 }
 
 /// Runs `retarget`: the report as text or JSON.
-pub fn run(args: &RetargetArgs) -> Result<String, String> {
-    let source = super::load_model(Some(&args.source))?;
-    let target = asset::load(&args.onto).map_err(|e| e.to_string())?;
+pub fn run(args: &RetargetArgs, load: &asset::LoadOptions) -> Result<String, String> {
+    let source = super::load_model_with(Some(&args.source), load)?;
+    let target = asset::load_with(&args.onto, load).map_err(|e| e.to_string())?;
     let options = RetargetOptions {
         in_place: args.in_place,
         foot_ik: !args.no_ik,

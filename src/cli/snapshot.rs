@@ -155,18 +155,18 @@ pub fn posed_mesh(model: &Model, clip: Option<usize>, time_secs: f32) -> Result<
 }
 
 /// Runs `snapshot`: writes the OBJ and returns a one-line summary.
-pub fn run(args: &SnapshotArgs) -> Result<String, String> {
+pub fn run(args: &SnapshotArgs, load: &LoadOptions) -> Result<String, String> {
     let file = args.file.as_deref();
     let fbx_source = args.source_space && file.is_some_and(asset::is_fbx_path);
     let model = match file {
         Some(path) if fbx_source => {
             let options = LoadOptions {
                 source_space: true,
-                ..LoadOptions::from_env()?
+                ..*load
             };
             asset::load_with(path, &options).map_err(|e| e.to_string())?
         }
-        _ => super::load_model(file)?,
+        _ => super::load_model_with(file, load)?,
     };
     let clip = match args.clip.as_deref() {
         Some(name) => Some(model.find_clip(name).ok_or_else(|| {

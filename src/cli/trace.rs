@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::args::TraceArgs;
 use super::joint_by_name;
-use super::{graph_trace, load_model, locomotion_trace, matching_trace};
+use super::{graph_trace, locomotion_trace, matching_trace};
 use crate::anim::{ClipRootMotion, PlaybackClock};
 use crate::asset::Model;
 use crate::stage::source::MotionSource;
@@ -163,15 +163,15 @@ pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, Stri
     })
 }
 
-pub(super) fn run(args: &TraceArgs) -> Result<String, String> {
+pub(super) fn run(args: &TraceArgs, load: &crate::asset::LoadOptions) -> Result<String, String> {
     if args.motion_matching {
-        let report = matching_trace::report(args)?;
+        let report = matching_trace::report(args, load)?;
         if args.json {
             return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
         }
         return Ok(matching_trace::text(&report));
     }
-    let mut model = load_model(args.file.as_deref())?;
+    let mut model = super::load_model_with(args.file.as_deref(), load)?;
     args.in_place.apply(&mut model);
     locomotion_trace::apply_legs(&mut model, args)?;
     if args.movement_speed.is_some() {

@@ -488,8 +488,19 @@ pub fn library_model(
     library: &[std::path::PathBuf],
     mirror: bool,
 ) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
-    let character = crate::asset::load_or_demo(file)?;
-    library_on(character, library, mirror, None)
+    let options = crate::asset::LoadOptions::from_env().map_err(crate::asset::LoadError::from)?;
+    library_model_using(file, library, mirror, &options)
+}
+
+/// [`library_model`] with every file read as `options` say.
+pub fn library_model_using(
+    file: Option<&Path>,
+    library: &[std::path::PathBuf],
+    mirror: bool,
+    options: &crate::asset::LoadOptions,
+) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
+    let character = crate::asset::load_or_demo_with(file, options)?;
+    library_on(character, library, mirror, options, None)
 }
 
 /// [`library_model`] onto `character`, reporting each file read and each clip
@@ -498,15 +509,17 @@ pub fn library_model_with(
     character: Model,
     library: &[std::path::PathBuf],
     mirror: bool,
+    options: &crate::asset::LoadOptions,
     progress: &(dyn Fn(LibraryStep) + Sync),
 ) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
-    library_on(character, library, mirror, Some(progress))
+    library_on(character, library, mirror, options, Some(progress))
 }
 
 fn library_on(
     mut character: Model,
     library: &[std::path::PathBuf],
     mirror: bool,
+    options: &crate::asset::LoadOptions,
     progress: Option<&(dyn Fn(LibraryStep) + Sync)>,
 ) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
     let mut clips: Vec<crate::anim::Clip> = Vec::new();
@@ -553,11 +566,11 @@ fn library_on(
         let take_clips = || -> Result<Vec<crate::anim::Clip>, StageError> {
             let source = match progress {
                 Some(report) if path.is_dir() => {
-                    crate::asset::folder::load_folder_from_env(path, &|done, total| {
+                    crate::asset::folder::load_folder_reduced(path, options, &|done, total| {
                         report(LibraryStep::Reading { done, total })
                     })?
                 }
-                _ => crate::asset::folder::load_with_progress(Some(path))?,
+                _ => crate::asset::folder::load_with_progress(Some(path), options)?,
             };
             // The same rig (names, hierarchy and bone offsets within 1 mm): the clips play as
             // they are; another actor on a rig of the same names is retargeted.

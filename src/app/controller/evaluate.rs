@@ -157,7 +157,7 @@ impl Previewer {
     /// versions of one walk). A file that does not load or does not match is reported and
     /// changes nothing.
     pub fn compare_with_file(&mut self, path: &Path) -> Result<(), String> {
-        let b = match crate::asset::load(path) {
+        let b = match crate::asset::load_with(path, &self.load_options) {
             Ok(b) => b,
             Err(e) => {
                 let text = format!("compare: {e}");

@@ -75,7 +75,7 @@ impl Previewer {
             self.start_folder_load(path);
             return Ok(());
         }
-        match crate::asset::load_scene(path, scene) {
+        match crate::asset::load_scene_with(path, scene, &self.load_options) {
             Ok(model) => {
                 self.replace_model(model, Some(path.to_path_buf()));
                 let text = match self.import_warning_summary() {
@@ -114,6 +114,7 @@ impl Previewer {
         self.drop_pending_load("another folder was opened");
         let progress = std::sync::Arc::new(LoadProgress::default());
         let (worker_progress, worker_dir) = (progress.clone(), dir.to_path_buf());
+        let options = self.load_options;
         let spawned = std::thread::Builder::new()
             .name("folder load".into())
             .spawn(move || -> Result<Loaded, String> {
@@ -121,14 +122,15 @@ impl Previewer {
                     worker_progress.total.store(total, Ordering::Relaxed);
                     worker_progress.done.store(done, Ordering::Relaxed);
                 };
-                let model = crate::asset::folder::load_folder_from_env(&worker_dir, &report)
-                    .map_err(|e| match e {
-                        // An option's error does not name the folder; the others do.
-                        crate::asset::LoadError::Options(o) => {
-                            format!("{}: {o}", worker_dir.display())
-                        }
-                        other => other.to_string(),
-                    })?;
+                let model =
+                    crate::asset::folder::load_folder_reduced(&worker_dir, &options, &report)
+                        .map_err(|e| match e {
+                            // An option's error does not name the folder; the others do.
+                            crate::asset::LoadError::Options(o) => {
+                                format!("{}: {o}", worker_dir.display())
+                            }
+                            other => other.to_string(),
+                        })?;
                 Ok(Loaded::Folder(model))
             });
         match spawned {
@@ -176,6 +178,7 @@ impl Previewer {
         let worker_progress = progress.clone();
         let character = self.stage.main.model.clone();
         let (library, tags) = (library.to_vec(), self.matching_tags.clone());
+        let options = self.load_options;
         let spawned = std::thread::Builder::new()
             .name("library build".into())
             .spawn(move || -> Result<Loaded, String> {
@@ -192,7 +195,7 @@ impl Previewer {
                 };
                 let (mut model, files, mut library_tags) =
                     crate::stage::retarget::library_model_with(
-                        character, &library, mirror, &report,
+                        character, &library, mirror, &options, &report,
                     )
                     .map_err(|e| e.to_string())?;
                 if in_place != crate::anim::locomotion::InPlaceOverride::Auto {

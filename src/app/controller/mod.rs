@@ -211,6 +211,9 @@ pub struct Previewer {
     clip_editing: clip_edit::ClipEditing,
     /// Which kind of edit was made last: Ctrl+Z undoes that kind first.
     last_edit: Option<EditKind>,
+    /// How every file the window opens is read (units, truncated BVH, key reduction):
+    /// the command line's flags, read once at start-up.
+    pub load_options: crate::asset::LoadOptions,
     /// A clip the clip list should scroll to once (opened from the library grid).
     reveal_clip: Option<usize>,
     /// The folder the file browser showed last, where it opens next time (also after an
@@ -326,6 +329,7 @@ impl Previewer {
             file_browser: None,
             clip_editing: Default::default(),
             last_edit: None,
+            load_options: Default::default(),
             reveal_clip: None,
             retarget: None,
             show_bone_map: false,

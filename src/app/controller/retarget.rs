@@ -203,10 +203,10 @@ impl Previewer {
     ) -> Result<(), String> {
         let result = (|| -> Result<_, String> {
             let source = if path.is_dir() {
-                crate::asset::folder::load_folder_from_env(path, &|_, _| {})
+                crate::asset::folder::load_folder_reduced(path, &self.load_options, &|_, _| {})
                     .map_err(|e| e.to_string())?
             } else {
-                crate::asset::load(path).map_err(|e| e.to_string())?
+                crate::asset::load_with(path, &self.load_options).map_err(|e| e.to_string())?
             };
             let mut model = self.stage.main.model.clone();
             if let Some(r) = &replace {

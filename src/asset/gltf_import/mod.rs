@@ -62,13 +62,6 @@ pub fn load_scene_from_slice(
     match panic::catch_unwind(AssertUnwindSafe(|| import(bytes, path, scene))) {
         Ok(Ok(mut model)) => {
             super::naming::name_takes_after_file(&mut model.clips, path);
-            let reduce =
-                super::reduce_keys_from_env().map_err(|e| ImportError::new(path, "", e))?;
-            if let Some(tolerance_m) = reduce {
-                model
-                    .reduce_keys(tolerance_m)
-                    .map_err(|e| ImportError::new(path, "animations", e))?;
-            }
             Ok(model)
         }
         Ok(Err(e)) => Err(e),

@@ -33,8 +33,8 @@ pub struct LintArgs {
 const USAGE: u8 = 2;
 
 /// Runs the command: prints the report on stdout, errors on stderr; returns the exit code.
-pub fn main(args: &LintArgs) -> ExitCode {
-    match run(args) {
+pub fn main(args: &LintArgs, load: &crate::asset::LoadOptions) -> ExitCode {
+    match run(args, load) {
         Ok((text, report)) => {
             use std::io::Write;
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
@@ -49,7 +49,10 @@ pub fn main(args: &LintArgs) -> ExitCode {
 
 /// The report and its rendering (JSON or ranked text). `Err` for usage errors only:
 /// files that do not load are findings.
-pub fn run(args: &LintArgs) -> Result<(String, LintReport), String> {
+pub fn run(
+    args: &LintArgs,
+    load: &crate::asset::LoadOptions,
+) -> Result<(String, LintReport), String> {
     for (what, v) in [("--seam-m", args.seam_m), ("--slide-m", args.slide_m)] {
         if !(v.is_finite() && v > 0.0) {
             return Err(format!(
@@ -60,6 +63,7 @@ pub fn run(args: &LintArgs) -> Result<(String, LintReport), String> {
     let settings = LintSettings {
         seam_m: args.seam_m,
         slide_m_per_cycle: args.slide_m,
+        load: *load,
         ..LintSettings::default()
     };
     let files = lint::collect_files(&args.paths)?;

@@ -56,6 +56,8 @@ pub struct LintSettings {
     pub marker_tolerance: f32,
     /// Clips of one set whose cycle lengths differ by more than this ratio.
     pub duration_ratio: f32,
+    /// How the files are read (`--units`, `--allow-truncated`, `--reduce-keys`).
+    pub load: crate::asset::LoadOptions,
 }
 
 impl Default for LintSettings {
@@ -67,6 +69,7 @@ impl Default for LintSettings {
             skating_ratio: 0.1,
             marker_tolerance: 0.1,
             duration_ratio: 2.0,
+            load: crate::asset::LoadOptions::default(),
         }
     }
 }
@@ -251,7 +254,7 @@ pub fn lint_file(path: &Path, settings: &LintSettings) -> FileReport {
 
 fn lint_file_unguarded(path: &Path, settings: &LintSettings) -> FileReport {
     let shown = path.display().to_string();
-    match crate::asset::load(path) {
+    match crate::asset::load_with(path, &settings.load) {
         Err(e) => FileReport {
             path: shown,
             error: Some(e.to_string()),
