@@ -22,7 +22,7 @@ fn drive_a_single_clip_paused_scrubbed_and_played() {
     let mut p = demo();
     let walk = p.model().find_clip("Walk").unwrap();
     p.select_clip(walk);
-    let mut s = p.locomotion_settings;
+    let mut s = p.drive.settings;
     s.movement_speed = WALK * 1.5;
     p.set_locomotion_settings(s);
     p.set_drive(true);
@@ -64,7 +64,7 @@ fn drive_a_single_clip_paused_scrubbed_and_played() {
     let g = p.graph().unwrap();
     assert_eq!(g.locomotion_history().len(), 60);
     // Changing the speed while playing takes effect: 0.6x gives rate 0.75, stride 0.8.
-    let mut s = p.locomotion_settings;
+    let mut s = p.drive.settings;
     s.movement_speed = WALK * 0.6;
     p.set_locomotion_settings(s);
     // (The scale eases at 10/s: after 1 s it is within 2e-5 of its target.)
@@ -92,7 +92,7 @@ fn drive_a_single_clip_paused_scrubbed_and_played() {
 fn drive_the_demo_state_machine_by_movement_speed() {
     let mut p = demo();
     p.set_graph_enabled(true);
-    let mut s = p.locomotion_settings;
+    let mut s = p.drive.settings;
     s.movement_speed = 3.0;
     p.set_locomotion_settings(s);
     p.set_drive(true);

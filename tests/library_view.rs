@@ -305,7 +305,7 @@ fn cell_on_screen(h: &Harness<'static, Previewer>, cell: usize) -> egui::Pos2 {
     let v = p.library_view().unwrap();
     let [w, hgt] = p.viewport_size_px();
     let size = Vec2::new(w as f32, hgt as f32);
-    let clip_from_world = p.camera.clip_from_world(size.x / size.y);
+    let clip_from_world = p.view.camera.clip_from_world(size.x / size.y);
     let mid = (v.grid.center(cell).unwrap() + v.grid.label_anchor(cell).unwrap()) * 0.5;
     let px = stridescope::render::camera::world_to_pixel(&clip_from_world, mid, size).unwrap();
     viewport.min + egui::vec2(px.x, px.y)
@@ -371,14 +371,14 @@ fn the_library_view_opens_hovers_and_opens_a_clip() {
     assert_eq!(h.state().model().clips[clip].name(), name);
     assert!(h.state().stage.main.timeline.is_playing());
     // G again, then Esc: the camera is where it was before the grid.
-    let camera_before = h.state().camera;
+    let camera_before = h.state().view.camera;
     h.key_press(Key::G);
     h.run_steps(2);
     assert!(h.state().library_view().is_some());
     h.key_press(Key::Escape);
     h.run_steps(2);
     assert!(h.state().library_view().is_none());
-    assert_eq!(h.state().camera, camera_before);
+    assert_eq!(h.state().view.camera, camera_before);
     // View > Library view opens it too.
     h.get_by_label("View").click();
     h.run_steps(3);
@@ -450,10 +450,10 @@ fn opening_another_file_closes_the_library_view_and_a_reload_keeps_it() {
         .with_size(egui::vec2(1280.0, 800.0))
         .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
     h.run_steps(2);
-    let camera_before = h.state().camera;
+    let camera_before = h.state().view.camera;
     h.key_press(Key::G);
     h.run_steps(2);
-    assert_ne!(h.state().camera, camera_before, "the grid is framed");
+    assert_ne!(h.state().view.camera, camera_before, "the grid is framed");
     // A reload (the file changed on disk): the grid again, on the new model.
     h.state_mut().replace_model(robot(), Some(path));
     h.run_steps(2);

@@ -442,7 +442,7 @@ fn drive_starts_at_the_implied_speed_of_an_in_place_walk() {
     p.select_clip(p.model().find_clip(CLIP).unwrap());
     p.set_drive(true);
     let implied = reference_implied();
-    let v = p.locomotion_settings.movement_speed;
+    let v = p.drive.settings.movement_speed;
     assert!(
         (v - implied).abs() <= 0.02 * implied,
         "movement speed {v} vs implied {implied}"

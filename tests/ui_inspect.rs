@@ -394,7 +394,7 @@ fn camera_presets_look_from_the_characters_sides() {
     let mut h = harness(stridescope::asset::load_or_demo(None).unwrap());
     let mode = h.state().stage.main.timeline.mode();
     let yaw_pitch = |h: &Harness<'static, Previewer>| {
-        let c = &h.state().camera;
+        let c = &h.state().view.camera;
         (c.yaw_rad, c.pitch_rad)
     };
     let press = |h: &mut Harness<'static, Previewer>, key: egui::Key, m: egui::Modifiers| {
@@ -427,7 +427,7 @@ fn camera_presets_look_from_the_characters_sides() {
     let mut world = h.state().stage.main.timeline.world_from_root();
     world.yaw_rad = 1.0;
     h.state_mut().stage.main.timeline.set_world_from_root(world);
-    h.state_mut().toggles.follow = false;
+    h.state_mut().view.toggles.follow = false;
     h.get_by_label("View").click();
     h.run_steps(2);
     h.get_by_label("Camera").click();
@@ -436,7 +436,7 @@ fn camera_presets_look_from_the_characters_sides() {
         .click();
     h.run_steps(2);
     assert!(close(yaw_pitch(&h).0, 1.0 + PI), "{:?}", yaw_pitch(&h));
-    assert!(h.state().toggles.follow);
+    assert!(h.state().view.toggles.follow);
     press(&mut h, egui::Key::Num1, egui::Modifiers::ALT);
     assert!(close(yaw_pitch(&h).0, 1.0), "{:?}", yaw_pitch(&h));
     // Plain 2 still picks a mode.
@@ -464,7 +464,7 @@ fn side_by_side_compare_frames_both() {
     let p = h.state();
     let [w, hgt] = p.viewport_size_px();
     let size = glam::Vec2::new(w as f32, hgt as f32);
-    let clip_from_world = p.camera.clip_from_world(size.x / size.y);
+    let clip_from_world = p.view.camera.clip_from_world(size.x / size.y);
     let c = p.stage.compare.as_ref().unwrap();
     assert!(c.valid);
     for (who, pose) in [("A", &p.stage.main.pose), ("B", &c.b.pose)] {

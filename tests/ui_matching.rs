@@ -49,7 +49,7 @@ fn held_keys_walk_away_from_the_camera_and_shift_runs() {
     let mut h = harness();
     open_demo_set(&mut h);
     // The orbit camera looks along -back(): W walks that way on the ground.
-    let yaw = h.state().camera.yaw_rad;
+    let yaw = h.state().view.camera.yaw_rad;
     let look = glam::DVec2::new(-(yaw as f64).sin(), -(yaw as f64).cos());
     h.key_down(Key::W);
     run_frames(&mut h, 180);

@@ -298,7 +298,7 @@ impl Gpu {
             .frame_rate_hz()
             .clamp(1.0, 30.0);
         let frames = ((duration * fps).round() as u32).clamp(1, 600);
-        let [w, h] = previewer.viewport_size_px;
+        let [w, h] = previewer.view.viewport_size_px;
         let format = crate::render::frames::ExportFormat::from_path(path)?;
         let (was_playing, time, phase) = (
             previewer.stage.main.timeline.is_playing(),
@@ -359,7 +359,7 @@ impl Gpu {
             return self.draw_library(encoder, previewer, v, view, size);
         }
         self.crowd = None;
-        let toggles = previewer.toggles;
+        let toggles = previewer.view.toggles;
         self.trail_scratch.clear();
         if toggles.trail {
             self.trail_scratch.extend(
@@ -452,7 +452,7 @@ impl Gpu {
                 }
             }
         }
-        let grid = previewer.toggles.grid.then(|| {
+        let grid = previewer.view.toggles.grid.then(|| {
             let (lo, hi) = library.grid.bounds();
             let mut g = Grid::for_bounds(lo, hi);
             g.center = Vec3::ZERO;
@@ -460,7 +460,7 @@ impl Gpu {
         });
         let poses: Vec<&Pose> = library.grid.poses().collect();
         let crowd = crate::render::Crowd {
-            camera: previewer.camera,
+            camera: previewer.view.camera,
             grid,
             gpu: self.crowd.as_mut().map(|(_, instances)| OnGpu {
                 model: &c.model,
@@ -481,10 +481,10 @@ impl Gpu {
 /// with its heat points and paths, the selected joint, the trail (`trail`, world space),
 /// and the locomotion and motion-matching overlays.
 pub(super) fn scene_frame<'a>(previewer: &'a Previewer, trail: &'a [Vec3]) -> Frame<'a, Pose> {
-    let toggles = previewer.toggles;
+    let toggles = previewer.view.toggles;
     let model = previewer.model();
     let pose = &previewer.stage.main.pose;
-    let mut frame = Frame::new(previewer.camera, model, pose);
+    let mut frame = Frame::new(previewer.view.camera, model, pose);
     frame.skeleton = toggles.skeleton;
     frame.selected_joint = previewer.inspect.selected;
     let style = previewer.inspect.onion.style;
@@ -532,7 +532,7 @@ pub(super) fn scene_frame<'a>(previewer: &'a Previewer, trail: &'a [Vec3]) -> Fr
                 movement_yaw_rad: l.orientation.angle_rad,
                 travel: l.travel(),
             },
-            previewer.locomotion_overlays,
+            previewer.drive.overlays,
         ));
     }
     if let Some(d) = previewer.matching_draw() {

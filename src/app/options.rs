@@ -132,13 +132,13 @@ pub(super) fn apply_start_options(previewer: &mut Previewer, options: &AppOption
         previewer.send(StageCommand::GraphPlaying(options.play));
     }
     if options.drive {
-        let mut s = previewer.locomotion_settings;
+        let mut s = previewer.drive.settings;
         s.direction_deg = options.direction_deg;
         if let Some(v) = options.movement_speed {
             s.movement_speed = v;
-            previewer.speed_chosen = true;
+            previewer.drive.speed_chosen = true;
         }
-        previewer.locomotion_settings = s;
+        previewer.drive.settings = s;
         previewer.set_drive(true);
         previewer.send(StageCommand::GraphPlaying(options.play));
     }

@@ -178,11 +178,11 @@ impl Previewer {
     pub fn set_view(&mut self, command: ViewCommand) {
         match command {
             ViewCommand::Toggles(t) => {
-                if t.follow != self.toggles.follow {
-                    self.follow_offset = None;
+                if t.follow != self.view.toggles.follow {
+                    self.view.follow_offset = None;
                 }
-                let changed = t != self.toggles;
-                self.toggles = t;
+                let changed = t != self.view.toggles;
+                self.view.toggles = t;
                 // The bind pose replaces the frame's pose; the mesh toggle decides
                 // whether mesh ghosts are made.
                 if changed {
@@ -204,16 +204,16 @@ impl Previewer {
                 }
             }
             ViewCommand::MatchingOverlays(o) => self.matching_overlays = o,
-            ViewCommand::LocomotionOverlays(o) => self.locomotion_overlays = o,
-            ViewCommand::ViewportSize([w, h]) => self.viewport_size_px = [w.max(1), h.max(1)],
-            ViewCommand::Orbit(yaw, pitch) => self.camera.orbit(yaw, pitch),
+            ViewCommand::LocomotionOverlays(o) => self.drive.overlays = o,
+            ViewCommand::ViewportSize([w, h]) => self.view.viewport_size_px = [w.max(1), h.max(1)],
+            ViewCommand::Orbit(yaw, pitch) => self.view.camera.orbit(yaw, pitch),
             ViewCommand::Pan(x, y) => {
-                let height = self.viewport_size_px[1] as f32;
-                self.camera.pan(glam::Vec2::new(x, y), height);
-                self.follow_offset = None;
+                let height = self.view.viewport_size_px[1] as f32;
+                self.view.camera.pan(glam::Vec2::new(x, y), height);
+                self.view.follow_offset = None;
                 self.evaluate_pose();
             }
-            ViewCommand::Zoom(factor) => self.camera.zoom(factor),
+            ViewCommand::Zoom(factor) => self.view.camera.zoom(factor),
             ViewCommand::TogglePin(j) => self.inspect.toggle_pin(j),
             ViewCommand::ToggleOutliner(j) => self.inspect.toggle_outliner(j),
         }

@@ -58,7 +58,7 @@ impl Previewer {
 
     /// Evaluates the current pose (after playback or any seek).
     pub fn evaluate_pose(&mut self) {
-        let result = self.stage.main.evaluate(self.toggles.bind_pose);
+        let result = self.stage.main.evaluate(self.view.toggles.bind_pose);
         self.apply_morph_overrides();
         self.evaluate_ghosts();
         self.evaluate_compare();
@@ -69,11 +69,11 @@ impl Previewer {
                 self.set_message(text, true);
             }
         }
-        if self.toggles.follow {
+        if self.view.toggles.follow {
             let root = self.root_position();
-            match self.follow_offset {
-                Some(offset) => self.camera.target = root + offset,
-                None => self.follow_offset = Some(self.camera.target - root),
+            match self.view.follow_offset {
+                Some(offset) => self.view.camera.target = root + offset,
+                None => self.view.follow_offset = Some(self.view.camera.target - root),
             }
         }
     }
@@ -85,7 +85,7 @@ impl Previewer {
         let onion = self.inspect.onion;
         if !onion.enabled
             || !matches!(self.stage.main.source, MotionSource::Clip)
-            || self.toggles.bind_pose
+            || self.view.toggles.bind_pose
         {
             self.ghosts.clear();
             self.ghost_offsets_secs.clear();

@@ -75,7 +75,11 @@ impl Previewer {
             }
         };
         let n = grid.len();
-        let camera_before = (self.camera, self.follow_offset, self.frame_pending);
+        let camera_before = (
+            self.view.camera,
+            self.view.follow_offset,
+            self.view.frame_pending,
+        );
         self.library_view = Some(LibraryView {
             grid,
             generation: self.stage.main.generation,
@@ -86,7 +90,7 @@ impl Previewer {
         });
         self.frame_library();
         // Again at the next layout, with the viewport's real shape.
-        self.frame_pending = true;
+        self.view.frame_pending = true;
         self.evaluate_library();
         self.set_message(
             format!(
@@ -101,7 +105,11 @@ impl Previewer {
     /// Leaves the library view, the camera as it was before.
     pub fn close_library_view(&mut self) {
         if let Some(v) = self.library_view.take() {
-            (self.camera, self.follow_offset, self.frame_pending) = v.camera_before;
+            (
+                self.view.camera,
+                self.view.follow_offset,
+                self.view.frame_pending,
+            ) = v.camera_before;
             self.evaluate_pose();
             // The grid's "Esc to leave" must not outlive the grid.
             if self
@@ -168,11 +176,11 @@ impl Previewer {
             return;
         };
         let (lo, hi) = v.grid.bounds();
-        let [w, h] = self.viewport_size_px;
-        self.camera.yaw_rad = 0.0;
-        self.camera.pitch_rad = 45f32.to_radians();
+        let [w, h] = self.view.viewport_size_px;
+        self.view.camera.yaw_rad = 0.0;
+        self.view.camera.pitch_rad = 45f32.to_radians();
         let aspect = w.max(1) as f32 / h.max(1) as f32;
-        self.camera.frame_to_fit(lo, hi, aspect);
+        self.view.camera.frame_to_fit(lo, hi, aspect);
         // The fit is for the bounds' sphere; a flat grid seen from above fills less than
         // that: come closer while every corner stays inside the view (with a margin).
         let corners: Vec<Vec3> = (0..8)
@@ -192,14 +200,14 @@ impl Previewer {
             })
         };
         for _ in 0..40 {
-            let mut closer = self.camera;
+            let mut closer = self.view.camera;
             closer.distance *= 0.95;
             if !inside(&closer) {
                 break;
             }
-            self.camera = closer;
+            self.view.camera = closer;
         }
-        self.follow_offset = None;
+        self.view.follow_offset = None;
     }
 
     /// Pauses or resumes the grid (Space in the library view).
@@ -229,7 +237,7 @@ impl Previewer {
         self.select_clip(clip);
         // The clip list shows it (a mocap folder's list is longer than its panel).
         self.reveal_clip = Some(clip);
-        self.frame_pending = true;
+        self.view.frame_pending = true;
         self.transport(super::Transport::Play(true));
         let name = self.stage.main.model.clips[clip].name().to_string();
         self.set_message(
@@ -243,9 +251,9 @@ impl Previewer {
     /// the camera sees it) holds the point.
     pub fn library_cell_at(&self, px: Vec2) -> Option<usize> {
         let v = self.library_view()?;
-        let [w, h] = self.viewport_size_px;
+        let [w, h] = self.view.viewport_size_px;
         let size = Vec2::new(w as f32, h as f32);
-        let clip_from_world = self.camera.clip_from_world(size.x / size.y.max(1.0));
+        let clip_from_world = self.view.camera.clip_from_world(size.x / size.y.max(1.0));
         let to_px = |p: Vec3| crate::render::camera::world_to_pixel(&clip_from_world, p, size);
         let half = v.grid.spacing_m() * 0.5;
         let mut best: Option<(f32, usize)> = None;
@@ -274,7 +282,7 @@ impl Previewer {
 
     /// The camera's right direction (world).
     fn camera_right(&self) -> Vec3 {
-        self.camera.right_up().0
+        self.view.camera.right_up().0
     }
 
     /// Advances the grid's playback by `dt_secs` and poses every character.

@@ -500,7 +500,7 @@ impl Previewer {
         timeline.set_playing(playing);
         self.stage.main.timeline = timeline;
         if !reload {
-            self.frame_pending = true;
+            self.view.frame_pending = true;
         }
         if let Some(p) = &path {
             self.settings.push_recent(p);
@@ -523,7 +523,7 @@ impl Previewer {
 
     /// Writes the current preferences into `settings` (the window saves them on exit).
     pub fn store_settings(&mut self) {
-        self.settings.toggles = self.toggles;
+        self.settings.toggles = self.view.toggles;
         self.settings.root_motion_mode = self.stage.main.timeline.mode().label().to_string();
         self.remember_file_state();
     }

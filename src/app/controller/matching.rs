@@ -75,7 +75,7 @@ impl Previewer {
             .set_morph_weights(&self.stage.main.model.default_morph_weights());
         // The first frame decides where to start, without moving.
         self.step_matching(1);
-        self.frame_pending = true;
+        self.view.frame_pending = true;
         self.evaluate_pose();
     }
 
@@ -160,7 +160,7 @@ impl Previewer {
 
     /// Runs `steps` live frames with the held keys.
     fn step_matching(&mut self, steps: usize) {
-        let look = self.camera.yaw_rad + std::f32::consts::PI;
+        let look = self.view.camera.yaw_rad + std::f32::consts::PI;
         let Some(m) = self.stage.main.source.matching_mut() else {
             return;
         };

@@ -114,6 +114,27 @@ impl CameraPreset {
     }
 }
 
+/// Drive's state kept by the window, whether or not drive is on.
+pub struct DriveState {
+    /// Movement speed, direction and every locomotion setting.
+    pub settings: LocomotionSettings,
+    /// Which locomotion debug overlays the viewport draws while driving.
+    pub overlays: LocomotionOverlays,
+    /// The user set the movement speed; until then Drive starts at the clip's own speed
+    /// (a rig at any scale starts unwarped).
+    pub(crate) speed_chosen: bool,
+}
+
+impl Default for DriveState {
+    fn default() -> Self {
+        Self {
+            settings: LocomotionSettings::default(),
+            overlays: LocomotionOverlays::all(),
+            speed_chosen: false,
+        }
+    }
+}
+
 /// The two kinds of undoable edit: Ctrl+Z undoes the kind made last, then the other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum EditKind {
@@ -162,8 +183,8 @@ pub struct Previewer {
     pub matching_tags: Vec<crate::stage::matching::TagDef>,
     /// Which motion-matching debug overlays the viewport draws.
     pub matching_overlays: MatchingOverlays,
-    pub camera: OrbitCamera,
-    pub toggles: ViewToggles,
+    /// The camera, what the viewport draws and its size.
+    pub view: view::ViewState,
     pub settings: Settings,
     pub stats: Stats,
     /// The status message, its log, the error toast and the phase warning.
@@ -174,19 +195,9 @@ pub struct Previewer {
     pub show_shortcuts: bool,
     pub show_figures: bool,
     pub(crate) actions: Vec<Action>,
-    /// Viewport size in physical pixels, as laid out last frame.
-    pub(crate) viewport_size_px: [u32; 2],
-    /// Frame the character on the next viewport layout.
-    pub(crate) frame_pending: bool,
-    /// Camera target minus the root position while following.
-    pub(crate) follow_offset: Option<Vec3>,
-    /// Movement speed, direction and every locomotion setting (kept while drive is off).
-    pub locomotion_settings: LocomotionSettings,
-    /// Which locomotion debug overlays the viewport draws while driving.
-    pub locomotion_overlays: LocomotionOverlays,
-    /// The user set the movement speed; until then Drive starts at the clip's own speed
-    /// (a rig at any scale starts unwarped).
-    pub(crate) speed_chosen: bool,
+    /// Drive's settings (speed, direction, every locomotion setting, kept while drive is
+    /// off) and which of its debug overlays the viewport draws.
+    pub drive: DriveState,
     /// Outliner selection, curve view, onion skin and seam table.
     pub inspect: crate::stage::inspect::Inspection,
     /// Onion-skin ghosts of the last evaluation with their opacity (empty when off).
@@ -302,8 +313,7 @@ impl Previewer {
             stage: Stage::new(main),
             matching_tags: Vec::new(),
             matching_overlays: MatchingOverlays::default(),
-            camera: OrbitCamera::default(),
-            toggles: settings.toggles,
+            view: view::ViewState::new(settings.toggles),
             settings,
             stats: Stats::default(),
             messages: Default::default(),
@@ -315,12 +325,7 @@ impl Previewer {
             show_shortcuts: false,
             show_figures: false,
             actions: Vec::new(),
-            viewport_size_px: [1, 1],
-            frame_pending: true,
-            follow_offset: None,
-            locomotion_settings: LocomotionSettings::default(),
-            locomotion_overlays: LocomotionOverlays::all(),
-            speed_chosen: false,
+            drive: DriveState::default(),
             inspect: crate::stage::inspect::Inspection::new(),
             ghosts: Vec::new(),
             ghost_offsets_secs: Vec::new(),
@@ -358,7 +363,7 @@ impl Previewer {
 
     /// Physical pixel size the viewport had at the last layout.
     pub fn viewport_size_px(&self) -> [u32; 2] {
-        self.viewport_size_px
+        self.view.viewport_size_px
     }
 
     /// True while something animates, so the window keeps redrawing; when false the

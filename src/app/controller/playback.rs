@@ -180,7 +180,7 @@ impl Previewer {
         }
         if !on {
             if let Some(g) = self.stage.main.source.graph_mut() {
-                let _ = g.set_drive(&self.stage.main.model, false, self.locomotion_settings);
+                let _ = g.set_drive(&self.stage.main.model, false, self.drive.settings);
             }
             if self.stage.main.source.is_drive_only() {
                 self.stage.main.source = MotionSource::Clip;
@@ -223,7 +223,7 @@ impl Previewer {
                 }
             }
         }
-        let settings = self.locomotion_settings;
+        let settings = self.drive.settings;
         if let Some(g) = self.stage.main.source.graph_mut() {
             if let Err(e) = g.set_drive(&self.stage.main.model, true, settings) {
                 if self.stage.main.source.is_drive_only() {
@@ -232,7 +232,7 @@ impl Previewer {
                 self.set_message(format!("drive: {e}"), true);
             }
         }
-        if !self.speed_chosen {
+        if !self.drive.speed_chosen {
             let natural = self
                 .stage
                 .main
@@ -242,9 +242,9 @@ impl Previewer {
                 .map(|l| l.anim_speed as f32)
                 .filter(|v| *v > 0.0);
             if let Some(v) = natural {
-                let mut s = self.locomotion_settings;
+                let mut s = self.drive.settings;
                 s.movement_speed = v;
-                self.locomotion_settings = s;
+                self.drive.settings = s;
                 if let Some(g) = self.stage.main.source.graph_mut() {
                     g.set_locomotion_settings(&self.stage.main.model, s);
                 }
@@ -262,7 +262,7 @@ impl Previewer {
             self.set_message(format!("legs: {e}"), true);
             return;
         }
-        let settings = self.locomotion_settings;
+        let settings = self.drive.settings;
         let model = &mut self.stage.main.model;
         if let Some(g) = self.stage.main.source.graph_mut() {
             if g.locomotion.is_some() {
@@ -347,10 +347,10 @@ impl Previewer {
 
     /// Applies changed locomotion settings (the panel's controls).
     pub fn set_locomotion_settings(&mut self, settings: LocomotionSettings) {
-        if settings.movement_speed != self.locomotion_settings.movement_speed {
-            self.speed_chosen = true;
+        if settings.movement_speed != self.drive.settings.movement_speed {
+            self.drive.speed_chosen = true;
         }
-        self.locomotion_settings = settings;
+        self.drive.settings = settings;
         if let Some(g) = self.stage.main.source.graph_mut() {
             g.set_locomotion_settings(&self.stage.main.model, settings);
         }
@@ -366,7 +366,7 @@ impl Previewer {
         }
         // Motion matching's keys are relative to where the camera looks (the orbit
         // camera's yaw is where it sits; it looks the opposite way).
-        let look = self.camera.yaw_rad + std::f32::consts::PI;
+        let look = self.view.camera.yaw_rad + std::f32::consts::PI;
         let result = self.stage.main.advance(dt_secs, look);
         match result {
             // The timeline shows its own errors in the status bar.

@@ -299,7 +299,7 @@ impl Previewer {
         });
         self.evaluate_pose();
         // Frame both: the source stands beside the character.
-        self.frame_pending = true;
+        self.view.frame_pending = true;
         self.set_message(summary, false);
         Ok(())
     }

@@ -2,14 +2,40 @@
 
 use super::*;
 
+/// The viewport's side of the window: the camera, what it draws, its size, and whether
+/// to frame the character on the next layout.
+pub struct ViewState {
+    pub camera: OrbitCamera,
+    pub toggles: ViewToggles,
+    /// Viewport size in physical pixels, as laid out last frame.
+    pub(crate) viewport_size_px: [u32; 2],
+    /// Frame the character on the next viewport layout.
+    pub(crate) frame_pending: bool,
+    /// Camera target minus the root position while following.
+    pub(crate) follow_offset: Option<Vec3>,
+}
+
+impl ViewState {
+    /// The default camera with `toggles`, framing the character at the first layout.
+    pub fn new(toggles: ViewToggles) -> Self {
+        Self {
+            camera: OrbitCamera::default(),
+            toggles,
+            viewport_size_px: [1, 1],
+            frame_pending: true,
+            follow_offset: None,
+        }
+    }
+}
+
 impl Previewer {
     /// Selects the joint drawn nearest to `click_px` (viewport pixels), if any within
     /// 12 px; clears the selection otherwise.
     pub fn pick_joint(&mut self, click_px: glam::Vec2) {
-        let [w, h] = self.viewport_size_px;
+        let [w, h] = self.view.viewport_size_px;
         let picked = crate::render::camera::pick_joint(
             &self.stage.main.pose.model_from_joint,
-            &self.camera,
+            &self.view.camera,
             glam::Vec2::new(w as f32, h as f32),
             click_px,
             12.0,
@@ -45,9 +71,9 @@ impl Previewer {
         pixels_per_point: f32,
         origin: egui::Pos2,
     ) -> Option<egui::Rect> {
-        let [w, h] = self.viewport_size_px;
+        let [w, h] = self.view.viewport_size_px;
         let size = glam::Vec2::new(w as f32, h as f32);
-        let clip_from_world = self.camera.clip_from_world(size.x / size.y.max(1.0));
+        let clip_from_world = self.view.camera.clip_from_world(size.x / size.y.max(1.0));
         // The pose's matrices already include the world placement.
         let mut r = egui::Rect::NOTHING;
         for m in &self.stage.main.pose.model_from_joint {
@@ -61,14 +87,14 @@ impl Previewer {
 
     /// Frames the character in the viewport (F).
     pub fn frame_character(&mut self) {
-        self.frame_pending = true;
+        self.view.frame_pending = true;
     }
 
     pub(crate) fn apply_pending_frame(&mut self) {
-        if !self.frame_pending {
+        if !self.view.frame_pending {
             return;
         }
-        self.frame_pending = false;
+        self.view.frame_pending = false;
         if self.library_view().is_some() {
             self.frame_library();
             return;
@@ -94,13 +120,15 @@ impl Previewer {
                 bounds = bounds.union(&b);
             }
         }
-        let [w, h] = self.viewport_size_px;
-        self.camera
+        let [w, h] = self.view.viewport_size_px;
+        self.view
+            .camera
             .frame_to_fit(bounds.min, bounds.max, w.max(1) as f32 / h.max(1) as f32);
-        self.follow_offset = self
+        self.view.follow_offset = self
+            .view
             .toggles
             .follow
-            .then(|| self.camera.target - self.root_position());
+            .then(|| self.view.camera.target - self.root_position());
     }
 
     /// The displayed character's facing about +Y (radians; 0 = the rig's +Z, glTF's
@@ -122,17 +150,17 @@ impl Previewer {
             CameraPreset::Top => (facing, crate::render::camera::MAX_PITCH_RAD),
             CameraPreset::Follow => (facing + std::f32::consts::PI, 15f32.to_radians()),
         };
-        self.camera.yaw_rad = yaw.rem_euclid(std::f32::consts::TAU);
-        self.camera.pitch_rad = pitch;
+        self.view.camera.yaw_rad = yaw.rem_euclid(std::f32::consts::TAU);
+        self.view.camera.pitch_rad = pitch;
         if preset == CameraPreset::Follow {
-            self.toggles.follow = true;
+            self.view.toggles.follow = true;
         }
-        self.frame_pending = true;
+        self.view.frame_pending = true;
     }
 
     /// Resets the camera to the default three-quarter view, framed.
     pub fn reset_view(&mut self) {
-        self.camera = OrbitCamera::default();
-        self.frame_pending = true;
+        self.view.camera = OrbitCamera::default();
+        self.view.frame_pending = true;
     }
 }

@@ -347,9 +347,9 @@ pub(super) fn onion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             ui.weak(format!("Ghosts show the timeline's clip: {step}."));
         }
         // Why no ghost may show.
-        if p.toggles.bind_pose {
+        if p.view.toggles.bind_pose {
             ui.weak("Hidden while View > Bind pose is on.");
-        } else if o.style == crate::stage::inspect::GhostStyle::Meshes && !p.toggles.mesh {
+        } else if o.style == crate::stage::inspect::GhostStyle::Meshes && !p.view.toggles.mesh {
             ui.weak("Mesh ghosts show with the mesh: View > Mesh.");
         }
     }

@@ -86,14 +86,14 @@ pub(super) fn library_viewport_ui(
     };
     let [w, h] = p.viewport_size_px();
     let size = Vec2::new(w as f32, h as f32);
-    let clip_from_world = p.camera.clip_from_world(size.x / size.y.max(1.0));
+    let clip_from_world = p.view.camera.clip_from_world(size.x / size.y.max(1.0));
     let to_points = |world: glam::Vec3| {
         crate::render::camera::world_to_pixel(&clip_from_world, world, size)
             .map(|px| rect.min + egui::vec2(px.x, px.y) / ppp)
     };
     // How wide a cell looks here, from the grid's middle: labels show when it is wide
     // enough to hold a few words.
-    let right = p.camera.right_up().0 * v.grid.spacing_m();
+    let right = p.view.camera.right_up().0 * v.grid.spacing_m();
     let cell_pt = v
         .grid
         .center(v.grid.len() / 2)

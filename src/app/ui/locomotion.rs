@@ -187,7 +187,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         });
         return;
     }
-    let mut s: LocomotionSettings = p.locomotion_settings;
+    let mut s: LocomotionSettings = p.drive.settings;
     let before = s;
     // Clip speed of what plays (root motion or implied).
     let (clip_speed, source, unit_scale) = match p.graph().and_then(|g| g.locomotion.as_ref()) {
@@ -423,13 +423,13 @@ egui::Grid::new("loco_settings_grid")
         .id_salt("loco_overlays")
         .default_open(true)
         .show(ui, |ui| {
-            let mut flags = p.locomotion_overlays;
+            let mut flags = p.drive.overlays;
             ui.horizontal_wrapped(|ui| {
                 for (name, flag) in flags.flags_mut() {
                     ui.checkbox(flag, name);
                 }
             });
-            if flags != p.locomotion_overlays {
+            if flags != p.drive.overlays {
                 p.set_view(crate::app::controller::ViewCommand::LocomotionOverlays(
                     flags,
                 ));

@@ -141,7 +141,7 @@ pub(super) fn foot_slide_ui(p: &Previewer, ui: &mut egui::Ui) {
 
 /// The overlay text block over the viewport (top left).
 pub(super) fn overlay_text_ui(p: &Previewer, ui: &egui::Ui, rect: egui::Rect) {
-    if !p.locomotion_overlays.text {
+    if !p.drive.overlays.text {
         return;
     }
     let Some(g) = p.graph() else { return };

@@ -175,14 +175,14 @@ impl Previewer {
 
     /// Viewport toggles (also in the View menu).
     pub fn toggles_ui(&mut self, ui: &mut egui::Ui) {
-        let mut t = self.toggles;
+        let mut t = self.view.toggles;
         ui.checkbox(&mut t.mesh, "Mesh");
         ui.checkbox(&mut t.skeleton, "Skeleton");
         ui.checkbox(&mut t.grid, "Grid");
         ui.checkbox(&mut t.bind_pose, "Bind pose");
         ui.checkbox(&mut t.trail, "Root-motion trail");
         ui.checkbox(&mut t.follow, "Camera follows character");
-        if t != self.toggles {
+        if t != self.view.toggles {
             self.set_view(ViewCommand::Toggles(t));
         }
         let mut curves = self.inspect.show_curves;

@@ -392,9 +392,9 @@ impl Previewer {
         let Some(m) = self.stage.main.pose.model_from_joint.get(j) else {
             return;
         };
-        let [w, h] = self.viewport_size_px;
+        let [w, h] = self.view.viewport_size_px;
         let size = Vec2::new(w as f32, h as f32);
-        let clip_from_world = self.camera.clip_from_world(size.x / size.y.max(1.0));
+        let clip_from_world = self.view.camera.clip_from_world(size.x / size.y.max(1.0));
         if let Some(px) =
             crate::render::camera::world_to_pixel(&clip_from_world, m.w_axis.truncate(), size)
         {
