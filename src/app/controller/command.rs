@@ -239,13 +239,13 @@ impl Previewer {
     /// Puts the in-app file browser back (still open), remembering its folder for the
     /// next time one opens.
     pub fn keep_file_browser(&mut self, browser: crate::app::file_browser::FileBrowser) {
-        self.browsed_dir = Some(browser.dir.clone());
+        self.loads.browsed_dir = Some(browser.dir.clone());
         self.file_browser = Some(browser);
     }
 
     /// Closes the in-app file browser taken out with [`Self::take_file_browser`],
     /// remembering its folder for the next time one opens.
     pub fn close_file_browser(&mut self, browser: crate::app::file_browser::FileBrowser) {
-        self.browsed_dir = Some(browser.dir);
+        self.loads.browsed_dir = Some(browser.dir);
     }
 }

@@ -139,10 +139,10 @@ impl Previewer {
         );
         // After the start: starting drops any earlier build and its pending view. Its
         // outcome is not the start-up library's (whose other options wait for it).
-        if let Some(p) = self.pending_load.as_mut() {
+        if let Some(p) = self.loads.pending.as_mut() {
             p.report_outcome = false;
         }
-        self.library_view_pending = self.pending_load.is_some();
+        self.loads.library_view_pending = self.loads.pending.is_some();
     }
 
     /// Shows only the clips whose names contain `filter` (any case; empty: all of them),

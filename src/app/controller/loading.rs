@@ -30,6 +30,7 @@ impl Previewer {
     /// open file's, else the most recent file's, else the working directory).
     pub fn open_file_browser_for(&mut self, purpose: crate::app::file_browser::Purpose) {
         let start = self
+            .loads
             .browsed_dir
             .clone()
             .filter(|d| d.is_dir())
@@ -104,7 +105,8 @@ impl Previewer {
         // The same folder already loading (files still being copied in): load it once more
         // when this load is done, instead of parsing it twice at once.
         if let Some(p) = self
-            .pending_load
+            .loads
+            .pending
             .as_mut()
             .filter(|p| !p.library && p.path == dir)
         {
@@ -135,7 +137,7 @@ impl Previewer {
             });
         match spawned {
             Ok(handle) => {
-                self.pending_load = Some(PendingLoad {
+                self.loads.pending = Some(PendingLoad {
                     path: dir.to_path_buf(),
                     library: false,
                     report_outcome: false,
@@ -236,7 +238,7 @@ impl Previewer {
             });
         match spawned {
             Ok(handle) => {
-                self.pending_load = Some(PendingLoad {
+                self.loads.pending = Some(PendingLoad {
                     path: first.clone(),
                     library: true,
                     report_outcome: true,
@@ -256,7 +258,7 @@ impl Previewer {
             }
             Err(e) => {
                 let text = format!("cannot start the library build: {e}");
-                self.library_outcome = Some(Err(text.clone()));
+                self.loads.library_outcome = Some(Err(text.clone()));
                 self.set_message(text, true);
             }
         }
@@ -265,8 +267,8 @@ impl Previewer {
     /// Drops a folder load or library build still running (its worker finishes on its
     /// own and is discarded), saying so in the status bar.
     fn drop_pending_load(&mut self, why: &str) {
-        if let Some(p) = self.pending_load.take() {
-            self.library_view_pending = false;
+        if let Some(p) = self.loads.pending.take() {
+            self.loads.library_view_pending = false;
             let what = if p.library {
                 "building the library from"
             } else {
@@ -277,7 +279,8 @@ impl Previewer {
                 false,
             );
             if p.report_outcome {
-                self.library_outcome = Some(Err(format!("{}: stopped ({why})", p.path.display())));
+                self.loads.library_outcome =
+                    Some(Err(format!("{}: stopped ({why})", p.path.display())));
             }
         }
     }
@@ -285,19 +288,19 @@ impl Previewer {
     /// How the last library build ended (`Err`: its reason), once: the window applies the
     /// other start-up options after it, or stops a scripted run that needed it.
     pub fn take_library_outcome(&mut self) -> Option<Result<(), String>> {
-        self.library_outcome.take()
+        self.loads.library_outcome.take()
     }
 
     /// True while a folder or a library loads in the background.
     pub fn is_loading(&self) -> bool {
-        self.pending_load.is_some()
+        self.loads.pending.is_some()
     }
 
     /// What loads in the background, for the status bar: its text ("loading walks:
     /// reading files 12/40") and how far it is (0..1; `None` while it cannot tell).
     pub fn loading_progress(&self) -> Option<(String, Option<f32>)> {
         use std::sync::atomic::Ordering;
-        let p = self.pending_load.as_ref()?;
+        let p = self.loads.pending.as_ref()?;
         let name = p
             .path
             .file_name()
@@ -323,13 +326,14 @@ impl Previewer {
     /// per frame by the window.
     pub fn poll_pending_load(&mut self) -> bool {
         if !self
-            .pending_load
+            .loads
+            .pending
             .as_ref()
             .is_some_and(|p| p.handle.is_finished())
         {
             return false;
         }
-        let Some(pending) = self.pending_load.take() else {
+        let Some(pending) = self.loads.pending.take() else {
             return false;
         };
         let again = pending.again;
@@ -355,9 +359,9 @@ impl Previewer {
                 self.replace_model(model, None);
                 self.matching_tags = tags;
                 if pending.report_outcome {
-                    self.library_outcome = Some(Ok(()));
+                    self.loads.library_outcome = Some(Ok(()));
                 }
-                let grid = std::mem::take(&mut self.library_view_pending);
+                let grid = std::mem::take(&mut self.loads.library_view_pending);
                 let mirrored = if mirror { " (mirrored too)" } else { "" };
                 let text = if grid || session.is_none() {
                     format!("the library: {clips} clips from {files} files{mirrored}")
@@ -387,10 +391,10 @@ impl Previewer {
             }
             Err(e) => {
                 if pending.report_outcome {
-                    self.library_outcome = Some(Err(e.clone()));
+                    self.loads.library_outcome = Some(Err(e.clone()));
                 }
                 if pending.library {
-                    self.library_view_pending = false;
+                    self.loads.library_view_pending = false;
                 }
                 self.set_message(format!("{e} (kept {})", self.stage.main.model.source), true);
             }

@@ -227,17 +227,25 @@ pub struct Previewer {
     pub load_options: crate::asset::LoadOptions,
     /// A clip the clip list should scroll to once (opened from the library grid).
     reveal_clip: Option<usize>,
+    /// Loads running in the background, how the last library build ended, and where the
+    /// file browser opens.
+    loads: Loads,
+    /// The library view (every clip at once in a grid) while it is open.
+    library_view: Option<LibraryView>,
+}
+
+/// What the window is loading in the background and what came of it.
+#[derive(Default)]
+struct Loads {
     /// The folder the file browser showed last, where it opens next time (also after an
     /// open that failed there).
-    pub(crate) browsed_dir: Option<PathBuf>,
+    browsed_dir: Option<PathBuf>,
     /// A folder of clips loading on a worker thread (the window keeps drawing the current
     /// character and a progress bar meanwhile).
-    pending_load: Option<PendingLoad>,
+    pending: Option<PendingLoad>,
     /// How the last library build ended, until the window takes it
     /// ([`Previewer::take_library_outcome`]).
     library_outcome: Option<Result<(), String>>,
-    /// The library view (every clip at once in a grid) while it is open.
-    library_view: Option<LibraryView>,
     /// Open the library view when the library build running now is done (File > Open a
     /// folder as a library).
     library_view_pending: bool,
@@ -317,10 +325,7 @@ impl Previewer {
             settings,
             stats: Stats::default(),
             messages: Default::default(),
-            pending_load: None,
-            library_outcome: None,
             library_view: None,
-            library_view_pending: false,
             show_messages: false,
             show_shortcuts: false,
             show_figures: false,
@@ -338,7 +343,7 @@ impl Previewer {
             reveal_clip: None,
             retarget: None,
             show_bone_map: false,
-            browsed_dir: None,
+            loads: Loads::default(),
         };
         p.inspect.filter = joint_filter;
         p.evaluate_pose();
@@ -369,7 +374,7 @@ impl Previewer {
     /// True while something animates, so the window keeps redrawing; when false the
     /// window sleeps until input arrives.
     pub fn is_animating(&self) -> bool {
-        if self.pending_load.is_some() {
+        if self.loads.pending.is_some() {
             // Keep polling the folder load and drawing its progress.
             return true;
         }
