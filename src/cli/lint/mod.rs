@@ -29,6 +29,7 @@
 //! how far they are over their threshold, no timings; the same with any number of jobs.
 
 mod checks;
+mod feet;
 
 pub mod command;
 use std::path::{Path, PathBuf};
