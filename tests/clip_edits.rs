@@ -413,10 +413,12 @@ fn markers_start_from_the_detected_ones_and_move_with_undo() {
     let p = h.state_mut();
     // TurnWalk has no markers in the file: the timeline shows the detected contacts.
     let (detected, is_detected) = p.shown_markers(turn);
+    let detected = detected.to_vec();
     assert!(is_detected && detected.len() >= 2, "{detected:?}");
     // Moving one keeps all the others (the detected ones are the starting point).
     p.move_marker(turn, 1, 0.3).unwrap();
     let (now, is_detected) = p.shown_markers(turn);
+    let now = now.to_vec();
     assert!(!is_detected);
     assert_eq!(now.len(), detected.len());
     assert!(now
@@ -433,6 +435,7 @@ fn markers_start_from_the_detected_ones_and_move_with_undo() {
         h.run_steps(1);
     }
     let (back, is_detected) = h.state().shown_markers(turn);
+    let back = back.to_vec();
     assert!(is_detected);
     assert_eq!(back, detected);
     assert!(h.state().model().clips[turn].markers().is_empty());
@@ -470,6 +473,7 @@ fn markers_start_from_the_detected_ones_and_move_with_undo() {
     let fps = h.state().stage.main.timeline.frame_rate_hz() as f32;
     let expected = ((detected[1].time_secs + 60.0 / track.width() * duration) * fps).round() / fps;
     let (after, is_detected) = h.state().shown_markers(turn);
+    let after = after.to_vec();
     assert!(!is_detected);
     let moved = after
         .iter()
@@ -483,4 +487,22 @@ fn markers_start_from_the_detected_ones_and_move_with_undo() {
     assert_eq!(after.len(), detected.len());
     assert_eq!(h.state().stage.main.timeline.time_secs(), 0.0);
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// The listing order puts the chosen clips first, each once, the rest in file order; a
+/// retarget replacing its clips (indices 4 and up) forgets what was arranged for them, so
+/// the clips it adds in their place start listed, shown and not the default.
+#[test]
+fn an_arrangement_lists_each_clip_once_and_forgets_replaced_clips() {
+    let mut a = stridescope::asset::clip_edits::ClipArrangement {
+        order: vec![5, 2, 5, 9],
+        hidden: vec![6, 1],
+        default_clip: Some(5),
+    };
+    assert_eq!(a.listing_order(7), [5, 2, 0, 1, 3, 4, 6]);
+    a.forget_clips_from(4);
+    assert_eq!(a.order, [2]);
+    assert_eq!(a.hidden, [1]);
+    assert_eq!(a.default_clip, None);
+    assert_eq!(a.listing_order(6), [2, 0, 1, 3, 4, 5]);
 }

@@ -97,18 +97,23 @@ pub struct ClipArrangement {
 impl ClipArrangement {
     /// All of `clip_count` clips in listing order.
     pub fn listing_order(&self, clip_count: usize) -> Vec<usize> {
+        let mut listed = vec![false; clip_count];
         let mut out: Vec<usize> = Vec::with_capacity(clip_count);
-        for &i in &self.order {
-            if i < clip_count && !out.contains(&i) {
-                out.push(i);
-            }
-        }
-        for i in 0..clip_count {
-            if !out.contains(&i) {
+        for i in self.order.iter().copied().chain(0..clip_count) {
+            if i < clip_count && !listed[i] {
+                listed[i] = true;
                 out.push(i);
             }
         }
         out
+    }
+
+    /// Forgets clips `first..` (a retarget replacing the clips it added): new clips at
+    /// those indices start listed, in order, not the default.
+    pub fn forget_clips_from(&mut self, first: usize) {
+        self.order.retain(|&i| i < first);
+        self.hidden.retain(|&i| i < first);
+        self.default_clip = self.default_clip.filter(|&i| i < first);
     }
 }
 

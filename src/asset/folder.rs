@@ -315,17 +315,6 @@ pub fn load_with_progress(file: Option<&Path>, options: &LoadOptions) -> Result<
     Ok(super::load_or_demo_with(file, options)?)
 }
 
-/// A folder of takes as one character ([`load_folder`]) with the load options and the
-/// key reduction the environment asks for ([`LoadOptions::from_env`],
-/// [`super::reduce_keys_from_env`]), reporting `(files read, files in all)` to `progress`
-/// (the terminal's bar, the window's status bar).
-pub fn load_folder_from_env(
-    dir: &Path,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Model, LoadError> {
-    load_folder_reduced(dir, &LoadOptions::from_env()?, progress)
-}
-
 /// A folder of takes as one character ([`load_folder`]) with `options`, their key
 /// reduction included, reporting `(files read, files in all)` to `progress`.
 pub fn load_folder_reduced(

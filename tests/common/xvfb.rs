@@ -2,6 +2,9 @@
 //! tests/soak.rs), included with `#[path]`. With `CI` set (or `STRIDESCOPE_REQUIRE_GPU=1`)
 //! a missing Xvfb fails the test; without it the test says why it skips.
 
+#[path = "skip.rs"]
+mod skip;
+
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -86,19 +89,9 @@ impl Drop for Xvfb {
 /// `None` after saying (on the terminal, past the test harness's capture) why the window
 /// test skips; under CI or with `STRIDESCOPE_REQUIRE_GPU=1` it fails instead.
 pub fn skip_or_fail<T>(why: &str) -> Option<T> {
-    use std::io::Write as _;
-    if std::env::var_os("CI").is_some()
-        || std::env::var("STRIDESCOPE_REQUIRE_GPU").is_ok_and(|v| v == "1")
-    {
+    if skip::gpu_required() {
         panic!("the window tests must run (CI or STRIDESCOPE_REQUIRE_GPU=1) but cannot: {why}");
     }
-    let test = std::thread::current()
-        .name()
-        .unwrap_or("a test")
-        .to_string();
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED {test}: {why} (STRIDESCOPE_REQUIRE_GPU=1 makes it fail instead)"
-    );
+    skip::report_skip(why);
     None
 }

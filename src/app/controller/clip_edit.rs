@@ -261,7 +261,7 @@ impl Previewer {
     pub fn add_marker(&mut self, clip: usize, name: &str, time_secs: f32) -> Result<(), String> {
         self.edits()?;
         let current = self.clip_or_err(clip)?.clone();
-        let mut markers = self.editable_markers(clip, &current);
+        let mut markers = self.editable_markers(clip);
         let time_secs = time_secs.clamp(0.0, current.duration_secs());
         markers.push(SyncMarker {
             name: name.to_string(),
@@ -271,33 +271,36 @@ impl Previewer {
         self.set_markers(clip, &current, markers, what)
     }
 
-    /// The markers an edit of clip `clip` starts from: the file's or the edited ones,
-    /// else (none, and never edited) the ones detected from the feet when `clip` is on
-    /// the timeline.
-    fn editable_markers(&self, clip: usize, current: &Clip) -> Vec<SyncMarker> {
+    /// The markers clip `clip` shows and an edit of it starts from: the file's or the
+    /// edited ones, else (none, and never edited) the ones detected from the feet when
+    /// `clip` is on the timeline; and whether they are the detected ones. Borrowed: the
+    /// scrub bar asks every frame.
+    pub fn shown_markers(&self, clip: usize) -> (&[SyncMarker], bool) {
+        let Some(current) = self.stage.main.model.clips.get(clip) else {
+            return (&[], false);
+        };
         let e = &self.clip_editing;
-        let edited = e.edits_for.is_some()
-            && e.edits_for == self.stage.main.path
-            && e.edits
-                .clips
-                .iter()
-                .any(|x| x.clip == e.edits.original_name(current.name()) && x.markers.is_some());
-        if current.markers().is_empty() && !edited && self.stage.main.timeline.clip() == Some(clip)
+        let edited = || {
+            e.edits_for.is_some()
+                && e.edits_for == self.stage.main.path
+                && e.edits
+                    .clips
+                    .iter()
+                    .any(|x| x.clip == e.edits.original_name(current.name()) && x.markers.is_some())
+        };
+        if current.markers().is_empty()
+            && self.stage.main.timeline.clip() == Some(clip)
+            && !edited()
         {
-            self.stage.main.timeline.detected_markers().to_vec()
+            (self.stage.main.timeline.detected_markers(), true)
         } else {
-            current.markers().to_vec()
+            (current.markers(), false)
         }
     }
 
-    /// The markers the timeline shows for clip `clip` and whether they were detected
-    /// (not in the file or the edits).
-    pub fn shown_markers(&self, clip: usize) -> (Vec<SyncMarker>, bool) {
-        let Some(c) = self.stage.main.model.clips.get(clip) else {
-            return (Vec::new(), false);
-        };
-        let detected = c.markers().is_empty();
-        (self.editable_markers(clip, c), detected)
+    /// [`Previewer::shown_markers`] as a list to edit.
+    fn editable_markers(&self, clip: usize) -> Vec<SyncMarker> {
+        self.shown_markers(clip).0.to_vec()
     }
 
     /// Removes the marker of clip `clip` nearest to `time_secs` within `within_secs`.
@@ -309,7 +312,7 @@ impl Previewer {
     ) -> Result<(), String> {
         self.edits()?;
         let current = self.clip_or_err(clip)?.clone();
-        let mut markers = self.editable_markers(clip, &current);
+        let mut markers = self.editable_markers(clip);
         let Some(i) = nearest_marker(&markers, time_secs, within_secs) else {
             return Err(format!(
                 "no marker within {within_secs:.3} s of the playhead"
@@ -333,7 +336,7 @@ impl Previewer {
     ) -> Result<(), String> {
         self.edits()?;
         let current = self.clip_or_err(clip)?.clone();
-        let mut markers = self.editable_markers(clip, &current);
+        let mut markers = self.editable_markers(clip);
         let Some(m) = markers.get_mut(marker) else {
             return Err(format!("clip '{}' has no marker {marker}", current.name()));
         };

@@ -212,6 +212,7 @@ impl Previewer {
             if let Some(r) = &replace {
                 // The clips a retarget added are the last ones (nothing else appends).
                 model.clips.truncate(r.start.min(model.clips.len()));
+                model.arrangement.forget_clips_from(r.start);
             }
             let (clips, report) = retarget_models_with(
                 &source,

@@ -206,7 +206,7 @@ pub(super) fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     // Sync markers: a triangle on the bar, and the name where it fits (all of them in the
     // hover text). File markers, else the ones detected from the feet. A marker is dragged
     // along the bar (to whole frames; Alt: anywhere), right-click one to delete it.
-    let (markers, detected) = clip_index.map(|c| p.shown_markers(c)).unwrap_or_default();
+    let (markers, detected) = clip_index.map_or((&[][..], false), |c| p.shown_markers(c));
     if !markers.is_empty() {
         hover.push(format!(
             "Markers{} (drag one to move it, right-click to delete):",
