@@ -1,11 +1,13 @@
 //! Layering. The top-level folders of `src` are layers, bottom to top: `anim` (the pure
 //! CPU core), `asset` (importers), `graph` (the pose graph), `render` (wgpu), `stage`
 //! (characters and their motion sources), then `app` (the window) and `cli` (the
-//! commands). A layer may use the ones below it and never one above it or beside it at the
-//! top; each also keeps to its own external crates (no GPU in the stage, no window in the
-//! renderer, egui only in the UI). Every `.rs` file is read and every `crate::` path and
-//! external crate outside comments is checked, so a new dependency that breaks the
-//! layering fails here with the file and line.
+//! commands). Each layer is its own crate (`src/<layer>/Cargo.toml`), so the compiler
+//! refuses an import its manifest does not allow; these tests check the manifests
+//! themselves (a layer names only the layers below it and its own external crates: no GPU
+//! in the stage, no window in the renderer), and, inside a crate, what the compiler cannot
+//! see: egui only in the UI, panels that change the controller only through its methods.
+//! Every `.rs` file is read and every `crate::` path and external crate outside comments is
+//! checked, so a dependency that breaks the layering fails here with the file and line.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -73,8 +75,12 @@ fn names_crate(code: &str, name: &str) -> bool {
     }) || code.trim_start().starts_with(&format!("use {name}"))
 }
 
-/// Fails, naming file and line, when a file under `src/<layer>` uses a `crate::` module
-/// outside `allowed` or names one of the `forbidden` external crates.
+/// The layers, bottom to top.
+const LAYERS: [&str; 7] = ["anim", "asset", "graph", "render", "stage", "app", "cli"];
+
+/// Fails, naming file and line, when a file under `src/<layer>` uses a layer (as
+/// `crate::<layer>`, the name each crate gives the layers below it) outside `allowed` or
+/// names one of the `forbidden` external crates.
 fn assert_layer(layer: &str, min_files: usize, allowed: &[&str], forbidden: &[&str]) {
     let dir = src().join(layer);
     let mut files = Vec::new();
@@ -90,7 +96,7 @@ fn assert_layer(layer: &str, min_files: usize, allowed: &[&str], forbidden: &[&s
         for (n, line) in text.lines().enumerate() {
             let code = code_of(line);
             for module in crate_paths(code) {
-                if !allowed.contains(&module) {
+                if LAYERS.contains(&module) && !allowed.contains(&module) {
                     problems.push(format!(
                         "{}:{}: src/{layer} must not use crate::{module}: {}",
                         file.display(),
@@ -140,20 +146,103 @@ fn the_top_level_folders_are_the_layers() {
         found, expected,
         "src holds the layers and lib.rs/main.rs, nothing else"
     );
+    for layer in LAYERS {
+        let manifest = src().join(layer).join("Cargo.toml");
+        assert!(manifest.is_file(), "{} is missing", manifest.display());
+    }
 }
 
-/// The crates named in Cargo.toml's `[dependencies]`, as Rust paths spell them.
-fn dependencies() -> Vec<String> {
-    let toml =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+/// The names in the `[section]` of the manifest at `path`, as Rust paths spell them
+/// (`egui-wgpu` as `egui_wgpu`).
+fn manifest_names(path: &Path, section: &str) -> Vec<String> {
+    let toml = std::fs::read_to_string(path).unwrap();
     toml.lines()
-        .skip_while(|l| l.trim() != "[dependencies]")
+        .skip_while(|l| l.trim() != section)
         .skip(1)
         .take_while(|l| !l.trim_start().starts_with('['))
         .filter_map(|l| l.split_once('=').map(|(name, _)| name.trim()))
         .filter(|name| !name.is_empty() && !name.starts_with('#'))
-        .map(|name| name.replace('-', "_"))
+        .map(|name| name.trim_end_matches(".workspace").replace('-', "_"))
         .collect()
+}
+
+/// Every outside crate the workspace may use (`[workspace.dependencies]`).
+fn workspace_crates() -> Vec<String> {
+    manifest_names(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"),
+        "[workspace.dependencies]",
+    )
+}
+
+/// What `src/<layer>/Cargo.toml` depends on: (layers, outside crates).
+fn layer_manifest(layer: &str) -> (Vec<String>, Vec<String>) {
+    let names = manifest_names(&src().join(layer).join("Cargo.toml"), "[dependencies]");
+    let (layers, outside): (Vec<String>, Vec<String>) = names
+        .into_iter()
+        .partition(|n| n.starts_with("stridescope_"));
+    let layers = layers
+        .iter()
+        .map(|n| n.trim_start_matches("stridescope_").to_string())
+        .collect();
+    (layers, outside)
+}
+
+#[test]
+fn each_layer_crate_depends_only_on_the_layers_below_it() {
+    // What the compiler enforces is the manifests: check them, so widening one is a
+    // deliberate change here too. The graph and the renderer sit side by side; so do the
+    // window and the commands.
+    let below: [(&str, &[&str]); 7] = [
+        ("anim", &[]),
+        ("asset", &["anim"]),
+        ("graph", &["anim", "asset"]),
+        ("render", &["anim", "asset"]),
+        ("stage", &["anim", "asset", "graph"]),
+        ("app", &["anim", "asset", "graph", "render", "stage"]),
+        ("cli", &["anim", "asset", "graph", "render", "stage"]),
+    ];
+    let no_gpu_window_ui: Vec<&str> = GPU_WINDOW_UI.to_vec();
+    let forbidden: [(&str, Vec<&str>); 7] = [
+        ("anim", vec![]), // checked against CORE_CRATES below
+        ("asset", no_gpu_window_ui.clone()),
+        ("graph", [&no_gpu_window_ui[..], &["gltf", "ufbx"]].concat()),
+        (
+            "render",
+            vec![
+                "winit",
+                "egui",
+                "egui_winit",
+                "egui_plot",
+                "gltf",
+                "ufbx",
+                "clap",
+            ],
+        ),
+        (
+            "stage",
+            [&no_gpu_window_ui[..], &["gltf", "ufbx", "clap"]].concat(),
+        ),
+        ("app", vec!["clap", "gltf", "ufbx"]),
+        (
+            "cli",
+            vec!["winit", "egui", "egui_wgpu", "egui_winit", "egui_plot"],
+        ),
+    ];
+    let mut problems = Vec::new();
+    for ((layer, expected), (_, refused)) in below.iter().zip(&forbidden) {
+        let (layers, outside) = layer_manifest(layer);
+        if layers != *expected {
+            problems.push(format!(
+                "src/{layer}/Cargo.toml names layers {layers:?}, expected {expected:?}"
+            ));
+        }
+        for c in &outside {
+            if refused.contains(&c.as_str()) {
+                problems.push(format!("src/{layer}/Cargo.toml must not depend on {c}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// The core's allowed crates, stated: glam (maths), serde (definitions read from RON by
@@ -164,16 +253,26 @@ const CORE_CRATES: [&str; 5] = ["glam", "serde", "smallvec", "spade", "rayon"];
 
 #[test]
 fn the_animation_core_is_pure_cpu_and_uses_no_other_layer() {
-    let deps = dependencies();
-    for c in CORE_CRATES.iter().chain(&["wgpu", "egui", "ufbx"]) {
-        assert!(deps.iter().any(|d| d == c), "{c} not among {deps:?}");
+    let (layers, outside) = layer_manifest("anim");
+    assert!(layers.is_empty(), "the core depends on layers {layers:?}");
+    for c in &outside {
+        assert!(
+            CORE_CRATES.contains(&c.as_str()),
+            "src/anim/Cargo.toml depends on {c}"
+        );
     }
-    let forbidden: Vec<&str> = deps
+    // The workspace list is read (not a copy of it), so the scan below refuses every
+    // outside crate but the core's.
+    let all = workspace_crates();
+    for c in CORE_CRATES.iter().chain(&["wgpu", "egui", "ufbx"]) {
+        assert!(all.iter().any(|d| d == c), "{c} not among {all:?}");
+    }
+    let forbidden: Vec<&str> = all
         .iter()
         .map(String::as_str)
         .filter(|d| !CORE_CRATES.contains(d))
         .collect();
-    assert_layer("anim", 8, &["anim"], &forbidden);
+    assert_layer("anim", 8, &[], &forbidden);
 }
 
 /// Every `Result<_, String>` in the code (not comments) of the files under `src/<layer>`,
@@ -292,7 +391,7 @@ fn the_window_does_not_use_the_commands() {
 #[test]
 fn the_ui_is_egui_only() {
     // Panels draw the controller and send it commands; the GPU and the event loop are the
-    // window's (`app/mod.rs`).
+    // window's (`app/lib.rs`).
     assert_layer(
         "app/ui",
         8,
@@ -317,7 +416,7 @@ fn the_ui_changes_the_stage_through_the_controller() {
     // too: the code is read with its whitespace removed.
     let mut files = Vec::new();
     rust_files(&src().join("app/ui"), &mut files);
-    files.push(src().join("app/mod.rs"));
+    files.push(src().join("app/lib.rs"));
     let mut problems = Vec::new();
     for file in &files {
         let code = squeezed_code(file);

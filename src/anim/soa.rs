@@ -1,9 +1,9 @@
 //! Structure-of-arrays poses: four joints per [`SoaTransform`], each component of the four
 //! in one SIMD vector (like ozz-animation's `SoaTransform`).
 //!
-//! The pose pipeline's hot path ([`SoaSamplingJob`](crate::anim::SoaSamplingJob) ->
-//! [`SoaBlendingJob`](crate::anim::blend::soa::SoaBlendingJob) ->
-//! [`SoaLocalToModelJob`](crate::anim::SoaLocalToModelJob)) works on these: every
+//! The pose pipeline's hot path ([`SoaSamplingJob`](crate::SoaSamplingJob) ->
+//! [`SoaBlendingJob`](crate::blend::soa::SoaBlendingJob) ->
+//! [`SoaLocalToModelJob`](crate::SoaLocalToModelJob)) works on these: every
 //! interpolation, blend and quaternion-to-matrix step runs on four joints with vertical
 //! SIMD operations only, without the shuffles a per-joint `Vec3`/`Quat` layout needs.
 //! The per-joint [`Transform`] jobs stay the reference; the SoA jobs are tested against

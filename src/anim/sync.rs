@@ -16,7 +16,7 @@
 //!
 //! All times are seconds in f64 (clip seconds, not wall-clock, unless stated).
 
-use crate::anim::{AnimError, SyncMarker};
+use crate::{AnimError, SyncMarker};
 
 /// Validates the inputs of cycle sync and returns the normalised loop length in seconds.
 fn cycle_loop(durations_secs: &[f64], weights: &[f64]) -> Result<f64, AnimError> {

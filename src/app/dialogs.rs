@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use winit::event_loop::ActiveEventLoop;
 
 use super::App;
-use crate::app::file_browser::Purpose;
-use crate::app::ui::Action;
+use crate::file_browser::Purpose;
+use crate::ui::Action;
 
 /// A system file dialog: what it picks, with its filters (name, extensions).
 enum Ask {

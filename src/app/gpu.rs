@@ -10,14 +10,14 @@ use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
 use super::VIEWPORT_FORMAT;
-use crate::app::controller::Transport;
-use crate::app::ui::Previewer;
+use crate::controller::Transport;
 use crate::render::scene::{OnGpu, Second};
 use crate::render::{
     Frame, GpuContext, GpuModel, Grid, LocomotionDraw, OffscreenTarget, RenderError, Renderer,
     RgbaImage, SceneBuilder, SkinnedInstances,
 };
 use crate::stage::pose::Pose;
+use crate::ui::Previewer;
 
 /// The viewport texture shared with egui.
 pub(super) struct Viewport {
@@ -418,7 +418,7 @@ impl Gpu {
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         previewer: &Previewer,
-        library: &crate::app::controller::LibraryView,
+        library: &crate::controller::LibraryView,
         view: &wgpu::TextureView,
         size: [u32; 2],
     ) -> Result<(), RenderError> {

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::app::controller::{StageCommand, Transport};
-use crate::app::ui::Previewer;
 use crate::asset::Model;
+use crate::controller::{StageCommand, Transport};
+use crate::ui::Previewer;
 
 /// How the window starts.
 #[derive(Clone, Debug, Default)]

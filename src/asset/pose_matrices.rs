@@ -10,7 +10,7 @@ pub trait PoseMatrices {
     /// One palette per skin of the model.
     fn skin_palettes(&self) -> &[Vec<glam::Mat4>];
     /// Morph weights per mesh (index = mesh index), one per morph target; a missing or
-    /// short entry means the mesh's default weights ([`crate::asset::Mesh::morph_weights`]).
+    /// short entry means the mesh's default weights ([`crate::Mesh::morph_weights`]).
     fn morph_weights(&self) -> &[Vec<f32>] {
         &[]
     }
@@ -20,7 +20,7 @@ pub trait PoseMatrices {
     /// use joint 0 with weight 1).
     fn mesh_palette<'a>(
         &'a self,
-        model: &crate::asset::Model,
+        model: &crate::Model,
         mesh_index: usize,
     ) -> std::borrow::Cow<'a, [glam::Mat4]> {
         let mesh = &model.meshes[mesh_index];

@@ -5,12 +5,17 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use super::{lint, locomotion_trace, render, retarget, snapshot};
+use super::{lint, locomotion_trace, render_command, retarget, snapshot};
 use crate::asset::{self, Model};
 
 /// stridescope: a glTF animation previewer with wrap-safe root motion.
 #[derive(Debug, Parser)]
-#[command(name = "stridescope", version, about)]
+// The about line is the application's, not this crate's manifest description.
+#[command(
+    name = "stridescope",
+    version,
+    about = "GPU animation previewer for glTF, FBX and BVH characters: playback, wrap-safe root motion, stride warping"
+)]
 #[command(group(
     clap::ArgGroup::new("library_user")
         .multiple(true)
@@ -29,7 +34,7 @@ pub struct Cli {
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub after_frames: u32,
     /// Window size in logical pixels, e.g. 1280x800 (default: the last size used).
-    #[arg(long, value_name = "WxH", value_parser = render::parse_size)]
+    #[arg(long, value_name = "WxH", value_parser = render_command::parse_size)]
     pub size: Option<(u32, u32)>,
     /// Clip to select at start (default: the first).
     #[arg(long, value_name = "NAME")]
@@ -177,7 +182,7 @@ pub enum Command {
     /// Exit 0 when clean, 1 with findings, 2 on usage errors.
     Lint(lint::command::LintArgs),
     /// Render a frame (or a sequence) offscreen to PNG with the GPU renderer.
-    Render(render::RenderArgs),
+    Render(render_command::RenderArgs),
     /// Write the posed mesh at one clip time as Wavefront OBJ (skinned and morphed, every
     /// mesh, world space), e.g. to compare with another tool's export of that frame.
     Snapshot(snapshot::SnapshotArgs),

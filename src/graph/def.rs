@@ -30,7 +30,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::anim::state_machine::{StateDef, StateMachineDef, TransitionDef};
-use crate::graph::GraphError;
+use crate::GraphError;
 
 /// A whole pose graph: parameters, the base node (full body, with root motion) and layers
 /// applied on top of it in order.

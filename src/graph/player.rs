@@ -5,7 +5,7 @@ use crate::anim::{
     AnimError, Clip, ClipRootMotion, ClipTime, GroundTransform, Interval, PlaybackClock,
     SamplingCache, SamplingJob, Skeleton, SyncMarker, Transform,
 };
-use crate::graph::GraphError;
+use crate::GraphError;
 
 /// A clip playing inside a graph. Its clock runs at rate 1: the graph passes scaled clip
 /// seconds, so sync can set each input's rate per frame.

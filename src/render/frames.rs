@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::render::{ExportError, RgbaImage};
+use crate::{ExportError, RgbaImage};
 
 /// The formats a preview export writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use super::{
     OrbitCamera, RenderError, Renderer, SceneView, SkinnedInstances,
 };
 use crate::asset::{Model, PoseMatrices};
-use crate::render::matching_overlay::{MatchingDraw, MatchingOverlays};
+use crate::matching_overlay::{MatchingDraw, MatchingOverlays};
 
 /// Where past ghosts are drawn warm and future ones cool (as Blender's and Maya's onion
 /// skins do): bone and joint colours.

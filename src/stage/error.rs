@@ -491,7 +491,7 @@ impl From<StageError> for String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stage::scenario::{Scenario, ScenarioRun};
+    use crate::scenario::{Scenario, ScenarioRun};
 
     #[test]
     fn a_bad_scenario_is_a_variant_with_the_text_users_see() {

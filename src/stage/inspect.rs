@@ -1,7 +1,7 @@
 //! Clip-inspection state of the previewer (no egui): the selected and pinned joints of the
 //! outliner and curve view, the curve view's channels, the onion-skin settings, and the
 //! loop-seam table of the current clip. The UI draws it (src/app/ui/inspect.rs), the window
-//! draws the ghosts and the selected bone (src/app/mod.rs).
+//! draws the ghosts and the selected bone (src/app/lib.rs).
 
 use glam::{Mat4, Vec3};
 
@@ -9,9 +9,9 @@ use crate::anim::curves::{EulerOrder, JointCurves};
 use crate::anim::seam::{ChannelSeam, LoopSeamJob};
 use crate::anim::Skeleton;
 use crate::asset::Model;
-use crate::stage::character::Character;
-use crate::stage::timeline::RootMotionMode;
-use crate::stage::StageError;
+use crate::character::Character;
+use crate::timeline::RootMotionMode;
+use crate::StageError;
 
 /// Which curves the curve view draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

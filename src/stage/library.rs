@@ -10,8 +10,8 @@ use rayon::prelude::*;
 
 use crate::anim::ClipRootMotion;
 use crate::asset::Model;
-use crate::stage::pose::{Pose, PoseRequest};
-use crate::stage::StageError;
+use crate::pose::{Pose, PoseRequest};
+use crate::StageError;
 
 /// How much larger the enlarged (hovered) character is drawn.
 pub const ENLARGED_SCALE: f32 = 1.6;

@@ -33,7 +33,7 @@ use crate::anim::{GroundTransform, LocalToModelJob, Transform};
 use crate::asset::Model;
 
 use crate::graph::eval::PoseGraph;
-use crate::stage::StageError;
+use crate::StageError;
 
 /// Everything the user sets (window panel, `trace` flags).
 #[derive(Clone, Copy, Debug, PartialEq)]

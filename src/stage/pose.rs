@@ -14,7 +14,7 @@ use crate::anim::{
 };
 use crate::asset::Model;
 use crate::graph::PoseGraph;
-use crate::stage::StageError;
+use crate::StageError;
 
 /// Caller-owned buffers for one character's pose, reused every frame.
 #[derive(Clone, Debug)]

@@ -16,7 +16,7 @@ use crate::anim::retarget::{
 };
 use crate::anim::Clip;
 use crate::asset::Model;
-use crate::stage::StageError;
+use crate::StageError;
 
 /// One line of the mapping.
 #[derive(Debug, Serialize)]
@@ -195,7 +195,7 @@ fn hips_travel(model: &Model, clip: usize, hips: usize) -> Result<glam::Vec3, St
         return Ok(glam::Vec3::ZERO);
     }
     let at = |t: f32| -> Result<glam::Vec3, StageError> {
-        let pose = crate::stage::pose::pose_at(model, Some(clip), t)?;
+        let pose = crate::pose::pose_at(model, Some(clip), t)?;
         Ok(pose.model_from_joint[hips].w_axis.truncate())
     };
     let travel = at(d)? - at(0.0)?;
@@ -487,7 +487,7 @@ pub fn library_model(
     file: Option<&Path>,
     library: &[std::path::PathBuf],
     mirror: bool,
-) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
+) -> Result<(Model, usize, Vec<crate::matching::TagDef>), StageError> {
     let options = crate::asset::LoadOptions::from_env().map_err(crate::asset::LoadError::from)?;
     library_model_using(file, library, mirror, &options)
 }
@@ -498,7 +498,7 @@ pub fn library_model_using(
     library: &[std::path::PathBuf],
     mirror: bool,
     options: &crate::asset::LoadOptions,
-) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
+) -> Result<(Model, usize, Vec<crate::matching::TagDef>), StageError> {
     let character = crate::asset::load_or_demo_with(file, options)?;
     library_on(character, library, mirror, options, None)
 }
@@ -511,7 +511,7 @@ pub fn library_model_with(
     mirror: bool,
     options: &crate::asset::LoadOptions,
     progress: &(dyn Fn(LibraryStep) + Sync),
-) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
+) -> Result<(Model, usize, Vec<crate::matching::TagDef>), StageError> {
     library_on(character, library, mirror, options, Some(progress))
 }
 
@@ -521,11 +521,11 @@ fn library_on(
     mirror: bool,
     options: &crate::asset::LoadOptions,
     progress: Option<&(dyn Fn(LibraryStep) + Sync)>,
-) -> Result<(Model, usize, Vec<crate::stage::matching::TagDef>), StageError> {
+) -> Result<(Model, usize, Vec<crate::matching::TagDef>), StageError> {
     let mut clips: Vec<crate::anim::Clip> = Vec::new();
     let mut files = 0;
     // (the clip's name in the library, its sidecar's tags).
-    let mut tagged: Vec<(String, Vec<crate::stage::matching::SidecarTag>)> = Vec::new();
+    let mut tagged: Vec<(String, Vec<crate::matching::SidecarTag>)> = Vec::new();
     // A folder's BVH and FBX takes load together (one actor's rig, in parallel); each
     // glTF file in it is a source of its own (it carries its own skeleton).
     // (path, a glTF file found in a folder rather than named by the user).
@@ -552,9 +552,9 @@ fn library_on(
         files += listed.len();
         // This path's sidecars: by the take's file stem (a BVH take is named after its
         // file); a single file's sidecar tags every clip it gives (an FBX file's takes).
-        let mut sidecars: Vec<(String, Vec<crate::stage::matching::SidecarTag>)> = Vec::new();
+        let mut sidecars: Vec<(String, Vec<crate::matching::SidecarTag>)> = Vec::new();
         for f in &listed {
-            if let Some(tags) = crate::stage::matching::read_sidecar(f)? {
+            if let Some(tags) = crate::matching::read_sidecar(f)? {
                 let stem = f
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
@@ -663,9 +663,9 @@ fn library_on(
                 continue;
             }
             for t in list {
-                tags.push(crate::stage::matching::TagDef {
+                tags.push(crate::matching::TagDef {
                     tag: if swap {
-                        crate::stage::matching::swap_sides(&t.tag)
+                        crate::matching::swap_sides(&t.tag)
                     } else {
                         t.tag.clone()
                     },

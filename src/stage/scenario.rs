@@ -28,7 +28,7 @@ pub struct Scenario {
     pub events: Vec<ScenarioEvent>,
     /// Settings for `trace --motion-matching` (`None` = the defaults).
     #[serde(default)]
-    pub motion_matching: Option<crate::stage::matching::MatchingDef>,
+    pub motion_matching: Option<crate::matching::MatchingDef>,
 }
 
 fn sixty() -> f64 {

@@ -13,7 +13,7 @@ use glam::{DVec2, Mat4};
 
 use crate::anim::{Clip, ClipRootMotion, ClipTime, GroundTransform, PlaybackClock, Player};
 use crate::asset::Model;
-use crate::stage::pose::PoseRequest;
+use crate::pose::PoseRequest;
 
 /// How root motion places the character in the viewport.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

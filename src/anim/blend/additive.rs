@@ -17,10 +17,10 @@
 //!
 //! `w == 0` copies the base bit-exactly (a branch, not a multiplication by 0).
 //!
-//! The reference is usually the layer clip's first frame ([`crate::anim::Clip::is_additive`]);
+//! The reference is usually the layer clip's first frame ([`crate::Clip::is_additive`]);
 //! the wrong reference pose shows as a constant offset on every base.
 
-use crate::anim::{AnimError, Transform};
+use crate::{AnimError, Transform};
 
 /// Adds `weight * (additive - reference)` to `base`, all local poses (parent space).
 #[derive(Clone, Copy, Debug)]

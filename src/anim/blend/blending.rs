@@ -26,7 +26,7 @@
 
 use glam::{Quat, Vec3, Vec4};
 
-use crate::anim::{AnimError, Transform};
+use crate::{AnimError, Transform};
 
 /// Contributing layers of one run, on the stack (no allocation per frame).
 type Inline<T> = smallvec::SmallVec<[T; 8]>;

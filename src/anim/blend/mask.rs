@@ -13,7 +13,7 @@
 //! [`JointMask::from_subtrees`] sets whole branches, [`JointMask::with_ramp`] then
 //! overrides single joints.
 
-use crate::anim::{AnimError, Skeleton};
+use crate::{AnimError, Skeleton};
 
 /// One weight in [0, 1] per joint, in skeleton order.
 #[derive(Clone, Debug, PartialEq)]

@@ -15,8 +15,8 @@
 use glam::{BVec4A, Vec4};
 
 use super::blending::check_weight;
-use crate::anim::soa::SoaTransform;
-use crate::anim::AnimError;
+use crate::soa::SoaTransform;
+use crate::AnimError;
 
 /// Contributing layers of one run, on the stack (no allocation per frame).
 type Inline<T> = smallvec::SmallVec<[T; 8]>;

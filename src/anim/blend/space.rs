@@ -1,6 +1,6 @@
 //! Blend spaces: turn a parameter (a speed, or a 2D velocity) into one weight per sample
 //! clip (SPEC section 4). The weights feed `BlendingJob`; the clips themselves are sampled
-//! elsewhere, cycle-synced with [`crate::anim::sync::cycle_sync_rates`].
+//! elsewhere, cycle-synced with [`crate::sync::cycle_sync_rates`].
 //!
 //! * [`BlendSpace1D`]: samples on one axis (e.g. forward speed in m/s: Idle 0, Walk 1.2,
 //!   Run 3.5). A query interpolates its two neighbours linearly and clamps to the end
@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use glam::{DVec2, Vec2};
 use spade::{DelaunayTriangulation, HasPosition, Triangulation};
 
-use crate::anim::AnimError;
+use crate::AnimError;
 
 // ---------------------------------------------------------------------------------------
 // 1D

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::Vec3;
 
-use crate::anim::AnimError;
+use crate::AnimError;
 use runtime::Runtime;
 
 pub use morph::MorphTrack;

@@ -2,7 +2,7 @@
 //! mesh its node instantiates, per key.
 
 use super::track::{check_key_times, hermite_weights, Interpolation, Segment};
-use crate::anim::AnimError;
+use crate::AnimError;
 
 /// The morph weights of one node's mesh over time.
 ///

@@ -10,7 +10,7 @@ use super::slerp::{slerp_four, slerp_normalized};
 use super::soa::SoaRuntime;
 use super::track::{hermite_weights, Interpolation, Segment, Track, TrackValue};
 use super::JointTracks;
-use crate::anim::Transform;
+use crate::Transform;
 
 /// A run of keys in [`Runtime::times`].
 #[derive(Clone, Copy, Debug)]

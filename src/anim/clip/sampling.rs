@@ -2,8 +2,8 @@
 
 use super::track::Segment;
 use super::Clip;
-use crate::anim::soa::SoaTransform;
-use crate::anim::{AnimError, Transform};
+use crate::soa::SoaTransform;
+use crate::{AnimError, Transform};
 
 /// Samples a clip into a local pose.
 ///
@@ -158,7 +158,7 @@ pub struct SoaSamplingJob<'a> {
     pub clip: &'a Clip,
     /// Clip time in seconds; clamped to the key range of each track.
     pub time_secs: f32,
-    /// Rest pose in blocks ([`crate::anim::Skeleton::rest_pose_soa`]), parent space.
+    /// Rest pose in blocks ([`crate::Skeleton::rest_pose_soa`]), parent space.
     pub rest_pose: &'a [SoaTransform],
 }
 

@@ -28,7 +28,7 @@ use glam::{BVec4A, DQuat, Quat, Vec3, Vec4};
 
 use super::track::{Interpolation, Segment, Track};
 use super::JointTracks;
-use crate::anim::soa::{soa_len, SoaTransform};
+use crate::soa::{soa_len, SoaTransform};
 
 /// Target of a block: 0 translation, 1 rotation, 2 scale.
 type TargetIndex = u8;

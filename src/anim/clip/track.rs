@@ -4,7 +4,7 @@
 use glam::{Quat, Vec3};
 
 use super::slerp::slerp_normalized;
-use crate::anim::AnimError;
+use crate::AnimError;
 
 /// glTF sampler interpolation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -283,7 +283,7 @@ impl<T: TrackValue> Track<T> {
     /// `Some(value)` when the track holds one value at every time: one key, or every key
     /// the same bits (for cubic splines also every tangent zero). Sampling such a track is
     /// a copy of that value ([`TrackValue::finish`]ed, so rotations are unit length), with
-    /// no key search; key reduction ([`crate::anim::reduce`]) produces such tracks.
+    /// no key search; key reduction ([`crate::reduce`]) produces such tracks.
     pub fn constant(&self) -> Option<T> {
         self.constant
     }

@@ -27,8 +27,8 @@
 
 use glam::{Mat4, Vec3};
 
-use crate::anim::contacts::{detect_contacts, ContactSettings, FootContacts, LegChain};
-use crate::anim::{
+use crate::contacts::{detect_contacts, ContactSettings, FootContacts, LegChain};
+use crate::{
     AnimError, Clip, ClipRootMotion, LocalToModelJob, SamplingCache, SamplingJob, Skeleton,
 };
 

@@ -9,7 +9,7 @@
 use glam::{Mat4, Quat, Vec3};
 
 use super::stride_warp::rotate_joint_model;
-use crate::anim::{AnimError, LocalToModelJob, Skeleton, Transform};
+use crate::{AnimError, LocalToModelJob, Skeleton, Transform};
 
 /// Settings of [`OrientationWarp`].
 #[derive(Clone, Copy, Debug, PartialEq)]

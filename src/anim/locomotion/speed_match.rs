@@ -5,7 +5,7 @@
 //! clamp leaves uncovered is stride warping's share (`stride_scale = movement_speed /
 //! (play_rate * anim_speed)`).
 
-use crate::anim::{AnimError, RootMotion};
+use crate::{AnimError, RootMotion};
 
 /// Clamp of the play rate. A clamp of `(0, 0)`, or `min_rate >= max_rate`, means no clamp.
 #[derive(Clone, Copy, Debug, PartialEq)]

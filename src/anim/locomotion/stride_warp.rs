@@ -17,10 +17,10 @@
 
 use glam::{Mat4, Quat, Vec3};
 
-use crate::anim::contacts::LegChain;
-use crate::anim::ik::{knee_axis, rotation_of, TwoBoneIkJob};
-use crate::anim::local_to_model::is_below;
-use crate::anim::{AnimError, LocalToModelJob, Transform};
+use crate::contacts::LegChain;
+use crate::ik::{knee_axis, rotation_of, TwoBoneIkJob};
+use crate::local_to_model::is_below;
+use crate::{AnimError, LocalToModelJob, Transform};
 
 /// Most legs [`LegIkJob`] solves in one run (an octopod).
 pub const MAX_LEGS: usize = 8;

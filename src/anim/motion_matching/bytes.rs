@@ -6,7 +6,7 @@
 //! damaged or inconsistent file is an error, never a panic.
 
 use super::database::{Database, DatabaseSettings, DbClip, FrameInfo};
-use crate::anim::AnimError;
+use crate::AnimError;
 
 const MAGIC: &[u8; 8] = b"SSMMDB\0\x02";
 

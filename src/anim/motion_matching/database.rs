@@ -40,7 +40,7 @@ use std::ops::Range;
 use glam::{DVec2, Mat4, Vec2, Vec3};
 use rayon::prelude::*;
 
-use crate::anim::{
+use crate::{
     AnimError, Clip, ClipRootMotion, GroundTransform, LocalToModelJob, SamplingJob, Skeleton,
     Transform,
 };
@@ -116,7 +116,7 @@ pub struct ClipSource<'a> {
     pub implied_velocity: Option<Vec2>,
     pub tags: &'a [TagRange],
     /// When each leg is planted (the foot lock's legs, in order); empty = never.
-    pub contacts: &'a [crate::anim::contacts::FootContacts],
+    pub contacts: &'a [crate::contacts::FootContacts],
     /// Where the body faces in the clip's root frame (radians about +Y, 0 = +Z): root
     /// motion's yaw counts from the clip's start, so a take that starts facing -Z has a
     /// root frame whose +Z is behind the actor. Features are measured in the frame
@@ -410,7 +410,7 @@ fn facing_at(
 
 /// Constant-velocity continuation of a track `secs` past one of its ends: the motion of
 /// the last (or first) stretch of at most [`END_VELOCITY_SECS`], repeated.
-fn extrapolate(m: &crate::anim::RootMotion, end: f64, secs: f64, forward: bool) -> GroundTransform {
+fn extrapolate(m: &crate::RootMotion, end: f64, secs: f64, forward: bool) -> GroundTransform {
     let steps = (secs / END_VELOCITY_SECS).ceil().max(1.0);
     let step = secs / steps;
     let step_motion = if forward {

@@ -14,7 +14,7 @@ use glam::{Mat4, Vec3};
 
 use super::super::contacts::LegChain;
 use super::super::locomotion::stride_warp::{FootWarp, LegIkJob, StrideWarpOutput};
-use crate::anim::{AnimError, GroundTransform, LocalToModelJob, Skeleton, Transform};
+use crate::{AnimError, GroundTransform, LocalToModelJob, Skeleton, Transform};
 
 /// How feet are locked.
 #[derive(Clone, Copy, Debug, PartialEq)]

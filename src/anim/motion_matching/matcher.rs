@@ -39,8 +39,8 @@ use super::search::{
     dropped_candidates, frame_cost, group_costs, search_accelerated, search_brute_force, Candidate,
     DropReason, Playing, SearchParams,
 };
-use crate::anim::inertialize::{Inertializer, JointVelocity};
-use crate::anim::{AnimError, GroundTransform, SamplingJob, Skeleton, Transform};
+use crate::inertialize::{Inertializer, JointVelocity};
+use crate::{AnimError, GroundTransform, SamplingJob, Skeleton, Transform};
 
 /// Runtime settings.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -5,9 +5,9 @@
 use glam::Vec3;
 
 use super::{BONES, REQUIRED};
-use crate::anim::contacts::{detect_legs, rest_positions, LegChain};
-use crate::anim::locomotion::stride_warp::pelvis_of;
-use crate::anim::{AnimError, Skeleton};
+use crate::contacts::{detect_legs, rest_positions, LegChain};
+use crate::locomotion::stride_warp::pelvis_of;
+use crate::{AnimError, Skeleton};
 
 /// One profile bone's joint and how it was found.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,9 +4,9 @@ use glam::{Mat4, Quat, Vec3};
 
 use super::automap::{left_axis, RetargetMap};
 use super::{BONES, CHAINS};
-use crate::anim::contacts::LegChain;
-use crate::anim::ik::TwoBoneIkJob;
-use crate::anim::{
+use crate::contacts::LegChain;
+use crate::ik::TwoBoneIkJob;
+use crate::{
     AnimError, Clip, Interpolation, JointTracks, LocalToModelJob, SamplingCache, SamplingJob,
     Skeleton, Track, Transform,
 };

@@ -12,7 +12,7 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 
 use super::job::{model_of, rotation_of};
 
-use crate::anim::{
+use crate::{
     AnimError, Clip, Interpolation, JointTracks, LocalToModelJob, SamplingCache, SamplingJob,
     Skeleton, Track,
 };
@@ -82,7 +82,7 @@ fn swapped_names(name: &str) -> Vec<String> {
 pub fn left_axis_of(skeleton: &Skeleton) -> Option<Vec3> {
     let map = super::automap(skeleton).ok()?;
     let (l, r) = (map.joint("leftUpperLeg")?, map.joint("rightUpperLeg")?);
-    let p = crate::anim::contacts::rest_positions(skeleton);
+    let p = crate::contacts::rest_positions(skeleton);
     let d = p[l] - p[r];
     let d = Vec3::new(d.x, 0.0, d.z);
     (d.length_squared() > 1e-12).then(|| d.normalize())

@@ -11,9 +11,9 @@
 
 use glam::{Quat, Vec3};
 
-use crate::anim::contacts::{check_legs, detect_contacts, leg_length, ContactSettings, LegChain};
-use crate::anim::model_pose::for_each_model_pose;
-use crate::anim::{AnimError, Clip, Skeleton};
+use crate::contacts::{check_legs, detect_contacts, leg_length, ContactSettings, LegChain};
+use crate::model_pose::for_each_model_pose;
+use crate::{AnimError, Clip, Skeleton};
 
 /// A planted foot's contact point moves at under this many leg lengths per second
 /// relative to the ground (0.45 m/s on a 0.9 m leg): a heel rolling onto the ball stays
@@ -414,9 +414,9 @@ pub fn with_virtual_toes(
         leg.toe = Some(names.len());
         names.push(format!("{} (virtual toe)", skeleton.names()[leg.foot]));
         parents.push(Some(leg.foot));
-        rest.push(crate::anim::Transform {
+        rest.push(crate::Transform {
             translation: *at,
-            ..crate::anim::Transform::IDENTITY
+            ..crate::Transform::IDENTITY
         });
         bound.push(false);
     }

@@ -232,20 +232,20 @@ impl Previewer {
 
     /// Takes the in-app file browser out while the UI draws it; give it back with
     /// [`Self::keep_file_browser`] unless it closed.
-    pub fn take_file_browser(&mut self) -> Option<crate::app::file_browser::FileBrowser> {
+    pub fn take_file_browser(&mut self) -> Option<crate::file_browser::FileBrowser> {
         self.file_browser.take()
     }
 
     /// Puts the in-app file browser back (still open), remembering its folder for the
     /// next time one opens.
-    pub fn keep_file_browser(&mut self, browser: crate::app::file_browser::FileBrowser) {
+    pub fn keep_file_browser(&mut self, browser: crate::file_browser::FileBrowser) {
         self.loads.browsed_dir = Some(browser.dir.clone());
         self.file_browser = Some(browser);
     }
 
     /// Closes the in-app file browser taken out with [`Self::take_file_browser`],
     /// remembering its folder for the next time one opens.
-    pub fn close_file_browser(&mut self, browser: crate::app::file_browser::FileBrowser) {
+    pub fn close_file_browser(&mut self, browser: crate::file_browser::FileBrowser) {
         self.loads.browsed_dir = Some(browser.dir);
     }
 }

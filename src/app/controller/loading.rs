@@ -23,12 +23,12 @@ impl Previewer {
 
     /// Opens the in-app file browser to open a character.
     pub fn open_file_browser(&mut self) {
-        self.open_file_browser_for(crate::app::file_browser::Purpose::Open);
+        self.open_file_browser_for(crate::file_browser::Purpose::Open);
     }
 
     /// Opens the in-app file browser for `purpose` in the folder last browsed (else the
     /// open file's, else the most recent file's, else the working directory).
-    pub fn open_file_browser_for(&mut self, purpose: crate::app::file_browser::Purpose) {
+    pub fn open_file_browser_for(&mut self, purpose: crate::file_browser::Purpose) {
         let start = self
             .loads
             .browsed_dir
@@ -45,7 +45,7 @@ impl Previewer {
             .or_else(|| self.recent_folders().into_iter().next())
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("."));
-        self.file_browser = Some(crate::app::file_browser::FileBrowser::for_purpose(
+        self.file_browser = Some(crate::file_browser::FileBrowser::for_purpose(
             &start, purpose,
         ));
     }
@@ -535,7 +535,7 @@ impl Previewer {
     /// Remembers the open file's playback state (clip, rate, looping, outliner search)
     /// by its path, for when it is opened again.
     pub fn remember_file_state(&mut self) {
-        let state = crate::app::settings::FileState {
+        let state = crate::settings::FileState {
             path: self.stage.main.path.clone(),
             clip: self
                 .stage
@@ -555,7 +555,7 @@ impl Previewer {
     pub(super) fn apply_file_state(
         timeline: &mut Timeline,
         model: &Model,
-        file: &crate::app::settings::FileState,
+        file: &crate::settings::FileState,
     ) {
         // The clip the user chose to open the file on wins over the one played last; a
         // clip hidden since is not reopened.

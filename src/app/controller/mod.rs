@@ -27,11 +27,11 @@ pub use matching::MatchingOverlays;
 pub use playback::Transport;
 pub use retarget::{MapSide, RetargetSession};
 
-use crate::app::settings::{Settings, ViewToggles};
 use crate::asset::Model;
 use crate::graph::def::{GraphDef, NodeDef};
 use crate::render::camera::OrbitCamera;
 use crate::render::LocomotionOverlays;
+use crate::settings::{Settings, ViewToggles};
 use crate::stage::character::{Character, Stage};
 use crate::stage::locomotion::LocomotionSettings;
 use crate::stage::pose::Pose;
@@ -216,7 +216,7 @@ pub struct Previewer {
     pub show_bone_map: bool,
     /// The in-app file browser while it is open (File > Open where no desktop portal
     /// answers, or File > Open with the built-in browser).
-    pub file_browser: Option<crate::app::file_browser::FileBrowser>,
+    pub file_browser: Option<crate::file_browser::FileBrowser>,
     /// The open file's clip edits, their undo history and the clip list's "show hidden";
     /// see [`clip_edit`].
     clip_editing: clip_edit::ClipEditing,

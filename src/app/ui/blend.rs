@@ -8,7 +8,7 @@ use egui::{Color32, Pos2, Sense, Stroke, Vec2};
 
 use super::graph_view::{blend_space_2d_ui, state_machine_ui};
 use super::Previewer;
-use crate::app::controller::StageCommand;
+use crate::controller::StageCommand;
 use crate::graph::def::{NodeDef, ParamDef};
 use crate::stage::session::GraphSession;
 

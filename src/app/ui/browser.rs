@@ -1,4 +1,4 @@
-//! The in-app file browser window ([`crate::app::file_browser::FileBrowser`] on the
+//! The in-app file browser window ([`crate::file_browser::FileBrowser`] on the
 //! previewer): recent folders on the left, the folder's subfolders and files on the
 //! right, a path field (Enter goes there or opens the file), Up, Open (or Save, with a
 //! file name and a format, for an export) and Cancel. Double-click enters a folder or
@@ -6,8 +6,8 @@
 //! folder with the error.
 
 use super::Previewer;
-use crate::app::controller::Action;
-use crate::app::file_browser::Purpose;
+use crate::controller::Action;
+use crate::file_browser::Purpose;
 use crate::render::frames::ExportFormat;
 
 pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {

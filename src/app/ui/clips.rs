@@ -65,7 +65,7 @@ fn clip_menu_ui(ui: &mut egui::Ui, c: &ClipMenuState) -> Option<ClipMenuAction> 
     }
     ui.add_enabled_ui(here, |ui| {
         ui.menu_button("Add a marker at the playhead", |ui| {
-            for m in crate::app::controller::MARKER_NAMES {
+            for m in crate::controller::MARKER_NAMES {
                 if ui.button(m).clicked() {
                     action = Some(ClipMenuAction::AddMarker(clip, m));
                     ui.close();

@@ -4,7 +4,7 @@
 use super::inspect::{AXIS, CURVE_SAMPLES, SCALE, TRANSLATION, WARN};
 use super::Previewer;
 use crate::anim::curves::EulerOrder;
-use crate::app::controller::{Transport, ViewCommand};
+use crate::controller::{Transport, ViewCommand};
 use egui::Color32;
 use egui_plot::{Line, Plot, PlotPoints, Points, VLine};
 

@@ -3,7 +3,7 @@
 //! table (a test keeps the two the same).
 
 use super::Previewer;
-use crate::app::controller::ViewCommand;
+use crate::controller::ViewCommand;
 
 /// Every window shortcut: keys, what they do.
 pub const SHORTCUTS: &[(&str, &str)] = &[
@@ -69,8 +69,9 @@ pub const FIGURES: &[(&str, &str)] = &[
 ];
 
 /// The README section on the window (on disk beside the sources when they are there).
+/// This crate's manifest is `src/app/Cargo.toml`; the README is two folders up.
 fn readme() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")
 }
 
 /// Draws the Help windows the user opened.

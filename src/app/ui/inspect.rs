@@ -4,7 +4,7 @@
 //! settings. They draw [`crate::stage::inspect::Inspection`] on the previewer; no state of their
 //! own beyond egui's collapsing state.
 
-use crate::app::controller::{StageCommand, ViewCommand};
+use crate::controller::{StageCommand, ViewCommand};
 use egui::Color32;
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 
@@ -437,7 +437,7 @@ pub(super) fn compare_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 commands.push(StageCommand::CompareLayout { lock, offset, view });
             }
             if open_dialog {
-                p.request(crate::app::controller::Action::OpenCompareDialog);
+                p.request(crate::controller::Action::OpenCompareDialog);
             }
             // Sent, then drawn as they left it (a drag of the offset keeps its numbers).
             for command in commands {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use egui::Key;
 
 use super::*;
-use crate::app::controller::{StageCommand, Transport, ViewCommand};
+use crate::controller::{StageCommand, Transport, ViewCommand};
 use crate::stage::timeline::RootMotionMode;
 
 impl Previewer {

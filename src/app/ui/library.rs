@@ -4,7 +4,7 @@
 use egui::{Color32, Key, Modifiers};
 use glam::Vec2;
 
-use crate::app::controller::{Action, Previewer};
+use crate::controller::{Action, Previewer};
 
 /// Labels narrower than this (points) are not drawn, except the hovered one: hundreds of
 /// clips seen from afar would be a blur of text.

@@ -430,9 +430,7 @@ egui::Grid::new("loco_settings_grid")
                 }
             });
             if flags != p.drive.overlays {
-                p.set_view(crate::app::controller::ViewCommand::LocomotionOverlays(
-                    flags,
-                ));
+                p.set_view(crate::controller::ViewCommand::LocomotionOverlays(flags));
             }
         });
     if s != before {

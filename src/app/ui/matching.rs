@@ -7,7 +7,7 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
 use super::Previewer;
 use crate::anim::motion_matching::FEATURE_GROUPS;
-use crate::app::controller::{StageCommand, ViewCommand};
+use crate::controller::{StageCommand, ViewCommand};
 
 /// Short column titles of the feature groups (full names in the hover text).
 const GROUP_TITLES: [&str; 6] = [

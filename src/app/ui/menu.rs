@@ -1,7 +1,7 @@
 //! The menu bar (File, View, Help) and the viewport toggles.
 
 use super::*;
-use crate::app::controller::ViewCommand;
+use crate::controller::ViewCommand;
 
 impl Previewer {
     pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {

@@ -44,12 +44,12 @@ pub use graph_view::{blend_space_2d_ui, common_word_prefix, state_boxes};
 pub use help::{FIGURES, SHORTCUTS};
 pub use locomotion::movement_pad_ui;
 
-use crate::app::controller::ViewCommand;
+use crate::controller::ViewCommand;
 
 use egui::{Color32, PointerButton, Sense};
 use glam::Vec2;
 
-pub use crate::app::controller::{Action, CameraPreset, Message, Previewer, Stats};
+pub use crate::controller::{Action, CameraPreset, Message, Previewer, Stats};
 
 /// Where the 3D viewport was drawn last frame (egui memory key): toasts sit over it.
 const VIEWPORT_RECT: &str = "viewport_rect";
@@ -194,7 +194,7 @@ impl Previewer {
         help::help_windows_ui(self, &ctx);
     }
 
-    /// The last error over the top right of the window for [`crate::app::controller::TOAST_SECS`],
+    /// The last error over the top right of the window for [`crate::controller::TOAST_SECS`],
     /// with a button to close it (the status bar and View > Messages keep it).
     fn toast_ui(&mut self, ctx: &egui::Context) {
         let now = ctx.input(|i| i.time);

@@ -6,7 +6,7 @@ use egui::{Color32, RichText};
 
 use super::Previewer;
 use crate::anim::retarget::POSE_CHAINS;
-use crate::app::controller::{Action, MapSide, ViewCommand};
+use crate::controller::{Action, MapSide, ViewCommand};
 use crate::stage::retarget::ChainPoseDef;
 
 /// Below this contact agreement (0..1) the feet plant at other times than the source's.

@@ -2,7 +2,7 @@
 //! to move them), the loop-seam mark and the playhead; Ctrl+wheel zooms it.
 
 use super::Previewer;
-use crate::app::controller::Transport;
+use crate::controller::Transport;
 use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
 fn marker_color(name: &str) -> Color32 {

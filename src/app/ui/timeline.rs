@@ -1,7 +1,7 @@
 //! The timeline panel: transport buttons, rate, loop, root-motion mode, time readout and
 //! the scrub bar with sync markers. Dragging the playhead is a seek (no root motion).
 
-use crate::app::controller::Transport;
+use crate::controller::Transport;
 use egui::{Color32, Vec2};
 
 use super::Previewer;

@@ -14,7 +14,7 @@
 use glam::{DQuat, DVec3};
 
 use super::parse::{Bvh, Channel, Joint};
-use crate::asset::Units;
+use crate::Units;
 
 /// A person's height, metres: what the units are chosen to give.
 pub(super) const PERSON_MIN_M: f64 = 1.4;

@@ -5,7 +5,7 @@ use super::*;
 
 // glTF binary
 
-use crate::asset::glb_writer::{
+use crate::glb_writer::{
     nums, GlbBuilder, ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, UNSIGNED_BYTE, UNSIGNED_SHORT,
 };
 

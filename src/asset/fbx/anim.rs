@@ -8,7 +8,7 @@ use glam::{Quat, Vec3};
 use super::mesh::{inbetween_weights, MorphSource};
 use super::{quat, vec3, Joints};
 use crate::anim::{Clip, Interpolation, JointTracks, MorphTrack, Skeleton, Track};
-use crate::asset::{ImportError, ImportProblem};
+use crate::{ImportError, ImportProblem};
 
 /// The longest take imported (a take that claims days of scene time is a broken file).
 const MAX_TAKE_SECS: f64 = 4.0 * 3600.0;
@@ -32,7 +32,7 @@ pub(super) fn clips(
         if name.is_empty() {
             name = format!("take {s}");
         }
-        name = crate::asset::naming::unique_name(&name, |n| names.contains(n));
+        name = crate::naming::unique_name(&name, |n| names.contains(n));
         names.insert(name.clone());
         let at = |message: String| ImportError::new(path, format!("take '{name}'"), message);
         let bake = ufbx::bake_anim(

@@ -6,7 +6,7 @@ use std::path::Path;
 use glam::Vec4;
 
 use super::mesh::Built;
-use crate::asset::{AlphaMode, Image, ImportProblem, Material};
+use crate::{AlphaMode, Image, ImportProblem, Material};
 
 /// Texture files larger than this are not read.
 const MAX_TEXTURE_BYTES: u64 = 256 << 20;

@@ -7,7 +7,7 @@ use glam::{DMat3, DMat4, Vec2, Vec3, Vec4};
 use super::material::Materials;
 use super::{dmat4, mat4, Joints};
 use crate::anim::{Skin, MAX_INFLUENCES};
-use crate::asset::{Image, ImportError, ImportProblem, Material, Mesh, MorphTarget, Primitive};
+use crate::{Image, ImportError, ImportProblem, Material, Mesh, MorphTarget, Primitive};
 
 /// Caps on the imported totals (face corners become vertices).
 const MAX_TOTAL_VERTICES: usize = 1 << 23;

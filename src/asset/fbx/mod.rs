@@ -270,12 +270,12 @@ fn frame_rate(scene: &ufbx::Scene, warnings: &mut Vec<String>) -> f64 {
     }
 }
 
-/// `centimetres`, `inches`... or `0.05 m per unit` ([`crate::asset::Units`]' words).
+/// `centimetres`, `inches`... or `0.05 m per unit` ([`crate::Units`]' words).
 fn unit_name(metres: f64) -> String {
-    crate::asset::Units::NAMED
+    crate::Units::NAMED
         .into_iter()
         .find(|u| ((metres / u.metres_per_unit()) - 1.0).abs() < 1e-6)
-        .unwrap_or(crate::asset::Units::MetresPerUnit(metres))
+        .unwrap_or(crate::Units::MetresPerUnit(metres))
         .describe()
 }
 

@@ -165,7 +165,7 @@ impl Importer<'_> {
         view: &gltf::buffer::View<'_>,
         ext: &serde_json::Value,
     ) -> Result<Vec<u8>, ImportProblem> {
-        let m = crate::asset::meshopt::parse(ext)?;
+        let m = crate::meshopt::parse(ext)?;
         let b = m.buffer;
         let data = match (self.buffers.get(b), self.buffer_errors.get(b)) {
             (_, Some(Some(e))) => return Err(format!("buffer {b} {e}").into()),
@@ -184,7 +184,7 @@ impl Importer<'_> {
                     data.len()
                 )
             })?;
-        let budget = crate::asset::meshopt::MAX_TOTAL_DECODED_BYTES;
+        let budget = crate::meshopt::MAX_TOTAL_DECODED_BYTES;
         let total = self.decoded_bytes.get().saturating_add(view.length());
         if total > budget {
             return Err(format!(
@@ -202,7 +202,7 @@ impl Importer<'_> {
             )
             .into());
         }
-        let decoded = crate::asset::meshopt::decode(&m, source)?;
+        let decoded = crate::meshopt::decode(&m, source)?;
         self.decoded_bytes.set(total);
         Ok(decoded)
     }

@@ -1,4 +1,4 @@
-//! `stridescope lint`: checks a clip library (see [`crate::cli::lint`]) and exits 0 when it is
+//! `stridescope lint`: checks a clip library (see [`crate::lint`]) and exits 0 when it is
 //! clean, 1 when it found problems, 2 on usage errors, so CI jobs can gate on it.
 
 use std::fmt::Write as _;
@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::cli::lint::{self, LintReport, LintSettings};
+use crate::lint::{self, LintReport, LintSettings};
 
 #[derive(Debug, Args)]
 pub struct LintArgs {

@@ -397,7 +397,7 @@ impl PoseGraph {
             phase_cache: Vec::new(),
             sync_notes: Vec::new(),
             last_dt: 0.0,
-            inertia: crate::graph::inertial::TransitionInertia::new(inertialized),
+            inertia: crate::inertial::TransitionInertia::new(inertialized),
             inertia_dt: 0.0,
             inertia_jump: None,
         };

@@ -44,9 +44,9 @@ use crate::anim::sync;
 use crate::anim::{AnimError, GroundTransform, SamplingJob, Transform};
 use crate::asset::Model;
 
-use crate::graph::def::{GraphDef, LayerMode, NodeDef, ParamDef, ReferenceDef, SyncMode, Weight};
-use crate::graph::player::ClipPlayer;
-use crate::graph::GraphError;
+use crate::def::{GraphDef, LayerMode, NodeDef, ParamDef, ReferenceDef, SyncMode, Weight};
+use crate::player::ClipPlayer;
+use crate::GraphError;
 
 /// Samples per cycle used to measure phase cancellation (leg-swing range).
 const PHASE_SAMPLES: usize = 48;
@@ -187,7 +187,7 @@ pub struct PoseGraph {
     last_dt: f64,
     /// Inertialized transitions: the stage after the blend, and this evaluation's frame
     /// time and switch (set by `advance` around its `evaluate`).
-    inertia: crate::graph::inertial::TransitionInertia,
+    inertia: crate::inertial::TransitionInertia,
     inertia_dt: f32,
     inertia_jump: Option<f32>,
 }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::anim::motion_matching::Database;
 use crate::anim::Track;
 use crate::asset::Model;
-use crate::stage::StageError;
+use crate::StageError;
 
 use super::ClipSet;
 

@@ -17,7 +17,7 @@ use crate::anim::motion_matching::{
 };
 use crate::anim::ClipRootMotion;
 use crate::asset::Model;
-use crate::stage::StageError;
+use crate::StageError;
 
 pub use session::{KeyInput, MatchingSession};
 
@@ -116,7 +116,7 @@ pub fn read_sidecar(file: &std::path::Path) -> Result<Option<Vec<SidecarTag>>, S
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(StageError::read(&sidecar, &e)),
     };
-    crate::stage::retarget::parse_ron_at(&text, &sidecar).map(Some)
+    crate::retarget::parse_ron_at(&text, &sidecar).map(Some)
 }
 
 /// A tag on a clip, or on part of it.

@@ -14,7 +14,7 @@ use crate::anim::motion_matching::{
 };
 use crate::anim::Transform;
 use crate::asset::Model;
-use crate::stage::StageError;
+use crate::StageError;
 
 use super::cache::{load_or_build, load_or_build_by_content, CacheOutcome};
 

@@ -1,11 +1,19 @@
 //! Command-line interface: the window (`stridescope [FILE]`), and `inspect`, `trace`,
 //! `render`, `lint` and `make-demo` (the scriptable face of the previewer, for tests and CI).
 
+// The layers below, under their layer names: `crate::anim::Clip` reads the same here as in
+// the `stridescope` facade, and the manifest is what allows each one.
+use stridescope_anim as anim;
+use stridescope_asset as asset;
+use stridescope_graph as graph;
+use stridescope_render as render;
+use stridescope_stage as stage;
+
 pub mod graph_trace;
 pub mod lint;
 pub mod locomotion_trace;
 pub mod matching_trace;
-pub mod render;
+pub mod render_command;
 pub mod retarget;
 pub mod snapshot;
 
@@ -17,7 +25,7 @@ mod trace;
 use std::path::Path;
 
 use crate::anim::Skeleton;
-use crate::asset::{self, Model};
+use crate::asset::Model;
 
 pub use args::*;
 pub use inspect::*;
@@ -51,7 +59,7 @@ pub fn run(command: Command, load: &asset::LoadOptions) -> Result<String, String
     match command {
         Command::Inspect(args) => inspect_text::run(&args, load),
         Command::Trace(args) => trace::run(&args, load),
-        Command::Render(args) => render::run(&args, load),
+        Command::Render(args) => render_command::run(&args, load),
         Command::Snapshot(args) => snapshot::run(&args, load),
         Command::Retarget(args) => retarget::run(&args, load),
         Command::Lint(args) => lint::command::run(&args, load).map(|(text, _)| text),

@@ -4,6 +4,12 @@
 //! Built on [`crate::anim`], [`crate::asset`] and [`crate::graph`]; the window
 //! ([`crate::app`]) and every CLI command ([`crate::cli`]) drive it.
 
+// The layers below, under their layer names: `crate::anim::Clip` reads the same here as in
+// the `stridescope` facade, and the manifest is what allows each one.
+use stridescope_anim as anim;
+use stridescope_asset as asset;
+use stridescope_graph as graph;
+
 pub mod character;
 mod error;
 pub mod inspect;

@@ -40,6 +40,11 @@
 //! Surface lost / outdated is the window's business (`wgpu::CurrentSurfaceTexture::
 //! {Lost, Outdated}` -> reconfigure the surface); nothing here holds a surface texture.
 
+// The layers below, under their layer names: `crate::anim::Clip` reads the same here as in
+// the `stridescope` facade, and the manifest is what allows each one.
+use stridescope_anim as anim;
+use stridescope_asset as asset;
+
 pub mod bounds;
 pub mod camera;
 mod context;

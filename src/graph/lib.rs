@@ -4,6 +4,11 @@
 //! sampling cache) and produces a local pose plus the blended root-motion delta, which the
 //! stages after it (local-to-model, later stride warping and IK) consume.
 
+// The layers below, under their layer names: `crate::anim::Clip` reads the same here as in
+// the `stridescope` facade, and the manifest is what allows each one.
+use stridescope_anim as anim;
+use stridescope_asset as asset;
+
 pub mod def;
 mod error;
 pub mod eval;

@@ -5,6 +5,14 @@
 //! Repaint on demand: the event loop sleeps (`ControlFlow::Wait`) unless a clip plays or
 //! egui asks for a repaint, so a paused preview costs almost no CPU.
 
+// The layers below, under their layer names: `crate::anim::Clip` reads the same here as in
+// the `stridescope` facade, and the manifest is what allows each one.
+use stridescope_anim as anim;
+use stridescope_asset as asset;
+use stridescope_graph as graph;
+use stridescope_render as render;
+use stridescope_stage as stage;
+
 pub mod controller;
 mod dialogs;
 pub mod file_browser;
@@ -20,7 +28,7 @@ pub use options::AppOptions;
 use options::{apply_start_options, initial_model};
 use script::{ScriptedDrop, SCRIPTED_FRAME_SECS};
 
-use crate::app::controller::StageCommand;
+use crate::controller::StageCommand;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,10 +38,10 @@ use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
-use crate::app::settings::Settings;
-use crate::app::ui::Previewer;
-use crate::app::watch::FileWatcher;
 use crate::render::{OffscreenTarget, RenderError};
+use crate::settings::Settings;
+use crate::ui::Previewer;
+use crate::watch::FileWatcher;
 
 /// The colour format of the 3D viewport texture: egui-wgpu samples native textures as
 /// `Rgba8Unorm`; the renderer's shaders then encode sRGB themselves.
@@ -537,8 +545,8 @@ impl ApplicationHandler<UserEvent> for App {
                 PhysicalKey::Code(KeyCode::Numpad9) => Some(9),
                 _ => None,
             };
-            let preset = digit
-                .and_then(|d| crate::app::controller::CameraPreset::for_digit(d, self.ctrl_held));
+            let preset =
+                digit.and_then(|d| crate::controller::CameraPreset::for_digit(d, self.ctrl_held));
             if let (Some(preset), false) = (preset, self.egui_ctx.egui_wants_keyboard_input()) {
                 if key.state.is_pressed() {
                     self.previewer.camera_preset(preset);
