@@ -39,7 +39,7 @@ fn job() -> Result<TwoBoneIkJob, String> {
     }
     .run(&mut fk)
     .map_err(|e| e.to_string())?;
-    let legs = detect_legs(sk)?;
+    let legs = detect_legs(sk).map_err(|e| e.to_string())?;
     let leg = &legs[0];
     let p = |j: usize| fk[j].w_axis.truncate();
     Ok(TwoBoneIkJob {

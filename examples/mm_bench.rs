@@ -33,9 +33,11 @@ const BATCHES: usize = 5;
 
 fn database() -> Result<Database, String> {
     let bandai = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap/bandai");
-    let (model, files, _) = stridescope::stage::retarget::library_model(None, &[bandai], true)?;
+    let (model, files, _) = stridescope::stage::retarget::library_model(None, &[bandai], true)
+        .map_err(|e| e.to_string())?;
     eprintln!("stridescope: {files} files");
-    let session = MatchingSession::new(&model, MatchingDef::default(), None)?;
+    let session =
+        MatchingSession::new(&model, MatchingDef::default(), None).map_err(|e| e.to_string())?;
     Ok(session.db)
 }
 

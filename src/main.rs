@@ -2,8 +2,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
+use stridescope::anim::ErrorChain;
 use stridescope::app::{self, AppOptions};
-use stridescope::asset::LoadOptions;
+use stridescope::asset::{LoadOptions, OptionError};
 use stridescope::cli::{self, Cli};
 
 fn main() -> ExitCode {
@@ -13,25 +14,28 @@ fn main() -> ExitCode {
     // handed down as a value.
     let load = match load_options(&args) {
         Ok(o) => o,
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(e) => {
+            eprintln!("error: {}", ErrorChain(&e));
             return ExitCode::from(2);
         }
     };
     let result = match args.command {
         // Lint has its own exit codes: 1 means "found problems", 2 a usage error.
         Some(cli::Command::Lint(args)) => return cli::lint::command::main(&args, &load),
-        Some(command) => cli::run(command, &load).map(|text| {
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (e.g. `| head`) is not an error worth a panic.
-            let _ = stdout.write_all(text.as_bytes());
-        }),
-        None => app::run(window_options(&args, load)),
+        Some(command) => cli::run(command, &load)
+            .map(|text| {
+                let mut stdout = std::io::stdout().lock();
+                // A closed pipe (e.g. `| head`) is not an error worth a panic.
+                let _ = stdout.write_all(text.as_bytes());
+            })
+            .map_err(|e| e.report()),
+        None => app::run(window_options(&args, load)).map_err(|e| e.report()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(report) => {
+            // The error and every cause under it it does not already say.
+            eprintln!("error: {report}");
             ExitCode::from(1)
         }
     }
@@ -74,8 +78,8 @@ fn window_options(args: &Cli, load: LoadOptions) -> AppOptions {
 
 /// The load options of the flags, over those of the environment; `Err` names a bad
 /// environment value.
-fn load_options(args: &Cli) -> Result<LoadOptions, String> {
-    let mut load = LoadOptions::from_env().map_err(|e| e.to_string())?;
+fn load_options(args: &Cli) -> Result<LoadOptions, OptionError> {
+    let mut load = LoadOptions::from_env()?;
     if let Some(units) = args.units {
         load.units = Some(units);
     }

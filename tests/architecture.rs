@@ -335,8 +335,9 @@ fn the_animation_core_returns_typed_errors() {
 fn the_layers_under_the_user_boundary_return_typed_errors() {
     // Importers (`ImportError`, `ModelError`, `OptionError`...), the pose graph
     // (`GraphError`), the renderer (`RenderError`, `ExportError`) and the stage
-    // (`StageError`) say what was wrong in types callers can match; only the window and
-    // the commands (`app`, `cli`), which show errors to people, turn them into text.
+    // (`StageError`) say what was wrong in types callers can match; the window and the
+    // commands (`AppError`, `CliError`) keep them as their causes and turn the chain into
+    // text only where they show it (`ErrorChain`).
     let mut problems = Vec::new();
     for layer in ["asset", "graph", "render", "stage"] {
         problems.extend(string_errors(layer));
@@ -345,6 +346,43 @@ fn the_layers_under_the_user_boundary_return_typed_errors() {
         problems.is_empty(),
         "these layers return String errors:\n{}",
         problems.join("\n")
+    );
+}
+
+#[test]
+fn the_window_and_the_commands_keep_the_cause() {
+    // Text errors are left only where an outside API asks for text: clap's value parsers
+    // and the timeline's go-to field (`parse_*`), and egui's dropped-file trait.
+    let mut problems = Vec::new();
+    for layer in ["app", "cli"] {
+        problems.extend(string_errors(layer));
+    }
+    problems.retain(|p| {
+        let line = p.splitn(3, ':').nth(2).unwrap_or("");
+        !(line.contains("fn parse_")
+            || line.contains("let parse = |v: &str|")
+            || line.contains("fn bytes(&self)"))
+    });
+    assert!(
+        problems.is_empty(),
+        "use AppError / CliError (they keep the cause):\n{}",
+        problems.join("\n")
+    );
+    // No layer turns its error into a String for the layers above (that dropped `source()`).
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let to_string: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let code = squeezed_code(f);
+            // Squeezed: `impl From<X> for String {` reads `implFrom<X>forString{`.
+            code.contains("forString{")
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        to_string.is_empty(),
+        "`impl From<_> for String` in {to_string:?}"
     );
 }
 

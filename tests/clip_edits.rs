@@ -190,7 +190,10 @@ fn rename_trim_mark_save_and_find_it_again() {
     h.run_steps(2);
     assert_eq!(h.state().model().clips[walk].name(), "Stroll");
     assert_eq!(
-        h.state_mut().rename_clip(walk, "Run").unwrap_err(),
+        h.state_mut()
+            .rename_clip(walk, "Run")
+            .unwrap_err()
+            .to_string(),
         "another clip is named 'Run'"
     );
     // Trim with In and Out (the keys, as an animator does).

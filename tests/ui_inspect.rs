@@ -195,7 +195,10 @@ fn ab_compare_panel() {
             env!("CARGO_MANIFEST_DIR"),
             "/../shared/assets/Fox/Fox.glb"
         )));
-    assert!(refused.unwrap_err().contains("not the same skeleton"));
+    assert!(refused
+        .unwrap_err()
+        .to_string()
+        .contains("not the same skeleton"));
     assert!(h.state().stage.compare.is_none());
     let text = h.state().message().unwrap().text.clone();
     assert!(text.contains("not the same skeleton"), "{text}");

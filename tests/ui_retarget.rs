@@ -189,12 +189,20 @@ fn a_picked_joint_is_applied_saved_loaded_and_reset() {
     // stay as they were.
     let bad = temp("bad.ron");
     std::fs::write(&bad, "(source: {\"hips\": \"NoSuchJoint\"})").unwrap();
-    let e = h.state_mut().load_retarget_map(&bad).unwrap_err();
+    let e = h
+        .state_mut()
+        .load_retarget_map(&bad)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("NoSuchJoint"), "{e}");
     assert_eq!(h.state().model().clips.len(), clips_before);
     // A file that is not RON names its line.
     std::fs::write(&bad, "(source: {\"hips\": ").unwrap();
-    let e = h.state_mut().load_retarget_map(&bad).unwrap_err();
+    let e = h
+        .state_mut()
+        .load_retarget_map(&bad)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("line 1"), "{e}");
     let _ = std::fs::remove_dir_all(file.parent().unwrap());
 }

@@ -560,11 +560,6 @@ impl std::fmt::Display for LegError {
 impl std::error::Error for LegError {}
 
 // Callers above the core that report in words take it with `?`.
-impl From<LegError> for String {
-    fn from(e: LegError) -> String {
-        e.to_string()
-    }
-}
 
 /// Legs chosen by the user, by exact joint names; named like detected legs by shape
 /// (`left`/`right` for a pair hanging from one joint, +X left; `leg N` otherwise). The

@@ -27,6 +27,9 @@ pub enum AnimError {
     OutOfRange { what: String, detail: String },
     /// A track or clip that is empty where data is needed.
     Empty { what: String },
+    /// A clip index past the end of a model's clip list (`clips` long). The one
+    /// definition every layer uses (the graph, the stage and the model wrap it).
+    ClipOutOfRange { clip: usize, clips: usize },
     /// A joint named in `what` (a mask, a definition) that the skeleton lacks, with the
     /// closest names it has (nearest first; empty when it has no joints).
     UnknownJoint {
@@ -62,6 +65,9 @@ impl fmt::Display for AnimError {
             }
             AnimError::OutOfRange { what, detail } => write!(f, "{what}: {detail}"),
             AnimError::Empty { what } => write!(f, "{what}: no data"),
+            AnimError::ClipOutOfRange { clip, clips } => {
+                write!(f, "clip {clip} out of range ({clips} clips)")
+            }
             AnimError::UnknownJoint {
                 what,
                 name,
@@ -84,3 +90,29 @@ impl fmt::Display for AnimError {
 }
 
 impl std::error::Error for AnimError {}
+
+/// An error and every cause under it, for the user boundary (the window's messages, the
+/// command line's `error:` line). The project's errors already say their cause in their own
+/// message (`clip 'Walk': joint 3: value is not finite`) and keep it in `source()` for code;
+/// this writes each cause that the text so far does not already say, after `: `, so a
+/// wrapped outside error (an `io::Error`, a ufbx or JSON error whose wrapper only says
+/// "cannot read") still reaches the user. One line, no trailing period.
+pub struct ErrorChain<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut said = self.0.to_string();
+        f.write_str(&said)?;
+        let mut cause = self.0.source();
+        while let Some(c) = cause {
+            let text = c.to_string();
+            if !text.is_empty() && !said.contains(&text) {
+                write!(f, ": {text}")?;
+                said.push_str(": ");
+                said.push_str(&text);
+            }
+            cause = c.source();
+        }
+        Ok(())
+    }
+}

@@ -44,7 +44,7 @@ pub use clip::{
     SoaSamplingJob, SyncMarker, Track,
 };
 pub use clock::{Interval, PlaybackClock, Player};
-pub use error::AnimError;
+pub use error::{AnimError, ErrorChain};
 pub use local_to_model::{LocalToModelJob, SoaLocalToModelJob};
 pub use root_motion::{
     ClipRootMotion, ClipTime, GroundTransform, RootMotion, RootMotionSource, RootMotionTrack,

@@ -757,23 +757,6 @@ impl std::error::Error for ParamError {}
 impl std::error::Error for StateMachineError {}
 
 // Callers above the core that report in words take these with `?`.
-impl From<StateMachineError> for String {
-    fn from(e: StateMachineError) -> String {
-        e.to_string()
-    }
-}
-
-impl From<ParamError> for String {
-    fn from(e: ParamError) -> String {
-        e.to_string()
-    }
-}
-
-impl From<EaseError> for String {
-    fn from(e: EaseError) -> String {
-        e.to_string()
-    }
-}
 
 fn transition_label(t: &TransitionDef) -> String {
     if t.from == ANY_STATE {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::asset::is_model_path;
 use crate::render::frames::ExportFormat;
+use crate::AppError;
 
 /// What the picked file is for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -152,7 +153,7 @@ impl FileBrowser {
     /// Export: where to save, `dir` joined with the file name (the format's extension
     /// added when the name has none of the export formats'); an error for an empty name,
     /// a name with a folder in it, or a folder that is not there.
-    pub fn save_path(&self) -> Result<PathBuf, String> {
+    pub fn save_path(&self) -> Result<PathBuf, AppError> {
         let name = self.file_name.trim();
         if name.is_empty() {
             return Err("type a file name".into());
@@ -160,10 +161,11 @@ impl FileBrowser {
         if name.contains('/') || name.contains(std::path::MAIN_SEPARATOR) {
             return Err(format!(
                 "'{name}' is a path: pick the folder in the list, type the name only"
-            ));
+            )
+            .into());
         }
         if !self.dir.is_dir() {
-            return Err(format!("{}: no such folder", self.dir.display()));
+            return Err(format!("{}: no such folder", self.dir.display()).into());
         }
         let path = self.dir.join(name);
         // A map is a .ron file, a character with its clips a .glb: the extension is
@@ -336,7 +338,11 @@ mod tests {
             ("walk.gif", ExportFormat::Gif)
         );
         b.file_name = "shots/x.gif".into();
-        assert!(b.save_path().unwrap_err().contains("type the name only"));
+        assert!(b
+            .save_path()
+            .unwrap_err()
+            .to_string()
+            .contains("type the name only"));
         b.file_name = " ".into();
         assert!(b.save_path().is_err());
         b.go_to(&dir.join("shots"));

@@ -18,6 +18,7 @@ use crate::render::{
 };
 use crate::stage::pose::Pose;
 use crate::ui::Previewer;
+use crate::AppError;
 
 /// The viewport texture shared with egui.
 pub(super) struct Viewport {
@@ -67,15 +68,15 @@ pub(super) struct Gpu {
 }
 
 impl Gpu {
-    pub(super) fn new(event_loop: &ActiveEventLoop, window: Arc<Window>) -> Result<Self, String> {
+    pub(super) fn new(event_loop: &ActiveEventLoop, window: Arc<Window>) -> Result<Self, AppError> {
         let display = Box::new(event_loop.owned_display_handle());
         let instance = wgpu::Instance::new(
             wgpu::InstanceDescriptor::new_with_display_handle_from_env(display),
         );
         let surface = instance
             .create_surface(window.clone())
-            .map_err(|e| format!("cannot create a window surface: {e}"))?;
-        let ctx = GpuContext::for_surface(instance, &surface).map_err(|e| e.to_string())?;
+            .map_err(|e| AppError::system("create a window surface", e))?;
+        let ctx = GpuContext::for_surface(instance, &surface)?;
         let adapter = ctx.adapter.as_ref().ok_or("no adapter")?;
         let caps = surface.get_capabilities(adapter);
         let format = caps
@@ -102,7 +103,7 @@ impl Gpu {
             color_space: wgpu::SurfaceColorSpace::Auto,
         };
         surface.configure(&ctx.device, &config);
-        let renderer = Renderer::new(&ctx, VIEWPORT_FORMAT).map_err(|e| e.to_string())?;
+        let renderer = Renderer::new(&ctx, VIEWPORT_FORMAT)?;
         let egui_renderer =
             egui_wgpu::Renderer::new(&ctx.device, format, egui_wgpu::RendererOptions::default());
         Ok(Self {
@@ -123,7 +124,7 @@ impl Gpu {
     }
 
     /// Replaces a lost surface (same instance, device and configuration).
-    pub(super) fn recreate_surface(&mut self, window: &Arc<Window>) -> Result<(), String> {
+    pub(super) fn recreate_surface(&mut self, window: &Arc<Window>) -> Result<(), AppError> {
         let instance = self
             .ctx
             .instance
@@ -131,7 +132,7 @@ impl Gpu {
             .ok_or("cannot recreate the window surface: no instance")?;
         self.surface = instance
             .create_surface(window.clone())
-            .map_err(|e| format!("cannot recreate the window surface: {e}"))?;
+            .map_err(|e| AppError::system("recreate the window surface", e))?;
         self.surface.configure(&self.ctx.device, &self.config);
         Ok(())
     }
@@ -280,9 +281,9 @@ impl Gpu {
         &mut self,
         previewer: &mut Previewer,
         path: &Path,
-    ) -> Result<String, String> {
+    ) -> Result<String, AppError> {
         if let Some(step) = previewer.timeline_hidden_by() {
-            return Err(format!("export follows the timeline's clip: {step}"));
+            return Err(format!("export follows the timeline's clip: {step}").into());
         }
         let clip = previewer
             .stage
@@ -327,7 +328,7 @@ impl Gpu {
                 pending.finish(&self.ctx)
             })();
             if let Err(e) = frame
-                .map_err(|e| e.to_string())
+                .map_err(AppError::from)
                 .and_then(|image| Ok(writer.push(&image)?))
             {
                 result = Err(e);
@@ -605,7 +606,7 @@ pub(super) fn save_screenshot(
     mut image: RgbaImage,
     format: wgpu::TextureFormat,
     path: &Path,
-) -> Result<(), String> {
+) -> Result<(), AppError> {
     if matches!(
         format,
         wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
@@ -618,7 +619,7 @@ pub(super) fn save_screenshot(
         px[3] = 255;
     }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(dir).map_err(|e| AppError::file(dir, "create", e))?;
     }
     Ok(image.save_png(path)?)
 }

@@ -15,6 +15,7 @@ use stridescope_stage as stage;
 
 pub mod controller;
 mod dialogs;
+mod error;
 pub mod file_browser;
 mod gpu;
 mod options;
@@ -23,6 +24,7 @@ pub mod settings;
 pub mod ui;
 pub mod watch;
 
+pub use error::{AppError, Context};
 use gpu::{new_egui_state, paint_egui, AppliedOnce, Gpu};
 pub use options::AppOptions;
 use options::{apply_start_options, initial_model};
@@ -49,28 +51,30 @@ const VIEWPORT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 /// Opens the window and runs until it is closed. Returns an error message for failures
 /// that stop the app (no display, no GPU adapter, screenshot could not be written).
-pub fn run(options: AppOptions) -> Result<(), String> {
+pub fn run(options: AppOptions) -> Result<(), AppError> {
     let settings_path = Settings::default_path();
     let (settings, settings_note) = match &settings_path {
         Some(p) => Settings::load(p),
         None => (Settings::default(), None),
     };
-    let (model, path, load_error) = initial_model(options.file.as_deref(), &options.load)?;
-    if let (Some(e), false) = (&load_error, options.library.is_empty()) {
-        // The library goes onto FILE's character: without it there is nothing to build.
-        return Err(e.clone());
-    }
-    if let (Some(e), true) = (
-        &load_error,
-        options.screenshot.is_some() || options.export.is_some(),
-    ) {
-        // A scripted run of a file that does not open must fail: a screenshot of the
-        // demo in its place would pass for the file's in a script that checks exit codes.
-        return Err(e.clone());
+    let (model, path, mut load_error) = initial_model(options.file.as_deref(), &options.load)?;
+    if let Some(e) = load_error {
+        if !options.library.is_empty() {
+            // The library goes onto FILE's character: without it there is nothing to
+            // build.
+            return Err(e);
+        }
+        if options.screenshot.is_some() || options.export.is_some() {
+            // A scripted run of a file that does not open must fail: a screenshot of the
+            // demo in its place would pass for the file's in a script that checks exit
+            // codes.
+            return Err(e);
+        }
+        load_error = Some(e);
     }
     let mut previewer = Previewer::new(model, path, settings);
     previewer.load_options = options.load;
-    let load_error = load_error.map(|e| format!("{e} (showing the demo instead)"));
+    let load_error = load_error.map(|e| format!("{} (showing the demo instead)", e.report()));
     if let Some(e) = load_error.or(settings_note) {
         previewer.set_message(e, true);
     }
@@ -89,7 +93,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     }
     let event_loop = EventLoop::<UserEvent>::with_user_event()
         .build()
-        .map_err(|e| format!("cannot open a window (is a display available?): {e}"))?;
+        .map_err(|e| AppError::system("open a window (is a display available?)", e))?;
     event_loop.set_control_flow(ControlFlow::Wait);
     let mut app = App {
         proxy: event_loop.create_proxy(),
@@ -111,7 +115,7 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     };
     event_loop
         .run_app(&mut app)
-        .map_err(|e| format!("event loop: {e}"))?;
+        .map_err(|e| AppError::system("run the event loop", e))?;
     match app.fatal {
         Some(e) => Err(e),
         None => Ok(()),
@@ -143,7 +147,7 @@ struct App {
     /// Ctrl is down (for the numpad camera views, which bypass egui).
     ctrl_held: bool,
     fps: FpsCounter,
-    fatal: Option<String>,
+    fatal: Option<AppError>,
     /// False once the system file dialog failed to appear (no XDG desktop portal):
     /// File > Open uses the in-app browser from then on.
     portal_answers: bool,
@@ -274,7 +278,7 @@ impl App {
                 } else {
                     "library"
                 };
-                self.fatal = Some(format!("{what}: {e}"));
+                self.fatal = Some(e.context(what));
                 self.exit(event_loop);
                 return;
             }
@@ -348,7 +352,7 @@ impl App {
                 self.egui_ctx = egui::Context::default();
                 self.egui_state = None;
                 self.gpu = Gpu::new(event_loop, window.clone())
-                    .map_err(|e| self.previewer.set_message(e, true))
+                    .map_err(|e| self.previewer.set_message(e.report(), true))
                     .ok();
                 if let Some(gpu) = &self.gpu {
                     self.egui_state =
@@ -395,7 +399,7 @@ impl App {
             }
             wgpu::CurrentSurfaceTexture::Lost => {
                 if let Err(e) = gpu.recreate_surface(&window) {
-                    self.previewer.set_message(e, true);
+                    self.previewer.set_message(e.report(), true);
                 }
                 window.request_redraw();
                 None
@@ -504,7 +508,7 @@ impl ApplicationHandler<UserEvent> for App {
         let window = match event_loop.create_window(attributes) {
             Ok(w) => Arc::new(w),
             Err(e) => {
-                self.fatal = Some(format!("cannot create a window: {e}"));
+                self.fatal = Some(AppError::system("create a window", e));
                 event_loop.exit();
                 return;
             }

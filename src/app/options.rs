@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::asset::Model;
 use crate::controller::{StageCommand, Transport};
 use crate::ui::Previewer;
+use crate::AppError;
 
 /// How the window starts.
 #[derive(Clone, Debug, Default)]
@@ -162,12 +163,12 @@ pub(super) fn apply_start_options(previewer: &mut Previewer, options: &AppOption
 pub(super) fn initial_model(
     file: Option<&Path>,
     options: &crate::asset::LoadOptions,
-) -> Result<(Model, Option<PathBuf>, Option<String>), String> {
+) -> Result<(Model, Option<PathBuf>, Option<AppError>), AppError> {
     let demo = || crate::asset::load_or_demo_with(None, options);
     match file {
         Some(path) => match crate::asset::load_with(path, options) {
             Ok(m) => Ok((m, Some(path.to_path_buf()), None)),
-            Err(e) => Ok((demo()?, None, Some(e.to_string()))),
+            Err(e) => Ok((demo()?, None, Some(e.into()))),
         },
         None => Ok((demo()?, None, None)),
     }

@@ -9,6 +9,7 @@ use winit::event_loop::ActiveEventLoop;
 use super::gpu::save_screenshot;
 use super::App;
 use crate::render::PendingReadback;
+use crate::AppError;
 
 /// A file `--drop` hands to egui as a drag and drop would.
 #[derive(Debug)]
@@ -19,6 +20,7 @@ impl egui::DroppedFile for ScriptedDrop {
         &self.0
     }
 
+    // egui's trait: its error is text.
     fn bytes(&self) -> Result<Vec<u8>, String> {
         std::fs::read(&self.0).map_err(|e| format!("{}: {e}", self.0.display()))
     }
@@ -51,7 +53,7 @@ impl App {
             if self.frame_count >= self.options.after_frames.max(1) {
                 match gpu.export_preview(&mut self.previewer, &path) {
                     Ok(text) => eprintln!("stridescope: {text}"),
-                    Err(e) => self.fatal = Some(format!("export {}: {e}", path.display())),
+                    Err(e) => self.fatal = Some(e.context(format!("export {}", path.display()))),
                 }
                 self.exit(event_loop);
                 return true;
@@ -61,7 +63,7 @@ impl App {
             let format = gpu.config.format;
             let result = readback
                 .finish(&gpu.ctx)
-                .map_err(|e| e.to_string())
+                .map_err(AppError::from)
                 .and_then(|image| save_screenshot(image, format, &path));
             match result {
                 Ok(()) => {
@@ -69,7 +71,7 @@ impl App {
                     eprintln!("stridescope: viewport {w}x{h} px");
                     eprintln!("stridescope: wrote {}", path.display());
                 }
-                Err(e) => self.fatal = Some(format!("screenshot {}: {e}", path.display())),
+                Err(e) => self.fatal = Some(e.context(format!("screenshot {}", path.display()))),
             }
             self.exit(event_loop);
             return true;

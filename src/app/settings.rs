@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::AppError;
+
 /// Most recent files remembered.
 pub const MAX_RECENT: usize = 10;
 
@@ -128,15 +130,15 @@ impl Settings {
         }
     }
 
-    pub fn save(&self, path: &Path) -> Result<(), String> {
+    pub fn save(&self, path: &Path) -> Result<(), AppError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|e| AppError::file(dir, "create", e))?;
         }
-        let json = serde_json::to_vec_pretty(self).map_err(|e| e.to_string())?;
+        let json = serde_json::to_vec_pretty(self)?;
         // Write then rename, so a crash never leaves half a file.
         let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, json).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+        std::fs::write(&tmp, json).map_err(|e| AppError::file(&tmp, "write", e))?;
+        std::fs::rename(&tmp, path).map_err(|e| AppError::file(path, "write", e))
     }
 
     /// Moves `path` to the front of the recent files, as an absolute path (resolved when

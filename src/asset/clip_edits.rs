@@ -164,7 +164,7 @@ pub fn read(file: &Path) -> Result<Option<ClipEdits>, ImportError> {
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(ImportError::new(&path, "", format!("cannot read: {e}"))),
+        Err(e) => return Err(ImportError::doing(&path, "", "cannot read", e)),
     };
     ron::from_str(&text).map(Some).map_err(|e| {
         ImportError::new(

@@ -1,20 +1,29 @@
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::anim::AnimError;
 
 /// A file that could not be imported. Displays as `FILE: ELEMENT: MESSAGE`, e.g.
-/// `Fox.gltf: animation 2 channel 5: key times not increasing at key 3`.
-#[derive(Clone, Debug, PartialEq)]
+/// `Fox.gltf: animation 2 channel 5: key times not increasing at key 3`. An error
+/// underneath (an `io::Error`, the core's `AnimError`, a bad load option) is kept as the
+/// [`source`](std::error::Error::source) and its text ends the message.
+#[derive(Clone, Debug)]
 pub struct ImportError {
+    /// The file (or folder) that did not import, as given.
     pub file: PathBuf,
     /// The glTF element at fault (`skin 0`, `animation 1 sampler 3`, `accessor 7`...), or
     /// empty when the whole file is at fault (I/O, not glTF at all).
     pub element: String,
+    /// What is wrong, in the user's terms (the cause's text included).
     pub message: String,
+    /// The error underneath, when there is one (shared: import errors are cloned into
+    /// the window's state and the reports).
+    cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 impl ImportError {
+    /// `file`'s `element` is wrong as `message` says.
     pub fn new(
         file: impl Into<PathBuf>,
         element: impl Into<String>,
@@ -24,7 +33,45 @@ impl ImportError {
             file: file.into(),
             element: element.into(),
             message: message.into(),
+            cause: None,
         }
+    }
+
+    /// `file`'s `element` failed with `cause`: its text is the message and it stays the
+    /// source.
+    pub fn caused_by(
+        file: impl Into<PathBuf>,
+        element: impl Into<String>,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self::doing(file, element, "", cause)
+    }
+
+    /// As [`Self::caused_by`], the message saying first what was being done
+    /// (`cannot read file: No such file or directory (os error 2)`); `doing` may be empty.
+    pub fn doing(
+        file: impl Into<PathBuf>,
+        element: impl Into<String>,
+        doing: &str,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        let message = if doing.is_empty() {
+            cause.to_string()
+        } else {
+            format!("{doing}: {cause}")
+        };
+        Self {
+            cause: Some(Arc::new(cause)),
+            ..Self::new(file, element, message)
+        }
+    }
+}
+
+/// Two import errors are equal when they say the same thing about the same element; the
+/// cause's text is part of the message.
+impl PartialEq for ImportError {
+    fn eq(&self, other: &Self) -> bool {
+        self.file == other.file && self.element == other.element && self.message == other.message
     }
 }
 
@@ -44,11 +91,11 @@ impl fmt::Display for ImportError {
     }
 }
 
-impl std::error::Error for ImportError {}
-
-impl From<ImportError> for String {
-    fn from(e: ImportError) -> String {
-        e.to_string()
+impl std::error::Error for ImportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
 
@@ -76,12 +123,6 @@ impl fmt::Display for ImportProblem {
 }
 
 impl std::error::Error for ImportProblem {}
-
-impl From<ImportProblem> for String {
-    fn from(e: ImportProblem) -> String {
-        e.message
-    }
-}
 
 impl From<String> for ImportProblem {
     fn from(message: String) -> Self {
@@ -151,18 +192,12 @@ impl std::error::Error for OptionError {
     }
 }
 
-impl From<OptionError> for String {
-    fn from(e: OptionError) -> String {
-        e.to_string()
-    }
-}
-
 /// An operation on a loaded model (a clip's analysis, key reduction, bone shapes) that
 /// failed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelError {
-    /// A clip index past the model's `clips` clips.
-    ClipOutOfRange { clip: usize, clips: usize },
+    /// A clip index past the model's clips ([`AnimError::ClipOutOfRange`]).
+    Clip(AnimError),
     /// The clip's analysis failed (a pose that is not finite at some time...).
     Analysis { clip: String, source: AnimError },
     /// Key reduction refused the clip of the model (`model`: its source).
@@ -178,9 +213,7 @@ pub enum ModelError {
 impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ModelError::ClipOutOfRange { clip, clips } => {
-                write!(f, "clip {clip} out of range ({clips} clips)")
-            }
+            ModelError::Clip(e) => fmt::Display::fmt(e, f),
             ModelError::Analysis { clip, source } => write!(f, "clip '{clip}': {source}"),
             ModelError::KeyReduction {
                 model,
@@ -195,18 +228,12 @@ impl fmt::Display for ModelError {
 impl std::error::Error for ModelError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ModelError::ClipOutOfRange { .. } => None,
+            ModelError::Clip(e) => Some(e),
             ModelError::Analysis { source, .. } | ModelError::KeyReduction { source, .. } => {
                 Some(source)
             }
             ModelError::BoneShapes(e) => Some(e),
         }
-    }
-}
-
-impl From<ModelError> for String {
-    fn from(e: ModelError) -> String {
-        e.to_string()
     }
 }
 
@@ -266,12 +293,6 @@ impl fmt::Display for GlbError {
 }
 
 impl std::error::Error for GlbError {}
-
-impl From<GlbError> for String {
-    fn from(e: GlbError) -> String {
-        e.to_string()
-    }
-}
 
 /// Why a file of a folder cannot join the folder's character by joint name
 /// ([`super::folder`]); the folder skips it with this as the reason.
@@ -355,12 +376,6 @@ impl From<ImportError> for LoadError {
 impl From<ModelError> for LoadError {
     fn from(e: ModelError) -> Self {
         LoadError::Model(e)
-    }
-}
-
-impl From<LoadError> for String {
-    fn from(e: LoadError) -> String {
-        e.to_string()
     }
 }
 

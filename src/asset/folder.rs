@@ -35,7 +35,7 @@ pub fn gltf_files(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
 /// The files directly in `dir` that `keep` takes, sorted by name (case-insensitive).
 fn files_in(dir: &Path, keep: fn(&Path) -> bool) -> Result<Vec<PathBuf>, ImportError> {
     let read = std::fs::read_dir(dir)
-        .map_err(|e| ImportError::new(dir, "", format!("cannot read the folder: {e}")))?;
+        .map_err(|e| ImportError::doing(dir, "", "cannot read the folder", e))?;
     let mut files: Vec<PathBuf> = read
         .flatten()
         .map(|e| e.path())
@@ -69,7 +69,7 @@ pub fn load_folder(
         .par_iter()
         .map(|path| {
             let result = std::fs::read(path)
-                .map_err(|e| ImportError::new(path, "", format!("cannot read file: {e}")))
+                .map_err(|e| ImportError::doing(path, "", "cannot read file", e))
                 .and_then(|bytes| {
                     if is_fbx_path(path) {
                         fbx::load_from_slice(&bytes, path, options)
@@ -198,7 +198,8 @@ pub fn load_folder(
         ));
     }
     model.warnings.extend(warnings);
-    bone_shapes::add_bone_shapes(&mut model).map_err(|e| ImportError::new(dir, "skeleton", e))?;
+    bone_shapes::add_bone_shapes(&mut model)
+        .map_err(|e| ImportError::caused_by(dir, "skeleton", e))?;
     Ok(model)
 }
 

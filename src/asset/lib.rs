@@ -64,7 +64,7 @@ pub fn parse_tolerance_mm(text: &str) -> Result<f32, OptionError> {
 /// file and the element.
 pub fn load_or_demo(file: Option<&Path>) -> Result<Model, ImportError> {
     let named = file.unwrap_or(Path::new("demo.glb"));
-    let options = LoadOptions::from_env().map_err(|e| ImportError::new(named, "", e))?;
+    let options = LoadOptions::from_env().map_err(|e| ImportError::caused_by(named, "", e))?;
     load_or_demo_with(file, &options)
 }
 
@@ -95,7 +95,7 @@ pub fn load(path: &Path) -> Result<Model, ImportError> {
 /// [`load`] with the scene to show: `None` is the file's default scene, else scene 0
 /// (glTF; a BVH file has none).
 pub fn load_scene(path: &Path, scene: Option<usize>) -> Result<Model, ImportError> {
-    let options = LoadOptions::from_env().map_err(|e| ImportError::new(path, "", e))?;
+    let options = LoadOptions::from_env().map_err(|e| ImportError::caused_by(path, "", e))?;
     load_scene_with(path, scene, &options)
 }
 
@@ -117,12 +117,12 @@ pub fn load_scene_with(
         if let Some(tolerance_m) = options.reduce_keys_m {
             model
                 .reduce_keys(tolerance_m)
-                .map_err(|e| ImportError::new(path, "motion", e))?;
+                .map_err(|e| ImportError::caused_by(path, "motion", e))?;
         }
         return Ok(model);
     }
-    let bytes = std::fs::read(path)
-        .map_err(|e| ImportError::new(path, "", format!("cannot read file: {e}")))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| ImportError::doing(path, "", "cannot read file", e))?;
     let mut model = load_scene_from_slice_with(&bytes, path, scene, options)?;
     // The user's saved clip edits (rename, trim, markers) beside the file.
     clip_edits::apply_sidecar(&mut model, path)?;
@@ -141,7 +141,7 @@ pub fn load_scene_from_slice(
     path: &Path,
     scene: Option<usize>,
 ) -> Result<Model, ImportError> {
-    let options = LoadOptions::from_env().map_err(|e| ImportError::new(path, "", e))?;
+    let options = LoadOptions::from_env().map_err(|e| ImportError::caused_by(path, "", e))?;
     load_scene_from_slice_with(bytes, path, scene, &options)
 }
 
@@ -159,7 +159,7 @@ pub fn load_scene_from_slice_with(
         if let Some(tolerance_m) = options.reduce_keys_m {
             model
                 .reduce_keys(tolerance_m)
-                .map_err(|e| ImportError::new(path, "takes", e))?;
+                .map_err(|e| ImportError::caused_by(path, "takes", e))?;
         }
         return Ok(model);
     }
@@ -169,7 +169,7 @@ pub fn load_scene_from_slice_with(
         if let Some(tolerance_m) = options.reduce_keys_m {
             model
                 .reduce_keys(tolerance_m)
-                .map_err(|e| ImportError::new(path, "animations", e))?;
+                .map_err(|e| ImportError::caused_by(path, "animations", e))?;
         }
         if let Some(units) = options.units {
             model.warnings.push(format!(
@@ -181,11 +181,12 @@ pub fn load_scene_from_slice_with(
     }
     let mut model = bvh::load_from_slice(bytes, path, options)?;
     // Motion capture has no mesh: draw the bones as shapes.
-    bone_shapes::add_bone_shapes(&mut model).map_err(|e| ImportError::new(path, "skeleton", e))?;
+    bone_shapes::add_bone_shapes(&mut model)
+        .map_err(|e| ImportError::caused_by(path, "skeleton", e))?;
     if let Some(tolerance_m) = options.reduce_keys_m {
         model
             .reduce_keys(tolerance_m)
-            .map_err(|e| ImportError::new(path, "motion", e))?;
+            .map_err(|e| ImportError::caused_by(path, "motion", e))?;
     }
     Ok(model)
 }

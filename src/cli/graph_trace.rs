@@ -15,6 +15,7 @@ use crate::graph::PoseGraph;
 use crate::stage::scenario::Scenario;
 use crate::stage::scenario::ScenarioRun;
 use crate::stage::session::GraphSession;
+use crate::{CliError, Context as _};
 
 use super::TraceArgs;
 
@@ -90,20 +91,21 @@ pub struct GraphTraceReport {
 }
 
 /// The graph for `--blend A,B --weight W --offset PHASE`.
-pub fn blend_graph(args: &TraceArgs, blend: &[String]) -> Result<GraphDef, String> {
+pub fn blend_graph(args: &TraceArgs, blend: &[String]) -> Result<GraphDef, CliError> {
     if blend.len() < 2 {
         return Err(format!(
             "--blend needs at least two clips separated by commas, got '{}'",
             blend.join(",")
-        ));
+        )
+        .into());
     }
     let w = args.weight.unwrap_or(0.5);
     if !(w.is_finite() && (0.0..=1.0).contains(&w)) {
-        return Err(format!("--weight must be in 0..1, got {w}"));
+        return Err(format!("--weight must be in 0..1, got {w}").into());
     }
     let offset = args.offset.unwrap_or(0.0);
     if !offset.is_finite() {
-        return Err(format!("--offset must be finite, got {offset}"));
+        return Err(format!("--offset must be finite, got {offset}").into());
     }
     let n = blend.len();
     // Two clips: A gets 1 - W, B gets W. More: the last gets W, the others share 1 - W.
@@ -151,9 +153,8 @@ pub fn clip_scenario(model: &Model, clip: usize, fps: f64, seconds: f64) -> Scen
 }
 
 /// Loads a scenario file (RON); also returns its text, to place later errors on a line.
-pub fn load_scenario(path: &Path) -> Result<(Scenario, String), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+pub fn load_scenario(path: &Path) -> Result<(Scenario, String), CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::file(path, "read", e))?;
     Ok((def::parse_ron(&text, path)?, text))
 }
 
@@ -164,31 +165,31 @@ pub fn build_graph(
     scenario: &Scenario,
     path: &Path,
     text: &str,
-) -> Result<PoseGraph, String> {
+) -> Result<PoseGraph, CliError> {
     let graph_def = scenario_graph(model, scenario)?;
     PoseGraph::new(model, &graph_def).map_err(|e| {
-        let e = e.to_string();
+        let said = e.to_string();
         let line = ["state '", "layer '"].iter().find_map(|prefix| {
-            let start = e.find(prefix)? + prefix.len();
-            let name = &e[start..start + e[start..].find('\'')?];
+            let start = said.find(prefix)? + prefix.len();
+            let name = &said[start..start + said[start..].find('\'')?];
             def::line_of_name(text, name)
         });
         match line {
-            Some(l) => format!("{}:{l}: {e}", path.display()),
-            None => format!("{}: {e}", path.display()),
+            Some(l) => CliError::from(e).context(format!("{}:{l}", path.display())),
+            None => CliError::from(e).context(path.display().to_string()),
         }
     })
 }
 
 /// The graph a scenario runs: its own, or the model's default.
-pub fn scenario_graph(model: &Model, scenario: &Scenario) -> Result<GraphDef, String> {
+pub fn scenario_graph(model: &Model, scenario: &Scenario) -> Result<GraphDef, CliError> {
     match &scenario.graph {
         Some(g) => Ok(g.clone()),
         None => {
             let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
             let additive: Vec<bool> = model.clips.iter().map(|c| c.is_additive()).collect();
             def::default_graph(&names, &additive)
-                .ok_or_else(|| format!("{}: has no animations", model.source))
+                .ok_or_else(|| CliError::usage(format!("{}: has no animations", model.source)))
         }
     }
 }
@@ -199,7 +200,7 @@ pub fn scenario_graph(model: &Model, scenario: &Scenario) -> Result<GraphDef, St
 pub fn scenario_from_args(
     args: &TraceArgs,
     blend_secs: f64,
-) -> Result<Option<(Scenario, String)>, String> {
+) -> Result<Option<(Scenario, String)>, CliError> {
     match (&args.scenario, &args.blend) {
         (Some(path), _) => {
             let (mut s, text) = load_scenario(path)?;
@@ -210,7 +211,7 @@ pub fn scenario_from_args(
         }
         (None, Some(blend)) => {
             if !(args.fps.is_finite() && args.fps > 0.0) {
-                return Err(format!("--fps must be a positive number, got {}", args.fps));
+                return Err(format!("--fps must be a positive number, got {}", args.fps).into());
             }
             let scenario = Scenario {
                 graph: Some(blend_graph(args, blend)?),
@@ -226,7 +227,7 @@ pub fn scenario_from_args(
 }
 
 /// Runs the graph trace.
-pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, String> {
+pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, CliError> {
     let (scenario, text) = scenario_from_args(args, 2.0)?
         .ok_or_else(|| "graph trace needs --blend or --scenario".to_string())?;
     let source_name = args
@@ -238,10 +239,10 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, Strin
     if args.rate != 1.0 {
         graph
             .set_rate(args.rate)
-            .map_err(|e| format!("--rate: {e}"))?;
+            .with_context(|| "--rate".to_string())?;
     }
     let fps = scenario.fps;
-    let mut run = ScenarioRun::new(scenario).map_err(|e| format!("{source_name}: {e}"))?;
+    let mut run = ScenarioRun::new(scenario).with_context(|| source_name.to_string())?;
     let mut frames = Vec::with_capacity(run.frame_count() as usize + 1);
     let mut max_drop: f64 = 0.0;
     let mut warning = false;

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::joint_by_name;
 use crate::anim::ClipRootMotion;
 use crate::asset::Model;
+use crate::CliError;
 
 #[derive(Debug, Serialize)]
 pub struct InspectReport {
@@ -177,7 +178,7 @@ pub struct MarkerReport {
 }
 
 /// Builds the inspection report (shared by text and JSON output).
-pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<InspectReport, String> {
+pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<InspectReport, CliError> {
     let skeleton = &model.skeleton;
     let override_joint = joint_by_name(skeleton, root_joint)?;
     let (legs, legs_error) = match model.legs() {

@@ -7,9 +7,10 @@ use std::fmt::Write as _;
 use super::args::InspectArgs;
 use super::inspect::*;
 use crate::asset;
+use crate::CliError;
 
 /// Runs `inspect` and returns what to print.
-pub(super) fn run(args: &InspectArgs, load: &asset::LoadOptions) -> Result<String, String> {
+pub(super) fn run(args: &InspectArgs, load: &asset::LoadOptions) -> Result<String, CliError> {
     let mut model = super::load_model_with(args.file.as_deref(), load)?;
     args.in_place.apply(&mut model);
     let reduction = match args.reduce_keys {
@@ -19,7 +20,7 @@ pub(super) fn run(args: &InspectArgs, load: &asset::LoadOptions) -> Result<Strin
     let mut report = inspect_report(&model, args.root_joint.as_deref())?;
     report.key_reduction = reduction;
     if args.json {
-        return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+        return Ok(serde_json::to_string_pretty(&report)? + "\n");
     }
     let mut out = String::new();
     let w = &mut out;

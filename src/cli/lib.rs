@@ -18,6 +18,7 @@ pub mod retarget;
 pub mod snapshot;
 
 mod args;
+mod error;
 mod inspect;
 mod inspect_text;
 mod trace;
@@ -28,34 +29,40 @@ use crate::anim::Skeleton;
 use crate::asset::Model;
 
 pub use args::*;
+pub use error::{CliError, Context};
 pub use inspect::*;
 pub use trace::*;
 
 /// Loads `file`, or the built-in demo character when `None`, with the default options
 /// (see [`load_model_with`]).
-pub fn load_model(file: Option<&Path>) -> Result<Model, String> {
+pub fn load_model(file: Option<&Path>) -> Result<Model, CliError> {
     load_model_with(file, &asset::LoadOptions::default())
 }
 
 /// Loads `file`, or the built-in demo character when `None`, reading it as `options` say
 /// (see [`asset::folder::load_with_progress`]: a folder shows a progress bar on a
 /// terminal).
-pub fn load_model_with(file: Option<&Path>, options: &asset::LoadOptions) -> Result<Model, String> {
-    asset::folder::load_with_progress(file, options).map_err(String::from)
+pub fn load_model_with(
+    file: Option<&Path>,
+    options: &asset::LoadOptions,
+) -> Result<Model, CliError> {
+    Ok(asset::folder::load_with_progress(file, options)?)
 }
 
-fn joint_by_name(skeleton: &Skeleton, name: Option<&str>) -> Result<Option<usize>, String> {
+fn joint_by_name(skeleton: &Skeleton, name: Option<&str>) -> Result<Option<usize>, CliError> {
     match name {
         None => Ok(None),
         Some(n) => skeleton.find(n).map(Some).ok_or_else(|| {
-            format!("no joint named '{n}' (see `stridescope inspect` for the tree)")
+            CliError::usage(format!(
+                "no joint named '{n}' (see `stridescope inspect` for the tree)"
+            ))
         }),
     }
 }
 
 /// Runs a command and returns what to print on stdout; every file it reads is read as
 /// `load` says (`--units`, `--allow-truncated`, `--reduce-keys`).
-pub fn run(command: Command, load: &asset::LoadOptions) -> Result<String, String> {
+pub fn run(command: Command, load: &asset::LoadOptions) -> Result<String, CliError> {
     match command {
         Command::Inspect(args) => inspect_text::run(&args, load),
         Command::Trace(args) => trace::run(&args, load),
@@ -69,7 +76,7 @@ pub fn run(command: Command, load: &asset::LoadOptions) -> Result<String, String
             } else {
                 asset::demo::write_demo(&args.out)
             };
-            written.map_err(|e| format!("{}: cannot write: {e}", args.out.display()))?;
+            written.map_err(|e| CliError::file(&args.out, "write", e))?;
             Ok(format!("wrote {}\n", args.out.display()))
         }
     }

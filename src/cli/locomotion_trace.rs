@@ -14,6 +14,7 @@ use crate::asset::Model;
 use crate::stage::locomotion::{Locomotion, LocomotionSettings};
 use crate::stage::scenario::{FrameKind, ScenarioRun};
 use crate::stage::session::GraphSession;
+use crate::{CliError, Context as _};
 
 use super::graph_trace;
 use super::TraceArgs;
@@ -115,16 +116,13 @@ pub fn parse_leg(s: &str) -> Result<(String, String, String), String> {
 }
 
 /// The locomotion stage for `args` (settings from the flags, legs detected or given).
-pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, String> {
+pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, CliError> {
     let speed = args.movement_speed.unwrap_or(0.0);
     if !(speed.is_finite() && speed >= 0.0) {
-        return Err(format!("--movement-speed must be >= 0, got {speed}"));
+        return Err(format!("--movement-speed must be >= 0, got {speed}").into());
     }
     if !args.direction.is_finite() {
-        return Err(format!(
-            "--direction must be finite, got {}",
-            args.direction
-        ));
+        return Err(format!("--direction must be finite, got {}", args.direction).into());
     }
     let mut settings = LocomotionSettings {
         movement_speed: speed,
@@ -144,7 +142,8 @@ pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, Str
         if !(scale.is_finite() && scale >= 0.0 && dir.is_finite()) {
             return Err(format!(
                 "--stride-scale must be >= 0 and --stride-direction finite, got {scale} and {dir}"
-            ));
+            )
+            .into());
         }
         settings.manual_stride = Some(crate::stage::locomotion::ManualStride {
             direction_deg: dir,
@@ -156,19 +155,19 @@ pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, Str
             "cycle" | "average" => SpeedSource::CycleAverage,
             "frame" | "per-frame" => SpeedSource::PerFrame,
             other => {
-                return Err(format!(
-                    "--stride-source '{other}': expected 'cycle' or 'frame'"
-                ))
+                return Err(
+                    format!("--stride-source '{other}': expected 'cycle' or 'frame'").into(),
+                )
             }
         };
     }
     // The legs are the model's (`--leg` set them, see [`apply_legs`]).
-    Locomotion::new(model, settings).map_err(String::from)
+    Ok(Locomotion::new(model, settings)?)
 }
 
 /// `--leg THIGH,CALF,FOOT` (repeated): the legs `model` uses from now on, for every
 /// analysis and the drive (nothing when none is given).
-pub fn apply_legs(model: &mut Model, args: &TraceArgs) -> Result<(), String> {
+pub fn apply_legs(model: &mut Model, args: &TraceArgs) -> Result<(), CliError> {
     if args.leg.is_empty() {
         return Ok(());
     }
@@ -184,7 +183,7 @@ pub fn apply_legs(model: &mut Model, args: &TraceArgs) -> Result<(), String> {
     let legs = legs_from_override(&model.skeleton, &overrides)?;
     model
         .set_leg_override(Some(legs))
-        .map_err(|e| format!("--leg: {e}"))
+        .with_context(|| "--leg".to_string())
 }
 
 fn v3(v: glam::Vec3) -> [f32; 3] {
@@ -192,9 +191,9 @@ fn v3(v: glam::Vec3) -> [f32; 3] {
 }
 
 /// Runs the trace.
-pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, String> {
+pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, CliError> {
     if !(args.fps.is_finite() && args.fps > 0.0) {
-        return Err(format!("--fps must be a positive number, got {}", args.fps));
+        return Err(format!("--fps must be a positive number, got {}", args.fps).into());
     }
     let (scenario, text) = match graph_trace::scenario_from_args(args, 4.0)? {
         Some(st) => st,
@@ -218,7 +217,7 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
     let mut loco = locomotion_for(model, args)?;
     loco.attach(&graph);
     let fps = scenario.fps;
-    let mut run = ScenarioRun::new(scenario).map_err(|e| format!("{source_name}: {e}"))?;
+    let mut run = ScenarioRun::new(scenario).with_context(|| source_name.to_string())?;
     let mut frames = Vec::with_capacity(run.frame_count() as usize + 1);
     // (leader cycles, stride scale) of played frames, for the last-cycle mean.
     let mut scales: Vec<(f64, f32)> = Vec::new();

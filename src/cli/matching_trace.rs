@@ -17,6 +17,7 @@ use crate::stage::character::Character;
 use crate::stage::matching::{MatchingDef, MatchingSession};
 use crate::stage::scenario::{Action, Scenario, ScenarioEvent};
 use crate::stage::source::{MatchingPlay, MotionSource};
+use crate::CliError;
 
 use super::TraceArgs;
 
@@ -134,15 +135,14 @@ pub fn default_scenario(walk_mps: f32, run_mps: f32) -> Scenario {
 }
 
 /// The model for `trace --motion-matching`: the file, or the demo's locomotion set.
-pub fn load(file: Option<&Path>, options: &asset::LoadOptions) -> Result<Model, String> {
-    match file {
-        Some(f) => asset::load_with(f, options).map_err(|e| e.to_string()),
+pub fn load(file: Option<&Path>, options: &asset::LoadOptions) -> Result<Model, CliError> {
+    Ok(match file {
+        Some(f) => asset::load_with(f, options)?,
         None => asset::load_from_slice(
             &asset::demo::locomotion_set_glb(),
             Path::new(asset::demo::LOCOMOTION_SET_NAME),
-        )
-        .map_err(|e| e.to_string()),
-    }
+        )?,
+    })
 }
 
 /// Turns scenario events into per-frame matcher inputs.
@@ -157,11 +157,11 @@ pub struct ScenarioInputs {
 
 impl ScenarioInputs {
     /// Validates the events (finite times and numbers, known tags) and sorts them.
-    pub fn new(mut events: Vec<ScenarioEvent>, tags: &[String]) -> Result<Self, String> {
+    pub fn new(mut events: Vec<ScenarioEvent>, tags: &[String]) -> Result<Self, CliError> {
         for (i, e) in events.iter().enumerate() {
             let at = e.at_secs;
             if !at.is_finite() {
-                return Err(format!("scenario: event {i}: at_secs must be finite"));
+                return Err(format!("scenario: event {i}: at_secs must be finite").into());
             }
             match &e.action {
                 Action::Move {
@@ -176,7 +176,7 @@ impl ScenarioInputs {
                     if !valid {
                         return Err(format!(
                             "scenario: event {i} (at {at} s): Move needs a speed in [0, 10000] m/s (glTF units per second) and finite angles"
-                        ));
+                        ).into());
                     }
                 }
                 Action::Tags { require, exclude } => {
@@ -185,7 +185,7 @@ impl ScenarioInputs {
                             return Err(format!(
                                 "scenario: event {i} (at {at} s): unknown tag '{t}' (the set has: {})",
                                 tags.join(", ")
-                            ));
+                            ).into());
                         }
                     }
                 }
@@ -193,7 +193,7 @@ impl ScenarioInputs {
                 other => {
                     return Err(format!(
                         "scenario: event {i} (at {at} s): {other:?} is a pose-graph action; a motion-matching scenario takes Move, Stand and Tags"
-                    ))
+                    ).into())
                 }
             }
         }
@@ -254,7 +254,7 @@ pub use crate::stage::retarget::library_model;
 pub fn report(
     args: &TraceArgs,
     options: &asset::LoadOptions,
-) -> Result<MatchingTraceReport, String> {
+) -> Result<MatchingTraceReport, CliError> {
     let started = std::time::Instant::now();
     let (mut model, library_files, sidecar_tags) = if args.library.is_empty() {
         (load(args.file.as_deref(), options)?, None, Vec::new())
@@ -295,10 +295,7 @@ pub fn report(
     let scenario =
         scenario.unwrap_or_else(|| default_scenario(session.walk_speed_mps, session.run_speed_mps));
     if !(scenario.fps.is_finite() && scenario.fps > 0.0 && scenario.fps <= 1000.0) {
-        return Err(format!(
-            "scenario: fps must be in (0, 1000], got {}",
-            scenario.fps
-        ));
+        return Err(format!("scenario: fps must be in (0, 1000], got {}", scenario.fps).into());
     }
     if !(scenario.seconds.is_finite()
         && scenario.seconds >= 0.0
@@ -307,7 +304,8 @@ pub fn report(
         return Err(format!(
             "scenario: seconds must be >= 0 and give at most 1,000,000 frames, got {}",
             scenario.seconds
-        ));
+        )
+        .into());
     }
     if let crate::stage::matching::cache::CacheOutcome::Skipped(why) = &session.cache {
         if args.file.is_some() && !args.no_cache {
@@ -423,13 +421,13 @@ pub fn text(r: &MatchingTraceReport) -> String {
 pub fn run_scenario(
     character: &mut Character,
     scenario: &Scenario,
-) -> Result<(Vec<MatchingTraceFrame>, MatchingSummary), String> {
+) -> Result<(Vec<MatchingTraceFrame>, MatchingSummary), CliError> {
     let not_matching = format!(
         "{}: motion matching does not move this character",
         character.model.source
     );
     let Some(m) = character.source.matching_mut() else {
-        return Err(not_matching);
+        return Err(not_matching.into());
     };
     let dt_secs = 1.0 / scenario.fps;
     m.session.reset(&character.model)?;
@@ -443,7 +441,7 @@ pub fn run_scenario(
     let mut frames = Vec::with_capacity(count as usize + 1);
     let mut slide = SlideProbe::new(model);
     // The scripted input is cleared whether the run ends or fails.
-    let run = (|| -> Result<(), String> {
+    let run = (|| -> Result<(), CliError> {
         for i in 0..=count {
             let t = i as f64 / scenario.fps;
             let input = inputs.at(t, &tags);
@@ -451,7 +449,7 @@ pub fn run_scenario(
                 m.scripted = Some(input);
             }
             character.advance(dt_secs, 0.0)?;
-            character.evaluate(false).map_err(|e| e.to_string())?;
+            character.evaluate(false)?;
             let m = character
                 .source
                 .matching()

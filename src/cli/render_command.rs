@@ -12,6 +12,7 @@ use crate::render::{
     self, bounds, Aabb, Frame, GpuContext, Grid, LocomotionDraw, LocomotionOverlays, Renderer,
     SceneBuilder, OFFSCREEN_FORMAT,
 };
+use crate::{CliError, Context as _};
 
 #[derive(Debug, Args)]
 pub struct RenderArgs {
@@ -130,7 +131,7 @@ impl FrameSource {
         clip: Option<usize>,
         times: &[f32],
         driving: bool,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, CliError> {
         use crate::stage::locomotion::{Locomotion, LocomotionSettings};
         use crate::stage::scenario::ScenarioRun;
         use crate::stage::session::GraphSession;
@@ -154,7 +155,7 @@ impl FrameSource {
             let (mut scenario, text) = super::graph_trace::load_scenario(path)?;
             scenario.seconds = scenario.seconds.max(last);
             let graph = super::graph_trace::build_graph(model, &scenario, path, &text)?;
-            let run = ScenarioRun::new(scenario).map_err(|e| format!("{}: {e}", path.display()))?;
+            let run = ScenarioRun::new(scenario).with_context(|| format!("{}", path.display()))?;
             return Ok(Self {
                 kind: SourceKind::Scenario {
                     run: Box::new(run),
@@ -182,10 +183,7 @@ impl FrameSource {
         scenario.seconds = scenario.seconds.max(last);
         let graph = super::graph_trace::build_graph(model, &scenario, &path, &text)?;
         if !args.direction.is_finite() {
-            return Err(format!(
-                "--direction must be finite, got {}",
-                args.direction
-            ));
+            return Err(format!("--direction must be finite, got {}", args.direction).into());
         }
         let mut loco = Locomotion::new(
             model,
@@ -201,11 +199,11 @@ impl FrameSource {
         let natural = loco.clip(model, lead)?.speed() as f32;
         loco.settings.movement_speed = match args.movement_speed {
             Some(v) if v.is_finite() && v >= 0.0 => v,
-            Some(v) => return Err(format!("--movement-speed must be >= 0, got {v}")),
+            Some(v) => return Err(format!("--movement-speed must be >= 0, got {v}").into()),
             None => natural,
         };
         let leg_length = model.leg_length_or_reference_m();
-        let run = ScenarioRun::new(scenario).map_err(|e| format!("{}: {e}", path.display()))?;
+        let run = ScenarioRun::new(scenario).with_context(|| format!("{}", path.display()))?;
         let mut session = GraphSession::from_graph(graph);
         session.locomotion = Some(loco);
         Ok(Self {
@@ -221,13 +219,13 @@ impl FrameSource {
     /// Poses the character at `t` seconds (not before the previous call's time) and
     /// returns the time the pose is of: `t` for a clip; for a scenario, which steps at its
     /// own fixed rate, its last frame at or before `t` (0.3333 s for 0.35 s at 60 Hz).
-    fn advance(&mut self, model: &Model, t: f32) -> Result<f64, String> {
+    fn advance(&mut self, model: &Model, t: f32) -> Result<f64, CliError> {
         match &mut self.kind {
             SourceKind::Clip(timeline) => {
                 timeline.seek_secs(f64::from(t));
                 crate::stage::source::MotionSource::Clip
                     .evaluate(model, timeline, false, glam::Mat4::IDENTITY, &mut self.pose)
-                    .map_err(|e| format!("{}: {e}", model.source))?;
+                    .with_context(|| model.source.to_string())?;
                 Ok(f64::from(t))
             }
             SourceKind::Scenario { run, session } => {
@@ -235,9 +233,7 @@ impl FrameSource {
                     run.step(model, session)?;
                 }
                 // The window's pose of a graph source, at the stage's origin.
-                session
-                    .evaluate_pose(model, glam::Mat4::IDENTITY, &mut self.pose)
-                    .map_err(|e| e.to_string())?;
+                session.evaluate_pose(model, glam::Mat4::IDENTITY, &mut self.pose)?;
                 Ok(run.time_of(run.frame().saturating_sub(1)))
             }
         }
@@ -290,26 +286,26 @@ pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 /// The clip index to render: by name, else the first clip that animates, else none (rest
 /// pose).
-fn choose_clip(model: &Model, name: Option<&str>) -> Result<Option<usize>, String> {
+fn choose_clip(model: &Model, name: Option<&str>) -> Result<Option<usize>, CliError> {
     match name {
         Some(name) => model.find_clip(name).map(Some).ok_or_else(|| {
             let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
-            format!("no clip named '{name}'; clips: {}", names.join(", "))
+            CliError::usage(format!(
+                "no clip named '{name}'; clips: {}",
+                names.join(", ")
+            ))
         }),
         None => Ok(model.default_clip()),
     }
 }
 
 /// Runs `stridescope render` and returns the summary printed on stdout.
-pub fn run(args: &RenderArgs, load: &crate::asset::LoadOptions) -> Result<String, String> {
+pub fn run(args: &RenderArgs, load: &crate::asset::LoadOptions) -> Result<String, CliError> {
     if !args.time.is_finite() {
-        return Err(format!("--time must be finite, got {}", args.time));
+        return Err(format!("--time must be finite, got {}", args.time).into());
     }
     if !(args.fps.is_finite() && (0.01..=1000.0).contains(&args.fps)) {
-        return Err(format!(
-            "--fps must be between 0.01 and 1000, got {}",
-            args.fps
-        ));
+        return Err(format!("--fps must be between 0.01 and 1000, got {}", args.fps).into());
     }
     if args.frames == Some(0) {
         return Err("--frames must be at least 1".into());
@@ -333,7 +329,8 @@ pub fn run(args: &RenderArgs, load: &crate::asset::LoadOptions) -> Result<String
         return Err(format!(
             "--time must be >= 0 with --scenario, --overlays or --movement-speed, got {}",
             args.time
-        ));
+        )
+        .into());
     }
     // Scenarios and driven runs play from the start: their times are wall seconds, never
     // wrapped; a clip alone wraps past its end (looping playback).
@@ -365,7 +362,7 @@ pub fn run(args: &RenderArgs, load: &crate::asset::LoadOptions) -> Result<String
     let mut source = FrameSource::new(&model, args, clip, &times, driving)?;
     for &t in &times {
         source.advance(&model, t)?;
-        all = all.union(&bounds::pose_bounds(&model, &source.pose).map_err(|e| e.to_string())?);
+        all = all.union(&bounds::pose_bounds(&model, &source.pose)?);
     }
     let mut source = FrameSource::new(&model, args, clip, &times, driving)?;
     let mut camera = render::OrbitCamera::default();
@@ -375,7 +372,7 @@ pub fn run(args: &RenderArgs, load: &crate::asset::LoadOptions) -> Result<String
         (args.camera_pitch, "--camera-pitch"),
     ] {
         if v.is_some_and(|v| !v.is_finite()) {
-            return Err(format!("{what} must be finite"));
+            return Err(format!("{what} must be finite").into());
         }
     }
     camera.yaw_rad = args.camera_yaw.map(f32::to_radians).unwrap_or(if side {
@@ -401,20 +398,15 @@ pub fn run(args: &RenderArgs, load: &crate::asset::LoadOptions) -> Result<String
     }
     let grid = (!args.no_grid && !all.is_empty()).then(|| Grid::for_bounds(all.min, all.max));
 
-    let ctx = GpuContext::headless().map_err(|e| e.to_string())?;
-    let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).map_err(|e| e.to_string())?;
-    let gpu_model = renderer
-        .upload_model(&ctx, &model)
-        .map_err(|e| e.to_string())?;
-    let mut instances = renderer
-        .create_instances(&ctx, &gpu_model, 1)
-        .map_err(|e| e.to_string())?;
+    let ctx = GpuContext::headless()?;
+    let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT)?;
+    let gpu_model = renderer.upload_model(&ctx, &model)?;
+    let mut instances = renderer.create_instances(&ctx, &gpu_model, 1)?;
 
     // Written PNGs: how many, the first and the last (for the summary).
     let mut outputs: (usize, Option<PathBuf>, Option<PathBuf>) = (0, None, None);
     if let Some(dir) = &args.out_dir {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| CliError::file(dir, "create", e))?;
     }
     // Exports are written as frames are drawn: one image in memory at a time.
     let frame_count = times.len() as u32;
@@ -452,11 +444,9 @@ pub fn run(args: &RenderArgs, load: &crate::asset::LoadOptions) -> Result<String
         if let (Some(flags), Some(draw)) = (args.overlays, source.locomotion_draw()) {
             frame.locomotion = Some((draw, flags));
         }
-        let image = builder
-            .draw(&ctx, &mut renderer, frame, |renderer, scene| {
-                render::render_to_image(&ctx, renderer, width, height, scene)
-            })
-            .map_err(|e| e.to_string())?;
+        let image = builder.draw(&ctx, &mut renderer, frame, |renderer, scene| {
+            render::render_to_image(&ctx, renderer, width, height, scene)
+        })?;
         let path = match &args.out_dir {
             Some(dir) => Some(dir.join(format!("frame_{i:04}.png"))),
             None if exporting => None,

@@ -11,6 +11,7 @@ pub use crate::stage::retarget::{
     glb_with_clips, retarget_models, retarget_models_with, ClipQualityReport, MapFile,
     MappingReport, RetargetReport,
 };
+use crate::{CliError, Context as _};
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -44,9 +45,9 @@ pub struct RetargetArgs {
 }
 
 /// Runs `retarget`: the report as text or JSON.
-pub fn run(args: &RetargetArgs, load: &asset::LoadOptions) -> Result<String, String> {
+pub fn run(args: &RetargetArgs, load: &asset::LoadOptions) -> Result<String, CliError> {
     let source = super::load_model_with(Some(&args.source), load)?;
-    let target = asset::load_with(&args.onto, load).map_err(|e| e.to_string())?;
+    let target = asset::load_with(&args.onto, load)?;
     let options = RetargetOptions {
         in_place: args.in_place,
         foot_ik: !args.no_ik,
@@ -58,15 +59,14 @@ pub fn run(args: &RetargetArgs, load: &asset::LoadOptions) -> Result<String, Str
     };
     let (clips, mut report) = retarget_models_with(&source, &target, &args.clip, &options, &given)?;
     if let Some(out) = &args.out {
-        let bytes = std::fs::read(&args.onto)
-            .map_err(|e| format!("{}: cannot read: {e}", args.onto.display()))?;
+        let bytes = std::fs::read(&args.onto).map_err(|e| CliError::file(&args.onto, "read", e))?;
         let written = glb_with_clips(&bytes, &target, &clips)
-            .map_err(|e| format!("{}: {e}", args.onto.display()))?;
+            .with_context(|| args.onto.display().to_string())?;
         write(out, &written)?;
         report.out = Some(out.display().to_string());
     }
     if args.json {
-        return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+        return Ok(serde_json::to_string_pretty(&report)? + "\n");
     }
     let mut text = String::new();
     let w = &mut text;
@@ -109,6 +109,6 @@ pub fn run(args: &RetargetArgs, load: &asset::LoadOptions) -> Result<String, Str
     Ok(text)
 }
 
-fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    std::fs::write(path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    std::fs::write(path, bytes).map_err(|e| CliError::file(path, "write", e))
 }

@@ -11,6 +11,7 @@ use glam::Vec3;
 use crate::asset::{self, bone_shapes::BONE_MESH_NAME, LoadOptions, Model, SourceFormat};
 use crate::render::bounds::cpu_skin_primitive;
 use crate::render::PoseMatrices;
+use crate::{CliError, Context as _};
 
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
@@ -114,7 +115,11 @@ impl PosedMesh {
 /// Poses `model` at `time_secs` of clip `clip` (`None`: the rest pose) and returns every
 /// mesh morphed and skinned (model space, the model's units), or the joints and bones when
 /// no mesh is bound to the skeleton (bone shapes drawn for a BVH do not count).
-pub fn posed_mesh(model: &Model, clip: Option<usize>, time_secs: f32) -> Result<PosedMesh, String> {
+pub fn posed_mesh(
+    model: &Model,
+    clip: Option<usize>,
+    time_secs: f32,
+) -> Result<PosedMesh, CliError> {
     let mut pose = crate::stage::pose::pose_at(model, clip, time_secs)?;
     let mut weights = model.default_morph_weights();
     model.morph_weights_at(clip, time_secs, &mut weights);
@@ -128,7 +133,7 @@ pub fn posed_mesh(model: &Model, clip: Option<usize>, time_secs: f32) -> Result<
         let mut triangles = Vec::new();
         for p in 0..mesh.primitives.len() {
             let (posed, _) = cpu_skin_primitive(model, &pose, m, p, false)
-                .map_err(|e| format!("{}: mesh '{}': {e}", model.source, mesh.name))?;
+                .with_context(|| format!("{}: mesh '{}'", model.source, mesh.name))?;
             let base = positions.len() as u32;
             for t in mesh.primitives[p].indices.chunks_exact(3) {
                 triangles.push([base + t[0], base + t[1], base + t[2]]);
@@ -155,7 +160,7 @@ pub fn posed_mesh(model: &Model, clip: Option<usize>, time_secs: f32) -> Result<
 }
 
 /// Runs `snapshot`: writes the OBJ and returns a one-line summary.
-pub fn run(args: &SnapshotArgs, load: &LoadOptions) -> Result<String, String> {
+pub fn run(args: &SnapshotArgs, load: &LoadOptions) -> Result<String, CliError> {
     let file = args.file.as_deref();
     let fbx_source = args.source_space && file.is_some_and(asset::is_fbx_path);
     let model = match file {
@@ -164,7 +169,7 @@ pub fn run(args: &SnapshotArgs, load: &LoadOptions) -> Result<String, String> {
                 source_space: true,
                 ..*load
             };
-            asset::load_with(path, &options).map_err(|e| e.to_string())?
+            asset::load_with(path, &options)?
         }
         _ => super::load_model_with(file, load)?,
     };
@@ -199,7 +204,7 @@ pub fn run(args: &SnapshotArgs, load: &LoadOptions) -> Result<String, String> {
         (None, None) => 0.0,
     };
     if !time.is_finite() {
-        return Err(format!("time {time} is not finite"));
+        return Err(format!("time {time} is not finite").into());
     }
     let mut posed = posed_mesh(&model, clip, time as f32)?;
     let units = if args.source_space && !fbx_source && model.format != SourceFormat::Gltf {
@@ -233,6 +238,6 @@ pub fn run(args: &SnapshotArgs, load: &LoadOptions) -> Result<String, String> {
     ))
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, text).map_err(|e| CliError::file(path, "write", e))
 }

@@ -12,6 +12,7 @@ use crate::anim::{ClipRootMotion, PlaybackClock};
 use crate::asset::Model;
 use crate::stage::source::MotionSource;
 use crate::stage::timeline::{RootMotionMode, Timeline};
+use crate::{CliError, Context as _};
 
 /// One row of `stridescope trace`.
 #[derive(Debug, Serialize, PartialEq)]
@@ -48,49 +49,51 @@ pub struct TraceReport {
 
 /// The clip named `name` (`None`: the first clip that animates, see
 /// [`Model::default_clip`]); an unknown name lists the clips.
-pub fn clip_index(model: &Model, name: Option<&str>) -> Result<usize, String> {
+pub fn clip_index(model: &Model, name: Option<&str>) -> Result<usize, CliError> {
     match name {
         Some(name) => model.find_clip(name).ok_or_else(|| {
             let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
-            format!("no clip named '{name}'; clips: {}", names.join(", "))
+            CliError::usage(format!(
+                "no clip named '{name}'; clips: {}",
+                names.join(", ")
+            ))
         }),
-        None if model.clips.is_empty() => Err(format!("{}: has no animations", model.source)),
+        None if model.clips.is_empty() => {
+            Err(format!("{}: has no animations", model.source).into())
+        }
         None => Ok(model.default_clip().unwrap_or(0)),
     }
 }
 
 /// Plays a clip frame by frame (see [`TraceArgs`]).
-pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, String> {
+pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, CliError> {
     if !(args.fps.is_finite() && args.fps > 0.0) {
-        return Err(format!("--fps must be a positive number, got {}", args.fps));
+        return Err(format!("--fps must be a positive number, got {}", args.fps).into());
     }
     let clip_index = clip_index(model, args.clip.as_deref())?;
     let clip = &model.clips[clip_index];
     let duration = clip.duration_secs() as f64;
     let seconds = args.seconds.unwrap_or(2.0 * duration.max(1.0 / args.fps));
     if !(seconds.is_finite() && seconds >= 0.0) {
-        return Err(format!(
-            "--seconds must be a non-negative number, got {seconds}"
-        ));
+        return Err(format!("--seconds must be a non-negative number, got {seconds}").into());
     }
     let frame_count = (seconds * args.fps).round();
     const MAX_FRAMES: f64 = 10_000_000.0;
     if frame_count > MAX_FRAMES {
-        return Err(format!(
-            "{frame_count} frames requested; at most {MAX_FRAMES} per trace"
-        ));
+        return Err(
+            format!("{frame_count} frames requested; at most {MAX_FRAMES} per trace").into(),
+        );
     }
     let override_joint = joint_by_name(&model.skeleton, args.root_joint.as_deref())?;
     let root = ClipRootMotion::for_clip(&model.skeleton, clip, override_joint)
-        .map_err(|e| format!("clip '{}': {e}", clip.name()))?;
+        .with_context(|| format!("clip '{}'", clip.name()))?;
     let root_joint = root
         .as_ref()
         .map(|r| model.skeleton.names()[r.source.joint].clone());
     // The rate is checked here for its message; the timeline then plays at it.
-    PlaybackClock::new(1.0)
-        .map_err(|e| e.to_string())?
+    PlaybackClock::new(1.0)?
         .set_rate(args.rate)
-        .map_err(|e| format!("--rate: {e}"))?;
+        .with_context(|| "--rate".to_string())?;
     // The window's path: the clip's timeline moved by the clip source, with the root
     // motion chosen here (the file's root track, or `--root-joint`'s).
     let mut timeline = Timeline::new(model);
@@ -136,7 +139,7 @@ pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, Stri
                 .error()
                 .filter(|_| timeline.error_count() != before)
             {
-                return Err(format!("--seek {t}@{frame}: {e}"));
+                return Err(format!("--seek {t}@{frame}: {e}").into());
             }
             frames.push(row(frame, "seek", &timeline, identity));
             // Play on from there (a clip that does not loop rests where the seek put it).
@@ -148,7 +151,7 @@ pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, Stri
             }
             let delta = source
                 .advance(model, &mut timeline, dt, 0.0)
-                .map_err(|e| format!("frame {frame}: {e}"))?;
+                .with_context(|| format!("frame {frame}"))?;
             frames.push(row(frame, "play", &timeline, delta));
         }
     }
@@ -163,11 +166,11 @@ pub fn trace_report(model: &Model, args: &TraceArgs) -> Result<TraceReport, Stri
     })
 }
 
-pub(super) fn run(args: &TraceArgs, load: &crate::asset::LoadOptions) -> Result<String, String> {
+pub(super) fn run(args: &TraceArgs, load: &crate::asset::LoadOptions) -> Result<String, CliError> {
     if args.motion_matching {
         let report = matching_trace::report(args, load)?;
         if args.json {
-            return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+            return Ok(serde_json::to_string_pretty(&report)? + "\n");
         }
         return Ok(matching_trace::text(&report));
     }
@@ -177,20 +180,20 @@ pub(super) fn run(args: &TraceArgs, load: &crate::asset::LoadOptions) -> Result<
     if args.movement_speed.is_some() {
         let report = locomotion_trace::report(&model, args)?;
         if args.json {
-            return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+            return Ok(serde_json::to_string_pretty(&report)? + "\n");
         }
         return Ok(locomotion_trace::text(&report));
     }
     if args.blend.is_some() || args.scenario.is_some() {
         let report = graph_trace::report(&model, args)?;
         if args.json {
-            return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+            return Ok(serde_json::to_string_pretty(&report)? + "\n");
         }
         return Ok(graph_trace::text(&report));
     }
     let report = trace_report(&model, args)?;
     if args.json {
-        return Ok(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n");
+        return Ok(serde_json::to_string_pretty(&report)? + "\n");
     }
     let mut out = String::new();
     let _ = writeln!(

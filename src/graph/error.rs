@@ -36,8 +36,6 @@ pub enum GraphError {
     },
     /// An additive layer's reference frame names a clip the model does not have.
     UnknownReferenceClip { clip: String },
-    /// A clip index past the model's clips.
-    ClipOutOfRange { clip: usize },
     /// A node, blend space or layer weight names a float parameter `params` does not
     /// declare.
     UnknownParameter { context: String, param: String },
@@ -120,7 +118,6 @@ impl fmt::Display for GraphError {
                 clips.join(", ")
             ),
             GraphError::UnknownReferenceClip { clip } => write!(f, "unknown clip '{clip}'"),
-            GraphError::ClipOutOfRange { clip } => write!(f, "clip {clip} out of range"),
             GraphError::UnknownParameter { context, param } => write!(
                 f,
                 "{context}: unknown float parameter '{param}' (declare it in `params`)"
@@ -187,13 +184,6 @@ impl From<StateMachineError> for GraphError {
     }
 }
 
-/// The user boundary (the window, the CLI) reports errors as text.
-impl From<GraphError> for String {
-    fn from(e: GraphError) -> String {
-        e.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,6 +225,6 @@ mod tests {
             what: "clip time".into(),
         });
         assert_eq!(e.to_string(), "clip time: value is not finite");
-        assert_eq!(String::from(e), "clip time: value is not finite");
+        assert_eq!(e.to_string(), "clip time: value is not finite");
     }
 }

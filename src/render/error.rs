@@ -231,12 +231,6 @@ impl fmt::Display for ExportError {
 
 impl std::error::Error for ExportError {}
 
-impl From<ExportError> for String {
-    fn from(e: ExportError) -> String {
-        e.to_string()
-    }
-}
-
 /// A locomotion overlay name that is not one of [`super::locomotion_overlay::OVERLAY_NAMES`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnknownOverlay {

@@ -53,8 +53,6 @@ pub enum StageError {
     RonWrite { path: PathBuf, message: String },
 
     // --- Clips and poses ---
-    /// A clip index past the model's clips.
-    ClipOutOfRange { clip: usize },
     /// A clip (named) whose data the core refuses.
     Clip { clip: String, source: AnimError },
     /// A model that cannot be posed (`model`: its source).
@@ -250,7 +248,6 @@ impl fmt::Display for StageError {
             StageError::RonWrite { path, message } => {
                 write!(f, "{}: {message}", path.display())
             }
-            StageError::ClipOutOfRange { clip } => write!(f, "clip {clip} out of range"),
             StageError::Clip { clip, source } => write!(f, "clip '{clip}': {source}"),
             StageError::Pose { model, source } => write!(f, "{model}: {source}"),
             StageError::NoAnimations { model } => write!(f, "{model}: has no animations"),
@@ -481,13 +478,6 @@ impl From<GlbError> for StageError {
     }
 }
 
-/// The user boundary (the window, the CLI) reports errors as text.
-impl From<StageError> for String {
-    fn from(e: StageError) -> String {
-        e.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -524,7 +514,6 @@ mod tests {
         })
         .in_matching();
         assert_eq!(e.to_string(), "motion matching: clip: no data");
-        assert_eq!(String::from(e.clone()), e.to_string());
     }
 
     #[test]

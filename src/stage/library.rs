@@ -8,7 +8,7 @@
 use glam::{Mat4, Quat, Vec3};
 use rayon::prelude::*;
 
-use crate::anim::ClipRootMotion;
+use crate::anim::{AnimError, ClipRootMotion};
 use crate::asset::Model;
 use crate::pose::{Pose, PoseRequest};
 use crate::StageError;
@@ -75,7 +75,11 @@ impl ClipGrid {
     /// Errors: an index past the model's clips.
     pub fn of_clips(model: &Model, clips: &[usize]) -> Result<Self, StageError> {
         if let Some(&bad) = clips.iter().find(|&&c| c >= model.clips.len()) {
-            return Err(StageError::ClipOutOfRange { clip: bad });
+            return Err(AnimError::ClipOutOfRange {
+                clip: bad,
+                clips: model.clips.len(),
+            }
+            .into());
         }
         let rest = Pose::new(model);
         let (lo, hi) = rest.model_from_joint.iter().fold(
@@ -294,7 +298,10 @@ fn cell_evaluate(
     let clip = model
         .clips
         .get(cell.clip)
-        .ok_or(StageError::ClipOutOfRange { clip: cell.clip })?;
+        .ok_or(AnimError::ClipOutOfRange {
+            clip: cell.clip,
+            clips: model.clips.len(),
+        })?;
     let duration = f64::from(clip.duration_secs());
     let t = if duration > 0.0 {
         time_secs.rem_euclid(duration)

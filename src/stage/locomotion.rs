@@ -29,7 +29,7 @@ use crate::anim::locomotion::{
     SlideSettings, SpeedMatch, SpeedMatchSettings, StrideMode, StrideWarpJob, StrideWarpOutput,
     StrideWarpSettings, StrideWarpState,
 };
-use crate::anim::{GroundTransform, LocalToModelJob, Transform};
+use crate::anim::{AnimError, GroundTransform, LocalToModelJob, Transform};
 use crate::asset::Model;
 
 use crate::graph::eval::PoseGraph;
@@ -181,10 +181,10 @@ pub fn clip_locomotion(
     legs: &[LegChain],
     settings: &ContactSettings,
 ) -> Result<ClipLocomotion, StageError> {
-    let c = model
-        .clips
-        .get(clip)
-        .ok_or(StageError::ClipOutOfRange { clip })?;
+    let c = model.clips.get(clip).ok_or(AnimError::ClipOutOfRange {
+        clip,
+        clips: model.clips.len(),
+    })?;
     let own_legs = model.legs().ok();
     if *settings == ContactSettings::default() && own_legs.as_deref() == Some(legs) {
         return model
@@ -424,7 +424,11 @@ impl Locomotion {
     /// Per-clip data, computed on first use.
     pub fn clip(&mut self, model: &Model, clip: usize) -> Result<&ClipLocomotion, StageError> {
         if clip >= self.clips.len() {
-            return Err(StageError::ClipOutOfRange { clip });
+            return Err(AnimError::ClipOutOfRange {
+                clip,
+                clips: self.clips.len(),
+            }
+            .into());
         }
         if self.clips[clip].is_none() {
             let r = clip_locomotion(model, clip, &self.legs, &self.settings.contacts);

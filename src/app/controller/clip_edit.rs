@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use super::Previewer;
 use crate::anim::{Clip, SyncMarker};
 use crate::asset::clip_edits::{self, AdditiveEdit, ClipArrangement, ClipEdits};
+use crate::AppError;
 
 /// Marker names the window offers (the foot contacts sync and retargeting read).
 pub const MARKER_NAMES: [&str; 4] = [
@@ -48,15 +49,13 @@ struct EditSnapshot {
 
 impl Previewer {
     /// The open file's edits, read from its sidecar the first time after it opened.
-    fn edits(&mut self) -> Result<&mut ClipEdits, String> {
+    fn edits(&mut self) -> Result<&mut ClipEdits, AppError> {
         let Some(path) = self.stage.main.path.clone() else {
             return Err("the built-in demo has no file to keep clip edits beside".into());
         };
         let e = &mut self.clip_editing;
         if e.edits_for.as_ref() != Some(&path) {
-            e.edits = clip_edits::read(&path)
-                .map_err(|e| e.to_string())?
-                .unwrap_or_default();
+            e.edits = clip_edits::read(&path)?.unwrap_or_default();
             e.edits_for = Some(path);
             e.unsaved = false;
             e.undo.clear();
@@ -91,7 +90,7 @@ impl Previewer {
 
     /// Remembers the state before an edit of `clips` (`what` names it), for undo; a new
     /// edit forgets what was undone.
-    fn before_edit(&mut self, clips: &[usize], what: String) -> Result<(), String> {
+    fn before_edit(&mut self, clips: &[usize], what: String) -> Result<(), AppError> {
         self.edits()?;
         let snap = self.snapshot(clips, what);
         let e = &mut self.clip_editing;
@@ -182,23 +181,23 @@ impl Previewer {
         self.select_clip(clip);
     }
 
-    fn clip_or_err(&self, clip: usize) -> Result<&Clip, String> {
+    fn clip_or_err(&self, clip: usize) -> Result<&Clip, AppError> {
         self.stage
             .main
             .model
             .clips
             .get(clip)
-            .ok_or_else(|| format!("no clip {clip}"))
+            .ok_or_else(|| AppError::refused(format!("no clip {clip}")))
     }
 
     /// The file's own name of the clip shown as `shown`.
-    fn original_name(&mut self, shown: &str) -> Result<String, String> {
+    fn original_name(&mut self, shown: &str) -> Result<String, AppError> {
         Ok(self.edits()?.original_name(shown).to_string())
     }
 
     /// Renames clip `clip` (a name no other clip has; the file's own name again undoes
     /// the rename).
-    pub fn rename_clip(&mut self, clip: usize, name: &str) -> Result<(), String> {
+    pub fn rename_clip(&mut self, clip: usize, name: &str) -> Result<(), AppError> {
         let name = name.trim().to_string();
         let shown = self.clip_or_err(clip)?.name().to_string();
         if name.is_empty() {
@@ -208,7 +207,7 @@ impl Previewer {
             return Ok(());
         }
         if self.stage.main.model.find_clip(&name).is_some() {
-            return Err(format!("another clip is named '{name}'"));
+            return Err(format!("another clip is named '{name}'").into());
         }
         self.before_edit(&[clip], format!("rename '{shown}' to '{name}'"))?;
         let original = self.original_name(&shown)?;
@@ -224,15 +223,13 @@ impl Previewer {
     }
 
     /// Trims clip `clip` to the timeline's in/out range (which is then cleared).
-    pub fn trim_clip_to_range(&mut self, clip: usize) -> Result<(), String> {
+    pub fn trim_clip_to_range(&mut self, clip: usize) -> Result<(), AppError> {
         let Some((a, b)) = self.stage.main.timeline.range() else {
             return Err("set an in/out range first (I and O)".into());
         };
         let current = self.clip_or_err(clip)?.clone();
         let (a, b) = (a as f32, b as f32);
-        let edited = current
-            .trimmed(a, b, current.name().to_string())
-            .map_err(|e| e.to_string())?;
+        let edited = current.trimmed(a, b, current.name().to_string())?;
         self.before_edit(
             &[clip],
             format!("trim '{}' to {a:.3}-{b:.3} s", current.name()),
@@ -258,7 +255,7 @@ impl Previewer {
     }
 
     /// Adds sync marker `name` to clip `clip` at clip time `time_secs`.
-    pub fn add_marker(&mut self, clip: usize, name: &str, time_secs: f32) -> Result<(), String> {
+    pub fn add_marker(&mut self, clip: usize, name: &str, time_secs: f32) -> Result<(), AppError> {
         self.edits()?;
         let current = self.clip_or_err(clip)?.clone();
         let mut markers = self.editable_markers(clip);
@@ -309,14 +306,12 @@ impl Previewer {
         clip: usize,
         time_secs: f32,
         within_secs: f32,
-    ) -> Result<(), String> {
+    ) -> Result<(), AppError> {
         self.edits()?;
         let current = self.clip_or_err(clip)?.clone();
         let mut markers = self.editable_markers(clip);
         let Some(i) = nearest_marker(&markers, time_secs, within_secs) else {
-            return Err(format!(
-                "no marker within {within_secs:.3} s of the playhead"
-            ));
+            return Err(format!("no marker within {within_secs:.3} s of the playhead").into());
         };
         let removed = markers.remove(i);
         let what = format!(
@@ -333,12 +328,12 @@ impl Previewer {
         clip: usize,
         marker: usize,
         time_secs: f32,
-    ) -> Result<(), String> {
+    ) -> Result<(), AppError> {
         self.edits()?;
         let current = self.clip_or_err(clip)?.clone();
         let mut markers = self.editable_markers(clip);
         let Some(m) = markers.get_mut(marker) else {
-            return Err(format!("clip '{}' has no marker {marker}", current.name()));
+            return Err(format!("clip '{}' has no marker {marker}", current.name()).into());
         };
         let from = m.time_secs;
         m.time_secs = time_secs.clamp(0.0, current.duration_secs());
@@ -355,8 +350,8 @@ impl Previewer {
         current: &Clip,
         markers: Vec<SyncMarker>,
         what: String,
-    ) -> Result<(), String> {
-        let edited = current.with_markers(markers).map_err(|e| e.to_string())?;
+    ) -> Result<(), AppError> {
+        let edited = current.with_markers(markers)?;
         self.before_edit(&[clip], what.clone())?;
         let original = self.original_name(current.name())?;
         self.edits()?.entry(&original).markers = Some(edited.markers().to_vec());
@@ -375,7 +370,7 @@ impl Previewer {
         &mut self,
         clip: usize,
         reference_secs: Option<f32>,
-    ) -> Result<(), String> {
+    ) -> Result<(), AppError> {
         let current = self.clip_or_err(clip)?.clone();
         let edited = match reference_secs {
             Some(t) => current.clone().with_additive_reference(t),
@@ -402,7 +397,7 @@ impl Previewer {
     }
 
     /// Hides clip `clip` from the clip list and the library grid, or shows it again.
-    pub fn set_clip_hidden(&mut self, clip: usize, hidden: bool) -> Result<(), String> {
+    pub fn set_clip_hidden(&mut self, clip: usize, hidden: bool) -> Result<(), AppError> {
         let name = self.clip_or_err(clip)?.name().to_string();
         let what = format!("{} '{name}'", if hidden { "hide" } else { "show" });
         self.before_edit(&[], what.clone())?;
@@ -427,13 +422,13 @@ impl Previewer {
 
     /// Moves clip `clip` `by` places in the clip list as shown (negative: up; hidden
     /// clips the list leaves out are stepped over).
-    pub fn move_clip(&mut self, clip: usize, by: isize) -> Result<(), String> {
+    pub fn move_clip(&mut self, clip: usize, by: isize) -> Result<(), AppError> {
         let name = self.clip_or_err(clip)?.name().to_string();
         let model = &self.stage.main.model;
         let listed = model.listed_clips(self.clip_editing.show_hidden);
         let mut order = model.arrangement.listing_order(model.clips.len());
         let Some(at) = listed.iter().position(|&i| i == clip) else {
-            return Err(format!("'{name}' is hidden: show it first"));
+            return Err(format!("'{name}' is hidden: show it first").into());
         };
         let to = (at as isize + by).clamp(0, listed.len() as isize - 1) as usize;
         if to == at {
@@ -460,7 +455,7 @@ impl Previewer {
     }
 
     /// Makes clip `clip` the one the file opens on (`None`: the first that animates).
-    pub fn set_default_clip(&mut self, clip: Option<usize>) -> Result<(), String> {
+    pub fn set_default_clip(&mut self, clip: Option<usize>) -> Result<(), AppError> {
         let name = match clip {
             Some(c) => Some(self.clip_or_err(c)?.name().to_string()),
             None => None,
@@ -482,7 +477,7 @@ impl Previewer {
     }
 
     /// Writes the edits beside the open file (File > Save clip edits, Ctrl+S).
-    pub fn save_clip_edits(&mut self) -> Result<PathBuf, String> {
+    pub fn save_clip_edits(&mut self) -> Result<PathBuf, AppError> {
         let path = self
             .stage
             .main
@@ -490,7 +485,7 @@ impl Previewer {
             .clone()
             .ok_or("the built-in demo has no file to keep clip edits beside")?;
         let edits = self.edits()?.clone();
-        let written = clip_edits::write(&path, &edits).map_err(|e| e.to_string())?;
+        let written = clip_edits::write(&path, &edits)?;
         self.clip_editing.unsaved = false;
         self.set_message(format!("saved clip edits to {}", written.display()), false);
         Ok(written)

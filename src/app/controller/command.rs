@@ -7,6 +7,7 @@
 use super::*;
 use crate::stage::inspect::{CompareLock, CompareView};
 use crate::stage::matching::KeyInput;
+use crate::AppError;
 
 /// One change to the stage.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,7 +48,7 @@ impl Previewer {
     pub fn send(&mut self, command: StageCommand) {
         let model = &self.stage.main.model;
         let mut moved = true;
-        let result: Result<(), String> = match command {
+        let result: Result<(), AppError> = match command {
             StageCommand::GraphFloat { name, value } => {
                 self.stage.main.source.graph_mut().map_or(Ok(()), |g| {
                     g.set_float(model, &name, value);
@@ -60,7 +61,7 @@ impl Previewer {
                     .params_mut()
                     .set_bool(&name, value)
                     .map(|()| g.refresh(model))
-                    .map_err(|e| e.to_string()),
+                    .map_err(AppError::from),
                 None => Ok(()),
             },
             StageCommand::GraphTravel { state, blend_secs } => {
@@ -85,7 +86,7 @@ impl Previewer {
             StageCommand::GraphRate(rate) => {
                 moved = false;
                 match self.stage.main.source.graph_mut() {
-                    Some(g) => g.graph.set_rate(rate).map_err(|e| e.to_string()),
+                    Some(g) => g.graph.set_rate(rate).map_err(AppError::from),
                     None => Ok(()),
                 }
             }
@@ -128,7 +129,7 @@ impl Previewer {
         match result {
             Ok(()) if moved => self.evaluate_pose(),
             Ok(()) => {}
-            Err(e) => self.set_message(e, true),
+            Err(e) => self.set_message(e.report(), true),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! the Morphs panel's hand-set weights over them.
 
 use super::*;
+use crate::AppError;
 
 impl Previewer {
     /// Sets (`Some`) or releases (`None`) the Morphs panel's weight for one target of one
@@ -156,13 +157,13 @@ impl Previewer {
     /// Starts comparing with the first clip of another file on the same skeleton (two
     /// versions of one walk). A file that does not load or does not match is reported and
     /// changes nothing.
-    pub fn compare_with_file(&mut self, path: &Path) -> Result<(), String> {
+    pub fn compare_with_file(&mut self, path: &Path) -> Result<(), AppError> {
         let b = match crate::asset::load_with(path, &self.load_options) {
             Ok(b) => b,
             Err(e) => {
-                let text = format!("compare: {e}");
-                self.set_message(text.clone(), true);
-                return Err(text);
+                let e = AppError::from(e).context("compare");
+                self.set_message(e.report(), true);
+                return Err(e);
             }
         };
         self.compare_files_opened += 1;
@@ -179,9 +180,9 @@ impl Previewer {
                 Ok(())
             }
             Err(e) => {
-                let text = format!("compare: {e}");
-                self.set_message(text.clone(), true);
-                Err(text)
+                let e = AppError::from(e).context("compare");
+                self.set_message(e.report(), true);
+                Err(e)
             }
         }
     }

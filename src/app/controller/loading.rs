@@ -3,11 +3,12 @@
 //! the settings.
 
 use super::*;
+use crate::AppError;
 
 impl Previewer {
     /// Loads `path` and shows it. On failure the error goes to the status bar and the
     /// current character stays (returns the error too).
-    pub fn open_path(&mut self, path: &Path) -> Result<(), String> {
+    pub fn open_path(&mut self, path: &Path) -> Result<(), AppError> {
         // A reload of the open file keeps the scene the user picked.
         let scene = if self.stage.main.path.as_deref() == Some(path) {
             self.stage
@@ -64,14 +65,14 @@ impl Previewer {
     }
 
     /// Shows scene `scene` of the open file (Clips > Scene); the demo has one scene.
-    pub fn show_scene(&mut self, scene: usize) -> Result<(), String> {
+    pub fn show_scene(&mut self, scene: usize) -> Result<(), AppError> {
         let Some(path) = self.stage.main.path.clone() else {
             return Err("the built-in demo has one scene".into());
         };
         self.load_path(&path, Some(scene))
     }
 
-    pub(super) fn load_path(&mut self, path: &Path, scene: Option<usize>) -> Result<(), String> {
+    pub(super) fn load_path(&mut self, path: &Path, scene: Option<usize>) -> Result<(), AppError> {
         if path.is_dir() {
             self.start_folder_load(path);
             return Ok(());
@@ -87,12 +88,12 @@ impl Previewer {
                 Ok(())
             }
             Err(e) => {
-                let text = e.to_string();
+                let e = AppError::from(e);
                 self.set_message(
-                    format!("{text} (kept {})", self.stage.main.model.source),
+                    format!("{} (kept {})", e.report(), self.stage.main.model.source),
                     true,
                 );
-                Err(text)
+                Err(e)
             }
         }
     }
@@ -119,7 +120,7 @@ impl Previewer {
         let options = self.load_options;
         let spawned = std::thread::Builder::new()
             .name("folder load".into())
-            .spawn(move || -> Result<Loaded, String> {
+            .spawn(move || -> Result<Loaded, AppError> {
                 let report = |done: usize, total: usize| {
                     worker_progress.total.store(total, Ordering::Relaxed);
                     worker_progress.done.store(done, Ordering::Relaxed);
@@ -183,7 +184,7 @@ impl Previewer {
         let options = self.load_options;
         let spawned = std::thread::Builder::new()
             .name("library build".into())
-            .spawn(move || -> Result<Loaded, String> {
+            .spawn(move || -> Result<Loaded, AppError> {
                 let p = &worker_progress;
                 let report = |step: crate::stage::retarget::LibraryStep| {
                     use crate::stage::retarget::LibraryStep;
@@ -198,8 +199,7 @@ impl Previewer {
                 let (mut model, files, mut library_tags) =
                     crate::stage::retarget::library_model_with(
                         character, &library, mirror, &options, &report,
-                    )
-                    .map_err(|e| e.to_string())?;
+                    )?;
                 if in_place != crate::anim::locomotion::InPlaceOverride::Auto {
                     model.set_in_place_override_all(in_place);
                 }
@@ -257,9 +257,9 @@ impl Previewer {
                 );
             }
             Err(e) => {
-                let text = format!("cannot start the library build: {e}");
-                self.loads.library_outcome = Some(Err(text.clone()));
-                self.set_message(text, true);
+                let e = AppError::system("start the library build", e);
+                self.set_message(e.report(), true);
+                self.loads.library_outcome = Some(Err(e));
             }
         }
     }
@@ -280,14 +280,14 @@ impl Previewer {
             );
             if p.report_outcome {
                 self.loads.library_outcome =
-                    Some(Err(format!("{}: stopped ({why})", p.path.display())));
+                    Some(Err(format!("{}: stopped ({why})", p.path.display()).into()));
             }
         }
     }
 
     /// How the last library build ended (`Err`: its reason), once: the window applies the
     /// other start-up options after it, or stops a scripted run that needed it.
-    pub fn take_library_outcome(&mut self) -> Option<Result<(), String>> {
+    pub fn take_library_outcome(&mut self) -> Option<Result<(), AppError>> {
         self.loads.library_outcome.take()
     }
 
@@ -337,10 +337,9 @@ impl Previewer {
             return false;
         };
         let again = pending.again;
-        let result = pending
-            .handle
-            .join()
-            .unwrap_or_else(|_| Err(format!("{}: the loader stopped", pending.path.display())));
+        let result = pending.handle.join().unwrap_or_else(|_| {
+            Err(format!("{}: the loader stopped", pending.path.display()).into())
+        });
         match result {
             Ok(Loaded::Library {
                 model,
@@ -390,13 +389,17 @@ impl Previewer {
                 self.set_message(text, false);
             }
             Err(e) => {
+                let report = e.report();
                 if pending.report_outcome {
-                    self.loads.library_outcome = Some(Err(e.clone()));
+                    self.loads.library_outcome = Some(Err(e));
                 }
                 if pending.library {
                     self.loads.library_view_pending = false;
                 }
-                self.set_message(format!("{e} (kept {})", self.stage.main.model.source), true);
+                self.set_message(
+                    format!("{report} (kept {})", self.stage.main.model.source),
+                    true,
+                );
             }
         }
         if again {

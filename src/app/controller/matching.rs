@@ -7,6 +7,7 @@
 use crate::asset::Model;
 use crate::stage::matching::{MatchingDef, MatchingSession};
 use crate::stage::source::{MatchingPlay, MotionSource};
+use crate::AppError;
 
 use super::Previewer;
 pub use crate::render::MatchingOverlays;
@@ -34,7 +35,7 @@ impl Previewer {
         match MatchingSession::new(&self.stage.main.model, def, self.stage.main.path.as_deref()) {
             Ok(session) => self.start_matching(session),
             Err(e) => {
-                self.set_message(e, true);
+                self.set_message(AppError::from(e).report(), true);
                 self.evaluate_pose();
             }
         }
@@ -165,7 +166,7 @@ impl Previewer {
             return;
         };
         if let Err(e) = m.step(&self.stage.main.model, steps, look) {
-            self.set_message(e, true);
+            self.set_message(AppError::from(e).report(), true);
         }
     }
 
@@ -176,7 +177,7 @@ impl Previewer {
         };
         m.playing = false;
         if let Err(e) = m.session.seek(&self.stage.main.model, index) {
-            self.set_message(e, true);
+            self.set_message(AppError::from(e).report(), true);
         }
         self.evaluate_pose();
     }
@@ -207,7 +208,7 @@ impl Previewer {
             return;
         }
         if let Err(e) = m.session.apply_def(&self.stage.main.model, def) {
-            self.set_message(e, true);
+            self.set_message(AppError::from(e).report(), true);
         }
         self.evaluate_pose();
     }

@@ -38,6 +38,7 @@ use crate::stage::pose::Pose;
 use crate::stage::session::GraphSession;
 use crate::stage::source::{MatchingPlay, MotionSource};
 use crate::stage::timeline::{RootMotionMode, Timeline};
+use crate::AppError;
 
 /// Something the window must do for the UI (things egui cannot do itself).
 #[derive(Clone, Debug, PartialEq)]
@@ -245,7 +246,7 @@ struct Loads {
     pending: Option<PendingLoad>,
     /// How the last library build ended, until the window takes it
     /// ([`Previewer::take_library_outcome`]).
-    library_outcome: Option<Result<(), String>>,
+    library_outcome: Option<Result<(), AppError>>,
     /// Open the library view when the library build running now is done (File > Open a
     /// folder as a library).
     library_view_pending: bool,
@@ -262,7 +263,7 @@ struct PendingLoad {
     /// a library.
     report_outcome: bool,
     progress: std::sync::Arc<LoadProgress>,
-    handle: std::thread::JoinHandle<Result<Loaded, String>>,
+    handle: std::thread::JoinHandle<Result<Loaded, AppError>>,
     /// The folder changed again while loading: load it once more when done.
     again: bool,
 }

@@ -371,7 +371,7 @@ impl Previewer {
         match result {
             // The timeline shows its own errors in the status bar.
             Err(_) if matches!(self.stage.main.source, MotionSource::Clip) => {}
-            Err(e) => self.set_message(e, true),
+            Err(e) => self.set_message(AppError::from(e).report(), true),
             Ok(_) => {}
         }
         self.evaluate_pose();

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::stage::retarget::{retarget_models_with, ChainPoseDef, MapFile, RetargetReport};
+use crate::{AppError, Context as _};
 
 /// Which side of the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,14 +35,14 @@ impl Previewer {
     /// " (retargeted)"), with foot IK; selects the first and shows the source beside it.
     /// The status bar gives the worst quality figures. On failure the character is
     /// unchanged and the error is shown.
-    pub fn retarget_from(&mut self, path: &Path) -> Result<(), String> {
+    pub fn retarget_from(&mut self, path: &Path) -> Result<(), AppError> {
         self.retarget_with(path, MapFile::default(), None)
     }
 
     /// Retargets again from the session's source with its edited map, replacing the
     /// clips the last retarget added. A map that does not work keeps the clips and says
     /// why.
-    pub fn apply_retarget_map(&mut self) -> Result<(), String> {
+    pub fn apply_retarget_map(&mut self) -> Result<(), AppError> {
         let Some(s) = self.retarget.as_ref() else {
             return Err("retarget: nothing retargeted yet".into());
         };
@@ -112,8 +113,8 @@ impl Previewer {
     /// file: a typed path must not overwrite the character or a take.
     /// File > Save retargeted clips: the character's own file (a GLB) with the clips the
     /// last retarget added, as `retarget --out` writes it, at `path`.
-    pub fn save_retargeted_clips(&mut self, path: &Path) -> Result<(), String> {
-        let result = (|| -> Result<usize, String> {
+    pub fn save_retargeted_clips(&mut self, path: &Path) -> Result<(), AppError> {
+        let result = (|| -> Result<usize, AppError> {
             let s = self
                 .retarget
                 .as_ref()
@@ -124,12 +125,13 @@ impl Previewer {
                 .path
                 .as_ref()
                 .ok_or("the built-in demo has no file to write the clips into")?;
-            let bytes = std::fs::read(own).map_err(|e| format!("{}: {e}", own.display()))?;
+            let bytes = std::fs::read(own).map_err(|e| AppError::file(own, "read", e))?;
             if !bytes.starts_with(b"glTF") {
                 return Err(format!(
                     "{}: the clips are written into the character's GLB; this character is not one",
                     own.display()
-                ));
+                )
+                .into());
             }
             let model = &self.stage.main.model;
             let clips: Vec<crate::anim::Clip> = model
@@ -138,8 +140,8 @@ impl Previewer {
                 .map(<[crate::anim::Clip]>::to_vec)
                 .unwrap_or_default();
             let written = crate::stage::retarget::glb_with_clips(&bytes, model, &clips)
-                .map_err(|e| format!("{}: {e}", own.display()))?;
-            std::fs::write(path, written).map_err(|e| format!("{}: {e}", path.display()))?;
+                .with_context(|| own.display().to_string())?;
+            std::fs::write(path, written).map_err(|e| AppError::file(path, "write", e))?;
             Ok(clips.len())
         })();
         match &result {
@@ -150,12 +152,12 @@ impl Previewer {
                 ),
                 false,
             ),
-            Err(e) => self.set_message(e.clone(), true),
+            Err(e) => self.set_message(e.report(), true),
         }
         result.map(|_| ())
     }
 
-    pub fn save_retarget_map(&mut self, path: &Path) -> Result<(), String> {
+    pub fn save_retarget_map(&mut self, path: &Path) -> Result<(), AppError> {
         let Some(s) = self.retarget.as_ref() else {
             return Err("retarget: nothing retargeted yet".into());
         };
@@ -163,32 +165,29 @@ impl Previewer {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("ron"))
         {
-            s.map.write(path).map_err(String::from)
+            s.map.write(path).map_err(AppError::from)
         } else {
-            Err(format!(
-                "{}: a bone map is saved as a .ron file",
-                path.display()
-            ))
+            Err(format!("{}: a bone map is saved as a .ron file", path.display()).into())
         };
         match &result {
             Ok(()) => self.set_message(format!("saved the bone map to {}", path.display()), false),
-            Err(e) => self.set_message(e.clone(), true),
+            Err(e) => self.set_message(e.report(), true),
         }
         result
     }
 
     /// Reads a map file (RON, the `--map` format) and retargets again with it.
-    pub fn load_retarget_map(&mut self, path: &Path) -> Result<(), String> {
-        let result = MapFile::read(path).map_err(String::from).and_then(|map| {
+    pub fn load_retarget_map(&mut self, path: &Path) -> Result<(), AppError> {
+        let result = MapFile::read(path).map_err(AppError::from).and_then(|map| {
             let Some(s) = self.retarget.as_mut() else {
-                return Err("retarget: nothing retargeted yet".to_string());
+                return Err("retarget: nothing retargeted yet".into());
             };
             s.map = map;
             s.map_edited = true;
             self.apply_retarget_map()
         });
         if let Err(e) = &result {
-            self.set_message(e.clone(), true);
+            self.set_message(e.report(), true);
         }
         result
     }
@@ -200,13 +199,12 @@ impl Previewer {
         path: &Path,
         map: MapFile,
         replace: Option<std::ops::Range<usize>>,
-    ) -> Result<(), String> {
-        let result = (|| -> Result<_, String> {
+    ) -> Result<(), AppError> {
+        let result = (|| -> Result<_, AppError> {
             let source = if path.is_dir() {
-                crate::asset::folder::load_folder_reduced(path, &self.load_options, &|_, _| {})
-                    .map_err(|e| e.to_string())?
+                crate::asset::folder::load_folder_reduced(path, &self.load_options, &|_, _| {})?
             } else {
-                crate::asset::load_with(path, &self.load_options).map_err(|e| e.to_string())?
+                crate::asset::load_with(path, &self.load_options)?
             };
             let mut model = self.stage.main.model.clone();
             if let Some(r) = &replace {

@@ -194,7 +194,7 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
     if save {
         match b.save_path() {
             Ok(path) => open_file = Some(path),
-            Err(e) => b.error = Some(e),
+            Err(e) => b.error = Some(e.report()),
         }
     }
     if let Some(path) = open_file {
@@ -218,7 +218,7 @@ pub(super) fn file_browser_ui(p: &mut Previewer, ctx: &egui::Context) {
             Ok(()) => p.close_file_browser(browser),
             // Stay on the folder being browsed, with the reason.
             Err(e) => {
-                browser.error = Some(e);
+                browser.error = Some(e.report());
                 p.keep_file_browser(browser);
             }
         }

@@ -268,7 +268,7 @@ impl Previewer {
             ClipMenuAction::Default(i, on) => self.set_default_clip(on.then_some(i)),
         };
         if let Err(e) = result {
-            self.set_message(e, true);
+            self.set_message(e.report(), true);
         }
     }
 

@@ -107,7 +107,7 @@ impl Previewer {
                     if let Some(clip) = self.stage.main.timeline.clip() {
                         let by = if key == Key::ArrowUp { -1 } else { 1 };
                         if let Err(e) = self.move_clip(clip, by) {
-                            self.set_message(e, true);
+                            self.set_message(e.report(), true);
                         }
                     }
                     continue;

@@ -4,6 +4,7 @@
 //! toggles, and the foot-slide curve under the timeline. It edits the previewer's
 //! `locomotion_settings` and calls its methods; no state of its own.
 
+use crate::AppError;
 use egui::{Color32, Pos2, Sense, Stroke, Vec2};
 use egui_plot::{HLine, Line, Plot, PlotPoints};
 
@@ -124,7 +125,7 @@ fn clip_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         .main
         .model
         .clip_analysis(clip)
-        .map_err(|e| e.to_string());
+        .map_err(|e| AppError::from(e).report());
     let (in_place, reason) = match &analysis {
         Ok(a) => (a.in_place.in_place, a.in_place.reason.as_str()),
         Err(e) => (false, e.as_str()),

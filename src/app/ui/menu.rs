@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::controller::ViewCommand;
+use crate::AppError;
 
 impl Previewer {
     pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
@@ -99,7 +100,7 @@ impl Previewer {
                 if ui.button("Open the demo character").clicked() {
                     match crate::asset::load_or_demo_with(None, &self.load_options) {
                         Ok(m) => self.replace_model(m, None),
-                        Err(e) => self.set_message(e, true),
+                        Err(e) => self.set_message(AppError::from(e).report(), true),
                     }
                     ui.close();
                 }

@@ -339,7 +339,7 @@ pub(super) fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             let moved = markers.get(i).is_some_and(|m| m.time_secs != t);
             if moved {
                 if let Err(e) = p.move_marker(c, i, t) {
-                    p.set_message(e, true);
+                    p.set_message(e.report(), true);
                 }
             }
         }
@@ -349,7 +349,7 @@ pub(super) fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             if ui.button(label).clicked() {
                 if let Some(m) = menu_marker.and_then(|i| p.shown_markers(c).0.get(i).cloned()) {
                     if let Err(e) = p.remove_marker_near(c, m.time_secs, 0.0) {
-                        p.set_message(e, true);
+                        p.set_message(e.report(), true);
                     }
                 }
                 ui.close();

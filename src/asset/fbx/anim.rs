@@ -98,7 +98,7 @@ pub(super) fn clips(
                     joint_name,
                     "translation",
                 )
-                .map_err(|e| at(e.into()))?;
+                .map_err(|e| at(e.message))?;
                 jt.translation = Some(
                     Track::new(Interpolation::Linear, times, values, "translation")
                         .map_err(fail)?,
@@ -108,7 +108,7 @@ pub(super) fn clips(
             if !holds(&r, |q| q.dot(rest.rotation).abs() > 1.0 - 1e-6) {
                 let (times, values) = window.cut(&r, |a, b, u| a.slerp(b, u));
                 finite(values.iter().all(|q| q.is_finite()), joint_name, "rotation")
-                    .map_err(|e| at(e.into()))?;
+                    .map_err(|e| at(e.message))?;
                 jt.rotation = Some(
                     Track::new(Interpolation::Linear, times, values, "rotation").map_err(fail)?,
                 );
@@ -116,7 +116,7 @@ pub(super) fn clips(
             if !holds(&sc, |v| v.abs_diff_eq(rest.scale, 1e-6)) {
                 let (times, values) = window.cut(&sc, lerp3);
                 finite(values.iter().all(|v| v.is_finite()), joint_name, "scale")
-                    .map_err(|e| at(e.into()))?;
+                    .map_err(|e| at(e.message))?;
                 jt.scale =
                     Some(Track::new(Interpolation::Linear, times, values, "scale").map_err(fail)?);
             }

@@ -124,8 +124,8 @@ pub(super) fn build<'s>(
         }
         let mesh_index = out.meshes.len();
         let skin = build_skin(mesh, node, joints, &mut out, &mut over_influences)
-            .map_err(|e| at(e.into()))?;
-        let morph = morph_shapes(mesh).map_err(|e| at(e.into()))?;
+            .map_err(|e| at(e.message))?;
+        let morph = morph_shapes(mesh).map_err(|e| at(e.message))?;
         // Shapes are stored per face corner once triangulated.
         let shapes: usize = morph.channels.iter().map(|(_, s)| s.len()).sum();
         if shapes.saturating_mul(mesh.num_triangles.saturating_mul(3)) > MAX_TOTAL_VERTICES {
@@ -135,7 +135,7 @@ pub(super) fn build<'s>(
             )));
         }
         let primitives =
-            primitives(mesh, node, skin.as_ref(), &morph, &materials).map_err(|e| at(e.into()))?;
+            primitives(mesh, node, skin.as_ref(), &morph, &materials).map_err(|e| at(e.message))?;
         if primitives.is_empty() {
             continue;
         }

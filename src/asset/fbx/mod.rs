@@ -84,13 +84,14 @@ pub(crate) fn load_from_slice(
             .push("units: the --units given is ignored; an FBX file declares its own".to_string());
     }
 
-    let joints = Joints::collect(&scene).map_err(|e| ImportError::new(path, "nodes", e))?;
+    let joints = Joints::collect(&scene).map_err(|e| ImportError::caused_by(path, "nodes", e))?;
     let mut skeleton = joints
         .skeleton(&scene)
         .map_err(|(element, e)| ImportError::new(path, element, e))?;
 
     let built = mesh::build(&scene, &joints, path, &mut warnings)?;
-    mesh::check_skins(&built.skins, &skeleton).map_err(|e| ImportError::new(path, "skins", e))?;
+    mesh::check_skins(&built.skins, &skeleton)
+        .map_err(|e| ImportError::caused_by(path, "skins", e))?;
     skeleton.mark_bound_by(&built.skins);
     let bones = joints.bones(&scene, &skeleton, &built.skins);
     skeleton.mark_bones(bones);
@@ -148,7 +149,7 @@ pub(crate) fn load_from_slice(
     // A skeleton-only file (a Mixamo "without skin" download, a MotionBuilder take): draw
     // the bones as shapes.
     super::bone_shapes::add_bone_shapes(&mut model)
-        .map_err(|e| ImportError::new(path, "skeleton", e))?;
+        .map_err(|e| ImportError::caused_by(path, "skeleton", e))?;
     Ok(model)
 }
 

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use crate::lint::{self, LintReport, LintSettings};
+use crate::CliError;
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
@@ -52,12 +53,10 @@ pub fn main(args: &LintArgs, load: &crate::asset::LoadOptions) -> ExitCode {
 pub fn run(
     args: &LintArgs,
     load: &crate::asset::LoadOptions,
-) -> Result<(String, LintReport), String> {
+) -> Result<(String, LintReport), CliError> {
     for (what, v) in [("--seam-m", args.seam_m), ("--slide-m", args.slide_m)] {
         if !(v.is_finite() && v > 0.0) {
-            return Err(format!(
-                "{what} must be a positive number of metres, got {v}"
-            ));
+            return Err(format!("{what} must be a positive number of metres, got {v}").into());
         }
     }
     let settings = LintSettings {
@@ -75,7 +74,8 @@ pub fn run(
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
-        ));
+        )
+        .into());
     }
     // indicatif draws nothing when stderr is not a terminal (pipes, CI logs).
     let bar = indicatif::ProgressBar::new(files.len() as u64);
@@ -84,12 +84,12 @@ pub fn run(
     }
     bar.set_style(
         indicatif::ProgressStyle::with_template("linting {bar:30} {pos}/{len} files")
-            .map_err(|e| e.to_string())?,
+            .map_err(|e| CliError::usage(format!("progress bar: {e}")))?,
     );
     let report = lint::lint_files(&files, args.jobs, &settings, &|| bar.inc(1))?;
     bar.finish_and_clear();
     let text = if args.json {
-        serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n"
+        serde_json::to_string_pretty(&report)? + "\n"
     } else {
         text_report(&report)
     };

@@ -32,6 +32,7 @@ mod checks;
 mod feet;
 
 pub mod command;
+use crate::CliError;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -172,12 +173,11 @@ impl LintReport {
 /// The glTF files to lint: folders are walked recursively for `.gltf` / `.glb` (hidden
 /// entries skipped), files are taken as given whatever their extension. Sorted and
 /// deduplicated. Errors name the path that cannot be read.
-pub fn collect_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn collect_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
     let mut out = Vec::new();
     let mut visited = std::collections::BTreeSet::new();
     for input in inputs {
-        let meta = std::fs::metadata(input)
-            .map_err(|e| format!("{}: cannot read: {e}", input.display()))?;
+        let meta = std::fs::metadata(input).map_err(|e| CliError::file(input, "read", e))?;
         if meta.is_dir() {
             walk(input, &mut out, &mut visited)?;
         } else {
@@ -195,22 +195,21 @@ fn walk(
     dir: &Path,
     out: &mut Vec<PathBuf>,
     visited: &mut std::collections::BTreeSet<PathBuf>,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     if !visited.insert(canonical) {
         return Ok(());
     }
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| CliError::file(dir, "list", e))?;
     for entry in entries {
-        let entry = entry.map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
+        let entry = entry.map_err(|e| CliError::file(dir, "list", e))?;
         let path = entry.path();
         if entry.file_name().to_string_lossy().starts_with('.') {
             continue;
         }
         let kind = entry
             .file_type()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| CliError::file(&path, "read", e))?;
         // Follow symlinks to folders too (a library often links shared packs in).
         if kind.is_dir() || (kind.is_symlink() && path.is_dir()) {
             walk(&path, out, visited)?;
@@ -294,12 +293,12 @@ pub fn lint_files(
     jobs: usize,
     settings: &LintSettings,
     progress: &(dyn Fn() + Sync),
-) -> Result<LintReport, String> {
+) -> Result<LintReport, CliError> {
     use rayon::prelude::*;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
-        .map_err(|e| format!("cannot start {jobs} lint threads: {e}"))?;
+        .map_err(|e| CliError::usage(format!("cannot start {jobs} lint threads: {e}")))?;
     // An indexed parallel map keeps file order, so the report does not depend on which
     // thread finished first.
     let reports: Vec<FileReport> = pool.install(|| {

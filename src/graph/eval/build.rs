@@ -423,7 +423,10 @@ impl PoseGraph {
         let name = model
             .clips
             .get(clip)
-            .ok_or(GraphError::ClipOutOfRange { clip })?
+            .ok_or(GraphError::Anim(AnimError::ClipOutOfRange {
+                clip,
+                clips: model.clips.len(),
+            }))?
             .name()
             .to_string();
         Ok(GraphDef {
