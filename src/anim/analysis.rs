@@ -29,6 +29,7 @@ pub const LOOP_LEG_FRACTION: f32 = 0.02;
 /// What [`analyse_clip`] found in one clip.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClipAnalysis {
+    /// The clip's length, seconds.
     pub duration_secs: f32,
     /// The root motion as extracted, whatever the in-place decision (see
     /// [`ClipAnalysis::root_motion`] for what features should play).
@@ -44,6 +45,7 @@ pub struct ClipAnalysis {
     pub markers: Vec<SyncMarker>,
     /// `markers` were made from detected contacts (the file has none).
     pub markers_detected: bool,
+    /// Whether the clip plays in place (its feet drive) or by root motion, and why.
     pub in_place: InPlaceDecision,
     /// The pose at the end returns to the pose at the start (see [`LOOP_LEG_FRACTION`]).
     pub loops: bool,

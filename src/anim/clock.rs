@@ -13,7 +13,9 @@ use super::{AnimError, ClipTime, GroundTransform, RootMotion};
 /// when playing in reverse).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Interval {
+    /// Clock time before the advance.
     pub from: ClipTime,
+    /// Clock time after the advance (the new consumed-up-to time).
     pub to: ClipTime,
 }
 
@@ -45,6 +47,7 @@ impl PlaybackClock {
         })
     }
 
+    /// Length of one cycle of the clip, seconds (>= 0).
     pub fn duration_secs(&self) -> f64 {
         self.duration_secs
     }
@@ -59,6 +62,8 @@ impl PlaybackClock {
         self.rate
     }
 
+    /// Sets the play rate (1 = real time, negative = reverse, 0 = frozen); a non-finite
+    /// rate is refused and the old one kept.
     pub fn set_rate(&mut self, rate: f64) -> Result<(), AnimError> {
         if !rate.is_finite() {
             return Err(AnimError::NonFinite {
@@ -69,6 +74,7 @@ impl PlaybackClock {
         Ok(())
     }
 
+    /// Whether the clock wraps at the clip's ends (otherwise it clamps to them).
     pub fn looping(&self) -> bool {
         self.looping
     }
@@ -167,12 +173,15 @@ impl PlaybackClock {
 /// (the character stays where it is).
 #[derive(Clone, Debug)]
 pub struct Player {
+    /// The playback clock; moving it directly plays no root motion.
     pub clock: PlaybackClock,
     root_motion: Option<RootMotion>,
     world_from_root: GroundTransform,
 }
 
 impl Player {
+    /// A player for `clock`, with the root placed at the world origin (identity);
+    /// `root_motion` is `None` for a clip without root motion.
     pub fn new(clock: PlaybackClock, root_motion: Option<RootMotion>) -> Self {
         Self {
             clock,
@@ -181,6 +190,7 @@ impl Player {
         }
     }
 
+    /// The clip's root motion, if it has any.
     pub fn root_motion(&self) -> Option<&RootMotion> {
         self.root_motion.as_ref()
     }

@@ -14,7 +14,9 @@ use super::{AnimError, Clip, ClipRootMotion, LocalToModelJob, SamplingJob, Skele
 
 /// One side of a comparison.
 pub struct CompareSide<'a> {
+    /// The skeleton this side's clip animates.
     pub skeleton: &'a Skeleton,
+    /// The clip, sampled at a normalised phase of its duration.
     pub clip: &'a Clip,
     /// The clip's root motion, removed before comparing (`None`: compared as authored).
     pub root_motion: Option<&'a ClipRootMotion>,
@@ -27,6 +29,7 @@ pub struct PoseDifference {
     pub per_joint_m: Vec<f32>,
     /// Largest and mean distance over the compared joints (metres).
     pub max_m: f32,
+    /// Mean distance over the compared joints (those with a match in B), metres.
     pub mean_m: f32,
     /// The joint of A with the largest distance.
     pub worst_joint: Option<usize>,
@@ -35,8 +38,11 @@ pub struct PoseDifference {
 /// Compares A with B. `joint_map[a]` is B's joint for A's joint `a` (by name when the
 /// skeletons come from two files; see [`joint_map_by_name`]).
 pub struct CompareJob<'a> {
+    /// Side A: its joints are the ones reported.
     pub a: CompareSide<'a>,
+    /// Side B, compared against A.
     pub b: CompareSide<'a>,
+    /// B's joint for each of A's joints (one entry per joint of A; `None`: not compared).
     pub joint_map: &'a [Option<usize>],
 }
 

@@ -41,8 +41,11 @@ pub struct LegChain {
 /// A leg chosen by the user, by exact joint names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LegOverride<'a> {
+    /// Exact name of the hip joint (top of the upper leg).
     pub thigh: &'a str,
+    /// Exact name of the knee joint (top of the lower leg).
     pub calf: &'a str,
+    /// Exact name of the ankle joint.
     pub foot: &'a str,
 }
 
@@ -512,18 +515,28 @@ fn name_by_side(
 #[derive(Clone, Debug, PartialEq)]
 pub enum LegError {
     /// Neither names nor the skeleton's shape give legs.
-    NotFound { joint_count: usize },
+    NotFound {
+        /// Number of joints in the skeleton searched.
+        joint_count: usize,
+    },
     /// Chosen leg `leg` (1-based) names a joint the skeleton lacks, as its `role`.
     NoJoint {
+        /// Position of the leg in the chosen list, 1-based.
         leg: usize,
+        /// `"thigh"`, `"calf"` or `"foot"`.
         role: &'static str,
+        /// The joint name that was not found.
         name: String,
     },
     /// Chosen leg `leg` (1-based) uses one joint twice.
     SameJoints {
+        /// Position of the leg in the chosen list, 1-based.
         leg: usize,
+        /// The thigh joint's name as given.
         thigh: String,
+        /// The calf joint's name as given.
         calf: String,
+        /// The foot joint's name as given.
         foot: String,
     },
 }

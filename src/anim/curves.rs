@@ -17,16 +17,23 @@ use super::{AnimError, Clip, Transform};
 /// conventions animation packages offer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum EulerOrder {
+    /// About X, then Y, then Z (the default).
     #[default]
     Xyz,
+    /// About X, then Z, then Y.
     Xzy,
+    /// About Y, then X, then Z.
     Yxz,
+    /// About Y, then Z, then X.
     Yzx,
+    /// About Z, then X, then Y.
     Zxy,
+    /// About Z, then Y, then X.
     Zyx,
 }
 
 impl EulerOrder {
+    /// All six orders, `Xyz` first.
     pub const ALL: [EulerOrder; 6] = [
         EulerOrder::Xyz,
         EulerOrder::Xzy,
@@ -36,6 +43,7 @@ impl EulerOrder {
         EulerOrder::Zyx,
     ];
 
+    /// The order's name in capitals (`"XYZ"`), for the UI.
     pub fn label(self) -> &'static str {
         match self {
             EulerOrder::Xyz => "XYZ",
@@ -130,7 +138,9 @@ pub struct JointCurves {
     pub scale: [Vec<f32>; 3],
     /// Key times of each animated channel (`None`: not animated, the rest value).
     pub translation_keys: Option<Vec<f32>>,
+    /// Key times of the rotation channel, clip seconds (`None`: not animated).
     pub rotation_keys: Option<Vec<f32>>,
+    /// Key times of the scale channel, clip seconds (`None`: not animated).
     pub scale_keys: Option<Vec<f32>>,
 }
 

@@ -47,7 +47,9 @@ pub struct TwoBoneIkJob {
     /// Model transforms of the three joints (only the rotation of start and mid and the
     /// positions are used).
     pub start_joint: Mat4,
+    /// Model transform of the mid joint (the knee).
     pub mid_joint: Mat4,
+    /// Model transform of the end joint (the ankle); only its position is used.
     pub end_joint: Mat4,
 }
 

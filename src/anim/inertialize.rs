@@ -27,7 +27,9 @@ use super::{AnimError, Transform};
 /// parent space).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct JointVelocity {
+    /// Translation velocity, units (metres) per second, parent space.
     pub linear: Vec3,
+    /// Angular velocity vector (axis times rad/s), parent space.
     pub angular: Vec3,
 }
 
@@ -98,6 +100,7 @@ impl Inertializer {
         })
     }
 
+    /// Half-life of the offsets' decay, seconds (> 0).
     pub fn half_life_secs(&self) -> f32 {
         self.half_life_secs
     }

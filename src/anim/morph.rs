@@ -16,6 +16,7 @@ use super::AnimError;
 pub struct MorphDeltas<'a> {
     /// POSITION deltas (bind space, metres).
     pub positions: &'a [Vec3],
+    /// NORMAL deltas (bind space; the result is left unnormalised).
     pub normals: &'a [Vec3],
     /// TANGENT deltas (xyz; the handedness w is never morphed).
     pub tangents: &'a [Vec3],
@@ -30,12 +31,16 @@ pub struct MorphJob<'a> {
     pub normals: &'a [Vec3],
     /// Base tangents (w = handedness); may be empty (then `out_tangents` must be too).
     pub tangents: &'a [Vec4],
+    /// The morph targets' deltas, each empty or one per vertex.
     pub targets: &'a [MorphDeltas<'a>],
     /// One finite weight per target. Targets of weight 0 cost nothing.
     pub weights: &'a [f32],
 }
 
 impl MorphJob<'_> {
+    /// Writes base plus weighted deltas into the outputs, each as long as its base
+    /// attribute. Errors: a weight count other than the target count, a non-finite
+    /// weight, mismatched lengths.
     pub fn run(
         &self,
         out_positions: &mut [Vec3],

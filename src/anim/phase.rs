@@ -71,6 +71,7 @@ pub struct SwingCurves {
     pub forward: Vec3,
     /// Per input, in the order given.
     pub inputs: Vec<Vec<f32>>,
+    /// The blended pose's curve, `samples` degrees like each input's.
     pub blend: Vec<f32>,
 }
 

@@ -51,6 +51,7 @@ pub const DEFAULT_DISTANCE_M: f32 = 0.1;
 /// Reduces one clip. See the module docs for the error model.
 #[derive(Clone, Copy, Debug)]
 pub struct KeyReductionJob<'a> {
+    /// The clip to reduce (left unchanged; the reduced copy is the job's output).
     pub clip: &'a Clip,
     /// The clip's skeleton (its rest pose gives the radii and model scales).
     pub skeleton: &'a Skeleton,
@@ -64,22 +65,29 @@ pub struct KeyReductionJob<'a> {
 /// What a reduction did, and the error it measured.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ReductionReport {
+    /// Name of the reduced clip.
     pub clip: String,
+    /// The tolerance the reduction ran with, metres (model space).
     pub tolerance_m: f32,
     /// Channels of the clip (translation, rotation and scale tracks).
     pub channels: usize,
     /// Channels that were not constant before / after.
     pub animated_before: usize,
+    /// Channels that are not constant after the reduction.
     pub animated_after: usize,
     /// Keys over the animated channels before / after (a constant channel needs none).
     pub keys_before: usize,
+    /// Keys over the animated channels after the reduction.
     pub keys_after: usize,
     /// The error model's bound over every joint (at most `tolerance_m`), metres.
     pub bound_m: f32,
     /// The largest displacement measured between the original and the reduced clip,
     /// metres, at `worst_joint` (its name) and `worst_time_secs`.
     pub measured_max_m: f32,
+    /// Name of the joint where the largest displacement was measured; `None` when no
+    /// displacement above 0 was found.
     pub worst_joint: Option<String>,
+    /// Clip seconds at which the largest displacement was measured (0 when none was).
     pub worst_time_secs: f32,
 }
 

@@ -31,7 +31,9 @@ pub const MAX_ABS_CYCLE: i64 = 1 << 40;
 /// `translation.x` is model X, `translation.y` is model Z.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GroundTransform {
+    /// Yaw about +Y, radians, unwrapped; applied before the translation.
     pub yaw_rad: f64,
+    /// Ground translation in metres: `x` is model X, `y` is model Z.
     pub translation: DVec2,
 }
 
@@ -42,11 +44,14 @@ impl Default for GroundTransform {
 }
 
 impl GroundTransform {
+    /// No yaw and no translation.
     pub const IDENTITY: GroundTransform = GroundTransform {
         yaw_rad: 0.0,
         translation: DVec2::ZERO,
     };
 
+    /// A yaw of `yaw_rad` (radians about +Y) followed by `translation` (metres, model
+    /// X and Z).
     pub fn new(yaw_rad: f64, translation: DVec2) -> Self {
         Self {
             yaw_rad,
@@ -71,6 +76,8 @@ impl GroundTransform {
         }
     }
 
+    /// The transform that undoes this one: `self.compose(&self.inverse())` is the
+    /// identity (up to rounding).
     pub fn inverse(&self) -> GroundTransform {
         GroundTransform {
             yaw_rad: -self.yaw_rad,
@@ -113,6 +120,7 @@ impl GroundTransform {
         self.to_dmat4().as_mat4()
     }
 
+    /// True when the yaw and both translation components are finite.
     pub fn is_finite(&self) -> bool {
         self.yaw_rad.is_finite() && self.translation.is_finite()
     }
@@ -124,11 +132,16 @@ impl GroundTransform {
 /// non-looping clock rests on its end).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClipTime {
+    /// Whole cycles since time 0 (negative before it); clocks keep it within
+    /// [`MAX_ABS_CYCLE`].
     pub cycle: i64,
+    /// Seconds into the cycle, in `[0, duration)`; `duration` itself only when a
+    /// non-looping clock rests on its end.
     pub phase_secs: f64,
 }
 
 impl ClipTime {
+    /// Cycle 0, phase 0: the start of the clip.
     pub const ZERO: ClipTime = ClipTime {
         cycle: 0,
         phase_secs: 0.0,
@@ -241,10 +254,12 @@ impl RootMotionTrack {
         })
     }
 
+    /// Length of one cycle, seconds (> 0).
     pub fn duration_secs(&self) -> f64 {
         self.duration_secs
     }
 
+    /// Key times, clip seconds, strictly increasing within `[0, duration]`.
     pub fn times(&self) -> &[f64] {
         &self.times
     }
@@ -278,6 +293,7 @@ pub struct RootMotion {
 }
 
 impl RootMotion {
+    /// Wraps a track, precomputing its start `R(0)` and its cycle displacement `D`.
     pub fn new(track: RootMotionTrack) -> Self {
         let start = track.sample(0.0);
         let start_inv = start.inverse();
@@ -290,10 +306,12 @@ impl RootMotion {
         }
     }
 
+    /// The keys of one cycle (`R(τ)`, model space).
     pub fn track(&self) -> &RootMotionTrack {
         &self.track
     }
 
+    /// Length of one cycle, seconds (the track's duration).
     pub fn duration_secs(&self) -> f64 {
         self.track.duration_secs
     }
@@ -353,6 +371,7 @@ impl RootMotion {
 /// joints such as a hips/root bone under static correction nodes like `Z_UP`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RootMotionSource {
+    /// The root-motion joint (index into the skeleton's joints).
     pub joint: usize,
     /// `model_from_parent` of the joint at rest (identity for a root joint).
     model_from_parent: DMat4,
@@ -579,7 +598,9 @@ fn wrap_pi(a: f64) -> f64 {
 /// A clip's root motion together with the joint it was extracted from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClipRootMotion {
+    /// The joint the motion was extracted from, and how to remove it from a pose.
     pub source: RootMotionSource,
+    /// The extracted root motion (model space ground transforms over the clip).
     pub motion: RootMotion,
 }
 

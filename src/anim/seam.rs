@@ -25,12 +25,16 @@ use super::{AnimError, Clip, LocalToModelJob, SamplingJob, Skeleton, Transform};
 /// Which channel of a joint a seam belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SeamChannel {
+    /// Local translation (compared in model space, metres).
     Translation,
+    /// Local rotation (radians).
     Rotation,
+    /// Local scale (unitless factors).
     Scale,
 }
 
 impl SeamChannel {
+    /// The channel's name in lower case, for reports and the UI.
     pub fn as_str(self) -> &'static str {
         match self {
             SeamChannel::Translation => "translation",
@@ -45,6 +49,7 @@ impl SeamChannel {
 pub struct ChannelSeam {
     /// Skeleton joint index.
     pub joint: usize,
+    /// Which of the joint's channels.
     pub channel: SeamChannel,
     /// End value against start value: metres in model space (translation), radians
     /// (rotation, shortest arc), or the largest per-axis difference of the scale factors.
@@ -86,7 +91,9 @@ impl ChannelSeam {
 /// Output is sorted by [`ChannelSeam::visible_m`] (largest first), then by the visible
 /// velocity jump, then by joint and channel, so the order is the same on every run.
 pub struct LoopSeamJob<'a> {
+    /// The skeleton the clip animates (its rest pose gives the chain lengths).
     pub skeleton: &'a Skeleton,
+    /// The looping clip to check (duration > 0).
     pub clip: &'a Clip,
     /// The clip's root motion, when it has any: its joint is compared without the travel.
     pub root_motion: Option<&'a ClipRootMotion>,
@@ -102,6 +109,9 @@ pub const DEFAULT_SEAM_M: f32 = 0.01;
 pub const VELOCITY_STEP_SECS: f32 = 1.0 / 240.0;
 
 impl LoopSeamJob<'_> {
+    /// Clears `out` and fills it with one entry per animated channel, sorted as
+    /// described on [`LoopSeamJob`]. Errors on a zero-length clip or a track whose joint
+    /// is out of range.
     pub fn run(&self, out: &mut Vec<ChannelSeam>) -> Result<(), AnimError> {
         out.clear();
         let duration = self.clip.duration_secs();

@@ -131,10 +131,12 @@ impl Skeleton {
         joint < self.joint_count() && (self.bound.is_empty() || self.bound[joint])
     }
 
+    /// Number of joints; valid joint indices are `0..joint_count()`.
     pub fn joint_count(&self) -> usize {
         self.names.len()
     }
 
+    /// Name of each joint, by joint index (not necessarily unique).
     pub fn names(&self) -> &[String] {
         &self.names
     }
@@ -191,9 +193,11 @@ impl Skeleton {
 /// `model_from_joint * inverse_bind`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Skin {
+    /// The skin's name, for messages and the UI.
     pub name: String,
     /// Skeleton index of each skin joint, in the skin's order (vertex JOINTS_n index it).
     pub joints: Vec<usize>,
+    /// `joint_from_model` at bind time of each skin joint, in the order of `joints`.
     pub inverse_bind: Vec<Mat4>,
 }
 

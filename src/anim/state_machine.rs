@@ -120,7 +120,9 @@ pub struct StateMachineDef<N> {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct StateDef<N> {
+    /// Unique state name (not `"*"`); transitions and `initial` refer to it.
     pub name: String,
+    /// The pose graph node that produces this state's pose.
     pub node: N,
 }
 
@@ -188,15 +190,21 @@ impl TransitionDef {
 pub enum Condition {
     /// Float parameter `param > value + band / 2` (`band >= 0`, hysteresis width).
     Greater {
+        /// Name of a declared float parameter.
         param: String,
+        /// Threshold, finite.
         value: f32,
+        /// Hysteresis width, `>= 0`, in the parameter's units; default 0.
         #[serde(default)]
         band: f32,
     },
     /// Float parameter `param < value - band / 2` (`band >= 0`, hysteresis width).
     Less {
+        /// Name of a declared float parameter.
         param: String,
+        /// Threshold, finite.
         value: f32,
+        /// Hysteresis width, `>= 0`, in the parameter's units; default 0.
         #[serde(default)]
         band: f32,
     },
@@ -327,7 +335,9 @@ pub enum Interruption {
 /// The value of one parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ParamValue {
+    /// A float parameter's value (always finite once stored in [`Params`]).
     Float(f32),
+    /// A bool parameter's value.
     Bool(bool),
 }
 
@@ -467,7 +477,10 @@ impl Params {
 /// blended pose taken when a fade was interrupted.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Slot {
+    /// The pose of state `i` (index into [`StateMachineDef::states`]).
     State(usize),
+    /// The blended output pose frozen when a fade was interrupted
+    /// ([`StepReport::snapshot`]).
     Snapshot,
 }
 
@@ -475,7 +488,9 @@ pub enum Slot {
 /// event), tagged with the state whose clip fired it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FiredEvent<'a> {
+    /// Event name, matched against [`Condition::Event`].
     pub name: &'a str,
+    /// Index of the state whose clip fired it (index into [`StateMachineDef::states`]).
     pub source_state: usize,
 }
 

@@ -10,8 +10,11 @@ use glam::{Mat4, Quat, Vec3};
 /// The matrix it stands for is `T * R * S` (glTF order).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Transform {
+    /// Offset from the parent, metres, in the parent's space.
     pub translation: Vec3,
+    /// Unit quaternion, relative to the parent.
     pub rotation: Quat,
+    /// Per-axis scale factors (1 = unscaled).
     pub scale: Vec3,
 }
 
@@ -22,6 +25,7 @@ impl Default for Transform {
 }
 
 impl Transform {
+    /// No translation, no rotation, unit scale.
     pub const IDENTITY: Transform = Transform {
         translation: Vec3::ZERO,
         rotation: Quat::IDENTITY,

@@ -105,6 +105,7 @@ impl JointMask {
         &self.weights
     }
 
+    /// Number of joints the mask covers (one weight each).
     pub fn joint_count(&self) -> usize {
         self.weights.len()
     }

@@ -32,12 +32,16 @@ pub use track::{Interpolation, Track, TrackValue};
 pub struct JointTracks {
     /// Skeleton joint index.
     pub joint: usize,
+    /// Local translation keys (parent space, metres); `None` keeps the rest value.
     pub translation: Option<Track<Vec3>>,
+    /// Local rotation keys (unit quaternions, parent space); `None` keeps the rest value.
     pub rotation: Option<Track<glam::Quat>>,
+    /// Local scale keys (per-axis factors); `None` keeps the rest value.
     pub scale: Option<Track<Vec3>>,
 }
 
 impl JointTracks {
+    /// Tracks for skeleton joint `joint` with no channel yet (all rest pose).
     pub fn new(joint: usize) -> Self {
         Self {
             joint,
@@ -458,6 +462,7 @@ impl Clip {
         self.additive
     }
 
+    /// The clip's name, for the UI and messages.
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -69,6 +69,7 @@ impl MorphTrack {
         self.targets
     }
 
+    /// How weights between keys are computed.
     pub fn interpolation(&self) -> Interpolation {
         self.interpolation
     }

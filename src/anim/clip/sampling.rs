@@ -15,6 +15,7 @@ use crate::{AnimError, Transform};
 /// caller-owned [`SamplingCache`], like ozz-animation's `SamplingJob::Context`), which
 /// is what playback and scrubbing want. Both give bit-identical poses.
 pub struct SamplingJob<'a> {
+    /// The clip to sample.
     pub clip: &'a Clip,
     /// Clip time in seconds; clamped to the key range of each track.
     pub time_secs: f32,
@@ -42,6 +43,7 @@ pub struct SamplingCache {
 }
 
 impl SamplingCache {
+    /// An empty cache: the first run binary-searches every timeline.
     pub fn new() -> Self {
         Self::default()
     }
@@ -155,6 +157,7 @@ impl SamplingJob<'_> {
 /// Joints (and channels) the clip does not animate take the rest pose, as do the padding
 /// lanes of the last block.
 pub struct SoaSamplingJob<'a> {
+    /// The clip to sample.
     pub clip: &'a Clip,
     /// Clip time in seconds; clamped to the key range of each track.
     pub time_secs: f32,

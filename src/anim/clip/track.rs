@@ -22,6 +22,7 @@ pub enum Interpolation {
 }
 
 impl Interpolation {
+    /// The glTF name (`"STEP"`, `"LINEAR"`, `"CUBICSPLINE"`).
     pub fn as_str(self) -> &'static str {
         match self {
             Interpolation::Step => "STEP",
@@ -33,6 +34,7 @@ impl Interpolation {
 
 /// A value type a [`Track`] can hold.
 pub trait TrackValue: Copy + std::fmt::Debug {
+    /// Every component is finite (no NaN, no infinity).
     fn is_finite_value(&self) -> bool;
     /// Linear interpolation; for rotations, shortest-arc slerp, normalised (the result is
     /// final: [`TrackValue::finish`] is not applied to it).
@@ -288,6 +290,7 @@ impl<T: TrackValue> Track<T> {
         self.constant
     }
 
+    /// How values between keys are computed.
     pub fn interpolation(&self) -> Interpolation {
         self.interpolation
     }

@@ -51,6 +51,7 @@ pub enum InPlaceOverride {
 }
 
 impl InPlaceOverride {
+    /// A short label for the UI and reports.
     pub fn as_str(&self) -> &'static str {
         match self {
             InPlaceOverride::Auto => "auto",
@@ -80,6 +81,8 @@ pub struct InPlaceInputs {
 /// The decision and why, in a sentence a user can read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InPlaceDecision {
+    /// True: the clip plays in place (root travel ignored, the feet drive); false: it
+    /// plays its root motion.
     pub in_place: bool,
     /// E.g. "root travels 0.0011 per cycle, 0.5% of a leg (under 2%): seam noise".
     pub reason: String,

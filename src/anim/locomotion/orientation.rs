@@ -14,6 +14,8 @@ use crate::{AnimError, LocalToModelJob, Skeleton, Transform};
 /// Settings of [`OrientationWarp`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OrientationWarpSettings {
+    /// Turn the body toward the movement; off, nothing turns and stride warping takes
+    /// the whole movement direction. Default on.
     pub enabled: bool,
     /// Share of the movement angle the body (root) turns; the spine turns it back.
     /// Default 0.5.
@@ -56,6 +58,8 @@ pub struct OrientationWarpState {
 }
 
 impl OrientationWarpState {
+    /// Forgets the interpolated angle, so the next frame starts at its target (after a
+    /// seek or a clip change).
     pub fn reset(&mut self) {
         self.angle = None;
     }

@@ -44,6 +44,7 @@ pub struct FootSlideMeter {
 }
 
 impl FootSlideMeter {
+    /// A meter for `feet` feet, with nothing measured yet.
     pub fn new(feet: usize) -> Self {
         Self {
             prev: vec![None; feet],
@@ -135,6 +136,7 @@ impl FootSlideMeter {
         }
     }
 
+    /// Frames measured so far (calls of [`FootSlideMeter::update`]).
     pub fn frames(&self) -> u64 {
         self.frames
     }

@@ -44,6 +44,7 @@ pub enum SpeedSource {
 }
 
 impl SpeedSource {
+    /// A short label for the UI.
     pub fn as_str(self) -> &'static str {
         match self {
             SpeedSource::CycleAverage => "cycle average",
@@ -69,6 +70,7 @@ pub struct StrideWarpSettings {
     pub interpolate_scale: bool,
     /// Interpolation speed while the scale grows / shrinks (1/s). Default 10 and 10.
     pub scale_interp_up: f32,
+    /// Interpolation speed (1/s) while the scale shrinks; 0 = no interpolation.
     pub scale_interp_down: f32,
     /// Where graph mode's root speed comes from (default: cycle average, see there).
     pub speed_source: SpeedSource,
@@ -77,6 +79,8 @@ pub struct StrideWarpSettings {
     /// Pelvis solver iterations (default 3) and the change (metres) under which it stops
     /// early (default 0.001).
     pub pelvis_max_iterations: u32,
+    /// The pelvis solver stops once an iteration moves it less than this (metres,
+    /// scaled to the rig). Default 0.001.
     pub pelvis_tolerance_m: f32,
     /// Share of the solved pelvis offset that is applied: 0 keeps the original pelvis
     /// motion, 1 applies the full offset. Default 0.5 (half the bob is kept).
@@ -165,10 +169,17 @@ pub enum StrideMode {
     Graph {
         /// Units per second.
         locomotion_speed: f32,
+        /// Stride direction (model space, need not be normalised) used instead of the
+        /// root-motion delta's; `None` takes the delta's.
         direction: Option<Vec3>,
     },
     /// A fixed direction (model space, need not be normalised) and scale.
-    Manual { direction: Vec3, scale: f32 },
+    Manual {
+        /// Stride direction, model space, need not be normalised.
+        direction: Vec3,
+        /// Stride scale (>= 0; 1 keeps the clip's stride).
+        scale: f32,
+    },
 }
 
 /// Time-dependent part of stride warping: the last direction, the interpolated scale and
@@ -193,6 +204,8 @@ impl Default for StrideWarpState {
 }
 
 impl StrideWarpState {
+    /// Forgets the interpolated scale and the pelvis spring (after a seek or a clip
+    /// change); the last stride direction is kept.
     pub fn reset(&mut self) {
         *self = Self {
             direction: self.direction,
@@ -249,9 +262,14 @@ pub struct StrideWarpOutput {
     pub root_delta: Vec3,
     /// Pelvis FK position (red) and after the offset (blue).
     pub pelvis_before: Vec3,
+    /// Pelvis position after the offset (blue).
     pub pelvis_after: Vec3,
+    /// The pelvis offset applied: along gravity, downwards only, at most
+    /// `pelvis_max_offset_m` scaled to the rig.
     pub pelvis_offset: Vec3,
+    /// The unit floor normal used.
     pub floor_normal: Vec3,
+    /// One entry per leg, in the order of [`StrideWarpJob::legs`].
     pub feet: Vec<FootWarp>,
 }
 
@@ -259,7 +277,9 @@ pub struct StrideWarpOutput {
 /// and step 8, the IK solve, are [`LegIkJob`]'s).
 #[derive(Clone, Copy, Debug)]
 pub struct StrideWarpJob<'a> {
+    /// The settings; their metre values are multiplied by `unit_scale`.
     pub settings: &'a StrideWarpSettings,
+    /// The legs to warp (at least one); [`LegIkJob`] takes the same list.
     pub legs: &'a [LegChain],
     /// The joint that carries both thighs (the nearest common ancestor of the thighs).
     pub pelvis: usize,
@@ -267,6 +287,7 @@ pub struct StrideWarpJob<'a> {
     pub model_from_joint: &'a [Mat4],
     /// Positions of dedicated IK-foot bones, one per leg; `None` starts at the FK feet.
     pub ik_feet: Option<&'a [Vec3]>,
+    /// Where the stride scale and direction come from: graph-driven or manual.
     pub mode: StrideMode,
     /// This frame's root-motion translation (model space, units), after the play rate.
     pub root_delta: Vec3,
@@ -633,10 +654,16 @@ fn set_model_rotation(
 /// recomputed below each edited joint only).
 #[derive(Clone, Copy, Debug)]
 pub struct LegIkJob<'a> {
+    /// Parent of each joint (`None` for a root): the skeleton's hierarchy.
     pub parents: &'a [Option<usize>],
+    /// The legs (at most [`MAX_LEGS`]), in the order of the warp's feet.
     pub legs: &'a [LegChain],
+    /// The joint the pelvis offset moves (the warp's [`StrideWarpJob::pelvis`]).
     pub pelvis: usize,
+    /// What stride warping decided this frame.
     pub warp: &'a StrideWarpOutput,
+    /// Rotate each thigh toward its target before the IK solve (step 6; see
+    /// [`StrideWarpSettings::thigh_compensation`]).
     pub thigh_compensation: bool,
     /// Two-bone IK soften ratio (1 = none).
     pub soften: f32,

@@ -18,7 +18,9 @@ use glam::Vec2;
 /// Spring half-lives (seconds, > 0).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpringSettings {
+    /// Half-life (seconds, > 0) of the velocity's approach to its goal.
     pub velocity_half_life_secs: f32,
+    /// Half-life (seconds, > 0) of the yaw's approach to its goal.
     pub facing_half_life_secs: f32,
 }
 
@@ -43,11 +45,17 @@ pub struct TrajectoryPoint {
 /// The simulated character.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpringCharacter {
+    /// Ground position (x, z), metres, world space.
     pub position: Vec2,
+    /// Ground velocity (x, z), m/s, world space.
     pub velocity: Vec2,
+    /// Ground acceleration (x, z), m/s², world space.
     pub acceleration: Vec2,
+    /// Facing, radians about +Y (0 faces +Z); each update wraps it to (-π, π].
     pub yaw: f32,
+    /// Rate of turn, radians per second about +Y.
     pub angular_velocity: f32,
+    /// The springs' half-lives.
     pub settings: SpringSettings,
 }
 
@@ -66,6 +74,8 @@ pub(super) fn wrap_angle(a: f32) -> f32 {
 }
 
 impl SpringCharacter {
+    /// A character at rest at `position` (ground x, z, metres) facing `yaw` (radians):
+    /// zero velocity, acceleration and turn rate.
     pub fn new(position: Vec2, yaw: f32, settings: SpringSettings) -> Self {
         Self {
             position,

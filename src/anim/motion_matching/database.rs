@@ -48,11 +48,20 @@ use crate::{
 /// A group of features, normalised together and given one weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FeatureGroup {
+    /// Position (x, y, z) of each foot joint, metres, facing frame.
     FootPosition,
+    /// Velocity (x, y, z) of each foot joint, m/s, facing frame.
     FootVelocity,
+    /// Velocity (x, y, z) of the hips joint, m/s, facing frame.
     HipVelocity,
+    /// Ground position (x, z) of the facing frame at each future time, metres, in the
+    /// facing frame of the frame's time.
     TrajectoryPosition,
+    /// Facing direction (x, z; unit vector) at each future time, in the facing frame of
+    /// the frame's time.
     TrajectoryDirection,
+    /// Ground position (x, z) of the facing frame at each past time, metres, in the
+    /// facing frame of the frame's time.
     PastPosition,
 }
 
@@ -100,20 +109,25 @@ pub struct TagRange {
     pub tag: usize,
     /// Clip seconds, inclusive; `start_secs <= end_secs`.
     pub start_secs: f32,
+    /// End of the range, clip seconds, inclusive.
     pub end_secs: f32,
 }
 
 /// One clip of the set.
 #[derive(Clone, Debug)]
 pub struct ClipSource<'a> {
+    /// The clip sampled for poses and features.
     pub clip: &'a Clip,
     /// Index of the clip in its model, reported back in [`FrameInfo::clip`].
     pub model_clip: usize,
+    /// Whether the clip loops (its future wraps into the next cycle); a non-looping
+    /// clip's last `end_margin_secs` are never a jump target.
     pub looping: bool,
     /// The clip's root motion, `None` for in-place clips.
     pub root: Option<&'a ClipRootMotion>,
     /// Ground velocity (model x, z; units/s) of an in-place clip, e.g. its implied speed.
     pub implied_velocity: Option<Vec2>,
+    /// Tagged time ranges of this clip; they set the tag bits of its frames.
     pub tags: &'a [TagRange],
     /// When each leg is planted (the foot lock's legs, in order); empty = never.
     pub contacts: &'a [crate::contacts::FootContacts],
@@ -174,12 +188,17 @@ pub struct FrameInfo {
 /// Per clip of the set.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DbClip {
+    /// Index of the clip in its model ([`ClipSource::model_clip`]).
     pub model_clip: usize,
+    /// The clip's name, for messages and the debugger.
     pub name: String,
+    /// Clip duration, seconds (> 0).
     pub duration_secs: f32,
+    /// Whether the clip loops.
     pub looping: bool,
     /// First database frame of the clip, and how many there are.
     pub first_frame: usize,
+    /// Number of database frames of the clip, from `first_frame` on.
     pub frame_count: usize,
 }
 
@@ -751,24 +770,31 @@ impl Database {
         Ok(())
     }
 
+    /// The settings the database was built with (weights as last set).
     pub fn settings(&self) -> &DatabaseSettings {
         &self.settings
     }
+    /// Group weights, in [`FEATURE_GROUPS`] order.
     pub fn weights(&self) -> [f32; 6] {
         self.settings.weights
     }
+    /// Length of one frame's feature vector (all groups together).
     pub fn dims(&self) -> usize {
         self.dims
     }
+    /// Number of database frames, over all clips.
     pub fn frame_count(&self) -> usize {
         self.frames.len()
     }
+    /// Every database frame, clip by clip, in time order within a clip.
     pub fn frames(&self) -> &[FrameInfo] {
         &self.frames
     }
+    /// The database's clips (its sources, in order); [`FrameInfo::source`] indexes this.
     pub fn clips(&self) -> &[DbClip] {
         &self.clips
     }
+    /// Tag names; bit `i` of [`FrameInfo::tags`] is `tag_names()[i]`.
     pub fn tag_names(&self) -> &[String] {
         &self.settings.tags
     }

@@ -36,6 +36,7 @@ impl Default for FootLockSettings {
 }
 
 impl FootLockSettings {
+    /// Checks that both fields are finite and > 0; the error names the field.
     pub fn validate(&self) -> Result<(), AnimError> {
         for (what, v) in [
             ("unlock_radius", self.unlock_radius),
@@ -112,6 +113,7 @@ impl FootLocker {
         })
     }
 
+    /// The locked legs, in the order planted flags are given to [`FootLocker::apply`].
     pub fn legs(&self) -> &[LegChain] {
         &self.legs
     }

@@ -85,6 +85,7 @@ pub struct MatcherSettings {
     /// Hold planted feet where they came down (see [`FootLocker`]); `None` = off. Needs
     /// legs ([`Matcher::with_foot_lock`]) and the clips' contacts.
     pub foot_lock: Option<FootLockSettings>,
+    /// Half-lives of the simulated character's velocity and facing springs.
     pub spring: SpringSettings,
 }
 
@@ -186,16 +187,20 @@ pub struct MatcherInput {
     pub desired_yaw: f32,
     /// Tag constraints on jump targets (bit masks over the database's tags).
     pub require_tags: u32,
+    /// Jump targets with any tag of this mask are not candidates.
     pub exclude_tags: u32,
 }
 
 /// A candidate as the debugger shows it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MatchCandidate {
+    /// Database frame index (into [`Database::frames`]).
     pub frame: usize,
     /// Database clip (source) and its model clip.
     pub source: usize,
+    /// Index of the frame's clip in the model ([`ClipSource::model_clip`]).
     pub clip: usize,
+    /// The frame's clip time, seconds.
     pub time_secs: f32,
     /// Total cost, bias included.
     pub cost: f32,
@@ -206,28 +211,41 @@ pub struct MatchCandidate {
 /// A frame the search kept out, with what it would have cost.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MatchDropped {
+    /// Database frame index (into [`Database::frames`]).
     pub frame: usize,
     /// Model clip and clip seconds.
     pub clip: usize,
+    /// The frame's clip time, seconds.
     pub time_secs: f32,
+    /// What the frame would have cost (squared distance to the query, bias included).
     pub cost: f32,
+    /// Which rule kept it out.
     pub reason: DropReason,
 }
 
 /// One frame of a run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchFrame {
+    /// Number of this frame in the run: 0 for the first [`Matcher::step`].
     pub frame: u64,
+    /// Seconds of the run so far, this frame's `dt` included.
     pub wall_secs: f64,
     /// What plays after this frame's decision: database clip, model clip, clip seconds.
     pub source: usize,
+    /// Index of the playing clip in the model ([`ClipSource::model_clip`]).
     pub clip: usize,
+    /// Clip time of the playing clip, seconds (wrapped for looping clips).
     pub clip_time_secs: f64,
+    /// A search ran this frame.
     pub searched: bool,
+    /// The character jumped to another frame this frame (a search's winner, or the
+    /// standing frame).
     pub jumped: bool,
     /// Cost of the playing frame against this frame's query (the winner's when it
     /// jumped, continuing's otherwise); `None` without a search.
     pub cost: Option<f32>,
+    /// That cost split into the weighted squared distance per group, in
+    /// [`super::FEATURE_GROUPS`] order (bias not included); `None` when `cost` is.
     pub group_costs: Option<[f32; 6]>,
     /// Cost of continuing (`None` at a clip's end, where continuing is not possible).
     pub continue_cost: Option<f32>,
@@ -240,8 +258,13 @@ pub struct MatchFrame {
     pub query_raw: Vec<f32>,
     /// Horizontal distance of the character from the simulation before the clamp (m).
     pub trajectory_error_m: f32,
+    /// The character's facing frame in the world after this frame's motion (place
+    /// [`Matcher::pose`] with it).
     pub world_from_root: GroundTransform,
+    /// The simulated point (world ground position in metres, yaw in radians) after
+    /// this frame's update and the drift clamp.
     pub sim: TrajectoryPoint,
+    /// Seconds since the last jump (0 when this frame jumped).
     pub since_jump_secs: f32,
     /// Largest inertialization offset left: translation (m), rotation (rad).
     pub offset_remaining: (f32, f32),
@@ -255,13 +278,23 @@ pub struct MatchFrame {
 /// Everything that changes from frame to frame (cloned for replay snapshots).
 #[derive(Clone, Debug)]
 pub struct MatcherState {
+    /// The playing database clip (index into [`Database::clips`]).
     pub source: usize,
+    /// Clip time of the playing clip, seconds (wrapped for looping clips).
     pub time_secs: f64,
+    /// The character's facing frame in the world: ground position (metres) and yaw
+    /// (radians).
     pub world_from_root: GroundTransform,
+    /// The simulated character the matcher follows (world space).
     pub sim: SpringCharacter,
+    /// Seconds since the last jump.
     pub since_jump_secs: f32,
+    /// Seconds since the last search (infinite when one is due at once: before the
+    /// first, and when a hold ends).
     pub since_search_secs: f32,
+    /// Frames stepped so far: the number the next [`MatchFrame::frame`] gets.
     pub frame: u64,
+    /// Seconds of the run so far (the sum of every step's `dt`).
     pub wall_secs: f64,
     inertializer: Inertializer,
     /// The pose before the offsets, and its velocity.
@@ -529,6 +562,7 @@ impl Matcher {
         self.explain = on;
     }
 
+    /// The runtime settings in use.
     pub fn settings(&self) -> &MatcherSettings {
         &self.settings
     }
@@ -546,6 +580,8 @@ impl Matcher {
         Ok(())
     }
 
+    /// Everything that changes per frame; clone it for a replay snapshot
+    /// ([`Matcher::restore`]).
     pub fn state(&self) -> &MatcherState {
         &self.state
     }

@@ -36,6 +36,8 @@ pub struct Playing {
 pub struct SearchParams<'a> {
     /// Normalised, weighted query (`Database::dims` long).
     pub query: &'a [f32],
+    /// The playing clip and time, for the bias and the exclusion window; `None` when
+    /// nothing plays.
     pub playing: Option<Playing>,
     /// Added to the cost of every frame of the playing clip (negative favours it).
     pub current_clip_bias: f32,
@@ -44,6 +46,7 @@ pub struct SearchParams<'a> {
     pub exclude_window_secs: f32,
     /// Frames must have every tag of this mask, and none of `exclude_tags`.
     pub require_tags: u32,
+    /// Frames with any tag of this mask are not candidates.
     pub exclude_tags: u32,
     /// How many of the best frames to return (>= 1).
     pub top_n: usize,
@@ -67,6 +70,7 @@ impl<'a> SearchParams<'a> {
 /// A scored frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Candidate {
+    /// Database frame index (into [`Database::frames`]).
     pub frame: usize,
     /// Total cost, bias included.
     pub cost: f32,
@@ -188,6 +192,7 @@ pub enum DropReason {
 }
 
 impl DropReason {
+    /// A short phrase for the debugger's list.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::ClipEnd => "clip end",

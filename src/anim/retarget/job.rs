@@ -145,6 +145,7 @@ pub struct Retargeter {
     /// this point follows the source's ball of the foot: the contact point after the heel
     /// lifts, for foot IK and for the quality figures.
     pub virtual_toes: Vec<Option<Vec3>>,
+    /// Source legs (left, right), for the contacts the target's feet follow.
     pub source_legs: Vec<LegChain>,
 }
 

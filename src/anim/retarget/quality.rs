@@ -162,9 +162,13 @@ fn foot_samples(
 /// and its hips joint.
 #[derive(Clone, Copy)]
 pub struct Side<'a> {
+    /// The skeleton the clip animates.
     pub skeleton: &'a Skeleton,
+    /// The clip whose feet are measured.
     pub clip: &'a Clip,
+    /// The legs, left then right (both sides list the same number).
     pub legs: &'a [LegChain],
+    /// The hips joint (index into the skeleton's joints).
     pub hips: usize,
 }
 

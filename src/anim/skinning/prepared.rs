@@ -227,6 +227,7 @@ impl PreparedSkin {
         Ok(out)
     }
 
+    /// Number of mesh vertices; the outputs hold one entry per vertex.
     pub fn vertex_count(&self) -> usize {
         self.vertex_count
     }
@@ -258,6 +259,7 @@ impl PreparedSkin {
 pub struct PreparedSkinningJob<'a> {
     /// Skinning matrices, one per skin joint (see [`skinning_palette`]).
     pub palette: &'a [Mat4],
+    /// The mesh's bind pose and influences, prepared once ([`PreparedSkin::new`]).
     pub skin: &'a PreparedSkin,
 }
 
