@@ -18,6 +18,7 @@ use super::StageError;
 
 /// One character: a model, placement and motion.
 pub struct Character {
+    /// The character's model: skeleton, meshes, skins and clips.
     pub model: Model,
     /// Where the model came from (`None`: built in, or made in memory).
     pub path: Option<PathBuf>,
@@ -51,6 +52,7 @@ impl Character {
         }
     }
 
+    /// The file the model came from (`None`: built in, or made in memory).
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
     }
@@ -77,10 +79,12 @@ impl Character {
         )
     }
 
+    /// Whether its motion source plays (the timeline's clock for a clip).
     pub fn is_playing(&self) -> bool {
         self.source.is_playing(&self.timeline)
     }
 
+    /// Play / pause of its motion source.
     pub fn toggle_play(&mut self) {
         self.source.toggle_play(&mut self.timeline);
     }
@@ -122,6 +126,7 @@ pub struct Stage {
 }
 
 impl Stage {
+    /// A stage showing `main` alone (no A/B compare).
     pub fn new(main: Character) -> Self {
         Self {
             main,

@@ -16,10 +16,13 @@ use crate::StageError;
 /// Which curves the curve view draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CurveChannels {
+    /// Local translation x, y, z (parent space, model units).
     pub translation: bool,
     /// Rotation as continuous Euler angles (degrees).
     pub euler: bool,
+    /// Rotation as a quaternion x, y, z, w (sign-continuous).
     pub quaternion: bool,
+    /// Local scale x, y, z.
     pub scale: bool,
 }
 
@@ -37,9 +40,11 @@ impl Default for CurveChannels {
 /// Onion skin: ghosts of the pose before and after the playhead.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OnionSkin {
+    /// Whether ghosts are drawn.
     pub enabled: bool,
     /// Ghosts before and after the playhead (0..=8 each).
     pub before: u32,
+    /// Ghosts after the playhead (0..=8).
     pub after: u32,
     /// Frames (at the clip's frame rate) between two ghosts, >= 1.
     pub spacing_frames: u32,
@@ -64,8 +69,10 @@ pub enum GhostStyle {
 }
 
 impl GhostStyle {
+    /// Every style, in the order the panel lists them.
     pub const ALL: [GhostStyle; 3] = [GhostStyle::Skeletons, GhostStyle::Meshes, GhostStyle::Both];
 
+    /// The style's name as the panel shows it.
     pub fn label(self) -> &'static str {
         match self {
             GhostStyle::Skeletons => "skeletons",
@@ -74,10 +81,12 @@ impl GhostStyle {
         }
     }
 
+    /// Whether the style draws skeletons.
     pub fn skeletons(self) -> bool {
         self != GhostStyle::Meshes
     }
 
+    /// Whether the style draws meshes.
     pub fn meshes(self) -> bool {
         self != GhostStyle::Skeletons
     }
@@ -129,9 +138,13 @@ pub struct Inspection {
     pub pinned: Vec<usize>,
     /// The outliner's search text.
     pub filter: String,
+    /// Whether the curve view is shown.
     pub show_curves: bool,
+    /// Which curves the curve view draws.
     pub channels: CurveChannels,
+    /// The order the curve view reads Euler angles in.
     pub euler_order: EulerOrder,
+    /// The onion-skin settings.
     pub onion: OnionSkin,
     /// Loop seams of `seams_for` (clip index), most visible first.
     seams: Vec<ChannelSeam>,
@@ -147,6 +160,7 @@ pub struct Inspection {
 pub const OUTLINER_OPEN_DEPTH: usize = 4;
 
 impl Inspection {
+    /// Nothing selected or pinned, the curve view shown with its default channels.
     pub fn new() -> Self {
         Self {
             show_curves: true,
@@ -335,9 +349,11 @@ pub struct AbCompare {
     /// B's model is a copy of A's (B is a clip of the open file): the window draws it with
     /// A's GPU data.
     pub b_is_a: bool,
+    /// How B's clock follows A's.
     pub lock: CompareLock,
     /// Phase offset of B (fraction of its cycle) with [`CompareLock::Phase`].
     pub offset: f32,
+    /// How B is drawn against A.
     pub view: CompareView,
     /// A against B this frame.
     pub difference: crate::anim::compare::PoseDifference,
@@ -357,6 +373,7 @@ pub struct AbCompare {
     /// A's and B's root-motion paths over one cycle on the ground (world, y just above
     /// 0), from where each character is placed: their trails side by side.
     pub a_path: Vec<Vec3>,
+    /// B's root-motion path over one cycle (world space; see `a_path`).
     pub b_path: Vec<Vec3>,
     curve_for: Option<(usize, usize, u32, bool)>,
     /// B is the character A's clips were retargeted from: a different skeleton, so no

@@ -156,6 +156,7 @@ impl ClipGrid {
         self.cells.len()
     }
 
+    /// Whether the grid has no cell (an empty list given to [`Self::of_clips`]).
     pub fn is_empty(&self) -> bool {
         self.cells.is_empty()
     }

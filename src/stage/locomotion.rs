@@ -43,14 +43,22 @@ pub struct LocomotionSettings {
     /// Movement direction relative to the character's facing, degrees, counter-clockwise
     /// seen from above (90 = to the character's left).
     pub direction_deg: f32,
+    /// Speed matching on: the graph's play rate follows the movement speed.
     pub speed_matching: bool,
+    /// Speed matching's play-rate clamp.
     pub speed_match: SpeedMatchSettings,
+    /// Stride warping on: strides scaled to the movement speed and turned to its
+    /// direction, feet placed with leg IK.
     pub stride_warping: bool,
+    /// Stride warping's settings (metres and m/s for a human rig, scaled by the unit scale).
     pub stride: StrideWarpSettings,
+    /// Orientation warping's settings: the share of the movement angle the body turns.
     pub orientation: OrientationWarpSettings,
     /// Two-bone IK soften ratio (1 = no softening).
     pub ik_soften: f32,
+    /// Thresholds of the foot-slide metric (m/s for a human rig, times the unit scale).
     pub slide: SlideSettings,
+    /// Foot-contact detection thresholds (in leg lengths), for each clip's planted times.
     pub contacts: ContactSettings,
     /// Manual stride (direction and scale) instead of graph-driven. Default `None`.
     pub manual_stride: Option<ManualStride>,
@@ -94,6 +102,7 @@ pub struct ClipLocomotion {
     pub implied: Option<ImpliedSpeed>,
     /// Contact intervals per leg.
     pub contacts: Vec<FootContacts>,
+    /// The clip's length, seconds.
     pub duration_secs: f32,
     /// In place or root motion, and why (the one rule, [`crate::anim::locomotion::decide_in_place`]).
     pub in_place: InPlaceDecision,
@@ -209,6 +218,7 @@ pub fn clip_locomotion(
 /// The locomotion stage (see the module docs).
 #[derive(Clone, Debug)]
 pub struct Locomotion {
+    /// What the user set; read every frame.
     pub settings: LocomotionSettings,
     legs: Vec<LegChain>,
     pelvis: usize,
@@ -219,9 +229,11 @@ pub struct Locomotion {
     orient_state: OrientationWarpState,
     /// The last frame's stride warp (overlays, trace).
     pub warp: StrideWarpOutput,
+    /// The last frame's orientation warp (angles in radians).
     pub orientation: OrientationWarp,
     /// Per leg: the IK foot reached its target.
     pub reached: Vec<bool>,
+    /// Foot slide measured over the run (world units; cleared by [`Self::restart`]).
     pub slide: FootSlideMeter,
     /// The last speed match (`None` while speed matching is off).
     pub speed_match: Option<SpeedMatch>,
@@ -231,6 +243,7 @@ pub struct Locomotion {
     measured_speed: Option<f64>,
     /// True when the leading input is in place and its implied speed is used.
     pub uses_implied: bool,
+    /// The last frame's warnings (e.g. no speed to match, a flipped warp), for display.
     pub warnings: Vec<String>,
     local: Vec<Transform>,
     model_from_joint: Vec<Mat4>,
@@ -246,10 +259,13 @@ pub struct Locomotion {
     ik_feet: Vec<Vec3>,
     /// Per leg, the rig's dedicated IK-foot bone ([`ik_foot_bones`]).
     ik_bones: Vec<Option<usize>>,
+    /// Cycles of the leader clip played since the start, summed per frame (a new
+    /// leader adds its own).
     pub cycles_played: f64,
     /// World positions of the feet this frame.
     /// (ankle, toe) per leg.
     pub world_feet: Vec<(Vec3, Option<Vec3>)>,
+    /// Per leg: whether the foot is planted this frame (the inputs vote by weight).
     pub planted: Vec<bool>,
     /// The graph parameter the movement speed drives (a float named `speed` or
     /// `movement_speed`, e.g. the demo graph's Idle / Walk / Run switch and its blend
@@ -276,6 +292,7 @@ struct FootLock {
 pub struct ManualStride {
     /// Degrees counter-clockwise from the facing (+Z).
     pub direction_deg: f32,
+    /// Stride scale (1 = the clip's own stride length).
     pub scale: f32,
 }
 
@@ -353,6 +370,7 @@ impl Locomotion {
         })
     }
 
+    /// The legs being warped (joint indices into the skeleton), detected on the model.
     pub fn legs(&self) -> &[LegChain] {
         &self.legs
     }
@@ -360,9 +378,12 @@ impl Locomotion {
     pub fn ik_bones(&self) -> &[Option<usize>] {
         &self.ik_bones
     }
+    /// The pelvis joint (index into the skeleton): the thighs' nearest common ancestor.
     pub fn pelvis(&self) -> usize {
         self.pelvis
     }
+    /// The spine joints between the pelvis and the head, pelvis side first (empty
+    /// without a head joint): orientation warping turns them back.
     pub fn spine(&self) -> &[usize] {
         &self.spine
     }
@@ -417,6 +438,8 @@ impl Locomotion {
     pub fn local_pose(&self) -> &[Transform] {
         &self.local
     }
+    /// Model-space matrices of the last frame's warped pose, one per joint (without
+    /// the world placement; see [`Self::model_from_root`]).
     pub fn model_from_joint(&self) -> &[Mat4] {
         &self.model_from_joint
     }

@@ -23,7 +23,9 @@ use crate::StageError;
 pub struct MappingReport {
     /// VRM's bone name (`hips`, `leftUpperLeg`...).
     pub bone: &'static str,
+    /// Name of the source skeleton's joint mapped to the bone.
     pub source: String,
+    /// Name of the target skeleton's joint mapped to the bone.
     pub target: String,
     /// How each side was found: `name`, `hierarchy` or `given`, as `source/target`.
     pub how: String,
@@ -32,15 +34,20 @@ pub struct MappingReport {
 /// One retargeted clip's figures (see [`crate::anim::retarget::quality`]).
 #[derive(Debug, Serialize)]
 pub struct ClipQualityReport {
+    /// The clip's name (the same on the source and the target).
     pub name: String,
+    /// The clip's length, seconds.
     pub duration_secs: f32,
     /// Mean speed of the target's feet relative to the ground while the source's are
     /// planted (on the ground and still on it); the ground of an in-place clip is the
     /// treadmill its feet imply (m/s).
     pub planted_foot_slide_mps: f32,
+    /// Intersection over union of the target's and the source's planted times, averaged over
+    /// the feet (0..1; 1 = the target plants exactly when the source does).
     pub contact_agreement: f32,
     /// Target ground speed / source ground speed: implied speeds for an in-place side.
     pub speed_ratio: f32,
+    /// Target leg length / source leg length.
     pub leg_ratio: f32,
     /// How far the target's feet are from the source's, scaled by the leg ratio (in
     /// target leg lengths): what foot IK must not make worse.
@@ -52,13 +59,19 @@ pub struct ClipQualityReport {
 /// What `retarget --json` prints.
 #[derive(Debug, Serialize)]
 pub struct RetargetReport {
+    /// Display name of the source model (its file name, or `demo`).
     pub source: String,
+    /// Display name of the target model (its file name, or `demo`).
     pub target: String,
+    /// The bones mapped on both sides, in the profile's bone order.
     pub mapping: Vec<MappingReport>,
     /// Profile bones mapped on neither or only one side.
     pub unmapped: Vec<&'static str>,
+    /// Whether the target's feet were pinned with leg IK while the source's were planted.
     pub foot_ik: bool,
+    /// Whether the clips were made in place (the hips' horizontal travel dropped).
     pub in_place: bool,
+    /// One report per retargeted clip, in the order they were chosen.
     pub clips: Vec<ClipQualityReport>,
     /// The file written with `--out`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -68,8 +81,12 @@ pub struct RetargetReport {
 /// A map file: per side, VRM bone name -> joint name, and the retarget pose per chain.
 #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, Serialize)]
 pub struct MapFile {
+    /// The source skeleton's joints by VRM bone name (bone -> joint name), given over
+    /// the automatic map.
     #[serde(default)]
     pub source: std::collections::BTreeMap<String, String>,
+    /// The target skeleton's joints by VRM bone name (bone -> joint name), given over
+    /// the automatic map.
     #[serde(default)]
     pub target: std::collections::BTreeMap<String, String>,
     /// The target's retarget pose per chain (`spine`, `neck`, `leftArm`, `rightArm`,
@@ -475,8 +492,20 @@ pub fn glb_with_clips(glb: &[u8], model: &Model, clips: &[Clip]) -> Result<Vec<u
 /// How far [`library_model_with`] got: files read, then clips retargeted (done, in all).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LibraryStep {
-    Reading { done: usize, total: usize },
-    Retargeting { done: usize, total: usize },
+    /// Reading a library folder's take files: `done` of `total` read.
+    Reading {
+        /// Files of the folder read so far.
+        done: usize,
+        /// Files in the folder.
+        total: usize,
+    },
+    /// Retargeting one source's clips onto the character: `done` of `total` made.
+    Retargeting {
+        /// Clips retargeted so far from this source.
+        done: usize,
+        /// Clips this source has in all.
+        total: usize,
+    },
 }
 
 /// The character (FILE's, or the plain built-in demo) with every clip of `library` on it

@@ -35,9 +35,13 @@ fn sixty() -> f64 {
     60.0
 }
 
+/// One of a scenario's events: an action and when it happens.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct ScenarioEvent {
+    /// Scenario seconds it is due at: applied before the first frame that starts at or
+    /// after it (at or before 0 = on the start frame).
     pub at_secs: f64,
+    /// What it does.
     pub action: Action,
 }
 
@@ -49,12 +53,21 @@ pub enum Action {
     /// Sets a bool parameter.
     SetBool(String, bool),
     /// Moves a float parameter linearly to `to` over `secs` seconds.
-    Ramp { param: String, to: f32, secs: f64 },
+    Ramp {
+        /// Name of the float parameter.
+        param: String,
+        /// The value it ends at.
+        to: f32,
+        /// Seconds the ramp takes (0 or less = at once).
+        secs: f64,
+    },
     /// Seeks the base leader to this clip time in seconds (no root motion).
     Seek(f64),
     /// Forces a cross-fade of the state machine to a state.
     Travel {
+        /// Name of the state to travel to.
         state: String,
+        /// Cross-fade length, seconds; `None` = 0.25 s.
         #[serde(default)]
         duration_secs: Option<f32>,
     },
@@ -64,8 +77,11 @@ pub enum Action {
     /// towards +X, i.e. counter-clockwise seen from above; 90 = the starting character's
     /// left), facing `facing_deg` (default: the heading; give it to strafe).
     Move {
+        /// Ground speed, m/s.
         speed_mps: f32,
+        /// Direction of travel, degrees from +Z towards +X.
         heading_deg: f32,
+        /// Direction to face, degrees from +Z towards +X; `None` = `heading_deg`.
         #[serde(default)]
         facing_deg: Option<f32>,
     },
@@ -73,8 +89,10 @@ pub enum Action {
     Stand,
     /// Motion matching: jump targets must have every `require` tag and no `exclude` tag.
     Tags {
+        /// Tags every jump target must carry (names from the database's tags).
         #[serde(default)]
         require: Vec<String>,
+        /// Tags no jump target may carry.
         #[serde(default)]
         exclude: Vec<String>,
     },
@@ -93,12 +111,17 @@ impl Action {
 /// What happened in a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameKind {
+    /// Frame 0: the events due at or before 0 s applied and the pose evaluated, no time
+    /// played.
     Start,
+    /// One step of `dt_secs` played.
     Play,
+    /// An event sought the base leader to a clip time.
     Seek,
 }
 
 impl FrameKind {
+    /// The kind's lowercase name (`start`, `play`, `seek`), as traces print it.
     pub fn as_str(self) -> &'static str {
         match self {
             FrameKind::Start => "start",
@@ -158,10 +181,12 @@ impl ScenarioRun {
         })
     }
 
+    /// The scenario being run, its events sorted by time.
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
     }
 
+    /// Seconds per frame (1 / fps).
     pub fn dt_secs(&self) -> f64 {
         1.0 / self.scenario.fps
     }

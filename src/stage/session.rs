@@ -17,8 +17,11 @@ use crate::graph::eval::PoseGraph;
 /// One played frame of the locomotion stage, for the plots under the timeline.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LocomotionSample {
+    /// Session seconds at the end of the frame (wall clock, rate not applied).
     pub wall_secs: f64,
+    /// The graph's play rate that frame (speed matching's choice when on).
     pub play_rate: f64,
+    /// Stride warping's scale that frame (1 = the clip's own stride).
     pub stride_scale: f32,
     /// Per leg (the first `MAX_LEGS`): world horizontal speed while planted (m/s),
     /// `None` in the air or for missing legs.
@@ -28,9 +31,13 @@ pub struct LocomotionSample {
 /// Trail points and speed samples kept.
 pub const SESSION_HISTORY_LEN: usize = 2048;
 
+/// A pose graph being played in the window or a scripted run, with its placement,
+/// history and undo stack.
 #[derive(Clone, Debug)]
 pub struct GraphSession {
+    /// The graph being played.
     pub graph: PoseGraph,
+    /// Whether [`Self::tick`] advances the graph (false = paused).
     pub playing: bool,
     /// Where the root is on the ground (the graph's deltas integrated).
     world_from_root: GroundTransform,
@@ -51,6 +58,7 @@ pub struct GraphSession {
 pub const UNDO_DEPTH: usize = 64;
 
 impl GraphSession {
+    /// A session playing a new graph built from `def`, at the origin, paused.
     pub fn new(model: &Model, def: &GraphDef) -> Result<Self, StageError> {
         Ok(Self::from_graph(PoseGraph::new(model, def)?))
     }
@@ -163,10 +171,12 @@ impl GraphSession {
         }
     }
 
+    /// Whether there is an edit to undo.
     pub fn can_undo(&self) -> bool {
         !self.undo.is_empty()
     }
 
+    /// Whether there is an undone edit to redo.
     pub fn can_redo(&self) -> bool {
         !self.redo.is_empty()
     }
@@ -338,6 +348,8 @@ impl GraphSession {
         self.after_still(model);
     }
 
+    /// Sets float parameter `name` and re-evaluates the pose; a refused value becomes the
+    /// session's error.
     pub fn set_float(&mut self, model: &Model, name: &str, value: f32) {
         match self.graph.params_mut().set_float(name, value) {
             Ok(()) => self.refresh(model),
@@ -345,6 +357,8 @@ impl GraphSession {
         }
     }
 
+    /// Forces the state machine's cross-fade to `state` over `duration_secs` seconds; a
+    /// refusal becomes the session's error.
     pub fn travel(&mut self, model: &Model, state: &str, duration_secs: f32) {
         if let Err(e) = self.graph.travel(model, state, duration_secs) {
             self.error = Some(e.to_string());
@@ -366,6 +380,8 @@ impl GraphSession {
         self.seek(model, 0.0);
     }
 
+    /// Where the root stands on the ground (world space), the root motion played
+    /// so far integrated.
     pub fn world_from_root(&self) -> GroundTransform {
         self.world_from_root
     }
@@ -379,10 +395,14 @@ impl GraphSession {
         }
     }
 
+    /// Ground positions (x, z, metres) the root has passed through, oldest first (at
+    /// most [`SESSION_HISTORY_LEN`]).
     pub fn trail(&self) -> impl ExactSizeIterator<Item = DVec2> + '_ {
         self.trail.iter().copied()
     }
 
+    /// `(wall seconds, horizontal root speed m/s)` per played frame, oldest first
+    /// (at most [`SESSION_HISTORY_LEN`]).
     pub fn speed_history(&self) -> impl ExactSizeIterator<Item = (f64, f64)> + '_ {
         self.speed.iter().copied()
     }
@@ -397,6 +417,8 @@ impl GraphSession {
         self.wall_secs
     }
 
+    /// The last error of a tick, seek, undo, redo or evaluation (kept until
+    /// [`Self::take_error`] takes it).
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }

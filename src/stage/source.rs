@@ -30,7 +30,9 @@ pub enum MotionSource {
     /// `drive_only`: the one-clip graph Drive plays the timeline's clip through (turning
     /// Drive off returns to the clip).
     Graph {
+        /// The graph being played, with its placement and locomotion stage.
         session: Box<GraphSession>,
+        /// The graph is Drive's one-clip graph of the timeline's clip.
         drive_only: bool,
     },
     /// Motion matching, steered by held keys.
@@ -40,12 +42,16 @@ pub enum MotionSource {
 /// Motion matching as a motion source: the session, whether it plays, the keys held and
 /// the tag constraints of jump targets.
 pub struct MatchingPlay {
+    /// The matching session: database, live matcher and recording.
     pub session: MatchingSession,
+    /// Whether [`Self::advance`] steps the simulation (false = paused).
     pub playing: bool,
     /// Keys held this frame (the window sets them every frame).
     pub keys: KeyInput,
     /// Jump-target constraints: bit masks over the database's tags.
     pub require_tags: u32,
+    /// Tags no jump target may carry (a bit mask over the database's tags, like
+    /// `require_tags`).
     pub exclude_tags: u32,
     /// A scripted run's input (a `trace --motion-matching` scenario), used instead of the
     /// keys and the tag masks while set.
@@ -130,6 +136,7 @@ impl MatchingPlay {
 }
 
 impl MotionSource {
+    /// The graph session, when the source is a graph.
     pub fn graph(&self) -> Option<&GraphSession> {
         match self {
             Self::Graph { session, .. } => Some(session),
@@ -137,6 +144,7 @@ impl MotionSource {
         }
     }
 
+    /// The graph session, mutable, when the source is a graph.
     pub fn graph_mut(&mut self) -> Option<&mut GraphSession> {
         match self {
             Self::Graph { session, .. } => Some(session),
@@ -144,6 +152,7 @@ impl MotionSource {
         }
     }
 
+    /// Motion matching's state, when the source is motion matching.
     pub fn matching(&self) -> Option<&MatchingPlay> {
         match self {
             Self::Matching(m) => Some(m),
@@ -151,6 +160,7 @@ impl MotionSource {
         }
     }
 
+    /// Motion matching's state, mutable, when the source is motion matching.
     pub fn matching_mut(&mut self) -> Option<&mut MatchingPlay> {
         match self {
             Self::Matching(m) => Some(m),

@@ -29,8 +29,10 @@ pub enum RootMotionMode {
 }
 
 impl RootMotionMode {
+    /// Every mode, in the order the timeline panel lists them (keys 1 to 3 in the window).
     pub const ALL: [RootMotionMode; 3] = [Self::InPlace, Self::Accumulate, Self::LoopAndReset];
 
+    /// The mode's name as the timeline panel shows it.
     pub fn label(self) -> &'static str {
         match self {
             Self::InPlace => "In place",
@@ -158,6 +160,8 @@ impl Timeline {
         t
     }
 
+    /// Index into `Model::clips` of the selected clip; `None` (the rest pose) when the
+    /// model has no clip that animates.
     pub fn clip(&self) -> Option<usize> {
         self.clip
     }
@@ -247,6 +251,7 @@ impl Timeline {
         &self.detected_markers
     }
 
+    /// The playback clock: clip time (cycle and phase), rate, looping.
     pub fn clock(&self) -> &PlaybackClock {
         &self.player.clock
     }
@@ -271,10 +276,13 @@ impl Timeline {
         self.seek_to(time);
     }
 
+    /// The selected clip's root motion; `None` for an in-place clip, without a clip,
+    /// or when it cannot be extracted.
     pub fn root_motion(&self) -> Option<&ClipRootMotion> {
         self.root.as_ref()
     }
 
+    /// Whether playback is on (it may still not move time: see [`Self::is_advancing`]).
     pub fn is_playing(&self) -> bool {
         self.playing
     }
@@ -314,10 +322,12 @@ impl Timeline {
         self.playing && self.player.clock.rate() != 0.0 && self.player.clock.duration_secs() > 0.0
     }
 
+    /// Starts or stops playback (see [`Self::set_playing`]).
     pub fn toggle_play(&mut self) {
         self.set_playing(!self.playing);
     }
 
+    /// How root motion places the character.
     pub fn mode(&self) -> RootMotionMode {
         self.mode
     }
@@ -338,6 +348,8 @@ impl Timeline {
         self.frame_rate_hz
     }
 
+    /// Sets the play rate (1 = real time, negative = reverse); a rate the clock refuses
+    /// (not finite) is recorded as an error.
     pub fn set_rate(&mut self, rate: f64) {
         if let Err(e) = self.player.clock.set_rate(rate) {
             self.error = Some(e.to_string());
@@ -345,6 +357,8 @@ impl Timeline {
         }
     }
 
+    /// Turns looping on or off; turning it off brings the playhead back into the
+    /// first cycle at the same phase (a seek).
     pub fn set_looping(&mut self, looping: bool) {
         self.player.clock.set_looping(looping);
         if !looping {
@@ -475,6 +489,8 @@ impl Timeline {
         self.ping_pong
     }
 
+    /// Turns ping-pong on or off; turning it off restores the direction the user
+    /// chose (see [`Self::chosen_rate`]).
     pub fn set_ping_pong(&mut self, on: bool) {
         let rate = self.player.clock.rate();
         if on && !self.ping_pong {
@@ -650,6 +666,8 @@ impl Timeline {
         last.max(0.0)
     }
 
+    /// Jumps to the last frame of the current cycle (a seek): the end itself for a
+    /// non-looping clip, else the frame [`Self::last_frame`] gives.
     pub fn jump_to_end(&mut self) {
         let t = self.player.clock.time();
         let d = self.player.clock.duration_secs();

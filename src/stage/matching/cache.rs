@@ -35,12 +35,14 @@ impl Default for Fnv1a {
 }
 
 impl Fnv1a {
+    /// Feeds `bytes` into the hash.
     pub fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.0 ^= b as u64;
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
+    /// The hash of everything written so far.
     pub fn finish(self) -> u64 {
         self.0
     }

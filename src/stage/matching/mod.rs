@@ -97,9 +97,12 @@ pub fn name_tags(clip_name: &str) -> Vec<String> {
 /// on the take's clips, over clip seconds (`None` = from the start / to the end).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct SidecarTag {
+    /// The tag's name.
     pub tag: String,
+    /// Clip seconds where the tag starts; `None` = from the clip's start.
     #[serde(default)]
     pub start_secs: Option<f32>,
+    /// Clip seconds where the tag ends; `None` = to the clip's end.
     #[serde(default)]
     pub end_secs: Option<f32>,
 }
@@ -122,11 +125,14 @@ pub fn read_sidecar(file: &std::path::Path) -> Result<Option<Vec<SidecarTag>>, S
 /// A tag on a clip, or on part of it.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct TagDef {
+    /// The tag's name (one of at most 32 in the set).
     pub tag: String,
+    /// Name of the tagged clip; it must be in the set unless `optional`.
     pub clip: String,
     /// Clip seconds; `None` = from the start / to the end.
     #[serde(default)]
     pub start_secs: Option<f32>,
+    /// Clip seconds where the tag ends; `None` = to the clip's end.
     #[serde(default)]
     pub end_secs: Option<f32>,
     /// Skipped, not an error, when the clip is not in the set (a library sidecar's tag
@@ -165,11 +171,17 @@ pub fn swap_sides(tag: &str) -> String {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(default)]
 pub struct WeightsDef {
+    /// Weight of the feet's positions (>= 0).
     pub foot_position: f32,
+    /// Weight of the feet's velocities (>= 0).
     pub foot_velocity: f32,
+    /// Weight of the hips' velocity (>= 0).
     pub hip_velocity: f32,
+    /// Weight of the future trajectory's positions (>= 0).
     pub trajectory_position: f32,
+    /// Weight of the future trajectory's facing directions (>= 0).
     pub trajectory_direction: f32,
+    /// Weight of the past trajectory's positions (>= 0).
     pub past_position: f32,
 }
 
@@ -180,6 +192,7 @@ impl Default for WeightsDef {
 }
 
 impl WeightsDef {
+    /// The weights in the database's group order (as in [`DatabaseSettings::weights`]).
     pub fn to_array(self) -> [f32; 6] {
         [
             self.foot_position,
@@ -190,6 +203,8 @@ impl WeightsDef {
             self.past_position,
         ]
     }
+    /// Weights from an array in the database's group order (as in
+    /// [`DatabaseSettings::weights`]).
     pub fn from_array(w: [f32; 6]) -> Self {
         Self {
             foot_position: w[0],
@@ -213,24 +228,38 @@ pub struct MatchingDef {
     /// Clips that do not loop; `None` = decided per clip (its last pose equals its first,
     /// root motion aside, within 2% of the leg length).
     pub non_looping: Option<Vec<String>>,
+    /// Tags on clips or parts of them, on top of the automatic ones.
     pub tags: Vec<TagDef>,
     /// Tag clips by name words too (see [`AUTO_TAGS`]).
     pub auto_tags: bool,
+    /// Database frames per second of clip time (> 0).
     pub sample_rate_hz: f32,
+    /// Future trajectory times of the features, seconds ahead (> 0).
     pub future_secs: Vec<f32>,
+    /// Past trajectory times of the features, seconds back (> 0); empty = none.
     pub past_secs: Vec<f32>,
+    /// Last seconds of a non-looping clip that are never a jump target (>= 0).
     pub end_margin_secs: f32,
     /// Half-width (s) of the window that smooths the root's path for the features
     /// (0 = off; see [`crate::anim::motion_matching::facing_offset`]).
     pub root_smoothing_secs: f32,
+    /// Weight of each feature group.
     pub weights: WeightsDef,
+    /// Seconds between searches (>= 0; 0 = every frame).
     pub search_interval_secs: f32,
+    /// Seconds after a jump before the next one (>= 0), unless the clip ends.
     pub min_dwell_secs: f32,
+    /// Added to the cost of continuing the playing clip (negative favours staying).
     pub continuing_bias: f32,
+    /// Added to the cost of jump targets inside the playing clip.
     pub current_clip_bias: f32,
+    /// Frames of the playing clip this close (seconds) to its time are not jump targets.
     pub exclude_window_secs: f32,
+    /// Half-life of the inertialization that hides a jump, seconds (> 0).
     pub half_life_secs: f32,
+    /// Search with bounding boxes (the same result as brute force, faster).
     pub accelerated: bool,
+    /// Candidates kept for the debugger (clamped to 1..=64).
     pub top_n: usize,
     /// `None` = no correction. Metres for a human-sized rig: multiplied by the rig's
     /// unit scale (leg length / 0.9 m), like every locomotion threshold.
@@ -245,6 +274,7 @@ pub struct MatchingDef {
     /// Play-rate range (min <= 1 <= max; see
     /// [`MatcherSettings::play_rate_range`]); (1, 1) = the clips' own speed.
     pub play_rate_min: f32,
+    /// Largest play rate (>= 1); see `play_rate_min`.
     pub play_rate_max: f32,
     /// Hold planted feet where they came down (two-bone IK; see
     /// [`crate::anim::motion_matching::FootLocker`]).
@@ -254,12 +284,15 @@ pub struct MatchingDef {
     pub foot_unlock_radius_m: f32,
     /// Seconds a released foot takes to blend back to the animation.
     pub foot_lock_release_secs: f32,
+    /// Half-life (s, > 0) of the simulated character's velocity spring.
     pub velocity_half_life_secs: f32,
+    /// Half-life (s, > 0) of the simulated character's facing spring.
     pub facing_half_life_secs: f32,
     /// Keyboard speeds (m/s); `None` = the median speed of the set's straight walks and
     /// runs of the chosen style (takes tagged `walk` / `run` by name and not `turn`,
     /// `start`, `stop` or `strafe`), else the first clip named like walk / run.
     pub walk_speed_mps: Option<f32>,
+    /// Keyboard run speed (m/s); `None` = found like `walk_speed_mps`, from the runs.
     pub run_speed_mps: Option<f32>,
     /// The style jumps land on (a tag every jump target must carry, on top of any
     /// required tags): `None` = `normal` when the set has that tag (a capture library's
@@ -340,10 +373,16 @@ impl MatchingDef {
 /// One clip of the set, with what the database needs and owns.
 #[derive(Clone, Debug)]
 pub struct SetClip {
+    /// Index of the clip in `Model::clips`.
     pub model_clip: usize,
+    /// Whether the clip loops (its future wraps into its next cycle).
     pub looping: bool,
+    /// The clip's root motion; `None` for an in-place clip.
     pub root: Option<ClipRootMotion>,
+    /// Ground velocity (model x, z; units/s) of an in-place clip, from its planted
+    /// feet; `None` when it has root motion or no usable speed.
     pub implied_velocity: Option<Vec2>,
+    /// The clip's tagged time ranges (clip seconds), tags indexed into the settings' list.
     pub tags: Vec<TagRange>,
     /// Horizontal root (or implied) speed, m/s.
     pub speed_mps: f32,
@@ -410,9 +449,14 @@ pub fn facing_yaw(
 /// The clip set of a model.
 #[derive(Clone, Debug)]
 pub struct ClipSet {
+    /// The clips of the set, in database order.
     pub clips: Vec<SetClip>,
+    /// The feet and hips the pose features read (joint indices into the skeleton).
     pub joints: FeatureJoints,
+    /// The model's legs ([`Model::legs`]): the first two's feet are the feature feet; foot
+    /// locking holds every leg's foot.
     pub legs: Vec<LegChain>,
+    /// How the database is built, with the set's tag names.
     pub settings: DatabaseSettings,
     /// Leg length / 0.9 m (1 for a human in metres).
     pub unit_scale: f32,

@@ -43,11 +43,17 @@ pub const MAX_RECORDING_BYTES: usize = 8 << 20;
 /// camera's direction instead of turning towards the movement).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KeyInput {
+    /// Move away from the camera (W or Up).
     pub forward: bool,
+    /// Move towards the camera (S or Down).
     pub back: bool,
+    /// Move to the camera's left (A or Left).
     pub left: bool,
+    /// Move to the camera's right (D or Right).
     pub right: bool,
+    /// Run speed instead of walk speed (Shift).
     pub run: bool,
+    /// Keep facing the camera's direction while moving (Ctrl in the window).
     pub strafe: bool,
 }
 
@@ -89,15 +95,21 @@ impl KeyInput {
 
 /// The session.
 pub struct MatchingSession {
+    /// The settings the session plays with.
     pub def: MatchingDef,
+    /// The clip set the database was built from.
     pub set: ClipSet,
+    /// The feature database of `set`.
     pub db: Database,
+    /// Whether the database was read from its cache, written to it, or not cached.
     pub cache: CacheOutcome,
     /// Seconds the database took to build or load.
     pub load_secs: f64,
     /// Seconds per frame of the simulation (fixed, so a recording replays exactly).
     pub dt_secs: f64,
+    /// Keyboard walk speed, m/s (see [`MatchingDef::walk_speed_mps`]).
     pub walk_speed_mps: f32,
+    /// Keyboard run speed, m/s (see [`MatchingDef::run_speed_mps`]).
     pub run_speed_mps: f32,
     /// The style jumps land on (see [`MatchingDef::style`]), `None` = any.
     pub style: Option<String>,
@@ -327,10 +339,12 @@ impl MatchingSession {
         self.frames[..end].iter().rev().find(|f| f.searched)
     }
 
+    /// Every recorded frame kept, oldest first (index 0 = the oldest kept).
     pub fn frames(&self) -> &[MatchFrame] {
         &self.frames
     }
 
+    /// The input of recorded frame `index` (style tags included); `None` past the recording.
     pub fn input_at(&self, index: usize) -> Option<&MatcherInput> {
         self.inputs.get(index)
     }
@@ -340,6 +354,7 @@ impl MatchingSession {
         self.shown().pose()
     }
 
+    /// Where the shown frame's root stands on the ground (world space).
     pub fn world_from_root(&self) -> crate::anim::GroundTransform {
         self.shown().state().world_from_root
     }
