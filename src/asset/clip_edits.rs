@@ -29,6 +29,7 @@ use crate::anim::SyncMarker;
 /// Every edit of one file's clips.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClipEdits {
+    /// One entry per edited clip, named as the file's import names it.
     pub clips: Vec<ClipEdit>,
     /// Clips listed first, in this order (the file's names); the others follow in the
     /// file's order.

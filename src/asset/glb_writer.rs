@@ -12,7 +12,9 @@ pub const ARRAY_BUFFER: u32 = 34962;
 pub const ELEMENT_ARRAY_BUFFER: u32 = 34963;
 /// `accessor.componentType` values.
 pub const UNSIGNED_BYTE: u32 = 5121;
+/// `accessor.componentType` for `u16` components.
 pub const UNSIGNED_SHORT: u32 = 5123;
+/// `accessor.componentType` for `f32` components.
 pub const FLOAT: u32 = 5126;
 
 /// A JSON array of `f32` values (each written as its exact `f64` value).
@@ -188,9 +190,14 @@ pub fn write_json_sorted(value: &Value, out: &mut String) {
 /// One animation channel to append to a GLB: the target node, `"translation"` or
 /// `"rotation"`, key times (seconds, increasing) and values (3 or 4 floats per key).
 pub struct NewChannel {
+    /// Index of the animated node in the file's `nodes`.
     pub node: usize,
+    /// The animated property: `"translation"` or `"rotation"`.
     pub path: &'static str,
+    /// Key times in seconds, increasing (the sampler's input).
     pub times: Vec<f32>,
+    /// Key values, flattened: x, y, z (metres) per translation key, or an x, y, z, w
+    /// quaternion per rotation key.
     pub values: Vec<f32>,
 }
 

@@ -199,15 +199,22 @@ pub struct Model {
     /// Names of the file's scenes (`scene N` when unnamed), and the one shown (`None`
     /// when the file has no scene: every parentless node is shown).
     pub scenes: Vec<String>,
+    /// Index into `scenes` of the scene shown; `None` when the file has no scene.
     pub scene: Option<usize>,
     /// Every node of the shown scene, ordered parent-before-child. `node_of_joint[i]` is the glTF node index of joint i.
     pub skeleton: Skeleton,
+    /// glTF node index of each joint (index = joint index); BVH and FBX models use the joint
+    /// index itself.
     pub node_of_joint: Vec<usize>,
+    /// The skins: the joints each skinned mesh binds to and their inverse bind matrices.
     pub skins: Vec<Skin>,
+    /// Meshes of the shown scene, each placed by one node.
     pub meshes: Vec<Mesh>,
+    /// Materials, referenced by [`Primitive::material`].
     pub materials: Vec<Material>,
     /// Decoded base-colour images, referenced by [`Material::base_color_image`].
     pub images: Vec<Image>,
+    /// Animation clips in file order ([`Model::listed_clips`] gives the user's order).
     pub clips: Vec<Clip>,
     /// How the user listed, hid and chose the opening clip (the file's sidecar,
     /// [`clip_edits`]); the default: file order, nothing hidden.
@@ -399,6 +406,7 @@ pub struct Mesh {
     pub joint: usize,
     /// Index into [`Model::skins`] for skinned meshes.
     pub skin: Option<usize>,
+    /// The mesh's triangle lists, each with its own material.
     pub primitives: Vec<Primitive>,
     /// Morph weights when no clip animates them, one per morph target: the node's
     /// `weights`, else the mesh's, else 0 (glTF rule). Empty without morph targets.
@@ -432,6 +440,7 @@ pub struct MorphTarget {
 /// skinned meshes).
 #[derive(Clone, Debug)]
 pub struct Primitive {
+    /// Vertex positions in bind space, metres.
     pub positions: Vec<Vec3>,
     /// Unit normals; generated from faces when the file has none.
     pub normals: Vec<Vec3>,
@@ -448,6 +457,7 @@ pub struct Primitive {
     /// Weights as stored (normalised by the skinning jobs). Unskinned primitives get
     /// weight 1 on palette entry 0 (their node's transform, see `render::PoseMatrices::mesh_palette`).
     pub weights: Vec<[f32; MAX_INFLUENCES]>,
+    /// Index into [`Model::materials`]; `None`: the renderer's plain default material.
     pub material: Option<usize>,
     /// Morph targets, one per entry of [`Mesh::morph_weights`]; empty without.
     pub morph_targets: Vec<MorphTarget>,
@@ -456,11 +466,13 @@ pub struct Primitive {
 /// The subset of a glTF PBR material the previewer shades with.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Material {
+    /// Material name from the file, else `material N`.
     pub name: String,
     /// Linear RGBA multiplier.
     pub base_color_factor: Vec4,
     /// Index into [`Model::images`].
     pub base_color_image: Option<usize>,
+    /// How the base colour's alpha is used: opaque, masked by a cutoff, or blended.
     pub alpha_mode: AlphaMode,
     /// Both faces drawn (else back faces are culled, glTF's default).
     pub double_sided: bool,
@@ -500,8 +512,11 @@ pub enum AlphaMode {
 /// An RGBA8 (sRGB) image.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Image {
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
+    /// sRGB RGBA bytes, `width * height * 4`, rows top to bottom.
     pub rgba8: Vec<u8>,
 }
 

@@ -47,10 +47,15 @@ impl fmt::Display for SourceFormat {
 /// The length unit of a file whose format does not fix one (BVH).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Units {
+    /// 0.001 m per unit.
     Millimetres,
+    /// 0.01 m per unit.
     Centimetres,
+    /// 1 m per unit.
     Metres,
+    /// 0.0254 m per unit.
     Inches,
+    /// 0.3048 m per unit.
     Feet,
     /// Any other unit: metres per file unit (finite, above 0).
     MetresPerUnit(f64),

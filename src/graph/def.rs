@@ -36,9 +36,14 @@ use crate::GraphError;
 /// applied on top of it in order.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct GraphDef {
+    /// Parameters the graph reads (weights, blend-space axes, transition conditions), each
+    /// shown as a UI control; none when omitted.
     #[serde(default)]
     pub params: Vec<ParamDef>,
+    /// The full-body node: it produces the pose and the root motion that moves the character.
     pub base: NodeDef,
+    /// Layers applied over the base in file order (each on top of the previous result); none
+    /// when omitted.
     #[serde(default)]
     pub layers: Vec<LayerDef>,
 }
@@ -48,22 +53,30 @@ pub struct GraphDef {
 pub enum ParamDef {
     /// A number; `min`/`max` only bound the UI slider (values outside still work).
     Float {
+        /// The name weights, blend spaces and transition conditions use to read it.
         name: String,
+        /// Value the graph starts with; 0 when omitted.
         #[serde(default)]
         default: f32,
+        /// Lower end of the UI slider; 0 when omitted.
         #[serde(default)]
         min: Option<f32>,
+        /// Upper end of the UI slider; 1 when omitted.
         #[serde(default)]
         max: Option<f32>,
     },
+    /// A switch (a checkbox in the UI), read by `IsTrue` and `IsFalse` transition conditions.
     Bool {
+        /// The name transition conditions use to read it.
         name: String,
+        /// Value the graph starts with; `false` when omitted.
         #[serde(default)]
         default: bool,
     },
 }
 
 impl ParamDef {
+    /// The parameter's name, whatever its type.
     pub fn name(&self) -> &str {
         match self {
             ParamDef::Float { name, .. } | ParamDef::Bool { name, .. } => name,
@@ -74,7 +87,10 @@ impl ParamDef {
 /// A weight: a fixed number or a float parameter read every frame.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub enum Weight {
+    /// This weight every frame; must be finite and >= 0.
     Fixed(f32),
+    /// Name of a float parameter (declared in the graph's `params`) whose current value is the
+    /// weight; negative values count as 0.
     Param(String),
 }
 
@@ -100,6 +116,8 @@ pub enum SyncMode {
 }
 
 impl SyncMode {
+    /// The mode's name in lower case (`none`, `cycle` or `markers`), as the UI and reports
+    /// show it.
     pub fn label(self) -> &'static str {
         match self {
             SyncMode::None => "none",
@@ -116,7 +134,9 @@ fn one() -> f32 {
 /// One input of a [`NodeDef::Blend`].
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct BlendInputDef {
+    /// Name of the clip to play, as the model lists it.
     pub clip: String,
+    /// The input's weight before normalisation over the blend's inputs; 1 when omitted.
     #[serde(default)]
     pub weight: Weight,
     /// Phase offset as a fraction of a cycle (0.5 = half a cycle later).
@@ -127,7 +147,10 @@ pub struct BlendInputDef {
 /// A sample of a 1D blend space; `position` defaults to the clip's root-motion speed (m/s).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct Sample1DDef {
+    /// Name of the clip at this sample.
     pub clip: String,
+    /// Position on the space's axis, in the parameter's units (written as a plain number, e.g.
+    /// `position: 1.4`); omitted: the clip's root-motion speed in m/s.
     #[serde(default)]
     pub position: Option<f32>,
 }
@@ -136,7 +159,10 @@ pub struct Sample1DDef {
 /// root-motion velocity (m/s).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct Sample2DDef {
+    /// Name of the clip at this sample.
     pub clip: String,
+    /// Point in the plane of the `x` and `y` parameters, e.g. `position: (0.0, 1.4)`; omitted:
+    /// the clip's root-motion velocity (sideways, forward) in m/s.
     #[serde(default)]
     pub position: Option<(f32, f32)>,
 }
@@ -146,31 +172,53 @@ pub struct Sample2DDef {
 pub enum NodeDef {
     /// One clip at a rate (negative = reverse).
     Clip {
+        /// Name of the clip to play.
         clip: String,
+        /// Speed multiplier (1 = as authored, 2 = twice as fast, negative = reverse); must be
+        /// finite; 1 when omitted.
         #[serde(default = "one")]
         rate: f32,
     },
     /// Weighted inputs (weights are normalised).
     Blend {
+        /// The clips blended, each with its weight and phase offset; at least one. When every
+        /// weight is 0 the first input plays alone.
         inputs: Vec<BlendInputDef>,
+        /// How the inputs keep in step; `Markers` when omitted.
         #[serde(default)]
         sync: SyncMode,
     },
+    /// Clips placed on one axis (e.g. speed): the float parameter `param` picks a point, and
+    /// the two samples around it blend linearly (past either end, the end sample alone).
     BlendSpace1D {
+        /// Name of the float parameter giving the position on the axis.
         param: String,
+        /// The clips and their positions on the axis; at least one, no two at the same
+        /// position.
         samples: Vec<Sample1DDef>,
+        /// How the samples keep in step; `Cycle` when omitted.
         #[serde(default = "cycle")]
         sync: SyncMode,
     },
+    /// Clips placed in a plane (e.g. sideways and forward speed): the point given by the `x`
+    /// and `y` parameters blends the three samples of the triangle around it (barycentric
+    /// weights over a Delaunay triangulation of the samples; outside their hull, the two
+    /// samples of the nearest edge).
     BlendSpace2D {
+        /// Name of the float parameter for the first axis (e.g. sideways speed in m/s).
         x: String,
+        /// Name of the float parameter for the second axis (e.g. forward speed in m/s).
         y: String,
+        /// The clips and their points in the plane; at least one, no two at the same point.
         samples: Vec<Sample2DDef>,
+        /// How the samples keep in step; `Cycle` when omitted.
         #[serde(default = "cycle")]
         sync: SyncMode,
     },
     /// States are clips, blends or blend spaces (not nested state machines).
     StateMachine {
+        /// The states (each with its node), the initial state, and the transitions with their
+        /// conditions and cross-fade times.
         machine: StateMachineDef<NodeDef>,
         /// How an incoming state is aligned with the outgoing one during a cross-fade.
         #[serde(default)]
@@ -222,15 +270,24 @@ pub enum ReferenceDef {
     /// The skeleton's bind (rest) pose.
     BindPose,
     /// A frame of another clip.
-    ClipFrame { clip: String, time_secs: f32 },
+    ClipFrame {
+        /// Name of the clip the reference frame is sampled from.
+        clip: String,
+        /// Clip time of the reference frame, seconds.
+        time_secs: f32,
+    },
 }
 
 /// Joints a layer affects: whole subtrees with a weight, then single joints with their own
 /// weight (a ramp along the spine so the shoulder does not tear).
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 pub struct MaskDef {
+    /// `(joint name, weight)` pairs: the joint and all its descendants get the weight (0..1);
+    /// a later entry overrides earlier ones. Joints in no entry get 0.
     #[serde(default)]
     pub subtrees: Vec<(String, f32)>,
+    /// `(joint name, weight)` pairs for single joints (not their descendants), applied after
+    /// `subtrees`; later entries win.
     #[serde(default)]
     pub ramp: Vec<(String, f32)>,
 }
@@ -238,15 +295,22 @@ pub struct MaskDef {
 /// A layer on top of the base node. Layers carry no root motion.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct LayerDef {
+    /// Shown in the UI and the input list, and in error messages (`layer 'NAME'`).
     pub name: String,
+    /// Name of the clip the layer plays, as the model lists it.
     pub clip: String,
+    /// Additive or override; `Additive` when omitted.
     #[serde(default)]
     pub mode: LayerMode,
+    /// Layer strength, 1 when omitted: 0 turns it off; an override layer caps it at 1, an
+    /// additive one may go past 1 to exaggerate.
     #[serde(default)]
     pub weight: Weight,
     /// `None` = every joint.
     #[serde(default)]
     pub mask: Option<MaskDef>,
+    /// For an additive layer, the pose its clip's difference is measured from; `FirstFrame`
+    /// when omitted.
     #[serde(default)]
     pub reference: ReferenceDef,
     /// Clip seconds at which the layer's clip is held instead of played (`None`: it plays

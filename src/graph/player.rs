@@ -11,7 +11,9 @@ use crate::GraphError;
 /// seconds, so sync can set each input's rate per frame.
 #[derive(Clone, Debug)]
 pub struct ClipPlayer {
+    /// Index of the played clip in the model's clips.
     pub clip: usize,
+    /// Unwrapped clip time (whole cycles plus seconds into the cycle), advanced by the graph.
     pub clock: PlaybackClock,
     /// `None` for a clip without root motion (or zero length).
     pub root: Option<ClipRootMotion>,
@@ -22,6 +24,7 @@ pub struct ClipPlayer {
     /// right-down while a run's comes before it, which would drive a follower through
     /// several cycles per leader cycle), else all markers.
     pub sync_markers: Vec<SyncMarker>,
+    /// True when `markers` were detected from the feet instead of read from the file.
     pub markers_detected: bool,
     /// A layer's clip: no root motion contribution, sampled with its root as authored.
     pub is_layer: bool,
@@ -93,6 +96,7 @@ impl ClipPlayer {
         })
     }
 
+    /// Length of one cycle of the clip, seconds.
     pub fn duration_secs(&self) -> f64 {
         self.clock.duration_secs()
     }

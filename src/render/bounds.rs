@@ -15,7 +15,9 @@ const PARALLEL_SKINNING_VERTICES: usize = 16_384;
 /// An axis-aligned box; `min > max` when empty.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Aabb {
+    /// Smallest x, y and z of the box, in the space of the points it holds.
     pub min: Vec3,
+    /// Largest x, y and z of the box, in the same space.
     pub max: Vec3,
 }
 
@@ -26,11 +28,13 @@ impl Default for Aabb {
 }
 
 impl Aabb {
+    /// The empty box (`min` +inf, `max` -inf): extending it by a point gives that point.
     pub const EMPTY: Aabb = Aabb {
         min: Vec3::splat(f32::INFINITY),
         max: Vec3::splat(f32::NEG_INFINITY),
     };
 
+    /// The smallest box holding every finite point of `points` (empty when there is none).
     pub fn from_points(points: impl IntoIterator<Item = Vec3>) -> Self {
         let mut b = Self::EMPTY;
         for p in points {
@@ -47,6 +51,7 @@ impl Aabb {
         }
     }
 
+    /// The smallest box holding both boxes.
     pub fn union(&self, other: &Aabb) -> Aabb {
         Aabb {
             min: self.min.min(other.min),
@@ -54,10 +59,12 @@ impl Aabb {
         }
     }
 
+    /// True when the box holds no point (`min > max` on some axis, or a NaN bound).
     pub fn is_empty(&self) -> bool {
         !(self.min.x <= self.max.x && self.min.y <= self.max.y && self.min.z <= self.max.z)
     }
 
+    /// The midpoint of `min` and `max` (NaN for an empty box).
     pub fn center(&self) -> Vec3 {
         (self.min + self.max) * 0.5
     }

@@ -28,7 +28,9 @@ pub struct GpuContext {
     pub instance: Option<wgpu::Instance>,
     /// `None` when built with [`GpuContext::from_device`] without an adapter.
     pub adapter: Option<wgpu::Adapter>,
+    /// The device every buffer, texture and pipeline of the renderer is created on.
     pub device: wgpu::Device,
+    /// The device's queue: buffer and texture writes, command submission.
     pub queue: wgpu::Queue,
     /// Adapter name, backend, driver.
     pub adapter_info: wgpu::AdapterInfo,

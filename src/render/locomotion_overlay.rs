@@ -16,12 +16,23 @@ use super::UnknownOverlay;
 /// Which groups to draw (each toggleable; `all()` turns every one on).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct LocomotionOverlays {
+    /// The floor normal: a blue arrow on the ground under the pelvis.
     pub floor_normal: bool,
+    /// Per foot: IK origin (red), scale origin (yellow) with a line to the warped target
+    /// (green), and the final target (blue).
     pub ik_targets: bool,
+    /// The pelvis before (red) and after (blue) the stride-warp offset, joined by a line.
     pub pelvis: bool,
+    /// An orange arrow from the warped pelvis along the stride direction, the stride scale
+    /// times half a leg long.
     pub stride_direction: bool,
+    /// FK thigh-to-IK-origin lines (red) and adjusted thigh-to-target lines (green).
     pub thighs: bool,
+    /// The orientation-warp angle as a magenta arc on the ground, with the turned body's
+    /// facing (green).
     pub orientation: bool,
+    /// Stride scale and speeds as text: the window draws it with egui and `render` prints it;
+    /// [`OverlayBatch::locomotion`] ignores this flag.
     pub text: bool,
 }
 
@@ -37,6 +48,7 @@ pub const OVERLAY_NAMES: [&str; 7] = [
 ];
 
 impl LocomotionOverlays {
+    /// Every group on.
     pub fn all() -> Self {
         Self {
             floor_normal: true,
@@ -49,6 +61,7 @@ impl LocomotionOverlays {
         }
     }
 
+    /// True when at least one group is on.
     pub fn any(&self) -> bool {
         *self != Self::default()
     }
@@ -93,15 +106,21 @@ impl LocomotionOverlays {
 
 /// Colours (Unreal's debug draw).
 pub const ORIGIN_RED: Rgba8 = Rgba8::rgb(235, 50, 50);
+/// Stride-scale origins and their lines to the warped targets.
 pub const SCALE_YELLOW: Rgba8 = Rgba8::rgb(245, 215, 40);
+/// Warped foot targets, adjusted thigh lines and the turned body's facing.
 pub const WARPED_GREEN: Rgba8 = Rgba8::rgb(60, 220, 70);
+/// Final IK targets, the pelvis after the offset, and the floor normal.
 pub const FINAL_BLUE: Rgba8 = Rgba8::rgb(60, 120, 255);
+/// The stride-direction arrow.
 pub const STRIDE_ORANGE: Rgba8 = Rgba8::rgb(255, 140, 30);
+/// The orientation-warp arc and its arrow.
 pub const ORIENTATION_MAGENTA: Rgba8 = Rgba8::rgb(230, 80, 230);
 
 /// What to draw: one frame's warp, placed in the world.
 #[derive(Clone, Copy, Debug)]
 pub struct LocomotionDraw<'a> {
+    /// This frame's stride-warp result; its positions are in the skeleton's model space.
     pub warp: &'a StrideWarpOutput,
     /// World from the skeleton's model space (placement and body yaw).
     pub world_from_model: Mat4,
@@ -110,6 +129,8 @@ pub struct LocomotionDraw<'a> {
     /// Body yaw of orientation warping (radians) and the movement direction relative to
     /// the clip's travel direction after its flip past 90° (radians), for the angle arc.
     pub body_yaw_rad: f32,
+    /// Movement direction relative to the clip's travel direction (after its flip past 90
+    /// degrees), radians: where the arc ends.
     pub movement_yaw_rad: f32,
     /// The clip's travel direction in model space (unit, horizontal).
     pub travel: Vec3,

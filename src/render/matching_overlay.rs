@@ -11,9 +11,13 @@ use super::overlay::{DepthTest, OverlayBatch, Rgba8};
 /// Which parts to draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatchingOverlays {
+    /// The desired trajectory (cyan) with facing arrows.
     pub desired: bool,
+    /// The playing frame's trajectory from the database (orange) with facing arrows.
     pub matched: bool,
+    /// Foot features of the last search's query (cyan) and of the frame it chose (orange).
     pub features: bool,
+    /// The simulated point and a red line from the character's root to it.
     pub drift: bool,
 }
 
@@ -31,7 +35,9 @@ impl Default for MatchingOverlays {
 /// A trajectory point: ground position (y ignored) and yaw (radians, 0 faces +Z).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PathPoint {
+    /// Position on the ground, world space, metres (drawn slightly above y = 0).
     pub position: Vec3,
+    /// Facing, radians about +Y (0 faces +Z).
     pub yaw: f32,
 }
 
@@ -42,16 +48,23 @@ pub struct MatchingDraw {
     pub desired: Vec<PathPoint>,
     /// From the character now along the playing frame's trajectory.
     pub matched: Vec<PathPoint>,
+    /// Foot positions of the last search's query, world space, metres (cyan points).
     pub query_feet: Vec<Vec3>,
+    /// Foot positions of the frame the search chose, world space, metres (orange points).
     pub match_feet: Vec<Vec3>,
+    /// The simulated character's position, world space, metres (drawn on the ground).
     pub sim: Vec3,
+    /// The character's root position, world space, metres (drawn on the ground).
     pub root: Vec3,
     /// Mean leg length (units).
     pub leg_length: f32,
 }
 
+/// The desired trajectory and the query's foot features.
 pub const DESIRED_CYAN: Rgba8 = Rgba8::rgb(70, 220, 240);
+/// The matched trajectory and the chosen frame's foot features.
 pub const MATCHED_ORANGE: Rgba8 = Rgba8::rgb(255, 150, 40);
+/// The simulated point and its drift line.
 pub const DRIFT_RED: Rgba8 = Rgba8::rgb(240, 70, 70);
 
 impl OverlayBatch {

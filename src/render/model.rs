@@ -12,7 +12,9 @@ use crate::asset::{AlphaMode, Image, Model};
 /// One primitive's indexed draw.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PrimitiveDraw {
+    /// Index of the mesh in [`Model::meshes`].
     pub mesh: usize,
+    /// Index of the primitive in that mesh's `primitives`.
     pub primitive: usize,
     /// Range in the model's index buffer.
     pub indices: Range<u32>,
@@ -66,6 +68,7 @@ pub struct MorphLayout {
 }
 
 impl MorphLayout {
+    /// The layout of `model`'s morph weights: each mesh's targets in turn, in mesh order.
     pub fn new(model: &Model) -> Self {
         let mut len = 0u32;
         let mesh_offsets = model
@@ -418,6 +421,7 @@ impl GpuModel {
         self.vertex_ranges.get(mesh)?.get(primitive).cloned()
     }
 
+    /// Display name of the model's source (the CPU model's `source`: file name or demo).
     pub fn source(&self) -> &str {
         &self.source
     }

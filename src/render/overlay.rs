@@ -14,15 +14,24 @@ use crate::asset::Model;
 pub struct Rgba8(pub [u8; 4]);
 
 impl Rgba8 {
+    /// Opaque white.
     pub const WHITE: Rgba8 = Rgba8([255, 255, 255, 255]);
+    /// Opaque black.
     pub const BLACK: Rgba8 = Rgba8([0, 0, 0, 255]);
+    /// Opaque red (230, 60, 60).
     pub const RED: Rgba8 = Rgba8([230, 60, 60, 255]);
+    /// Opaque green (70, 200, 80).
     pub const GREEN: Rgba8 = Rgba8([70, 200, 80, 255]);
+    /// Opaque blue (70, 110, 240).
     pub const BLUE: Rgba8 = Rgba8([70, 110, 240, 255]);
+    /// Opaque yellow (240, 210, 60).
     pub const YELLOW: Rgba8 = Rgba8([240, 210, 60, 255]);
+    /// Opaque orange (250, 150, 40).
     pub const ORANGE: Rgba8 = Rgba8([250, 150, 40, 255]);
+    /// Opaque cyan (80, 210, 230).
     pub const CYAN: Rgba8 = Rgba8([80, 210, 230, 255]);
 
+    /// An opaque colour from sRGB bytes.
     pub const fn rgb(r: u8, g: u8, b: u8) -> Self {
         Rgba8([r, g, b, 255])
     }
@@ -54,10 +63,12 @@ pub struct OverlayBatch {
 }
 
 impl OverlayBatch {
+    /// An empty batch.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Removes every line and point, keeping the allocations for the next frame.
     pub fn clear(&mut self) {
         for v in &mut self.lines {
             v.clear();
@@ -67,6 +78,7 @@ impl OverlayBatch {
         }
     }
 
+    /// True when the batch holds no line and no point.
     pub fn is_empty(&self) -> bool {
         self.lines.iter().all(Vec::is_empty) && self.points.iter().all(Vec::is_empty)
     }
@@ -206,8 +218,11 @@ impl OverlayBatch {
 /// Colours and sizes for [`OverlayBatch::skeleton`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SkeletonStyle {
+    /// Colour of the bone lines (joint to drawn parent).
     pub bone_color: Rgba8,
+    /// Colour of the joint points.
     pub joint_color: Rgba8,
+    /// Edge length of each joint's square, pixels.
     pub joint_size_px: f32,
 }
 
@@ -230,8 +245,11 @@ pub struct Grid {
     pub spacing: f32,
     /// Lines on each side of the centre.
     pub half_lines: u32,
+    /// Colour of the ordinary grid lines.
     pub line_color: Rgba8,
+    /// Colour of the line along the X axis (z = 0).
     pub x_axis_color: Rgba8,
+    /// Colour of the line along the Z axis (x = 0).
     pub z_axis_color: Rgba8,
 }
 

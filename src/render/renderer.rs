@@ -21,7 +21,9 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Background gradient (sRGB colours, top to bottom of the view).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Background {
+    /// Colour at the top edge of the view.
     pub top: Rgba8,
+    /// Colour at the bottom edge of the view.
     pub bottom: Rgba8,
 }
 
@@ -38,7 +40,9 @@ impl Default for Background {
 /// One character group to draw: a model and its skinned instances.
 #[derive(Clone, Copy, Debug)]
 pub struct CharacterDraw<'a> {
+    /// The model's static GPU data (skinning input, materials, draw list).
     pub model: &'a GpuModel,
+    /// The skinned instances to draw, each with `model`'s draw list.
     pub instances: &'a SkinnedInstances,
     /// Draw as an onion-skin ghost (translucent, tinted, behind nothing it overlaps)
     /// instead of a lit character; `None`: a character.
@@ -59,12 +63,15 @@ pub struct GhostTint {
 /// Everything one frame draws.
 #[derive(Clone, Copy, Debug)]
 pub struct SceneView<'a> {
+    /// The camera the scene is seen from.
     pub camera: OrbitCamera,
+    /// Character groups to draw: lit characters and onion-skin ghosts.
     pub characters: &'a [CharacterDraw<'a>],
     /// Ground grid; `None` hides it.
     pub grid: Option<Grid>,
     /// Debug geometry (skeleton, trails, IK targets...).
     pub overlay: Option<&'a OverlayBatch>,
+    /// The gradient behind everything.
     pub background: Background,
 }
 

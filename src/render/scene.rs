@@ -24,7 +24,10 @@ const TRAIL: Rgba8 = Rgba8::rgb(90, 220, 140);
 
 /// A character's GPU copy and the instance its pose is written to.
 pub struct OnGpu<'a> {
+    /// The character's static GPU data.
     pub model: &'a GpuModel,
+    /// The instance group its pose is written to (instance 0; in a [`Crowd`], one instance per
+    /// pose).
     pub instances: &'a mut SkinnedInstances,
     /// Which upload `model` is (the window's model generation): ghost instances made for
     /// another upload are dropped, never written with this model's poses.
@@ -35,38 +38,55 @@ pub struct OnGpu<'a> {
 /// skeleton in magenta, its mesh (tinted when `tinted`), heat points on the main
 /// character's joints and two paths (A's green, B's magenta), in world space.
 pub struct Second<'a, P> {
+    /// The second character's model.
     pub model: &'a Model,
+    /// Its evaluated pose, as the renderer reads it.
     pub pose: &'a P,
     /// Its GPU copy; `None` draws the skeleton only.
     pub gpu: Option<OnGpu<'a>>,
+    /// Draw its mesh tinted pink and translucent: a reference (a retarget source) rather than
+    /// a character.
     pub tinted: bool,
     /// Points to mark on the main character (world position, colour).
     pub heat: Vec<(Vec3, [u8; 3])>,
+    /// Ground paths of A (the main character, green) and B (magenta), world space, metres;
+    /// each drawn when it has two points or more.
     pub paths: [&'a [Vec3]; 2],
 }
 
 /// Everything one frame shows.
 pub struct Frame<'a, P> {
+    /// The camera the frame is seen from.
     pub camera: OrbitCamera,
+    /// Ground grid; `None` hides it.
     pub grid: Option<Grid>,
     /// The character's model and pose (overlays read them even while no GPU copy exists).
     pub model: &'a Model,
+    /// The character's evaluated pose: the skeleton overlay and, with `gpu`, the mesh.
     pub pose: &'a P,
     /// Its GPU copy: the mesh is drawn when present.
     pub gpu: Option<OnGpu<'a>>,
+    /// Draw the skeleton (bones and joints) on top of the mesh.
     pub skeleton: bool,
+    /// Skeleton joint index to highlight (its bones and a larger point), if any.
     pub selected_joint: Option<usize>,
     /// Onion-skin ghosts: poses of the main character with their opacity (0..1), and
     /// each one's offset from the playhead in seconds (negative: the past, drawn warm).
     pub ghosts: &'a [(P, f32)],
+    /// Each ghost's offset from the playhead in seconds, in the order of `ghosts` (negative:
+    /// the past).
     pub ghost_offsets_secs: &'a [f64],
     /// Draw the ghosts as skeletons / as translucent meshes.
     pub ghost_skeletons: bool,
+    /// Draw the ghosts as tinted translucent meshes (needs `gpu`).
     pub ghost_meshes: bool,
+    /// A second character drawn with the first, if any.
     pub second: Option<Second<'a, P>>,
     /// The root's path on the ground and where the root is now (world space).
     pub trail: Option<(&'a [Vec3], Vec3)>,
+    /// Stride-warp and foot-IK debug draw, with the groups to show.
     pub locomotion: Option<(LocomotionDraw<'a>, LocomotionOverlays)>,
+    /// Motion-matching debug draw, with the parts to show.
     pub matching: Option<(MatchingDraw, MatchingOverlays)>,
 }
 
@@ -103,6 +123,7 @@ pub struct SceneBuilder {
 }
 
 impl SceneBuilder {
+    /// A builder with an empty overlay and no ghost instances yet.
     pub fn new() -> Self {
         Self::default()
     }
@@ -317,7 +338,9 @@ impl SceneBuilder {
 
 /// Many copies of one model, each in its own pose: the library view's grid.
 pub struct Crowd<'a, P> {
+    /// The camera the crowd is seen from.
     pub camera: OrbitCamera,
+    /// Ground grid; `None` hides it.
     pub grid: Option<Grid>,
     /// The model's GPU copy and instances enough for every pose (`None`, or no poses:
     /// only the ground and background, e.g. a filter that matches no clip).

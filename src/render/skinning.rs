@@ -51,6 +51,8 @@ pub struct PaletteLayout {
 }
 
 impl PaletteLayout {
+    /// Lays out `model`'s palette: every skin's joints in skin order, then one entry per
+    /// unskinned mesh.
     pub fn new(model: &Model) -> Self {
         let mut len = 0u32;
         let skin_offsets = model
@@ -132,6 +134,7 @@ pub struct SkinningLimits {
 }
 
 impl SkinningLimits {
+    /// The limits of `device`.
     pub fn of(device: &wgpu::Device) -> Self {
         let limits = device.limits();
         Self {
@@ -156,7 +159,10 @@ impl SkinningLimits {
 /// A byte range of a buffer bound to the shader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ByteRange {
+    /// Start of the range, bytes from the start of the buffer (the plan keeps it a multiple
+    /// of 256).
     pub offset: u64,
+    /// Length of the range, bytes.
     pub size: u64,
 }
 
@@ -165,11 +171,18 @@ pub struct ByteRange {
 pub struct PlannedDispatch {
     /// Output buffer index.
     pub buffer: usize,
+    /// Index of the dispatch's first instance in the whole group (not within its output
+    /// buffer).
     pub first_instance: u32,
+    /// Instances the dispatch skins (its workgroup count in y).
     pub instance_count: u32,
+    /// First vertex of the chunk, an index into the model's concatenated skinning input.
     pub first_vertex: u32,
+    /// Vertices in the chunk (at most [`SkinningPlan::vertex_chunk`]).
     pub vertex_count: u32,
+    /// The chunk's range of the model's skinning input ([`SkinVertex`] array).
     pub input: ByteRange,
+    /// The range of the palette buffer holding these instances' palettes.
     pub palette: ByteRange,
     /// Range in output buffer `buffer`.
     pub output: ByteRange,
@@ -186,6 +199,7 @@ pub struct SkinningPlan {
     pub vertex_chunk: u32,
     /// `(first instance, instance count)` of each output buffer.
     pub buffers: Vec<(u32, u32)>,
+    /// Every dispatch: by output buffer, then instance group, then vertex chunk.
     pub dispatches: Vec<PlannedDispatch>,
 }
 
@@ -327,6 +341,8 @@ pub struct SkinningPipeline {
 }
 
 impl SkinningPipeline {
+    /// Compiles `skinning.wgsl` and creates its bind-group layout and compute pipeline on
+    /// `device`.
     pub fn new(device: &wgpu::Device) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("skinning.wgsl"),
@@ -591,6 +607,7 @@ impl SkinnedInstances {
         })
     }
 
+    /// Instances in the group, over every output buffer.
     pub fn instance_count(&self) -> u32 {
         self.outputs.iter().map(|o| o.instance_count).sum()
     }

@@ -12,10 +12,15 @@ pub const OFFSCREEN_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unor
 /// or read back (PNG output).
 #[derive(Debug)]
 pub struct OffscreenTarget {
+    /// The colour texture: render attachment, texture binding and copy source.
     pub texture: wgpu::Texture,
+    /// A view of the whole texture: what the renderer draws into and egui samples.
     pub view: wgpu::TextureView,
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
+    /// Colour format, e.g. [`OFFSCREEN_FORMAT`].
     pub format: wgpu::TextureFormat,
 }
 
@@ -137,12 +142,17 @@ impl PendingReadback {
 /// An RGBA8 image (sRGB), rows top to bottom.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RgbaImage {
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
+    /// Tightly packed RGBA bytes, `width * height * 4`, rows top to bottom.
     pub pixels: Vec<u8>,
 }
 
 impl RgbaImage {
+    /// The RGBA bytes of the pixel at column `x`, row `y` (from the top left); `x` must be
+    /// below `width`, and a pixel past the end of `pixels` panics.
     pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
         let at = (y as usize * self.width as usize + x as usize) * 4;
         [

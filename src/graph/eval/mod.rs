@@ -131,6 +131,7 @@ struct Layer {
 pub struct InputStatus {
     /// Index into [`PoseGraph::players`].
     pub player: usize,
+    /// Name of the clip the input plays.
     pub clip: String,
     /// Clip seconds within the cycle.
     pub time_secs: f64,
@@ -140,7 +141,9 @@ pub struct InputStatus {
     pub weight: f32,
     /// The state it belongs to (state machines), or the layer name.
     pub owner: Option<String>,
+    /// True for a layer's clip (it contributes no root motion).
     pub is_layer: bool,
+    /// True when its sync markers were detected from the feet rather than read from the file.
     pub markers_detected: bool,
 }
 
@@ -200,14 +203,17 @@ fn weight_value(w: &Weight, params: &Params) -> f32 {
 }
 
 impl PoseGraph {
+    /// The definition the graph was built from.
     pub fn def(&self) -> &GraphDef {
         &self.def
     }
 
+    /// The current parameter values (declared from the definition's `params`).
     pub fn params(&self) -> &Params {
         &self.params
     }
 
+    /// The parameters, to set; new values take effect at the next `advance` or `evaluate`.
     pub fn params_mut(&mut self) -> &mut Params {
         &mut self.params
     }
@@ -217,6 +223,8 @@ impl PoseGraph {
         self.rate
     }
 
+    /// Sets the global play rate (1 = real time, negative = reverse); errors when it is not
+    /// finite.
     pub fn set_rate(&mut self, rate: f64) -> Result<(), AnimError> {
         if !rate.is_finite() {
             return Err(AnimError::NonFinite {
@@ -247,6 +255,8 @@ impl PoseGraph {
         &self.events[..self.events_len]
     }
 
+    /// The leg-swing cancellation measured for the active base inputs; `None` when fewer than
+    /// two are active or the rig has no legs.
     pub fn phase_report(&self) -> Option<&PhaseReport> {
         self.phase.as_ref()
     }
@@ -278,6 +288,8 @@ impl PoseGraph {
         }
     }
 
+    /// Every clip input of the graph, base inputs and layers ([`InputStatus::player`] indexes
+    /// it).
     pub fn players(&self) -> &[ClipPlayer] {
         &self.players
     }
