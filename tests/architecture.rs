@@ -639,3 +639,163 @@ fn leg_length_and_scale_are_computed_in_one_place() {
         problems.join("\n")
     );
 }
+
+/// The module path of `file` inside its layer's crate (`src/asset/bvh/parse.rs` ->
+/// `["bvh", "parse"]`; a `mod.rs` or `lib.rs` is its folder's module).
+fn module_path(layer_dir: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(layer_dir).unwrap();
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The module paths `code` (without comments) names through `crate::` and `super::`, seen
+/// from module `at`; a `{a, b}` group gives each member.
+fn named_modules(code: &str, at: &[String], is_file: bool) -> Vec<Vec<String>> {
+    let ident = |s: &str| -> usize {
+        s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(s.len())
+    };
+    let mut out = Vec::new();
+    for (prefix, base) in [
+        ("crate::", Vec::new()),
+        // A file module's `super` is its parent; a `mod.rs`'s is its folder's parent.
+        ("super::", {
+            let mut p = at.to_vec();
+            if is_file || !p.is_empty() {
+                p.pop();
+            }
+            p
+        }),
+    ] {
+        for (i, _) in code.match_indices(prefix) {
+            let before = code[..i].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+                continue;
+            }
+            let mut path = base.clone();
+            let mut rest = &code[i + prefix.len()..];
+            // Further `super::`s climb.
+            while let Some(r) = rest.strip_prefix("super::") {
+                path.pop();
+                rest = r;
+            }
+            loop {
+                if let Some(group) = rest.strip_prefix('{') {
+                    let end = group.find('}').unwrap_or(group.len());
+                    for member in group[..end].split(',') {
+                        let member = member.trim();
+                        let n = ident(member);
+                        if n > 0 {
+                            let mut p = path.clone();
+                            p.push(member[..n].to_string());
+                            out.push(p);
+                        }
+                    }
+                    break;
+                }
+                let n = ident(rest);
+                if n == 0 {
+                    break;
+                }
+                path.push(rest[..n].to_string());
+                out.push(path.clone());
+                match rest[n..].strip_prefix("::") {
+                    Some(r) => rest = r,
+                    None => break,
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Files of one layer that use each other (`a.rs` uses `b.rs` and `b.rs` uses `a.rs`,
+/// directly or through others), as `a -> b -> a`. A module and the folder module above it
+/// are not counted: a parent declares its children.
+fn file_cycles(layer_dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(layer_dir, &mut files);
+    files.sort();
+    let paths: Vec<Vec<String>> = files.iter().map(|f| module_path(layer_dir, f)).collect();
+    let index_of = |p: &[String]| paths.iter().position(|q| q == p);
+    let related = |a: &[String], b: &[String]| a.starts_with(b) || b.starts_with(a);
+    let mut uses: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); files.len()];
+    for (i, file) in files.iter().enumerate() {
+        let is_file = !matches!(
+            file.file_name().and_then(|n| n.to_str()),
+            Some("mod.rs" | "lib.rs")
+        );
+        let text = std::fs::read_to_string(file).unwrap();
+        let code: Vec<&str> = text.lines().map(code_of).collect();
+        for named in named_modules(&code.join(" "), &paths[i], is_file) {
+            // The longest prefix of the named path that is a file of this layer.
+            let target = (1..=named.len()).rev().find_map(|n| index_of(&named[..n]));
+            if let Some(j) = target {
+                if j != i && !related(&paths[i], &paths[j]) {
+                    uses[i].insert(j);
+                }
+            }
+        }
+    }
+    // Every cycle through each file, found by a walk from it (files are few).
+    let mut cycles = BTreeSet::new();
+    for start in 0..files.len() {
+        let mut stack = vec![(start, vec![start])];
+        while let Some((at, trail)) = stack.pop() {
+            for &next in &uses[at] {
+                if next == start {
+                    let mut names: Vec<String> =
+                        trail.iter().map(|&k| paths[k].join("::")).collect();
+                    // One spelling per cycle: rotate to its smallest file.
+                    let min = (0..names.len()).min_by_key(|&k| names[k].clone()).unwrap();
+                    names.rotate_left(min);
+                    names.push(names[0].clone());
+                    cycles.insert(names.join(" -> "));
+                } else if !trail.contains(&next) && trail.len() < 6 {
+                    let mut t = trail.clone();
+                    t.push(next);
+                    stack.push((next, t));
+                }
+            }
+        }
+    }
+    cycles.into_iter().collect()
+}
+
+#[test]
+fn no_two_files_of_a_layer_use_each_other() {
+    // A cycle makes neither file readable on its own; each was broken by moving the
+    // shared part where both can use it (the BVH types vs. the motion reader, FBX
+    // materials vs. meshes, a character vs. the A/B compare, RON parsing vs. retargeting).
+    let mut problems = Vec::new();
+    for layer in LAYERS {
+        for cycle in file_cycles(&src().join(layer)) {
+            problems.push(format!("src/{layer}: {cycle}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The scan itself: a `{}` group, `super::` from a file and a nested path are seen.
+    let at = vec!["bvh".to_string(), "motion".to_string()];
+    assert_eq!(
+        named_modules("use super::parse::{Bvh,\n    Joint};", &at, true),
+        [
+            vec!["bvh", "parse"],
+            vec!["bvh", "parse", "Bvh"],
+            vec!["bvh", "parse", "Joint"]
+        ]
+    );
+    assert_eq!(
+        named_modules("let x = crate::inspect::AbCompare::new();", &at, true),
+        [
+            vec!["inspect"],
+            vec!["inspect", "AbCompare"],
+            vec!["inspect", "AbCompare", "new"]
+        ]
+    );
+}

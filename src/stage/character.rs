@@ -10,7 +10,6 @@ use glam::{DVec2, Mat4};
 use crate::anim::{AnimError, GroundTransform};
 use crate::asset::Model;
 
-use super::inspect::AbCompare;
 use super::pose::Pose;
 use super::source::MotionSource;
 use super::timeline::Timeline;
@@ -113,29 +112,5 @@ impl Character {
         self.model = model;
         self.path = path;
         self.generation += 1;
-    }
-}
-
-/// What is on screen: the character being edited and those shown with it.
-pub struct Stage {
-    /// The open character: the one the panels edit.
-    pub main: Character,
-    /// A/B compare (`None`: off): B is a second character, locked to the main one's
-    /// timeline, beside it or over it.
-    pub compare: Option<AbCompare>,
-}
-
-impl Stage {
-    /// A stage showing `main` alone (no A/B compare).
-    pub fn new(main: Character) -> Self {
-        Self {
-            main,
-            compare: None,
-        }
-    }
-
-    /// Every character on the stage, the open one first.
-    pub fn characters(&self) -> impl Iterator<Item = &Character> + '_ {
-        std::iter::once(&self.main).chain(self.compare.as_ref().map(|c| &c.b))
     }
 }

@@ -16,11 +16,14 @@ pub mod inspect;
 pub mod library;
 pub mod locomotion;
 pub mod matching;
+pub mod on_screen;
 pub mod pose;
 pub mod retarget;
+pub mod ron_file;
 pub mod scenario;
 pub mod session;
 pub mod source;
 pub mod timeline;
 
 pub use error::StageError;
+pub use on_screen::Stage;

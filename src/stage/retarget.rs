@@ -16,6 +16,7 @@ use crate::anim::retarget::{
 };
 use crate::anim::Clip;
 use crate::asset::Model;
+use crate::ron_file::parse_ron_at;
 use crate::StageError;
 
 /// One line of the mapping.
@@ -711,18 +712,4 @@ fn library_on(
     character.warnings.extend(skipped);
     character.source = format!("{} + library of {files} files", character.source);
     Ok((character, files, tags))
-}
-
-/// `text` (read from `path`) as RON; the error names the file, the line and the column
-/// (map files and motion-matching tag sidecars).
-pub fn parse_ron_at<T: serde::de::DeserializeOwned>(
-    text: &str,
-    path: &Path,
-) -> Result<T, StageError> {
-    ron::from_str(text).map_err(|e| StageError::Ron {
-        path: path.to_path_buf(),
-        line: e.span.start.line,
-        column: e.span.start.col,
-        error: e.code,
-    })
 }

@@ -32,12 +32,13 @@ use crate::graph::def::{GraphDef, NodeDef};
 use crate::render::camera::OrbitCamera;
 use crate::render::LocomotionOverlays;
 use crate::settings::{Settings, ViewToggles};
-use crate::stage::character::{Character, Stage};
+use crate::stage::character::Character;
 use crate::stage::locomotion::LocomotionSettings;
 use crate::stage::pose::Pose;
 use crate::stage::session::GraphSession;
 use crate::stage::source::{MatchingPlay, MotionSource};
 use crate::stage::timeline::{RootMotionMode, Timeline};
+use crate::stage::Stage;
 use crate::AppError;
 
 /// Something the window must do for the UI (things egui cannot do itself).

@@ -7,12 +7,11 @@
 use egui::{Color32, Pos2, Sense, Stroke, Vec2};
 
 use super::graph_view::{blend_space_2d_ui, state_machine_ui};
+use super::palette::WARN;
 use super::Previewer;
 use crate::controller::StageCommand;
 use crate::graph::def::{NodeDef, ParamDef};
 use crate::stage::session::GraphSession;
-
-const WARN: Color32 = Color32::from_rgb(255, 170, 80);
 
 pub(super) fn blend_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.heading("Pose graph");
@@ -492,7 +491,7 @@ fn swing_plot_ui(session: &GraphSession, model: &crate::asset::Model, ui: &mut e
         .map(|(i, n)| {
             (
                 n.as_str(),
-                super::locomotion::FOOT[i % super::locomotion::FOOT.len()],
+                super::palette::FOOT[i % super::palette::FOOT.len()],
             )
         })
         .collect();
@@ -507,7 +506,7 @@ fn swing_plot_ui(session: &GraphSession, model: &crate::asset::Model, ui: &mut e
                 let name = model.clips.get(clip).map_or("input", |c| c.name());
                 plot.line(
                     Line::new(format!("{i}: {name}"), points(curve))
-                        .color(super::locomotion::FOOT[i % super::locomotion::FOOT.len()]),
+                        .color(super::palette::FOOT[i % super::palette::FOOT.len()]),
                 );
             }
             plot.line(

@@ -1,7 +1,8 @@
 //! The curve view: the selected and pinned joints' channels over the timeline's clip, one
 //! plot per unit (metres, degrees, quaternion, scale), keys marked, a click seeks.
 
-use super::inspect::{AXIS, CURVE_SAMPLES, SCALE, TRANSLATION, WARN};
+use super::inspect::{AXIS, CURVE_SAMPLES, SCALE, TRANSLATION};
+use super::palette::WARN;
 use super::Previewer;
 use crate::anim::curves::EulerOrder;
 use crate::controller::{Transport, ViewCommand};

@@ -3,13 +3,13 @@
 
 use egui::{Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
+use super::palette::WARN;
 use crate::anim::blend::space::{BlendSpace2D, BlendSpace2DQuery};
 use crate::anim::state_machine::{Slot, StateMachine};
 use crate::graph::def::NodeDef;
 use crate::stage::session::GraphSession;
 
 const ACTIVE: Color32 = Color32::from_rgb(90, 170, 255);
-const WARN: Color32 = Color32::from_rgb(255, 170, 80);
 
 /// Bytes of the prefix every name shares up to a word boundary (`_`, space, `:`, `|`),
 /// leaving each name at least one character: `Robot_Dance`, `Robot_Idle` -> 6.

@@ -8,11 +8,11 @@ use crate::controller::{StageCommand, ViewCommand};
 use egui::Color32;
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 
+use super::palette::WARN;
 use super::Previewer;
 use crate::anim::seam::SeamChannel;
 
 const SELECTED: Color32 = Color32::from_rgb(90, 200, 255);
-pub(super) const WARN: Color32 = Color32::from_rgb(255, 170, 80);
 /// x, y, z (and w) curve colours, as in every DCC: red, green, blue.
 pub(super) const AXIS: [Color32; 4] = [
     Color32::from_rgb(235, 90, 80),

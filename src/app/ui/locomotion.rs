@@ -8,20 +8,13 @@ use crate::AppError;
 use egui::{Color32, Pos2, Sense, Stroke, Vec2};
 use egui_plot::{HLine, Line, Plot, PlotPoints};
 
+use super::palette::WARN;
 use super::Previewer;
 use crate::anim::locomotion::{SpeedSource, REFERENCE_LEG_LENGTH_M};
 use crate::stage::locomotion::LocomotionSettings;
 
 const RATE: Color32 = Color32::from_rgb(120, 180, 255);
 const STRIDE: Color32 = Color32::from_rgb(255, 150, 40);
-pub(super) const WARN: Color32 = Color32::from_rgb(255, 170, 80);
-/// One colour per leg (foot-slide plot, swing plot, the scrub bar's contact lanes).
-pub(super) const FOOT: [Color32; 4] = [
-    Color32::from_rgb(240, 110, 110),
-    Color32::from_rgb(110, 200, 240),
-    Color32::from_rgb(200, 200, 90),
-    Color32::from_rgb(170, 130, 240),
-];
 
 /// Speed and direction pad: the circle's radius is `max_speed`; the dot is the movement
 /// (up = the character's forward, left = its left). Click or drag to set both. Returns

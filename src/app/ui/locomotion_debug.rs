@@ -1,7 +1,7 @@
 //! Drive's debug views: the legs in use (each joint pickable), the foot-slide plot and
 //! the overlay text over the viewport.
 
-use super::locomotion::{FOOT, WARN};
+use super::palette::{FOOT, WARN};
 use super::Previewer;
 use egui::{Color32, Vec2};
 use egui_plot::{HLine, Plot, PlotPoints, Points};

@@ -35,6 +35,7 @@ mod mask;
 mod matching;
 mod menu;
 mod morph;
+mod palette;
 mod plot;
 mod retarget;
 mod scrub_bar;

@@ -2,8 +2,9 @@
 //! (profile bone, source joint, target joint, how each was found), editable, applied
 //! again, saved and loaded as a RON map file.
 
-use egui::{Color32, RichText};
+use egui::RichText;
 
+use super::palette::WARN;
 use super::Previewer;
 use crate::anim::retarget::POSE_CHAINS;
 use crate::controller::{Action, MapSide, ViewCommand};
@@ -16,8 +17,6 @@ const SLIDE_WARN_LEGS_PER_SEC: f32 = 0.05;
 /// Feet further than this from the source's (scaled), in leg lengths, are flagged: 10% is
 /// what a retarget onto another body keeps within (issue 38's bar for a dance).
 const DEVIATION_WARN_LEGS: f32 = 0.10;
-
-const WARN: Color32 = Color32::from_rgb(255, 170, 80);
 
 pub(super) fn retarget_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let Some(s) = p.retarget.as_ref() else {

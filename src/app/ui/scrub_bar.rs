@@ -189,7 +189,7 @@ pub(super) fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         hover.push("Foot contacts (detected from the feet):".to_string());
         for (i, c) in a.contacts.iter().take(lanes).enumerate() {
             let y0 = top + i as f32 * (lane_h + 1.0);
-            let color = super::locomotion::FOOT[i % super::locomotion::FOOT.len()];
+            let color = super::palette::FOOT[i % super::palette::FOOT.len()];
             for (t0, t1) in c.spans(a.duration_secs) {
                 painter.rect_filled(
                     Rect::from_min_max(

@@ -70,6 +70,16 @@ pub(crate) fn snap_frame_time(seconds: f64) -> f64 {
     }
 }
 
+/// Parses a whole file: the hierarchy, then the motion. `allow_truncated`: motion data that
+/// stops early keeps its complete frames (with [`parse::Bvh::truncated`] set) instead of
+/// being an error.
+fn parse(text: &str, allow_truncated: bool) -> Result<parse::Bvh, lexer::ParseError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lx = lexer::Lexer::new(text);
+    let joints = parse::hierarchy(&mut lx)?;
+    motion::motion(&mut lx, joints, allow_truncated)
+}
+
 /// Imports a BVH file's bytes; `path` names it in errors and the clip after its stem.
 pub(crate) fn load_from_slice(
     bytes: &[u8],
@@ -77,7 +87,7 @@ pub(crate) fn load_from_slice(
     options: &LoadOptions,
 ) -> Result<Model, ImportError> {
     let text = String::from_utf8_lossy(bytes);
-    let bvh = parse::parse(&text, options.allow_truncated)
+    let bvh = parse(&text, options.allow_truncated)
         .map_err(|e| ImportError::new(path, format!("line {}", e.line), e.message))?;
     let at = |line: usize, message: String| ImportError::new(path, format!("line {line}"), message);
 

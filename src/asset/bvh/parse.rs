@@ -1,6 +1,7 @@
-//! BVH text into joints and motion values: the HIERARCHY (`ROOT`, `JOINT`, `End Site`,
-//! `OFFSET`, `CHANNELS`) here, the MOTION section in [`super::motion`], tokens in
-//! [`super::lexer`]. Every error names the line it is about.
+//! The HIERARCHY of a BVH file (`ROOT`, `JOINT`, `End Site`, `OFFSET`, `CHANNELS`) into
+//! joints, and the types the whole file parses into ([`Bvh`]); the MOTION section is read
+//! by `motion.rs` after this, tokens come from [`super::lexer`]. Every error names the line
+//! it is about.
 
 use std::fmt;
 
@@ -100,11 +101,8 @@ impl Bvh {
     }
 }
 
-/// Parses a whole file. `allow_truncated`: motion data that stops early keeps its complete
-/// frames (with [`Bvh::truncated`] set) instead of being an error.
-pub(super) fn parse(text: &str, allow_truncated: bool) -> Result<Bvh, ParseError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lx = Lexer::new(text);
+/// The joints of the HIERARCHY that opens the file, `lx` left after `MOTION`.
+pub(super) fn hierarchy(lx: &mut Lexer<'_>) -> Result<Vec<Joint>, ParseError> {
     let first = lx.next().ok_or_else(|| err(1, "the file is empty"))?;
     if !first.text.eq_ignore_ascii_case("HIERARCHY") {
         return Err(err(
@@ -115,12 +113,11 @@ pub(super) fn parse(text: &str, allow_truncated: bool) -> Result<Bvh, ParseError
             ),
         ));
     }
-    let joints = hierarchy(&mut lx)?;
-    super::motion::motion(&mut lx, joints, allow_truncated)
+    joints(lx)
 }
 
 /// Everything between HIERARCHY and MOTION (MOTION consumed).
-fn hierarchy(lx: &mut Lexer<'_>) -> Result<Vec<Joint>, ParseError> {
+fn joints(lx: &mut Lexer<'_>) -> Result<Vec<Joint>, ParseError> {
     let mut joints: Vec<Joint> = Vec::new();
     // Open joints, innermost last.
     let mut stack: Vec<usize> = Vec::new();

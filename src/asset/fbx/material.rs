@@ -5,7 +5,6 @@ use std::path::Path;
 
 use glam::Vec4;
 
-use super::mesh::Built;
 use crate::{AlphaMode, Image, ImportProblem, Material};
 
 /// Texture files larger than this are not read.
@@ -23,10 +22,13 @@ impl Materials {
         self.of_material.get(&material).copied()
     }
 
+    /// Appends the scene's materials to `materials` and their textures to `images` (the
+    /// model's lists, which may hold others already).
     pub(super) fn build(
         scene: &ufbx::Scene,
         path: &Path,
-        out: &mut Built,
+        materials: &mut Vec<Material>,
+        images: &mut Vec<Image>,
         warnings: &mut Vec<String>,
     ) -> Self {
         let mut of_material = HashMap::new();
@@ -65,8 +67,8 @@ impl Materials {
                 image = *of_texture.entry(key).or_insert_with(|| {
                     match read_texture(texture, path, &mut image_bytes) {
                         Ok(img) => {
-                            out.images.push(img);
-                            Some(out.images.len() - 1)
+                            images.push(img);
+                            Some(images.len() - 1)
                         }
                         Err(e) => {
                             warnings.push(format!(
@@ -90,8 +92,8 @@ impl Materials {
             if rgba.w < 1.0 {
                 m.alpha_mode = AlphaMode::Blend;
             }
-            out.materials.push(m);
-            of_material.insert(material.element.typed_id as usize, out.materials.len() - 1);
+            materials.push(m);
+            of_material.insert(material.element.typed_id as usize, materials.len() - 1);
         }
         Materials { of_material }
     }

@@ -101,7 +101,7 @@ pub(super) fn build<'s>(
         images: Vec::new(),
         morphs: Vec::new(),
     };
-    let materials = Materials::build(scene, path, &mut out, warnings);
+    let materials = Materials::build(scene, path, &mut out.materials, &mut out.images, warnings);
     let mut total_vertices = 0usize;
     let mut over_influences = 0usize;
     for (joint, &n) in joints.nodes.iter().enumerate() {

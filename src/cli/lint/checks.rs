@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{FileReport, Finding, LintSettings, Severity};
+use super::{finding, joint_name, FileReport, Finding, LintSettings, Severity, PLAY_HZ};
 use crate::anim::contacts::ContactSettings;
 use crate::anim::root_motion::GroundTransform;
 use crate::anim::seam::{ChannelSeam, LoopSeamJob, SeamChannel};
@@ -15,15 +15,11 @@ use super::feet::{gait_strides, markers, slide};
 /// A seam velocity jump this many times the channel's largest one at another key stands
 /// out as a hitch (linear keys change slope at every key).
 pub(super) const HITCH_RATIO: f32 = 2.0;
-/// Frames per second the root and the feet are played at.
-pub(super) const PLAY_HZ: f64 = 60.0;
 /// Most frames one clip is played for (about 5.5 minutes at 60 fps): a stray key at
 /// 1e7 s (frame numbers written as seconds) must not stall the run.
 pub(super) const MAX_PLAY_FRAMES: usize = 20_000;
 /// A root that moves backwards in this share of a cycle's frames scores 1 in the ranking.
 pub(super) const REVERSAL_SHARE: f64 = 0.05;
-/// A foot planted for more than this share of the cycle stands (Idle): not a gait.
-pub(super) const STANDING_FRACTION: f32 = 0.95;
 /// Additive layers that travel more than this per cycle (metres, scaled) move like
 /// locomotion, not like a layer.
 pub(super) const ADDITIVE_TRAVEL_M: f64 = 0.05;
@@ -39,25 +35,6 @@ pub(crate) struct Gait {
     pub duration_secs: f32,
     /// Contacts per leg per cycle (the same on every leg).
     pub strides: usize,
-}
-
-pub(super) fn finding(
-    check: &'static str,
-    clip: &Clip,
-    joint: Option<String>,
-    message: String,
-    value: f64,
-    threshold: f64,
-) -> Finding {
-    Finding {
-        severity: Severity::Warning,
-        check,
-        clip: Some(clip.name().to_string()),
-        joint,
-        message,
-        value,
-        threshold,
-    }
 }
 
 /// Checks every clip of a loaded model. Returns the findings (unranked) and the gait
@@ -230,10 +207,6 @@ fn reversal(clip: &Clip, rm: &ClipRootMotion, out: &mut Vec<Finding>) {
             REVERSAL_SHARE,
         ));
     }
-}
-
-pub(super) fn joint_name(model: &Model, joint: usize) -> String {
-    model.skeleton.names()[joint].clone()
 }
 
 fn describe_seam(model: &Model, s: &ChannelSeam) -> String {

@@ -1,8 +1,7 @@
 //! The lint's checks of foot contacts: file markers against the detected contacts, and
 //! planted feet sliding or skating over a played cycle.
 
-use super::checks::*;
-use super::{Finding, LintSettings};
+use super::{finding, joint_name, Finding, LintSettings, PLAY_HZ, STANDING_FRACTION};
 use crate::anim::contacts::{contacts_to_markers, detect_contacts, ContactSettings, LegChain};
 use crate::anim::locomotion::{FootSlideMeter, SlideSettings};
 use crate::anim::{Clip, LocalToModelJob, SamplingCache, SamplingJob};

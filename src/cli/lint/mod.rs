@@ -350,3 +350,36 @@ fn finish(mut reports: Vec<FileReport>, settings: &LintSettings) -> LintReport {
         summary,
     }
 }
+
+// Shared by the clip checks (`checks.rs`) and the foot checks (`feet.rs`), which do not
+// use each other's helpers: one calls the other.
+
+/// Frames per second the root and the feet are played at.
+const PLAY_HZ: f64 = 60.0;
+/// A foot planted for more than this share of the cycle stands (Idle): not a gait.
+const STANDING_FRACTION: f32 = 0.95;
+
+/// A warning about `clip` (and `joint`, when one is at fault) from the check `check`.
+fn finding(
+    check: &'static str,
+    clip: &crate::anim::Clip,
+    joint: Option<String>,
+    message: String,
+    value: f64,
+    threshold: f64,
+) -> Finding {
+    Finding {
+        severity: Severity::Warning,
+        check,
+        clip: Some(clip.name().to_string()),
+        joint,
+        message,
+        value,
+        threshold,
+    }
+}
+
+/// The name of `joint` of `model`'s skeleton.
+fn joint_name(model: &crate::asset::Model, joint: usize) -> String {
+    model.skeleton.names()[joint].clone()
+}

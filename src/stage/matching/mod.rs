@@ -119,7 +119,7 @@ pub fn read_sidecar(file: &std::path::Path) -> Result<Option<Vec<SidecarTag>>, S
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(StageError::read(&sidecar, &e)),
     };
-    crate::retarget::parse_ron_at(&text, &sidecar).map(Some)
+    crate::ron_file::parse_ron_at(&text, &sidecar).map(Some)
 }
 
 /// A tag on a clip, or on part of it.
