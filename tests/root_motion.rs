@@ -272,3 +272,42 @@ fn ground_transform_rotation_matches_quaternion() {
     let pm3 = g.pow(-3).compose(&g.pow(3));
     assert!(pm3.translation.length() < 1e-12 && pm3.yaw_rad.abs() < 1e-15);
 }
+
+/// `ModelPoseJob` with `in_place` takes the travel out before going to model space: the
+/// joint the motion was extracted from stays over its start on the ground, while the same
+/// job without it walks away (the demo Walk covers about a metre per cycle).
+#[test]
+fn a_model_pose_in_place_stays_over_its_start() {
+    use glam::Mat4;
+    use stridescope::anim::model_pose::ModelPoseJob;
+    use stridescope::anim::ClipRootMotion;
+    let model = stridescope::asset::load_from_slice(
+        &stridescope::asset::demo::demo_glb(),
+        std::path::Path::new("demo.glb"),
+    )
+    .unwrap();
+    let sk = &model.skeleton;
+    let clip = &model.clips[model.find_clip("Walk").unwrap()];
+    let root = ClipRootMotion::for_clip(sk, clip, None).unwrap().unwrap();
+    let joint = root.source.joint;
+    assert!(sk.parents()[joint].is_none(), "the demo's motion comes from a root joint");
+    let ground_of = |in_place: Option<&ClipRootMotion>, t: f32| {
+        let mut local = sk.rest_pose().to_vec();
+        let mut model_from_joint = vec![Mat4::IDENTITY; sk.joint_count()];
+        ModelPoseJob {
+            skeleton: sk,
+            clip,
+            time_secs: t,
+            in_place,
+        }
+        .run(&mut local, &mut model_from_joint)
+        .unwrap();
+        let p = model_from_joint[joint].w_axis;
+        glam::Vec2::new(p.x, p.z)
+    };
+    let half = clip.duration_secs() * 0.5;
+    let travelled = ground_of(None, half).distance(ground_of(None, 0.0));
+    assert!(travelled > 0.3, "the Walk travels: {travelled} m in half a cycle");
+    let drift = ground_of(Some(&root), half).distance(ground_of(Some(&root), 0.0));
+    assert!(drift < 1e-4, "in place, the root stays over its start: {drift} m");
+}

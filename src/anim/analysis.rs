@@ -5,7 +5,7 @@
 //!
 //! Units: the skeleton's (metres for glTF), seconds; model space, Y up.
 
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 
 use super::contacts::{
     contacts_to_markers, detect_contacts, keep_longest_contact, ContactSettings, FootContacts,
@@ -18,9 +18,8 @@ use super::locomotion::{
     clip_root_speed, implied::implied_speed_with_contacts, unit_scale, ImpliedSpeed,
     InPlaceOverride, REFERENCE_LEG_LENGTH_M,
 };
-use super::{
-    AnimError, Clip, ClipRootMotion, LocalToModelJob, SamplingJob, Skeleton, SyncMarker, Transform,
-};
+use super::model_pose::for_each_model_pose;
+use super::{AnimError, Clip, ClipRootMotion, Skeleton, SyncMarker};
 
 /// A clip loops when every joint's model position (root motion removed) at its end is
 /// within this share of a leg of where it starts.
@@ -122,32 +121,21 @@ fn clip_loops(
     root: Option<&ClipRootMotion>,
     leg_length: f32,
 ) -> bool {
-    let n = skeleton.joint_count();
-    let pose_at = |t: f32| -> Option<Vec<Mat4>> {
-        let mut local = vec![Transform::IDENTITY; n];
-        SamplingJob {
-            clip,
-            time_secs: t,
-            rest_pose: skeleton.rest_pose(),
-        }
-        .run(&mut local)
-        .ok()?;
-        if let Some(r) = root {
-            r.source.remove(&r.motion, f64::from(t), &mut local).ok()?;
-        }
-        let mut model = vec![Mat4::IDENTITY; n];
-        LocalToModelJob {
-            parents: skeleton.parents(),
-            local: &local,
-            model_from_root: Mat4::IDENTITY,
-        }
-        .run(&mut model)
-        .ok()?;
-        Some(model)
-    };
-    let (Some(a), Some(b)) = (pose_at(0.0), pose_at(clip.duration_secs())) else {
+    let mut ends = [Vec::new(), Vec::new()];
+    let posed = for_each_model_pose(
+        skeleton,
+        clip,
+        root,
+        [0.0, clip.duration_secs()],
+        |i, _, model| {
+            ends[i] = model.to_vec();
+            Ok(())
+        },
+    );
+    let [a, b] = ends;
+    if posed.is_err() {
         return false;
-    };
+    }
     a.iter()
         .zip(&b)
         .all(|(x, y)| (x.w_axis - y.w_axis).truncate().length() <= LOOP_LEG_FRACTION * leg_length)

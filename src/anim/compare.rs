@@ -10,7 +10,8 @@
 
 use glam::{Mat4, Vec3};
 
-use super::{AnimError, Clip, ClipRootMotion, LocalToModelJob, SamplingJob, Skeleton, Transform};
+use super::{AnimError, Clip, ClipRootMotion, Skeleton, Transform};
+use crate::model_pose::ModelPoseJob;
 
 /// One side of a comparison.
 pub struct CompareSide<'a> {
@@ -168,18 +169,13 @@ fn pose_of(
     model.clear();
     model.resize(sk.joint_count(), Mat4::IDENTITY);
     let t = phase * side.clip.duration_secs();
-    SamplingJob {
+    ModelPoseJob {
+        skeleton: sk,
         clip: side.clip,
         time_secs: t,
-        rest_pose: sk.rest_pose(),
+        in_place: None,
     }
-    .run(local)?;
-    LocalToModelJob {
-        parents: sk.parents(),
-        local,
-        model_from_root: Mat4::IDENTITY,
-    }
-    .run(model)?;
+    .run(local, model)?;
     if let Some(rm) = side.root_motion {
         face_forward(model, sk.parents(), rm.source.joint);
     }

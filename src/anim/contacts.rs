@@ -923,7 +923,7 @@ pub fn detect_contacts(
     let mut heights = vec![[Vec::with_capacity(samples), Vec::new()]; legs.len()];
     let mut grounds: Vec<[Vec<glam::Vec2>; 2]> = vec![[Vec::new(), Vec::new()]; legs.len()];
     let times = (0..samples).map(|i| duration * (i as f32 / samples as f32));
-    for_each_model_pose(skeleton, clip, times, |_, time_secs, model| {
+    for_each_model_pose(skeleton, clip, None, times, |_, time_secs, model| {
         for ((leg, h), g) in legs.iter().zip(heights.iter_mut()).zip(grounds.iter_mut()) {
             let y = model[leg.foot].w_axis.y;
             let ground = |j: usize| glam::Vec2::new(model[j].w_axis.x, model[j].w_axis.z);

@@ -320,7 +320,7 @@ pub fn swing_axis(
 ) -> Result<Vec3, AnimError> {
     let mut points: Vec<(f64, f64)> = Vec::with_capacity(AXIS_SAMPLES * legs.len());
     let times = (0..AXIS_SAMPLES).map(|k| clip.duration_secs() * k as f32 / AXIS_SAMPLES as f32);
-    for_each_model_pose(skeleton, clip, times, |_, _, model| {
+    for_each_model_pose(skeleton, clip, None, times, |_, _, model| {
         for &(hip, foot) in legs {
             let v = model[foot].w_axis.truncate() - model[hip].w_axis.truncate();
             points.push((f64::from(v.x), f64::from(v.z)));

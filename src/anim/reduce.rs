@@ -39,9 +39,8 @@ use glam::{Mat4, Quat, Vec3};
 
 use super::clip::TrackValue;
 use super::Interpolation;
-use super::{
-    AnimError, Clip, JointTracks, LocalToModelJob, SamplingJob, Skeleton, Track, Transform,
-};
+use super::{AnimError, Clip, JointTracks, LocalToModelJob, Skeleton, Track, Transform};
+use crate::model_pose::ModelPoseJob;
 
 /// ozz-animation's default tolerance: 1 mm.
 pub const DEFAULT_TOLERANCE_M: f32 = 1e-3;
@@ -470,18 +469,13 @@ fn measure(
     let (mut worst, mut worst_joint, mut worst_time) = (0.0f32, None, 0.0f32);
     for &t in &grid {
         for (k, clip) in [original, reduced].into_iter().enumerate() {
-            SamplingJob {
+            ModelPoseJob {
+                skeleton,
                 clip,
                 time_secs: t,
-                rest_pose: skeleton.rest_pose(),
+                in_place: None,
             }
-            .run(&mut local[k])?;
-            LocalToModelJob {
-                parents: skeleton.parents(),
-                local: &local[k],
-                model_from_root: Mat4::IDENTITY,
-            }
-            .run(&mut model[k])?;
+            .run(&mut local[k], &mut model[k])?;
         }
         for (j, (ma, mb)) in model[0].iter().zip(&model[1]).enumerate() {
             let points = |m: &Mat4| {

@@ -25,12 +25,11 @@
 //! over the planted foot (and speed up between plants), and the root's yaw, the pelvis'
 //! twist, swings the feet measured in its frame.
 
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 
 use crate::contacts::{detect_contacts, ContactSettings, FootContacts, LegChain};
-use crate::{
-    AnimError, Clip, ClipRootMotion, LocalToModelJob, SamplingCache, SamplingJob, Skeleton,
-};
+use crate::model_pose::for_each_model_pose;
+use crate::{AnimError, Clip, ClipRootMotion, Skeleton};
 
 /// Share of each contact cut off at either end before measuring.
 pub const CONTACT_TRIM: f32 = 0.2;
@@ -84,34 +83,16 @@ fn foot_tracks(
     samples: usize,
 ) -> Result<Vec<Vec<Vec3>>, AnimError> {
     let duration = clip.duration_secs();
-    let rest = skeleton.rest_pose();
-    let mut local = rest.to_vec();
-    let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
-    let mut cache = SamplingCache::new();
+    let times = (0..samples).map(|i| duration * i as f32 / samples as f32);
     let mut out = Vec::with_capacity(samples);
-    for i in 0..samples {
-        let t = duration * i as f32 / samples as f32;
-        SamplingJob {
-            clip,
-            time_secs: t,
-            rest_pose: rest,
-        }
-        .run_with_cache(&mut cache, &mut local)?;
-        if let Some(r) = root {
-            r.source.remove(&r.motion, f64::from(t), &mut local)?;
-        }
-        LocalToModelJob {
-            parents: skeleton.parents(),
-            local: &local,
-            model_from_root: Mat4::IDENTITY,
-        }
-        .run(&mut model)?;
+    for_each_model_pose(skeleton, clip, root, times, |_, _, model| {
         out.push(
             foot_joints(legs)
                 .map(|(_, j)| model[j].w_axis.truncate())
                 .collect(),
         );
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 

@@ -40,10 +40,8 @@ use std::ops::Range;
 use glam::{DVec2, Mat4, Vec2, Vec3};
 use rayon::prelude::*;
 
-use crate::{
-    AnimError, Clip, ClipRootMotion, GroundTransform, LocalToModelJob, SamplingJob, Skeleton,
-    Transform,
-};
+use crate::model_pose::ModelPoseJob;
+use crate::{AnimError, Clip, ClipRootMotion, GroundTransform, Skeleton, Transform};
 
 /// A group of features, normalised together and given one weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -970,18 +968,13 @@ fn frame_features(
     // Joint positions at time `t1`, in the smoothed root frame at `t`.
     let mut positions_at = |t1: f64, out: &mut Vec<Vec3>| -> Result<(), AnimError> {
         let u = path.sample_time(t1, d, s.looping);
-        SamplingJob {
+        ModelPoseJob {
+            skeleton,
             clip: s.clip,
             time_secs: u as f32,
-            rest_pose: skeleton.rest_pose(),
+            in_place: None,
         }
-        .run(&mut scratch.local)?;
-        LocalToModelJob {
-            parents: skeleton.parents(),
-            local: &scratch.local,
-            model_from_root: Mat4::IDENTITY,
-        }
-        .run(&mut scratch.model)?;
+        .run(&mut scratch.local, &mut scratch.model)?;
         let frame_inv = path.frame_at(u).inverse();
         let delta = path.delta(t, t1)?;
         out.clear();

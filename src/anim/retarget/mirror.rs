@@ -11,11 +11,9 @@
 use glam::{Mat3, Mat4, Quat, Vec3};
 
 use super::job::{model_of, rotation_of};
+use crate::model_pose::ModelPoseJob;
 
-use crate::{
-    AnimError, Clip, Interpolation, JointTracks, LocalToModelJob, SamplingCache, SamplingJob,
-    Skeleton, Track,
-};
+use crate::{AnimError, Clip, Interpolation, JointTracks, SamplingCache, Skeleton, Track};
 
 /// The counterpart of every joint (itself for a joint on the middle line): the joint whose
 /// name is this one's with its side word swapped. When several joints carry that name
@@ -143,18 +141,13 @@ pub fn mirror_clip(
     let mut world_pos = vec![Vec3::ZERO; joints];
     let mut world_scale = vec![Vec3::ONE; joints];
     for &t in &times {
-        SamplingJob {
+        ModelPoseJob {
+            skeleton,
             clip,
             time_secs: t,
-            rest_pose: rest,
+            in_place: None,
         }
-        .run_with_cache(&mut cache, &mut local)?;
-        LocalToModelJob {
-            parents,
-            local: &local,
-            model_from_root: Mat4::IDENTITY,
-        }
-        .run(&mut model)?;
+        .run_with_cache(&mut cache, &mut local, &mut model)?;
         for j in 0..joints {
             let x = m * model[other[j]] * m;
             world_rot[j] = (rotation_of(&x) * fix[j]).normalize();

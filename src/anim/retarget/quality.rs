@@ -144,17 +144,23 @@ fn foot_samples(
 ) -> Result<FootPaths, AnimError> {
     let mut feet = vec![Vec::with_capacity(n + 1); legs.len()];
     let mut hips_path = Vec::with_capacity(if hips.is_some() { n + 1 } else { 0 });
-    for_each_model_pose(skeleton, clip, sample_times(clip, n, dt), |_, _, model| {
-        for (k, leg) in legs.iter().enumerate() {
-            let ankle = model[leg.foot].w_axis.truncate();
-            let toe = leg.toe.map_or(ankle, |toe| model[toe].w_axis.truncate());
-            feet[k].push([ankle, toe]);
-        }
-        if let Some(h) = hips {
-            hips_path.push(model[h].w_axis.truncate());
-        }
-        Ok(())
-    })?;
+    for_each_model_pose(
+        skeleton,
+        clip,
+        None,
+        sample_times(clip, n, dt),
+        |_, _, model| {
+            for (k, leg) in legs.iter().enumerate() {
+                let ankle = model[leg.foot].w_axis.truncate();
+                let toe = leg.toe.map_or(ankle, |toe| model[toe].w_axis.truncate());
+                feet[k].push([ankle, toe]);
+            }
+            if let Some(h) = hips {
+                hips_path.push(model[h].w_axis.truncate());
+            }
+            Ok(())
+        },
+    )?;
     Ok((feet, hips_path))
 }
 

@@ -4,7 +4,8 @@
 use super::{finding, joint_name, Finding, LintSettings, PLAY_HZ, STANDING_FRACTION};
 use crate::anim::contacts::{contacts_to_markers, detect_contacts, ContactSettings, LegChain};
 use crate::anim::locomotion::{FootSlideMeter, SlideSettings};
-use crate::anim::{Clip, LocalToModelJob, SamplingCache, SamplingJob};
+use crate::anim::model_pose::ModelPoseJob;
+use crate::anim::{Clip, SamplingCache};
 use crate::asset::Model;
 use crate::stage::locomotion::ClipLocomotion;
 use glam::{Mat4, Vec3};
@@ -146,19 +147,14 @@ pub(super) fn slide(
     let mut planted = vec![false; legs.len()];
     for i in 0..=frames {
         let t = (i as f32 * dt).min(d);
-        let sampled = SamplingJob {
+        let posed = ModelPoseJob {
+            skeleton: sk,
             clip,
             time_secs: t,
-            rest_pose: sk.rest_pose(),
+            in_place: None,
         }
-        .run_with_cache(&mut cache, &mut local);
-        let placed = LocalToModelJob {
-            parents: sk.parents(),
-            local: &local,
-            model_from_root: Mat4::IDENTITY,
-        }
-        .run(&mut model_from_joint);
-        if sampled.is_err() || placed.is_err() {
+        .run_with_cache(&mut cache, &mut local, &mut model_from_joint);
+        if posed.is_err() {
             return;
         }
         let offset = ground_velocity * t;

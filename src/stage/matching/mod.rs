@@ -410,35 +410,22 @@ pub fn facing_yaw(
     };
     let sk = &model.skeleton;
     let c = &model.clips[clip];
-    let mut local = vec![crate::anim::Transform::IDENTITY; sk.joint_count()];
-    let mut world = vec![glam::Mat4::IDENTITY; sk.joint_count()];
     let (mut sum_sin, mut sum_cos) = (0.0f64, 0.0f64);
     const SAMPLES: usize = 16;
-    for k in 0..SAMPLES {
-        let t = c.duration_secs() * k as f32 / SAMPLES as f32;
-        crate::anim::SamplingJob {
-            clip: c,
-            time_secs: t,
-            rest_pose: sk.rest_pose(),
-        }
-        .run(&mut local)?;
-        crate::anim::LocalToModelJob {
-            parents: sk.parents(),
-            local: &local,
-            model_from_root: glam::Mat4::IDENTITY,
-        }
-        .run(&mut world)?;
+    let times = (0..SAMPLES).map(|k| c.duration_secs() * k as f32 / SAMPLES as f32);
+    crate::anim::model_pose::for_each_model_pose(sk, c, None, times, |_, t, world| {
         let left = world[l.thigh].w_axis.truncate() - world[r.thigh].w_axis.truncate();
         let forward = left.cross(glam::Vec3::Y);
         if forward.x.abs() + forward.z.abs() < 1e-9 {
-            continue;
+            return Ok(());
         }
         let body = (forward.x as f64).atan2(forward.z as f64);
         let root_yaw = root.map_or(0.0, |r| r.motion.sample(t as f64).yaw_rad);
         let (s, c) = (body - root_yaw).sin_cos();
         sum_sin += s;
         sum_cos += c;
-    }
+        Ok(())
+    })?;
     Ok(if sum_sin.abs() + sum_cos.abs() > 1e-12 {
         sum_sin.atan2(sum_cos) as f32
     } else {
