@@ -7,34 +7,69 @@ use std::fmt;
 pub enum AnimError {
     /// Two slices that must have the same length do not.
     LengthMismatch {
+        /// The input whose length is wrong, as messages name it (`"reference pose"`).
         what: &'static str,
+        /// The length it must have (often the skeleton's joint count).
         expected: usize,
+        /// The length it has.
         actual: usize,
     },
     /// A joint index that is out of range.
     JointOutOfRange {
+        /// What holds the index, as messages name it (`"skin 'Body' joint 3"`, `"hips"`).
         what: String,
+        /// The joint index, into the skeleton's joints.
         joint: usize,
+        /// How many joints the skeleton has.
         joint_count: usize,
     },
     /// Joints are not ordered parent-before-child.
-    ParentOrder { joint: usize, parent: usize },
+    ParentOrder {
+        /// Index of the joint whose parent does not come before it.
+        joint: usize,
+        /// Index of that joint's parent (`>= joint`).
+        parent: usize,
+    },
     /// A time or value that must be finite is NaN or infinite.
-    NonFinite { what: String },
+    NonFinite {
+        /// The value, as messages name it (`"clip time"`, `"rest pose of joint 2"`).
+        what: String,
+    },
     /// Key times are not strictly increasing.
-    KeysNotIncreasing { what: String, key: usize },
+    KeysNotIncreasing {
+        /// The track, as messages name it (`"root motion track"`).
+        what: String,
+        /// Index of the first key whose time is not above the previous key's.
+        key: usize,
+    },
     /// A value outside the supported range.
-    OutOfRange { what: String, detail: String },
+    OutOfRange {
+        /// The setting or input, as messages name it (`"key reduction tolerance"`).
+        what: String,
+        /// The value and the range it must be in, as written after `what: `.
+        detail: String,
+    },
     /// A track or clip that is empty where data is needed.
-    Empty { what: String },
+    Empty {
+        /// What has no data, as messages name it (`"motion matching clip set"`).
+        what: String,
+    },
     /// A clip index past the end of a model's clip list (`clips` long). The one
     /// definition every layer uses (the graph, the stage and the model wrap it).
-    ClipOutOfRange { clip: usize, clips: usize },
+    ClipOutOfRange {
+        /// The clip index asked for, into the model's clips.
+        clip: usize,
+        /// How many clips the model has.
+        clips: usize,
+    },
     /// A joint named in `what` (a mask, a definition) that the skeleton lacks, with the
     /// closest names it has (nearest first; empty when it has no joints).
     UnknownJoint {
+        /// What names the joint (`"mask"`).
         what: &'static str,
+        /// The joint name as written.
         name: String,
+        /// Up to four of the skeleton's joint names closest to `name`, nearest first.
         closest: Vec<String>,
     },
 }

@@ -585,21 +585,29 @@ pub struct StateMachine {
 /// Why an ease curve was refused.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EaseError {
+    /// The curve has fewer than two points; holds how many it has.
     TooFewPoints(usize),
     /// Point `index` `(progress, weight)` is not finite.
     NotFinite {
+        /// Index of the point in the curve, from 0.
         index: usize,
+        /// The point as written, `(progress, weight)`.
         point: (f32, f32),
     },
     /// Point `index`'s weight is outside 0..=1.
     WeightOutOfRange {
+        /// Index of the point in the curve, from 0.
         index: usize,
+        /// The point as written, `(progress, weight)`.
         point: (f32, f32),
     },
     /// Point `index`'s progress is not above the previous point's.
     NotIncreasing {
+        /// Index of the point in the curve, from 0.
         index: usize,
+        /// The point as written, `(progress, weight)`.
         point: (f32, f32),
+        /// The progress of point `index - 1`.
         previous: f32,
     },
     /// The first point is not (0, 0).
@@ -638,26 +646,38 @@ impl std::fmt::Display for EaseError {
 /// Why a parameter change or a transition condition was refused.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamError {
+    /// A parameter name that is not declared in the [`Params`]; holds the name as given.
     Unknown(String),
     /// A parameter of one type used as the other (`needs` says by what, when known).
     WrongType {
+        /// The parameter's name.
         name: String,
+        /// Its declared type, `"float"` or `"bool"`.
         is: &'static str,
+        /// The type the change or condition needs, `"float"` or `"bool"`.
         wanted: &'static str,
+        /// The condition that needs it (`"Greater"`, `"IsTrue"`, ...); `None` for a set.
         needs: Option<&'static str>,
     },
+    /// A float parameter set to NaN or an infinity; the old value is kept.
     NotFinite {
+        /// The parameter's name.
         name: String,
+        /// The refused value.
         value: f32,
     },
     /// A condition's threshold is not finite.
     ThresholdNotFinite {
+        /// The float parameter the condition compares.
         name: String,
+        /// The threshold as written (`value` of `Greater` or `Less`).
         value: f32,
     },
     /// A condition's band is negative or not finite.
     BadBand {
+        /// The float parameter the condition compares.
         name: String,
+        /// The hysteresis width as written, in the parameter's units.
         band: f32,
     },
     /// An `Event` condition without a name.
@@ -697,17 +717,26 @@ impl std::fmt::Display for ParamError {
 /// What is wrong with one transition of a definition.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TransitionProblem {
+    /// Its `from` or `to` names no state; holds the name as written.
     UnknownState(String),
+    /// Its `to` is `"*"`, which can only be a `from`.
     AnyAsDestination,
+    /// Its `duration_secs` (held, in seconds) is negative or not finite.
     BadDuration(f32),
+    /// Its `exit_time` (held, in normalised time of the source state) is negative or not
+    /// finite.
     BadExitTime(f32),
     /// Neither conditions nor an exit time: it would fire at once, every time.
     NeverWaits,
+    /// Its `ease` is a curve that [`Ease::validate`] refuses.
     Ease(EaseError),
+    /// Its `inertialize` half-life (held, in seconds) is not finite and above 0.
     BadHalfLife(f32),
     /// Condition `index` is wrong.
     Condition {
+        /// Index of the condition in the transition's `conditions`, from 0.
         index: usize,
+        /// What is wrong with it.
         error: ParamError,
     },
 }
@@ -715,14 +744,19 @@ pub enum TransitionProblem {
 /// Why a state machine definition was refused; the text names the state and transition.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StateMachineError {
+    /// The definition has no states.
     NoStates,
     /// A state is named `"*"`, the name of 'any state' transitions.
     ReservedStateName,
+    /// Two states have the same name; holds it.
     DuplicateState(String),
+    /// `initial` names no state; holds the name as written.
     UnknownInitial(String),
     /// `label` names the transition as the messages do (`state 'Run': transition 'Run -> Jump'`).
     Transition {
+        /// `state 'FROM': transition 'FROM -> TO'`, or `any state: transition '* -> TO'`.
         label: String,
+        /// What is wrong with it (the first problem found).
         problem: TransitionProblem,
     },
 }

@@ -142,14 +142,25 @@ impl From<&str> for ImportProblem {
 #[derive(Clone, Debug, PartialEq)]
 pub enum OptionError {
     /// Not a key-reduction tolerance in millimetres.
-    NotATolerance { text: String },
+    NotATolerance {
+        /// The value as given (a number above 0, at most 1000, was expected).
+        text: String,
+    },
     /// Not a unit name or a number of metres per file unit.
-    NotAUnit { text: String },
+    NotAUnit {
+        /// The value as given, trimmed.
+        text: String,
+    },
     /// Not a yes/no value (`1`, `0`, `true`, `false`...).
-    NotAFlag { text: String },
+    NotAFlag {
+        /// The value as given, trimmed and lowercased.
+        text: String,
+    },
     /// A bad value of the environment variable `variable`.
     Env {
+        /// The variable's name (`STRIDESCOPE_REDUCE_KEYS`...).
         variable: &'static str,
+        /// What is wrong with its value.
         source: Box<OptionError>,
     },
 }
@@ -199,11 +210,19 @@ pub enum ModelError {
     /// A clip index past the model's clips ([`AnimError::ClipOutOfRange`]).
     Clip(AnimError),
     /// The clip's analysis failed (a pose that is not finite at some time...).
-    Analysis { clip: String, source: AnimError },
+    Analysis {
+        /// The clip's name.
+        clip: String,
+        /// Why the core's analysis failed.
+        source: AnimError,
+    },
     /// Key reduction refused the clip of the model (`model`: its source).
     KeyReduction {
+        /// The model's source as displayed (its file name, or "demo").
         model: String,
+        /// The clip's name.
         clip: String,
+        /// Why the core's key reduction refused it (a bad tolerance...).
         source: AnimError,
     },
     /// The rest pose cannot be posed for bone shapes, or their skin is refused.
@@ -256,10 +275,15 @@ pub enum GlbError {
     ExternalBuffer,
     /// A new channel whose value count does not match its key count.
     ChannelLength {
+        /// The new animation's name as it is written to the file (made unique there).
         animation: String,
+        /// Index of the channel's target node in the file's `nodes`.
         node: usize,
+        /// The animated property: `"translation"` or `"rotation"`.
         path: &'static str,
+        /// How many floats the channel has (3 per translation key, 4 per rotation key).
         values: usize,
+        /// How many key times the channel has.
         keys: usize,
     },
 }
@@ -299,9 +323,19 @@ impl std::error::Error for GlbError {}
 #[derive(Clone, Debug, PartialEq)]
 pub enum FolderError {
     /// Fewer than half of the file's `bones` have a joint of the same name.
-    OtherRig { matched: usize, bones: usize },
+    OtherRig {
+        /// How many of the file's bones have a joint of the same name in the character.
+        matched: usize,
+        /// How many bones (skinned joints, or all joints without a skin) the file has.
+        bones: usize,
+    },
     /// A take whose moved tracks the core refuses.
-    Take { take: String, source: AnimError },
+    Take {
+        /// The take's clip name in the file.
+        take: String,
+        /// Why the core refused the clip built on the character's skeleton.
+        source: AnimError,
+    },
 }
 
 impl fmt::Display for FolderError {
@@ -382,7 +416,9 @@ impl From<ModelError> for LoadError {
 /// A sidecar that could not be written: `FILE: why`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WriteError {
+    /// The sidecar's path: the model file's path with `.clips.ron` appended.
     pub file: PathBuf,
+    /// Why it could not be written or removed (the I/O or RON error's text).
     pub message: String,
 }
 

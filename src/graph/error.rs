@@ -17,63 +17,119 @@ use crate::anim::AnimError;
 pub enum GraphError {
     /// A definition file that could not be read.
     Read {
+        /// The definition file, as given.
         file: PathBuf,
+        /// The I/O error's kind (`NotFound`...), for callers that tell cases apart.
         kind: std::io::ErrorKind,
+        /// The I/O error's text.
         message: String,
     },
     /// A definition that does not parse (RON syntax or shape), at a line and column.
     Parse {
+        /// The definition file, as given.
         file: PathBuf,
+        /// Where the error starts: line, from 1.
         line: usize,
+        /// Where the error starts: column, from 1.
         column: usize,
+        /// What RON found wrong there.
         error: ron::Error,
     },
     /// A node or layer names a clip the model does not have (`clips`: the ones it has).
     UnknownClip {
+        /// The part of the definition that names it (`state 'Walk'`, `layer 'Wave'`).
         context: String,
+        /// The clip name as written.
         clip: String,
+        /// The names of the model's clips, in the model's order.
         clips: Vec<String>,
     },
     /// An additive layer's reference frame names a clip the model does not have.
-    UnknownReferenceClip { clip: String },
+    UnknownReferenceClip {
+        /// The clip name as written in the reference.
+        clip: String,
+    },
     /// A node, blend space or layer weight names a float parameter `params` does not
     /// declare.
-    UnknownParameter { context: String, param: String },
+    UnknownParameter {
+        /// The part of the definition that names it (`base`, `layer 'Wave'`).
+        context: String,
+        /// The parameter name as written.
+        param: String,
+    },
     /// A node's field (`rate`, `offset`) that must be finite is not.
     NotFinite {
+        /// The part of the definition holding the field (`state 'Walk'`, `layer 'Wave'`).
         context: String,
+        /// The field's name in the definition: `rate`, `offset` or `hold`.
         field: &'static str,
     },
     /// A fixed weight that is negative or not finite.
-    BadWeight { context: String, weight: f32 },
+    BadWeight {
+        /// The part of the definition holding the weight (`base`, `layer 'Wave'`).
+        context: String,
+        /// The weight as written.
+        weight: f32,
+    },
     /// A blend without inputs.
-    EmptyBlend { context: String },
+    EmptyBlend {
+        /// The part of the definition holding the blend (`base`, `state 'Walk'`).
+        context: String,
+    },
     /// A state machine anywhere but the graph's base node.
-    NestedStateMachine { context: String },
+    NestedStateMachine {
+        /// The part of the definition holding it (`state 'Walk'`, `layer 'Wave'`).
+        context: String,
+    },
     /// A blend space the core refuses (too few or coincident samples...).
-    BlendSpace { context: String, source: AnimError },
+    BlendSpace {
+        /// The part of the definition holding the blend space (`base`, `state 'Walk'`).
+        context: String,
+        /// Why the core refused its positions or points.
+        source: AnimError,
+    },
     /// A layer mask naming joints the skeleton lacks, or with bad weights.
-    Mask { context: String, source: AnimError },
+    Mask {
+        /// The layer, as messages name it (`layer 'Wave'`).
+        context: String,
+        /// Why the core refused the mask (an unknown joint name...).
+        source: AnimError,
+    },
     /// A clip whose root motion cannot be extracted.
     RootMotion {
+        /// The part of the definition that plays the clip (`state 'Walk'`).
         context: String,
+        /// The clip's name.
         clip: String,
+        /// Why the core cannot extract its root motion.
         source: AnimError,
     },
     /// A clip whose playback clock cannot be made (a non-finite duration).
-    Clock { clip: String, source: AnimError },
+    Clock {
+        /// The clip's name.
+        clip: String,
+        /// Why the core refused the clock (the duration in seconds is not finite...).
+        source: AnimError,
+    },
     /// The state machine definition is refused (see [`StateMachineError`]).
     StateMachine(StateMachineError),
     /// `travel` on a graph whose base is not a state machine.
     NoStateMachine,
     /// `travel` to a state the machine does not have (`states`: the ones it has).
-    UnknownState { state: String, states: Vec<String> },
+    UnknownState {
+        /// The state name as given to `travel`.
+        state: String,
+        /// The machine's state names, in state index order.
+        states: Vec<String>,
+    },
     /// An error of the animation core (sampling, clocks, blending...).
     Anim(AnimError),
     /// Another graph error in a part of the definition: `CONTEXT: ERROR` (a layer's
     /// reference, a clip input's clock).
     In {
+        /// The part of the definition, as messages name it (`layer 'Wave': reference`).
         context: String,
+        /// The error found in that part.
         source: Box<GraphError>,
     },
 }

@@ -23,9 +23,14 @@ pub enum RenderError {
     Internal(String),
     /// Data does not fit the device's limits and cannot be split further.
     TooLarge {
+        /// The data, as messages name it (`the palettes of 64 instances`, `Fox.glb: index
+        /// buffer`).
         what: String,
+        /// How many bytes it needs in one buffer or binding.
         bytes: u64,
+        /// The device's limit for that buffer or binding, in bytes.
         limit: u64,
+        /// What the user can do about it (`draw fewer instances per group`).
         hint: &'static str,
     },
     /// Invalid input from the caller (zero-sized target, joint index out of range...).
@@ -83,28 +88,43 @@ impl RenderError {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExportError {
     /// A file name whose extension is not an export format.
-    UnknownFormat { path: PathBuf },
+    UnknownFormat {
+        /// The output file, as given.
+        path: PathBuf,
+    },
     /// An export of no frames.
     NoFrames,
     /// A file or folder that cannot be created, written or read (`action`: `cannot
     /// create`, `cannot write`, or empty for a read).
     Io {
+        /// The file, or the folder that could not be created, as given.
         path: PathBuf,
+        /// What was being done, as messages say it (see above).
         action: &'static str,
+        /// The I/O error's kind (`NotFound`...), for callers that tell cases apart.
         kind: std::io::ErrorKind,
+        /// The I/O error's text.
         message: String,
     },
     /// An encoder or decoder failed (`what`: `cannot write APNG`, `cannot write GIF
     /// frame`, or empty).
     Codec {
+        /// The image or export file, as given.
         path: PathBuf,
+        /// What was being done, as messages say it (see above).
         what: &'static str,
+        /// The encoder's or decoder's error text.
         message: String,
     },
     /// Encoding a PNG in memory failed.
     Png(String),
     /// A frame rate that gives no frame delay.
-    FrameRate { path: PathBuf, fps: f32 },
+    FrameRate {
+        /// The GIF export file, as given.
+        path: PathBuf,
+        /// The frame rate asked for, in frames per second: 0 or less, or not finite.
+        fps: f32,
+    },
     /// `ffmpeg` is not on PATH.
     NoFfmpeg,
     /// `ffmpeg` could not be started.
@@ -113,27 +133,48 @@ pub enum ExportError {
     FfmpegWait(String),
     /// `ffmpeg` exited with an error (`status`, its stderr).
     FfmpegFailed {
+        /// The MP4 export file, as given.
         path: PathBuf,
+        /// `ffmpeg`'s exit status, as the system words it (`exit status: 1`).
         status: String,
+        /// What `ffmpeg` wrote to its stderr, trimmed.
         stderr: String,
     },
     /// A frame of another size than the export's.
     FrameSize {
+        /// The export file, as given.
         path: PathBuf,
+        /// Index of the refused frame in the export, from 0 (the frames written before it).
         frame: u32,
+        /// The frame's size in pixels, `(width, height)`.
         size: (u32, u32),
+        /// The export's size in pixels, `(width, height)`.
         export: (u32, u32),
     },
     /// More frames pushed than announced.
-    TooManyFrames { path: PathBuf, frames: u32 },
+    TooManyFrames {
+        /// The export file, as given.
+        path: PathBuf,
+        /// How many frames the export announced.
+        frames: u32,
+    },
     /// A frame pushed after the export finished.
-    Finished { path: PathBuf },
+    Finished {
+        /// The export file, as given.
+        path: PathBuf,
+    },
     /// A frame whose pixel buffer does not match its size.
-    FrameBuffer { path: PathBuf },
+    FrameBuffer {
+        /// The export file, as given.
+        path: PathBuf,
+    },
     /// Finished before every announced frame was pushed.
     Unfinished {
+        /// The export file, as given.
         path: PathBuf,
+        /// How many frames were pushed.
         written: u32,
+        /// How many frames the export announced.
         frames: u32,
     },
 }
@@ -234,6 +275,7 @@ impl std::error::Error for ExportError {}
 /// A locomotion overlay name that is not one of [`super::locomotion_overlay::OVERLAY_NAMES`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnknownOverlay {
+    /// The refused item of the comma-separated list, trimmed and lowercased.
     pub name: String,
 }
 

@@ -37,67 +37,132 @@ pub enum StageError {
     // --- Files ---
     /// A file that cannot be read or written (`action`: `cannot read`, `cannot write`).
     Io {
+        /// The file, as given.
         path: PathBuf,
+        /// What was being done, as messages say it (see above).
         action: &'static str,
+        /// The I/O error's kind (`NotFound`...), for callers that tell cases apart.
         kind: std::io::ErrorKind,
+        /// The I/O error's text.
         message: String,
     },
     /// A RON file (retarget map, tag sidecar) that does not parse, at a line and column.
     Ron {
+        /// The RON file, as given.
         path: PathBuf,
+        /// Where the error starts: line, from 1.
         line: usize,
+        /// Where the error starts: column, from 1.
         column: usize,
+        /// What RON found wrong there.
         error: ron::Error,
     },
     /// A value that cannot be written as RON.
-    RonWrite { path: PathBuf, message: String },
+    RonWrite {
+        /// The file it was to be written to (a retarget map), as given.
+        path: PathBuf,
+        /// The RON serialiser's error text.
+        message: String,
+    },
 
     // --- Clips and poses ---
     /// A clip (named) whose data the core refuses.
-    Clip { clip: String, source: AnimError },
+    Clip {
+        /// The clip's name.
+        clip: String,
+        /// Why the core refused it (its analysis, or posing it at some time).
+        source: AnimError,
+    },
     /// A model that cannot be posed (`model`: its source).
-    Pose { model: String, source: AnimError },
+    Pose {
+        /// The model's source as displayed (its file name, or "demo").
+        model: String,
+        /// Why the core cannot pose it (a clip index out of range, a non-finite pose...).
+        source: AnimError,
+    },
     /// A model without animations where one is needed.
-    NoAnimations { model: String },
+    NoAnimations {
+        /// The model's source as displayed (its file name, or "demo").
+        model: String,
+    },
     /// A clip's playback stopped with an error (the timeline's message).
-    Playback { message: String },
+    Playback {
+        /// The timeline's error text, as the status bar shows it.
+        message: String,
+    },
 
     // --- Locomotion setup ---
     /// The rig has no legs to warp.
-    NoLegs { model: String },
+    NoLegs {
+        /// The model's source as displayed (its file name, or "demo").
+        model: String,
+    },
     /// A leg whose joints are out of the skeleton's range.
-    LegJointOutOfRange { leg: String },
+    LegJointOutOfRange {
+        /// The leg's name: `left`, `right`, or `leg N` (N from 1) past the first pair.
+        leg: String,
+    },
     /// A leg whose calf does not hang below its thigh.
     CalfNotBelowThigh {
+        /// The leg's name: `left`, `right`, or `leg N` (N from 1) past the first pair.
         leg: String,
+        /// The name of the leg's calf (knee) joint in the skeleton.
         calf: String,
+        /// The name of the leg's thigh (hip) joint in the skeleton.
         thigh: String,
     },
     /// The legs share no parent joint, so there is no pelvis to move.
-    NoPelvis { model: String },
+    NoPelvis {
+        /// The model's source as displayed (its file name, or "demo").
+        model: String,
+    },
 
     // --- Scenarios ---
     /// A scenario's `fps` that is not positive and finite.
-    ScenarioFps { fps: f64 },
+    ScenarioFps {
+        /// The `fps` as written, in frames per second.
+        fps: f64,
+    },
     /// A scenario's `seconds` that is negative or not finite.
-    ScenarioSeconds { seconds: f64 },
+    ScenarioSeconds {
+        /// The `seconds` as written: the scenario's length in seconds.
+        seconds: f64,
+    },
     /// A scenario longer than the frames a run may have.
     ScenarioTooLong,
     /// A scenario event whose time is not finite.
-    ScenarioEventTime { event: usize },
+    ScenarioEventTime {
+        /// Index of the event in the scenario's `events`, from 0, in file order.
+        event: usize,
+    },
     /// A scenario event (due at `at_secs`) that failed.
     ScenarioEvent {
+        /// The event's `at_secs`: the scenario time it is due at, in seconds.
         at_secs: f64,
+        /// What failed when the event was applied.
         source: Box<StageError>,
     },
     /// A scenario event that ramps a float parameter the graph does not have.
-    UnknownFloatParameter { param: String },
+    UnknownFloatParameter {
+        /// The parameter name as written in the ramp.
+        param: String,
+    },
     /// A motion-matching action (`action`: how it reads) in a graph scenario.
-    MatchingAction { at_secs: f64, action: String },
+    MatchingAction {
+        /// The event's `at_secs`: the scenario time it is due at, in seconds.
+        at_secs: f64,
+        /// The action in its debug form (`Stand`, `Move { .. }`, `Tags { .. }`).
+        action: String,
+    },
     /// A scenario's parameter ramp that the graph refused.
     ScenarioRamp(ParamError),
     /// A scenario frame that reported an error (`message`: the session's).
-    Frame { frame: u64, message: String },
+    Frame {
+        /// The scenario frame's index, from 0 (the start frame).
+        frame: u64,
+        /// The session's error text for that frame.
+        message: String,
+    },
 
     // --- Motion matching ---
     /// An error of motion matching's set, settings or matcher.
@@ -105,81 +170,152 @@ pub enum StageError {
     /// The motion-matching database cannot be built.
     MatchingDatabase(AnimError),
     /// A live motion-matching frame failed.
-    MatchingFrame { frame: u64, source: AnimError },
+    MatchingFrame {
+        /// The frame's number in the live run, from 0 for the first step.
+        frame: u64,
+        /// Why the matcher's step failed.
+        source: AnimError,
+    },
     /// Replaying a recorded motion-matching frame failed.
-    MatchingReplay { frame: usize, source: AnimError },
+    MatchingReplay {
+        /// Index of the replayed frame among the recorded ones kept, from 0 (the oldest).
+        frame: usize,
+        /// Why the matcher's step failed.
+        source: AnimError,
+    },
     /// The motion-matching definition names a clip the model does not have.
-    MatchingUnknownClip { clip: String },
+    MatchingUnknownClip {
+        /// The clip name as written in the definition.
+        clip: String,
+    },
     /// A motion-matching style that is not one of the set's tags.
-    MatchingUnknownStyle { style: String, tags: Vec<String> },
+    MatchingUnknownStyle {
+        /// The style asked for.
+        style: String,
+        /// The database's tag names, in bit order.
+        tags: Vec<String>,
+    },
     /// The model has no clip motion matching can use.
     NoClipToMatch,
     /// A tag past the 32 a database holds.
-    TooManyTags { tag: String },
+    TooManyTags {
+        /// The first tag name that found no free slot.
+        tag: String,
+    },
     /// A tag on a clip that is not in the set.
-    TagClipNotInSet { tag: String, clip: String },
+    TagClipNotInSet {
+        /// The tag's name.
+        tag: String,
+        /// The clip name the tag gives, as written.
+        clip: String,
+    },
     /// A tag whose clip-time range is invalid.
     TagRange {
+        /// The tag's name.
         tag: String,
+        /// The tagged clip's name.
         clip: String,
+        /// Where the range starts, in clip seconds (0 when the tag gives none).
         start_secs: f32,
+        /// Where the range ends, in clip seconds (the clip's duration when the tag gives
+        /// none); below `start_secs`, or either is not finite.
         end_secs: f32,
     },
 
     // --- Retargeting ---
     /// The automatic map of a skeleton failed (`role`: `source` or `target`).
     Automap {
+        /// The model's source as displayed (its file name, or "demo").
         model: String,
+        /// Which side of the retarget the model is: `source` or `target`.
         role: String,
+        /// Why the automatic map failed (required bones not found...).
         source: AnimError,
     },
     /// A map file names a joint the skeleton does not have.
     MapNoJoint {
+        /// Which side of the map: `source` or `target`.
         role: String,
+        /// The profile bone name the map file gives the joint for (`hips`).
         bone: String,
+        /// The joint name as written in the map file.
         joint: String,
+        /// The model's source as displayed (its file name, or "demo").
         model: String,
     },
     /// A map file names a bone that is not in the profile.
-    MapNotABone { role: String, bone: String },
+    MapNotABone {
+        /// Which side of the map: `source` or `target`.
+        role: String,
+        /// The bone name as written in the map file.
+        bone: String,
+    },
     /// A map file's `chains` names something that is not a chain (`path`: the file).
     MapNotAChain {
+        /// The chain name as written.
         chain: String,
+        /// The map file, as given; `None` for a map that was not read from a file.
         path: Option<std::path::PathBuf>,
     },
     /// Required bones the map leaves without a joint.
     MapMissing {
+        /// The model's source as displayed (its file name, or "demo").
         model: String,
+        /// Which side of the retarget the model is: `source` or `target`.
         role: String,
+        /// The required profile bones (VRM names) the map leaves without a joint.
         missing: Vec<String>,
     },
     /// The retargeter cannot be set up from the two maps.
     Retargeter {
+        /// The source model's source as displayed (its file name, or "demo").
         source_model: String,
+        /// The target model's source as displayed (its file name, or "demo").
         target_model: String,
+        /// Why the core's retargeter refused the maps.
         error: AnimError,
     },
     /// The source model has no clip of that name.
-    NoClipNamed { model: String, clip: String },
+    NoClipNamed {
+        /// The source model's source as displayed (its file name, or "demo").
+        model: String,
+        /// The clip name as given.
+        clip: String,
+    },
     /// Retargeting, measuring or mirroring a clip of `model` failed.
     RetargetClip {
+        /// The source model's source as displayed (its file name, or "demo").
         model: String,
+        /// The source clip's name.
         clip: String,
+        /// Why the core failed (contacts, retargeting, quality measures, mirroring).
         source: AnimError,
     },
     /// `--library` found no clip.
     EmptyLibrary,
     /// `--mirror` on a model without left and right legs.
-    MirrorNoLegs { model: String },
+    MirrorNoLegs {
+        /// The model's source as displayed (its file name, or "demo").
+        model: String,
+    },
     /// `--mirror` refused a clip.
-    Mirror { clip: String, source: AnimError },
+    Mirror {
+        /// The name of the clip to mirror.
+        clip: String,
+        /// Why the core refused to mirror it (a non-finite pose...).
+        source: AnimError,
+    },
 
     // --- A/B compare ---
     /// The file compared with the model is not the same skeleton.
     NotSameSkeleton {
+        /// The compared file, as given.
         path: PathBuf,
+        /// How many of the model's joints have a joint of the same name in the file.
         matched: usize,
+        /// How many joints the model has (half must match).
         joints: usize,
+        /// True when the file has no clips (refused as well, whatever matches).
         no_clips: bool,
     },
 }
