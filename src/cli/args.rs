@@ -22,6 +22,7 @@ use crate::asset::{self, Model};
         .args(["motion_matching", "library_view"])
 ))]
 pub struct Cli {
+    /// The command to run; `None` opens the window.
     #[command(subcommand)]
     pub command: Option<Command>,
     /// glTF/GLB, FBX or BVH file to open in the window (the built-in demo character when omitted).
@@ -131,6 +132,7 @@ pub struct Cli {
     /// warning) instead of refusing it. Same as STRIDESCOPE_ALLOW_TRUNCATED=1.
     #[arg(long, global = true)]
     pub allow_truncated: bool,
+    /// `--in-place` / `--root-motion`: the in-place choice for every clip opened.
     #[command(flatten)]
     pub in_place: InPlaceArgs,
 }
@@ -169,6 +171,7 @@ fn parse_param(s: &str) -> Result<(String, f32), String> {
     Ok((name.trim().to_string(), v))
 }
 
+/// The commands (`stridescope inspect`, `trace`, ...); without one, the window opens.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print the skeleton, meshes and every clip's timing, channels and root motion.
@@ -206,6 +209,8 @@ pub struct InPlaceArgs {
 }
 
 impl InPlaceArgs {
+    /// The choice the flags make: `--in-place` wins over `--root-motion`; neither leaves it to
+    /// the rule (`Auto`).
     pub fn choice(&self) -> crate::anim::locomotion::InPlaceOverride {
         use crate::anim::locomotion::InPlaceOverride;
         match (self.in_place, self.root_motion) {
@@ -221,6 +226,7 @@ impl InPlaceArgs {
     }
 }
 
+/// The arguments of `stridescope inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
     /// glTF/GLB, FBX or BVH file (the built-in demo character when omitted).
@@ -235,10 +241,13 @@ pub struct InspectArgs {
     /// and report, per clip, the channels and keys kept and the measured error.
     #[arg(long, value_name = "MM", value_parser = asset::parse_tolerance_mm)]
     pub reduce_keys: Option<f32>,
+    /// `--in-place` / `--root-motion`: the in-place choice for every clip of the file.
     #[command(flatten)]
     pub in_place: InPlaceArgs,
 }
 
+/// The arguments of `stridescope trace`: plain playback, a `--blend` or `--scenario` through
+/// the pose graph, a `--movement-speed` drive, or `--motion-matching`.
 #[derive(Debug, Args)]
 pub struct TraceArgs {
     /// glTF/GLB, FBX or BVH file (the built-in demo character when omitted).
@@ -367,6 +376,7 @@ pub struct TraceArgs {
     /// Default: `normal` when the set has that tag, else any.
     #[arg(long, value_name = "TAG", requires = "motion_matching")]
     pub style: Option<String>,
+    /// `--in-place` / `--root-motion`: the in-place choice for every clip of the file.
     #[command(flatten)]
     pub in_place: InPlaceArgs,
 }
@@ -388,6 +398,7 @@ fn parse_sync(s: &str) -> Result<crate::graph::SyncMode, String> {
     }
 }
 
+/// The arguments of `stridescope make-demo`.
 #[derive(Debug, Args)]
 pub struct MakeDemoArgs {
     /// Output path.

@@ -19,37 +19,57 @@ use crate::{CliError, Context as _};
 
 use super::TraceArgs;
 
+/// One input of the pose graph at one frame: a clip being played, with its weight.
 #[derive(Debug, Serialize)]
 pub struct InputRow {
+    /// Name of the clip the input plays.
     pub clip: String,
     /// State (state machines) or layer name.
     pub owner: Option<String>,
+    /// `true` for a layer's clip (it adds no root motion).
     pub layer: bool,
+    /// Clip seconds within the input's cycle.
     pub time_secs: f64,
+    /// Phase within the cycle, in [0, 1).
     pub phase: f64,
+    /// Effective weight (0..1).
     pub weight: f32,
 }
 
+/// One row of the graph trace: the frame's inputs, state machine, root motion and placement.
 #[derive(Debug, Serialize)]
 pub struct GraphFrame {
+    /// Frame number: 0 is the start row, then one per `1 / fps` seconds of wall time.
     pub frame: u64,
+    /// What happened this frame: `start`, `play` or `seek`.
     pub event: &'static str,
     /// Wall seconds since the start.
     pub wall_secs: f64,
+    /// Name of the leading clip: the base input with the highest weight.
     pub leader: String,
     /// Leader's clip seconds within its cycle.
     pub time_secs: f64,
+    /// Current state of the base state machine; `null` without a state machine.
     pub state: Option<String>,
     /// `(from, to, weight of to)` while a cross-fade runs.
     pub transition: Option<(String, String, f32)>,
+    /// Every input with weight > 0, heaviest first, then the layers.
     pub inputs: Vec<InputRow>,
+    /// This frame's blended root-motion delta in the root's frame at the frame start: model X,
+    /// metres (0 on `start` and `seek` rows).
     pub delta_x_m: f64,
+    /// Model Z of the frame's root-motion delta, metres.
     pub delta_z_m: f64,
+    /// Turn of the frame's root-motion delta about +Y, degrees (counter-clockwise seen from
+    /// above).
     pub delta_yaw_deg: f64,
     /// Horizontal root speed of this frame (m/s).
     pub speed_mps: f64,
+    /// World X of the root's accumulated placement, metres.
     pub world_x_m: f64,
+    /// World Z of the root's accumulated placement, metres.
     pub world_z_m: f64,
+    /// World yaw of the root's accumulated placement, degrees (unwrapped).
     pub world_yaw_deg: f64,
     /// Markers crossed this frame (foot contacts...).
     pub events: Vec<String>,
@@ -57,36 +77,57 @@ pub struct GraphFrame {
     pub amplitude_drop: Option<f64>,
 }
 
+/// One input of the graph at the last frame, for the summary.
 #[derive(Debug, Serialize)]
 pub struct LayerSummary {
+    /// Name of the clip the input plays.
     pub clip: String,
+    /// State (state machines) or layer name; `null` for a plain blend input.
     pub owner: Option<String>,
+    /// Clip seconds within the input's cycle.
     pub time_secs: f64,
+    /// Effective weight (0..1).
     pub weight: f32,
 }
 
+/// What the whole graph trace found: phase cancellation, sync, final state, distance.
 #[derive(Debug, Serialize)]
 pub struct GraphSummary {
     /// True when any frame's blend lost at least `PHASE_WARNING_DROP` of its leg swing.
     pub phase_warning: bool,
     /// Largest amplitude drop (0..1) seen over the run (0 with a single input).
     pub amplitude_drop: f64,
+    /// Leg-swing range of the inputs (weighted mean of each input's `max - min` swing angle,
+    /// degrees) in the last frame with a phase measure (two or more inputs); `null` when none
+    /// had one.
     pub input_amplitude_deg: Option<f64>,
+    /// Leg-swing range of the blended pose in that frame, degrees; `null` when no frame
+    /// blended.
     pub blend_amplitude_deg: Option<f64>,
     /// How marker sync aligned followers that could not pair every shared marker with
     /// their leader (each distinct line once, in order of appearance).
     pub sync_notes: Vec<String>,
+    /// State of the base state machine at the last frame; `null` without a state machine.
     pub final_state: Option<String>,
+    /// Distance the root travelled on the ground over the run (sum of the frames' world
+    /// moves), metres.
     pub distance_m: f64,
     /// Every input at the last frame (clip time and weight), layers included.
     pub layers: Vec<LayerSummary>,
 }
 
+/// The report of `stridescope trace --blend` or `--scenario`: one row per frame and a summary;
+/// `--json` prints it.
 #[derive(Debug, Serialize)]
 pub struct GraphTraceReport {
+    /// Display name of the file (its file name, or `demo`).
     pub source: String,
+    /// Frames per second of the run: `--fps` with `--blend`, the scenario file's `fps`
+    /// (default 60) with `--scenario`.
     pub fps: f64,
+    /// Row 0 (`start`), then one row per frame played or seeked.
     pub frames: Vec<GraphFrame>,
+    /// The whole run at a glance.
     pub summary: GraphSummary,
 }
 

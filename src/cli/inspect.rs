@@ -8,8 +8,10 @@ use crate::anim::ClipRootMotion;
 use crate::asset::Model;
 use crate::CliError;
 
+/// The whole report of `stridescope inspect` on one file; `inspect --json` prints it.
 #[derive(Debug, Serialize)]
 pub struct InspectReport {
+    /// Display name of the source: its file name, or `demo` for the built-in character.
     pub source: String,
     /// `gltf`, `bvh` or `fbx`.
     pub format: &'static str,
@@ -21,34 +23,51 @@ pub struct InspectReport {
     pub source_up_axis: String,
     /// The application that wrote the file, when it says (FBX `Creator`); `null` else.
     pub source_creator: Option<String>,
+    /// Every skeleton joint, in skeleton order (a parent before its children; index = joint
+    /// index).
     pub joints: Vec<JointReport>,
+    /// The file's skins, in file order.
     pub skins: Vec<SkinReport>,
+    /// The meshes of the shown scene.
     pub meshes: Vec<MeshReport>,
+    /// Total vertices over every primitive of every mesh.
     pub vertex_count: usize,
+    /// Every clip, in file order (hidden and empty takes included).
     pub clips: Vec<ClipReport>,
     /// The clip the window, `render`, `snapshot` and `trace` open on without `--clip`: the
     /// first that animates (`null` without clips).
     pub default_clip: Option<String>,
     /// Legs found by name or shape (empty with `legs_error` when there are none).
     pub legs: Vec<LegReport>,
+    /// Why no legs were found (what was looked for); `null` when `legs` is not empty.
     pub legs_error: Option<String>,
     /// `mean leg length / 0.9 m`: what the metre thresholds of locomotion are scaled by.
     pub unit_scale: f32,
     /// The file's scenes and the one shown (the default scene, else scene 0).
     pub scenes: Vec<String>,
+    /// Index into `scenes` of the scene shown; `null` when the file has no scene (every
+    /// parentless node is shown).
     pub scene: Option<usize>,
+    /// Non-fatal findings of loading (unsupported extensions, renormalised data, reduced
+    /// keys...).
     pub warnings: Vec<String>,
     /// With `--reduce-keys`: one report per clip.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key_reduction: Option<Vec<crate::anim::reduce::ReductionReport>>,
 }
 
+/// One leg the locomotion analysis uses: its joint names and rest length.
 #[derive(Debug, Serialize, Clone)]
 pub struct LegReport {
+    /// `left`, `right`, or `leg N` (1-based) for legs beyond the first pair.
     pub name: String,
+    /// Hip joint (top of the upper leg).
     pub thigh: String,
+    /// Knee joint (top of the lower leg).
     pub calf: String,
+    /// Ankle joint.
     pub foot: String,
+    /// Ball/toe joint below the foot; `null` when the rig has none.
     pub toe: Option<String>,
     /// Rest-pose thigh-to-knee-to-ankle length (model units, metres for glTF).
     pub length_m: f32,
@@ -80,73 +99,113 @@ pub struct ClipLocomotionReport {
     pub loops: bool,
 }
 
+/// One skeleton joint.
 #[derive(Debug, Serialize)]
 pub struct JointReport {
+    /// Joint name from the file.
     pub name: String,
+    /// Joint index of the parent (always less than the joint's own); `null` for a root.
     pub parent: Option<usize>,
+    /// glTF node index of the joint; BVH and FBX models give the joint index itself.
     pub node: usize,
 }
 
+/// One skin: the joints a skinned mesh binds to.
 #[derive(Debug, Serialize)]
 pub struct SkinReport {
+    /// Skin name from the file.
     pub name: String,
+    /// Number of joints the skin binds.
     pub joint_count: usize,
 }
 
+/// One mesh of the shown scene, placed by one node.
 #[derive(Debug, Serialize)]
 pub struct MeshReport {
+    /// Mesh name from the file, else `mesh N`.
     pub name: String,
+    /// Index into `skins` when the mesh is skinned; `null` for a rigid mesh.
     pub skin: Option<usize>,
+    /// Number of primitives (triangle lists, one material each).
     pub primitives: usize,
+    /// Vertices over all its primitives.
     pub vertices: usize,
+    /// Triangles over all its primitives.
     pub triangles: usize,
     /// Morph target names (`extras.targetNames`, else `target N`), and their default
     /// weights; empty without morph targets.
     pub morph_targets: Vec<String>,
+    /// Default weight of each entry of `morph_targets` (the node's `weights`, else the mesh's,
+    /// else 0).
     pub morph_weights: Vec<f32>,
 }
 
+/// One clip: its length, channels, root motion, markers, loop seam and locomotion.
 #[derive(Debug, Serialize)]
 pub struct ClipReport {
+    /// Clip name (a glTF animation's, an FBX take's; a BVH clip is named after its file).
     pub name: String,
     /// Why the clip shows no motion (`empty take: no animated channel`, `... 0 s long`);
     /// `null` when it animates. Empty clips are never opened by default and libraries,
     /// grids and quality figures leave them out.
     pub empty: Option<String>,
+    /// Clip length, seconds: the last key time (0 when every channel holds a single key).
     pub duration_secs: f64,
     /// The source's frame rate when it has one (BVH, FBX); `null` for glTF.
     pub frame_rate_hz: Option<f64>,
     /// Where clip time 0 lies on the source's timeline, seconds (an FBX take's start in
     /// scene time; 0 for glTF and BVH).
     pub source_start_secs: f64,
+    /// Earliest key time of any track, seconds (0 without tracks).
     pub first_key_secs: f64,
+    /// Joint channels: translation, rotation and scale tracks together (morph channels
+    /// excluded).
     pub channels: usize,
+    /// Joints with a translation track.
     pub translation_channels: usize,
+    /// Joints with a rotation track.
     pub rotation_channels: usize,
+    /// Joints with a scale track.
     pub scale_channels: usize,
+    /// The interpolations the tracks use (morph tracks included), glTF names: `STEP`,
+    /// `LINEAR`, `CUBICSPLINE`, in the order first met.
     pub interpolations: Vec<&'static str>,
+    /// An additive layer: its values are added to a pose, against the clip's first frame.
     pub additive: bool,
     /// Animated morph-weight channels (one per mesh node), and the weights they carry.
     pub morph_channels: usize,
+    /// Morph weights over all those channels (one per morph target of each channel's mesh).
     pub morph_weights: usize,
+    /// The travel of the clip's root over one cycle; `null` when no joint translates, the clip
+    /// has zero length, or extraction failed (then a `warnings` entry says why).
     pub root_motion: Option<RootMotionReport>,
+    /// The clip's sync markers, sorted by time.
     pub markers: Vec<MarkerReport>,
     /// The channels that jump most at the loop wrap, most visible first (at most
     /// [`SEAM_CHANNELS_SHOWN`]; empty for a zero-length clip).
     pub loop_seam: Vec<SeamReport>,
     /// Legs, in-place flag and implied speed (`null` without legs or for a zero-length clip).
     pub locomotion: Option<ClipLocomotionReport>,
+    /// Findings about this clip: zero length, and why root motion, the loop seam or locomotion
+    /// could not be computed.
     pub warnings: Vec<String>,
 }
 
+/// The root motion of one clip: the root joint's ground travel over one cycle.
 #[derive(Debug, Serialize)]
 pub struct RootMotionReport {
+    /// The joint the motion is taken from.
     pub joint: String,
+    /// `true` when the joint was detected; `false` when `--root-joint` named it.
     pub auto_detected: bool,
     /// Per-cycle displacement in the root's start frame: model X and Z, metres.
     pub cycle_x_m: f64,
+    /// Model Z of the cycle displacement (see `cycle_x_m`), metres.
     pub cycle_z_m: f64,
+    /// Horizontal length of the cycle displacement, metres.
     pub cycle_distance_m: f64,
+    /// Turn over one cycle about +Y, degrees (counter-clockwise seen from above; unwrapped: it
+    /// may exceed ±180).
     pub cycle_yaw_deg: f64,
     /// Horizontal cycle distance / duration.
     pub average_speed_mps: f64,
@@ -158,6 +217,7 @@ pub const SEAM_CHANNELS_SHOWN: usize = 5;
 /// One channel's jump at the loop wrap (see [`crate::anim::seam`]).
 #[derive(Debug, Serialize)]
 pub struct SeamReport {
+    /// Name of the joint whose channel jumps.
     pub joint: String,
     /// `translation`, `rotation` or `scale`.
     pub channel: &'static str,
@@ -168,12 +228,16 @@ pub struct SeamReport {
     pub velocity_jump: f32,
     /// How far the jump moves the end of the joint's chain (metres): the ranking.
     pub visible_m: f32,
+    /// The velocity jump at the end of the chain (m/s).
     pub visible_velocity_mps: f32,
 }
 
+/// One sync marker of a clip.
 #[derive(Debug, Serialize)]
 pub struct MarkerReport {
+    /// Marker name, e.g. `left_foot_down`.
     pub name: String,
+    /// Clip time of the marker, seconds, in `[0, duration_secs]`.
     pub time_secs: f64,
 }
 

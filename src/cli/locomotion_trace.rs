@@ -19,56 +19,85 @@ use crate::{CliError, Context as _};
 use super::graph_trace;
 use super::TraceArgs;
 
+/// One leg at one frame of the locomotion trace: its IK target, contact and slide.
 #[derive(Debug, Serialize)]
 pub struct FootRow {
+    /// Leg and foot joint, written `NAME (FOOT)`, e.g. `left (LeftFoot)`.
     pub leg: String,
     /// Final IK target (model space, metres).
     pub target: [f32; 3],
     /// The FK foot the target started from.
     pub origin: [f32; 3],
+    /// The IK foot reached its target.
     pub reached: bool,
     /// The target was pulled back onto the FK leg length.
     pub clamped: bool,
+    /// The foot is planted this frame (the blended inputs vote by weight).
     pub planted: bool,
     /// World-space horizontal speed while planted (m/s), `null` in the air.
     pub slide_mps: Option<f32>,
 }
 
+/// One row of the locomotion trace: the pose graph's frame after speed matching, stride
+/// warping, orientation warping and foot IK.
 #[derive(Debug, Serialize)]
 pub struct LocomotionFrame {
+    /// Frame number: 0 is the start row, then one per `1 / fps` seconds of wall time.
     pub frame: u64,
+    /// What happened this frame: `start`, `play` or `seek`.
     pub event: &'static str,
+    /// Wall seconds since the start.
     pub wall_secs: f64,
+    /// Name of the leading clip (the base input with the highest weight).
     pub clip: String,
     /// Leader's clip seconds within its cycle.
     pub time_secs: f64,
+    /// The graph's play rate this frame (speed matching sets it; negative plays in reverse).
     pub play_rate: f64,
+    /// Stride scale applied this frame (after the clamp and the interpolation; 1 = the clip's
+    /// own stride).
     pub stride_scale: f32,
     /// Stride scale before interpolation.
     pub stride_target_scale: f32,
     /// Root speed the stride scale divides by (m/s).
     pub root_speed_mps: f32,
+    /// Unit stride direction, model space (after floor re-orientation).
     pub stride_direction: [f32; 3],
     /// Pelvis offset (model space, metres) and its length.
     pub pelvis_offset: [f32; 3],
+    /// Length of `pelvis_offset`, metres.
     pub pelvis_offset_m: f32,
     /// Orientation warp: body yaw (degrees).
     pub body_yaw_deg: f32,
+    /// One entry per leg, in the order of the summary's `legs`.
     pub feet: Vec<FootRow>,
+    /// World X of the root's placement, moved by the drive, metres.
     pub world_x_m: f64,
+    /// World Z of the root's placement, metres.
     pub world_z_m: f64,
+    /// World yaw of the root's placement, degrees (unwrapped).
     pub world_yaw_deg: f64,
 }
 
+/// What the whole locomotion trace found: the settings, the final rate and stride, the clip
+/// speed and the foot slide.
 #[derive(Debug, Serialize)]
 pub struct LocomotionSummary {
+    /// Movement speed driven (`--movement-speed`), m/s.
     pub movement_speed_mps: f32,
+    /// Movement direction relative to the character's facing (`--direction`), degrees
+    /// counter-clockwise seen from above.
     pub direction_deg: f32,
+    /// Speed matching on (off with `--no-speed-match`).
     pub speed_matching: bool,
+    /// Stride warping on (off with `--no-warp`).
     pub stride_warping: bool,
+    /// Where the stride scale takes the clip speed from: `cycle average` or `per frame`
+    /// (`--stride-source`).
     pub stride_source: &'static str,
     /// `graph` or `manual` (--stride-scale).
     pub stride_mode: &'static str,
+    /// Feet pinned where they came down (`--foot-lock`).
     pub foot_lock: bool,
     /// Final play rate.
     pub play_rate: f64,
@@ -87,20 +116,34 @@ pub struct LocomotionSummary {
     pub implied_spread: Option<f64>,
     /// Mean over the feet and the played cycles of the slide distance (metres / cycle).
     pub slide_m_per_cycle: f64,
+    /// Share of frames with a skating foot (planted and faster than 0.5 m/s x `unit_scale`),
+    /// 0..1.
     pub skating_ratio: f64,
+    /// Cycles of the leading clip played over the run (a new leader adds its own).
     pub cycles_played: f64,
+    /// Distance the root travelled on the ground over the run (sum of the frames' world
+    /// moves), metres.
     pub distance_m: f64,
+    /// Foot joint names of the legs driven, in the order of each frame's `feet`.
     pub legs: Vec<String>,
     /// `leg length / 0.9 m`: multiplies the metre thresholds.
     pub unit_scale: f32,
+    /// The drive's warnings at the last frame (e.g. no speed to match, a flipped warp).
     pub warnings: Vec<String>,
 }
 
+/// The report of `stridescope trace --movement-speed`: one row per frame and a summary;
+/// `--json` prints it.
 #[derive(Debug, Serialize)]
 pub struct LocomotionTraceReport {
+    /// Display name of the file (its file name, or `demo`).
     pub source: String,
+    /// Frames per second of the run: `--fps`, or the scenario file's `fps` (default 60) with
+    /// `--scenario`.
     pub fps: f64,
+    /// Row 0 (`start`), then one row per frame played or seeked.
     pub frames: Vec<LocomotionFrame>,
+    /// The whole run at a glance.
     pub summary: LocomotionSummary,
 }
 

@@ -21,27 +21,45 @@ use crate::CliError;
 
 use super::TraceArgs;
 
+/// One frame of the motion-matching trace: what plays, the search, the cost, and where the
+/// character and the simulated point stand.
 #[derive(Debug, Serialize)]
 pub struct MatchingTraceFrame {
+    /// Frame number of the run: 0 for the first.
     pub frame: u64,
+    /// Seconds of the run so far, this frame's step included.
     pub time_secs: f64,
+    /// Name of the clip playing after this frame's decision.
     pub clip: String,
+    /// Clip time of the playing clip, seconds (wrapped for looping clips).
     pub clip_time_secs: f64,
+    /// A search ran this frame.
     pub searched: bool,
+    /// The character jumped to another database frame this frame (a search's winner, or the
+    /// standing frame).
     pub jumped: bool,
     /// Cost of what plays against this frame's query (`null` without a search).
     pub cost: Option<f32>,
     /// Per feature group (weighted squared distances), with `cost`.
     pub cost_groups: Option<BTreeMap<&'static str, f32>>,
+    /// Cost of continuing the playing clip (with the continuing bias); `null` without a
+    /// search, at a clip's end, or when the input's tags rule the playing frame out.
     pub continue_cost: Option<f32>,
     /// Horizontal distance between the character and the simulated point (m).
     pub trajectory_error_m: f32,
+    /// World X of the character's facing frame after this frame's motion, metres.
     pub world_x_m: f64,
+    /// World Z of the character's facing frame, metres.
     pub world_z_m: f64,
+    /// World yaw of the character's facing frame, degrees.
     pub world_yaw_deg: f64,
+    /// World X of the simulated point the character follows (after the drift clamp), metres.
     pub sim_x_m: f32,
+    /// World Z of the simulated point, metres.
     pub sim_z_m: f32,
+    /// Yaw of the simulated point, degrees.
     pub sim_yaw_deg: f32,
+    /// Speed the scenario's input asks for this frame (its `Move` speed; 0 standing), m/s.
     pub desired_speed_mps: f32,
     /// The rate the playing clip ran at (the simulation's speed over the clip's, within
     /// the play-rate range).
@@ -52,19 +70,26 @@ pub struct MatchingTraceFrame {
     /// Largest inertialization offset left after this frame: translation (cm) and
     /// rotation (degrees).
     pub offset_cm: f32,
+    /// Rotation part of the inertialization offset left (see `offset_cm`), degrees.
     pub offset_deg: f32,
     /// Per leg (the model's leg order): how fast the foot slides over the ground while
     /// the playing clip has it planted (m/s, world); `null` while it is in the air.
     pub slide_mps: Vec<Option<f32>>,
 }
 
+/// What the whole motion-matching run found: jumps, dwell, trajectory error, clip time, foot
+/// slide.
 #[derive(Debug, Serialize)]
 pub struct MatchingSummary {
+    /// Frames recorded (the scenario's frames, the first included).
     pub frames: usize,
+    /// Frames on which the character jumped.
     pub jumps: usize,
     /// Mean seconds between the start, the jumps and the end.
     pub mean_dwell_secs: f64,
+    /// Mean of the frames' `trajectory_error_m`, metres.
     pub mean_trajectory_error_m: f64,
+    /// Largest `trajectory_error_m` of the run, metres.
     pub max_trajectory_error_m: f32,
     /// Seconds each clip played.
     pub clip_secs: BTreeMap<String, f64>,
@@ -78,9 +103,15 @@ pub struct MatchingSummary {
     pub skating_ratio: f64,
 }
 
+/// The report of `stridescope trace --motion-matching`: the database, the settings, one row
+/// per frame and a summary; `--json` prints it.
 #[derive(Debug, Serialize)]
 pub struct MatchingTraceReport {
+    /// Display name of the character's file (its file name, or the demo locomotion set's
+    /// name).
     pub source: String,
+    /// Names of the database's clips, in database order (with `--mirror`, the mirrored
+    /// copies too).
     pub clips: Vec<String>,
     /// With `--library`: the clip files read (`null` without).
     pub library_files: Option<usize>,
@@ -89,20 +120,30 @@ pub struct MatchingTraceReport {
     /// With `--library`: seconds spent reading, retargeting and building the database
     /// (`null` without, so that the same trace gives the same bytes).
     pub build_secs: Option<f64>,
+    /// Frames in the database, over all clips.
     pub database_frames: usize,
+    /// Length of one frame's feature vector (all feature groups together).
     pub feature_dims: usize,
     /// Bytes the database holds, and per frame (features raw and normalised, the
     /// search's blocks and boxes, frame information).
     pub database_bytes: usize,
+    /// `database_bytes` per frame (0 for an empty database).
     pub database_bytes_per_frame: f64,
     /// The style jumps land on (`null`: any; see `--style`).
     pub style: Option<String>,
     /// The keyboard's walk and run speeds (m/s), also the default scenario's.
     pub walk_speed_mps: f32,
+    /// Run speed (see `walk_speed_mps`), m/s.
     pub run_speed_mps: f32,
+    /// Frames per second of the run: the scenario file's `fps` (default 60), 60 for the
+    /// built-in scenario.
     pub fps: f64,
+    /// How the search ran: `accelerated`, or `brute_force` (`--brute-force`, or the
+    /// scenario's `motion_matching` settings).
     pub search: &'static str,
+    /// One row per frame, frame 0 included.
     pub frames: Vec<MatchingTraceFrame>,
+    /// The whole run at a glance.
     pub summary: MatchingSummary,
 }
 

@@ -14,6 +14,7 @@ use crate::render::{
 };
 use crate::{CliError, Context as _};
 
+/// The arguments of `stridescope render`.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
     /// glTF/GLB, FBX or BVH file (the built-in demo character when omitted).

@@ -14,6 +14,7 @@ pub use crate::stage::retarget::{
 use crate::{CliError, Context as _};
 use clap::Args;
 
+/// The arguments of `stridescope retarget`.
 #[derive(Debug, Args)]
 pub struct RetargetArgs {
     /// The clips' file (glTF/GLB, FBX, BVH) or a folder of BVH/FBX clips.

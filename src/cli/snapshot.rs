@@ -13,6 +13,7 @@ use crate::render::bounds::cpu_skin_primitive;
 use crate::render::PoseMatrices;
 use crate::{CliError, Context as _};
 
+/// The arguments of `stridescope snapshot`.
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
     /// glTF/GLB, FBX or BVH file (the built-in demo character when omitted).

@@ -17,33 +17,49 @@ use crate::{CliError, Context as _};
 /// One row of `stridescope trace`.
 #[derive(Debug, Serialize, PartialEq)]
 pub struct TraceFrame {
+    /// Frame number: 0 is the start row, then one per `1 / fps` seconds of wall time.
     pub frame: u64,
     /// What happened this frame: "start", "play" or "seek".
     pub event: &'static str,
     /// Unwrapped clip seconds (cycle * duration + phase).
     pub time_secs: f64,
+    /// Whole cycles played since clip time 0 (negative before it, e.g. playing in reverse).
     pub cycle: i64,
     /// Phase in [0, 1).
     pub phase: f64,
     /// Root-motion delta of this frame in the root's frame at the frame start (metres,
     /// model X/Z) and its yaw (degrees).
     pub delta_x_m: f64,
+    /// Model Z of this frame's root-motion delta, metres (see `delta_x_m`).
     pub delta_z_m: f64,
+    /// Turn of this frame's root-motion delta about +Y, degrees (counter-clockwise seen from
+    /// above).
     pub delta_yaw_deg: f64,
     /// Accumulated world placement of the root (metres, degrees).
     pub world_x_m: f64,
+    /// World Z of the root's accumulated placement, metres.
     pub world_z_m: f64,
+    /// World yaw of the root's accumulated placement, degrees (unwrapped).
     pub world_yaw_deg: f64,
 }
 
+/// The report of `stridescope trace` (plain playback): the clip, the settings and one row per
+/// frame; `trace --json` prints it.
 #[derive(Debug, Serialize)]
 pub struct TraceReport {
+    /// Display name of the file (its file name, or `demo`).
     pub source: String,
+    /// Name of the clip played.
     pub clip: String,
+    /// Clip length, seconds.
     pub duration_secs: f64,
+    /// Frames per second of the simulated playback (`--fps`).
     pub fps: f64,
+    /// Play rate (`--rate`; negative plays in reverse).
     pub rate: f64,
+    /// The joint root motion is taken from; `null` when the clip has no root motion.
     pub root_joint: Option<String>,
+    /// Row 0 (`start`), then one row per frame played or seeked.
     pub frames: Vec<TraceFrame>,
 }
 

@@ -10,6 +10,7 @@ use clap::Args;
 use crate::lint::{self, LintReport, LintSettings};
 use crate::CliError;
 
+/// The arguments of `stridescope lint`.
 #[derive(Debug, Args)]
 pub struct LintArgs {
     /// Folders (searched recursively for .gltf and .glb) and files.

@@ -76,14 +76,19 @@ impl Default for LintSettings {
     }
 }
 
+/// How bad a finding is (`error` or `warning` in the JSON); errors sort first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// The file or clip could not be checked: it does not load, its root motion cannot be
+    /// extracted, or checking it hit a bug of stridescope's.
     Error,
+    /// A problem in what was checked (a seam, sliding feet, a wrong flag, an import note...).
     Warning,
 }
 
 impl Severity {
+    /// The lowercase name, `error` or `warning`, as the report writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -95,6 +100,7 @@ impl Severity {
 /// One problem found.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Finding {
+    /// `error` or `warning`.
     pub severity: Severity,
     /// Check id (see the module docs).
     pub check: &'static str,
@@ -102,6 +108,7 @@ pub struct Finding {
     pub clip: Option<String>,
     /// The joint it concerns, when one stands out.
     pub joint: Option<String>,
+    /// What was found, in words, for a person.
     pub message: String,
     /// The measured value, in the check's unit (metres, m/s, ratio, seconds...).
     pub value: f64,
@@ -142,24 +149,35 @@ pub struct FileReport {
     pub error: Option<String>,
     /// Clip names, in file order.
     pub clips: Vec<String>,
+    /// What lint found in the file, ranked (errors first, then by how far over the threshold).
     pub findings: Vec<Finding>,
     /// What the set checks need (not in the report).
     #[serde(skip)]
     pub(crate) gaits: Vec<checks::Gait>,
 }
 
+/// The counts over the whole run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Summary {
+    /// Files checked.
     pub files: usize,
+    /// Files with an `error`: they did not load, or checking them hit a bug.
     pub unreadable: usize,
+    /// Clips over all the files.
     pub clips: usize,
+    /// Findings of severity `error`, over all files.
     pub errors: usize,
+    /// Findings of severity `warning`, over all files.
     pub warnings: usize,
 }
 
+/// The report of `stridescope lint` (what `--json` prints): one entry per file, sorted by
+/// path, and the counts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LintReport {
+    /// One report per file, sorted by path.
     pub files: Vec<FileReport>,
+    /// The counts over the whole run.
     pub summary: Summary,
 }
 
