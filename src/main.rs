@@ -1,3 +1,7 @@
+//! The `stridescope` binary: with no command it opens the previewer window on FILE (the
+//! built-in demo character without one); with a command (`inspect`, `render`, `lint`, ...)
+//! it runs that command, prints its output and exits.
+
 use std::io::Write;
 use std::process::ExitCode;
 

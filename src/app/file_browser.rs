@@ -81,8 +81,11 @@ pub fn export_extension(format: ExportFormat) -> &'static str {
 /// One row of the listing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
+    /// The file or folder name, as listed.
     pub name: String,
+    /// The full path: the listed folder joined with `name`.
     pub path: PathBuf,
+    /// A folder (symbolic links followed): listed first, entered when activated.
     pub is_dir: bool,
 }
 
@@ -100,7 +103,9 @@ pub struct FileBrowser {
     pub typed: String,
     /// Index into `entries` of the highlighted row.
     pub selected: Option<usize>,
+    /// List entries whose names start with a dot (the *hidden* check box).
     pub show_hidden: bool,
+    /// What the picked file is for: which files are listed, the title, open or save.
     pub purpose: Purpose,
     /// Export: the file name to save in `dir`.
     pub file_name: String,

@@ -15,6 +15,8 @@ pub struct AppOptions {
     pub file: Option<PathBuf>,
     /// Write a PNG of the whole window (UI included) after `after_frames` frames, then exit.
     pub screenshot: Option<PathBuf>,
+    /// Frames to draw before `screenshot` or `export` acts (frames while a folder or library
+    /// loads do not count); `drop` happens halfway.
     pub after_frames: u32,
     /// Inner size in logical pixels (overrides the saved size).
     pub size: Option<[u32; 2]>,
@@ -33,6 +35,7 @@ pub struct AppOptions {
     pub export: Option<PathBuf>,
     /// A/B compare against this clip, over A or beside it.
     pub compare: Option<String>,
+    /// With `compare`: B beside A instead of over it.
     pub side_by_side: bool,
     /// Retarget this file's or folder's clips onto the character at start, the source
     /// beside it.
@@ -44,7 +47,9 @@ pub struct AppOptions {
     /// Start driving (locomotion) at `movement_speed` (default: the clip's own speed)
     /// toward `direction_deg`.
     pub drive: bool,
+    /// Drive's movement speed (metres per second); `None`: the clip's own speed.
     pub movement_speed: Option<f32>,
+    /// Drive's movement direction (degrees counter-clockwise from the facing).
     pub direction_deg: f32,
     /// In place / root motion for every clip of the file (`--in-place`,
     /// `--root-motion`); `Auto` lets the rule decide.
@@ -54,6 +59,7 @@ pub struct AppOptions {
     /// Motion matching on these clip files and folders instead of the character's own
     /// clips, retargeted onto it (and mirrored with `mirror`).
     pub library: Vec<PathBuf>,
+    /// With `library`: every library clip also enters mirrored left/right.
     pub mirror: bool,
     /// Open the library view (every clip at once) at start, on the library when one is
     /// built.

@@ -26,6 +26,7 @@ pub struct FileState {
     pub clip: Option<String>,
     /// Play rate (1 = real time, negative = reverse).
     pub play_rate: f64,
+    /// The clip loops (the timeline's Loop, L).
     pub looping: bool,
     /// The joint outliner's search text.
     pub joint_filter: String,
@@ -47,8 +48,11 @@ impl Default for FileState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ViewToggles {
+    /// Draw the skinned mesh.
     pub mesh: bool,
+    /// Draw the skeleton's joints and bones.
     pub skeleton: bool,
+    /// Draw the ground grid (kept under the character as root motion carries it away).
     pub grid: bool,
     /// Show the bind (rest) pose instead of the animation.
     pub bind_pose: bool,
@@ -77,9 +81,11 @@ impl Default for ViewToggles {
 pub struct Settings {
     /// Inner window size in logical pixels.
     pub window_size: [u32; 2],
+    /// The file the window had open last; `None` when that was the built-in demo.
     pub last_file: Option<PathBuf>,
     /// Most recent first.
     pub recent_files: Vec<PathBuf>,
+    /// What the viewport draws (View menu).
     pub toggles: ViewToggles,
     /// Root-motion mode label (see `RootMotionMode::label`).
     pub root_motion_mode: String,
@@ -130,6 +136,8 @@ impl Settings {
         }
     }
 
+    /// Writes the settings to `path` as JSON, creating its folder; through a temporary
+    /// file renamed over it, so a crash never leaves half a file.
     pub fn save(&self, path: &Path) -> Result<(), AppError> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| AppError::file(dir, "create", e))?;

@@ -84,6 +84,7 @@ impl Previewer {
         !self.clip_editing.undo.is_empty()
     }
 
+    /// Whether Edit > Redo clip edit has something to do (an undone clip edit).
     pub fn can_redo_clip_edit(&self) -> bool {
         !self.clip_editing.redo.is_empty()
     }

@@ -13,11 +13,26 @@ use crate::AppError;
 #[derive(Clone, Debug, PartialEq)]
 pub enum StageCommand {
     /// A float parameter of the pose graph (clamped by the graph to its range).
-    GraphFloat { name: String, value: f32 },
+    GraphFloat {
+        /// The parameter's name, as the graph declares it.
+        name: String,
+        /// The new value.
+        value: f32,
+    },
     /// A bool parameter of the pose graph.
-    GraphBool { name: String, value: bool },
+    GraphBool {
+        /// The parameter's name, as the graph declares it.
+        name: String,
+        /// The new value.
+        value: bool,
+    },
     /// Cross-fade the state machine to `state` over `blend_secs` seconds.
-    GraphTravel { state: String, blend_secs: f32 },
+    GraphTravel {
+        /// The state to go to, by name.
+        state: String,
+        /// How long the cross-fade takes (seconds).
+        blend_secs: f32,
+    },
     /// Play or pause the pose graph.
     GraphPlaying(bool),
     /// Back to the origin with every graph clock at 0.
@@ -29,13 +44,22 @@ pub enum StageCommand {
     /// The movement keys held for motion matching this frame.
     MatchingKeys(KeyInput),
     /// Tags a motion-matching jump must land on / avoid (bit i = the database's tag i).
-    MatchingTags { require: u32, exclude: u32 },
+    MatchingTags {
+        /// Tags every jump target must carry (0: none required).
+        require: u32,
+        /// Tags no jump target may carry (0: none excluded).
+        exclude: u32,
+    },
     /// A/B compare: B plays its clip `index`.
     CompareClip(usize),
     /// A/B compare: how B is locked to A and drawn (`offset`: fraction of B's cycle, 0..1).
     CompareLayout {
+        /// How B's clock follows A's.
         lock: CompareLock,
+        /// B's phase offset with [`CompareLock::Phase`] (fraction of its cycle, clamped to
+        /// 0..1).
         offset: f32,
+        /// B over A or beside it.
         view: CompareView,
     },
 }
@@ -155,10 +179,13 @@ pub enum ViewCommand {
     JointFilter(String),
     /// Which curves the curve view draws, and the Euler order of its rotation curves.
     CurveChannels(crate::stage::inspect::CurveChannels),
+    /// The Euler order of the curve view's rotation curves.
     EulerOrder(crate::anim::curves::EulerOrder),
     /// Onion-skin ghosts (re-evaluated at once).
     Onion(crate::stage::inspect::OnionSkin),
+    /// Which motion-matching debug overlays the viewport draws (the debugger's Overlays).
     MatchingOverlays(MatchingOverlays),
+    /// Which Drive debug overlays the viewport draws (Locomotion panel > Overlays).
     LocomotionOverlays(LocomotionOverlays),
     /// The viewport's size in physical pixels (measured by the UI every frame).
     ViewportSize([u32; 2]),

@@ -187,6 +187,7 @@ impl Previewer {
         }
     }
 
+    /// Ends A/B compare: B leaves the stage.
     pub fn stop_compare(&mut self) {
         self.stage.compare = None;
     }

@@ -13,11 +13,14 @@ use crate::stage::library::ClipGrid;
 
 /// The grid while the library view is open.
 pub struct LibraryView {
+    /// One cell per clip shown: its character's place, pose and label, and the hovered
+    /// (enlarged) cell.
     pub grid: ClipGrid,
     /// The model generation the grid was made for (another model closes the view).
     generation: u64,
     /// Seconds of playback since the view opened (each clip loops at its own length).
     pub time_secs: f64,
+    /// The grid plays (Space pauses it); `time_secs` stands still while false.
     pub playing: bool,
     /// Only clips whose names contain this (any case) are shown; empty: all.
     pub filter: String,

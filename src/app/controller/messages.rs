@@ -47,10 +47,13 @@ impl Previewer {
         })
     }
 
+    /// The status bar's message, if any.
     pub fn message(&self) -> Option<&Message> {
         self.messages.current.as_ref()
     }
 
+    /// Shows `text` in the status bar and logs it (View > Messages); an error (`is_error`)
+    /// is drawn in red and also pops up as the toast over the viewport for [`TOAST_SECS`].
     pub fn set_message(&mut self, text: impl Into<String>, is_error: bool) {
         let m = Message {
             text: text.into(),

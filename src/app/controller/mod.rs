@@ -63,6 +63,7 @@ pub enum Action {
     ExportPreview,
     /// Save that preview to this file (picked in the in-app browser).
     ExportPreviewTo(PathBuf),
+    /// Save the settings and close the window (File > Quit, Ctrl+Q).
     Quit,
 }
 
@@ -71,16 +72,22 @@ pub enum Action {
 /// numpad; 9 behind, following).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CameraPreset {
+    /// Facing the character, level (Numpad 1).
     Front,
+    /// Behind the character, level (Ctrl+Numpad 1).
     Back,
+    /// From the character's right side (Numpad 3).
     Right,
+    /// From the character's left side (Ctrl+Numpad 3).
     Left,
+    /// From above, looking down (Numpad 7; the camera's pitch stops just short of 90°).
     Top,
     /// Behind the character, slightly above, with the camera following it.
     Follow,
 }
 
 impl CameraPreset {
+    /// Every preset, in View > Camera's order.
     pub const ALL: [CameraPreset; 6] = [
         Self::Front,
         Self::Back,
@@ -161,14 +168,19 @@ pub const WARNING_HOLD_SECS: f64 = 2.0;
 /// A status-bar message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {
+    /// What the message says (cut to the status bar's width there, whole in View >
+    /// Messages).
     pub text: String,
+    /// An error: drawn in red, and also shown as the toast over the viewport.
     pub is_error: bool,
 }
 
 /// Frame statistics and adapter, filled in by the window.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
+    /// Frames drawn per second, averaged over the last half second (0 until measured).
     pub fps: f32,
+    /// CPU time the window spent building and submitting the previous frame (ms).
     pub frame_ms: f32,
     /// e.g. "llvmpipe (LLVM 15) (Vulkan)".
     pub adapter: String,
@@ -187,7 +199,10 @@ pub struct Previewer {
     pub matching_overlays: MatchingOverlays,
     /// The camera, what the viewport draws and its size.
     pub view: view::ViewState,
+    /// Preferences and per-file state kept between runs; the window saves them on exit
+    /// (see [`Self::store_settings`]).
     pub settings: Settings,
+    /// Frame rate, frame time and GPU adapter, shown in the status bar.
     pub stats: Stats,
     /// The status message, its log, the error toast and the phase warning.
     messages: messages::Messages,
@@ -195,6 +210,7 @@ pub struct Previewer {
     pub show_messages: bool,
     /// Help > Keyboard shortcuts (F1) and Help > What the figures mean are open.
     pub show_shortcuts: bool,
+    /// Help > What the figures mean is open.
     pub show_figures: bool,
     pub(crate) actions: Vec<Action>,
     /// Drive's settings (speed, direction, every locomotion setting, kept while drive is
@@ -355,6 +371,7 @@ impl Previewer {
         p
     }
 
+    /// The open character's model (the built-in demo's when no file is open).
     pub fn model(&self) -> &Model {
         &self.stage.main.model
     }
@@ -364,6 +381,8 @@ impl Previewer {
         self.stage.main.path.as_deref()
     }
 
+    /// Bumped whenever the model is replaced (another file or scene, a reload, a library,
+    /// a retarget), so the window uploads its GPU data again.
     pub fn model_generation(&self) -> u64 {
         self.stage.main.generation
     }
@@ -400,6 +419,7 @@ impl Previewer {
         self.stage.main.source.graph()
     }
 
+    /// The playing pose graph, to change; `None` when no graph plays.
     pub fn graph_mut(&mut self) -> Option<&mut GraphSession> {
         self.stage.main.source.graph_mut()
     }
@@ -409,6 +429,7 @@ impl Previewer {
         self.stage.main.source.matching()
     }
 
+    /// Motion matching while it moves the character, to change; `None` while it is off.
     pub fn matching_mut(&mut self) -> Option<&mut MatchingPlay> {
         self.stage.main.source.matching_mut()
     }

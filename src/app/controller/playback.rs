@@ -8,23 +8,37 @@ use super::*;
 /// timeline themselves.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Transport {
+    /// Start (`true`) or stop playback; starting a non-looping clip that rests at its end
+    /// first rewinds it.
     Play(bool),
+    /// Play or pause (the Play / Pause button).
     TogglePlay,
     /// Scrub to unwrapped clip seconds (a seek: the character does not move).
     Seek(f64),
     /// Step frames at the frame rate (negative: back).
     Step(i64),
+    /// Jump to the start of the current cycle (Home; a seek).
     ToStart,
+    /// Jump to the last frame of the current cycle (End; a seek).
     ToEnd,
     /// Back to the clip's start and the character to the origin.
     Restart,
+    /// The play rate (1 = real time, negative plays in reverse); a rate that is not finite
+    /// is refused and reported.
     Rate(f64),
+    /// Loop or not (L); turning it off brings the playhead back into the first cycle.
     Looping(bool),
+    /// Turn round at the ends of the in/out range (else of the clip) instead of looping
+    /// (P).
     PingPong(bool),
     /// The in/out range (clip seconds within the cycle); `None` plays the whole clip.
     Range(Option<(f64, f64)>),
+    /// Set the in point of the range at the playhead (I).
     InAtPlayhead,
+    /// Set the out point of the range at the playhead (O).
     OutAtPlayhead,
+    /// How root motion places the character (1 in place, 2 accumulate, 3 loop and reset);
+    /// a change keeps the clock and puts the character back at the origin.
     Mode(RootMotionMode),
     /// The frame rate steps and the readout count in (Hz).
     FrameRate(f64),
@@ -108,6 +122,9 @@ impl Previewer {
         }
     }
 
+    /// Sets the user's in-place choice for the timeline's clip only (Locomotion panel) and
+    /// replays the clip with it at the same phase; while the pose graph or motion matching
+    /// plays, it applies when they restart (the status bar says so).
     pub fn set_in_place_override(&mut self, choice: crate::anim::locomotion::InPlaceOverride) {
         let Some(clip) = self.stage.main.timeline.clip() else {
             return;

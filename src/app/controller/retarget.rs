@@ -12,18 +12,23 @@ use crate::{AppError, Context as _};
 /// Which side of the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MapSide {
+    /// The source's skeleton: the rig the clips come from.
     Source,
+    /// The character's skeleton: the rig the clips go onto.
     Target,
 }
 
 /// The last retarget: where its source is, the user's bones over the automatic maps,
 /// the mapping and the quality figures it gave, and where its clips are in the clip list.
 pub struct RetargetSession {
+    /// The file or folder the clips were retargeted from.
     pub source_path: PathBuf,
     /// Bones chosen by hand (bone -> joint name per side): what a map file holds.
     pub map: MapFile,
     /// `map` changed since the clips were made (the panel offers to apply it).
     pub map_edited: bool,
+    /// The mapping and quality figures the last retarget gave (what `retarget --json`
+    /// prints).
     pub report: RetargetReport,
     /// The retargeted clips' indices in the character's clip list.
     pub clips: std::ops::Range<usize>,
@@ -157,6 +162,8 @@ impl Previewer {
         result.map(|_| ())
     }
 
+    /// Saves the session's bone map to `path` as RON (the `--map` format; another extension
+    /// is refused); the outcome shows in the status bar.
     pub fn save_retarget_map(&mut self, path: &Path) -> Result<(), AppError> {
         let Some(s) = self.retarget.as_ref() else {
             return Err("retarget: nothing retargeted yet".into());
