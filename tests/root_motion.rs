@@ -290,7 +290,10 @@ fn a_model_pose_in_place_stays_over_its_start() {
     let clip = &model.clips[model.find_clip("Walk").unwrap()];
     let root = ClipRootMotion::for_clip(sk, clip, None).unwrap().unwrap();
     let joint = root.source.joint;
-    assert!(sk.parents()[joint].is_none(), "the demo's motion comes from a root joint");
+    assert!(
+        sk.parents()[joint].is_none(),
+        "the demo's motion comes from a root joint"
+    );
     let ground_of = |in_place: Option<&ClipRootMotion>, t: f32| {
         let mut local = sk.rest_pose().to_vec();
         let mut model_from_joint = vec![Mat4::IDENTITY; sk.joint_count()];
@@ -307,7 +310,13 @@ fn a_model_pose_in_place_stays_over_its_start() {
     };
     let half = clip.duration_secs() * 0.5;
     let travelled = ground_of(None, half).distance(ground_of(None, 0.0));
-    assert!(travelled > 0.3, "the Walk travels: {travelled} m in half a cycle");
+    assert!(
+        travelled > 0.3,
+        "the Walk travels: {travelled} m in half a cycle"
+    );
     let drift = ground_of(Some(&root), half).distance(ground_of(Some(&root), 0.0));
-    assert!(drift < 1e-4, "in place, the root stays over its start: {drift} m");
+    assert!(
+        drift < 1e-4,
+        "in place, the root stays over its start: {drift} m"
+    );
 }

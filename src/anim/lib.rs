@@ -12,6 +12,9 @@
 //!
 //! Nothing in here may import wgpu, winit or egui; `tests/architecture.rs` guards that.
 
+// Every public item says what it is, with its units, spaces and ranges.
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod blend;
 pub mod clip;

@@ -9,7 +9,7 @@
 //!
 //! The root-motion joint is compared after its travel is taken out: the end of the cycle
 //! is moved back by the cycle's displacement (the correction `R(0) R(T)^-1` that
-//! [`RootMotionSource::remove`] applies at the end), so a walk that covers 1.4 m per cycle
+//! [`crate::RootMotionSource::remove`] applies at the end), so a walk that covers 1.4 m per cycle
 //! has no 1.4 m "pop", while its travel speed into and out of the seam is still compared.
 //!
 //! Ranking is by what shows: a rotation moves the end of the chain it carries, so its

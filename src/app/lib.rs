@@ -5,6 +5,9 @@
 //! Repaint on demand: the event loop sleeps (`ControlFlow::Wait`) unless a clip plays or
 //! egui asks for a repaint, so a paused preview costs almost no CPU.
 
+// Every public item says what it is, with its units, spaces and ranges.
+#![warn(missing_docs)]
+
 // The layers below, under their layer names: `crate::anim::Clip` reads the same here as in
 // the `stridescope` facade, and the manifest is what allows each one.
 use stridescope_anim as anim;

@@ -1,6 +1,9 @@
 //! Asset import: glTF 2.0, FBX and BVH files into the animation core's types, with typed errors
 //! that name the file and the offending element (or line); and the built-in demo character.
 
+// Every public item says what it is, with its units, spaces and ranges.
+#![warn(missing_docs)]
+
 // The layers below, under their layer names: `crate::anim::Clip` reads the same here as in
 // the `stridescope` facade, and the manifest is what allows each one.
 use stridescope_anim as anim;

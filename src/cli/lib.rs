@@ -1,6 +1,9 @@
 //! Command-line interface: the window (`stridescope [FILE]`), and `inspect`, `trace`,
 //! `render`, `lint` and `make-demo` (the scriptable face of the previewer, for tests and CI).
 
+// Every public item says what it is, with its units, spaces and ranges.
+#![warn(missing_docs)]
+
 // The layers below, under their layer names: `crate::anim::Clip` reads the same here as in
 // the `stridescope` facade, and the manifest is what allows each one.
 use stridescope_anim as anim;

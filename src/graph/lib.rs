@@ -4,6 +4,9 @@
 //! sampling cache) and produces a local pose plus the blended root-motion delta, which the
 //! stages after it (local-to-model, later stride warping and IK) consume.
 
+// Every public item says what it is, with its units, spaces and ranges.
+#![warn(missing_docs)]
+
 // The layers below, under their layer names: `crate::anim::Clip` reads the same here as in
 // the `stridescope` facade, and the manifest is what allows each one.
 use stridescope_anim as anim;

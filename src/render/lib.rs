@@ -40,6 +40,9 @@
 //! Surface lost / outdated is the window's business (`wgpu::CurrentSurfaceTexture::
 //! {Lost, Outdated}` -> reconfigure the surface); nothing here holds a surface texture.
 
+// Every public item says what it is, with its units, spaces and ranges.
+#![warn(missing_docs)]
+
 // The layers below, under their layer names: `crate::anim::Clip` reads the same here as in
 // the `stridescope` facade, and the manifest is what allows each one.
 use stridescope_anim as anim;

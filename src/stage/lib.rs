@@ -2,7 +2,10 @@
 //! the ground and one motion source; this layer turns sources (a clip's timeline, a pose
 //! graph session, locomotion drive, motion matching, a retargeted model) into poses.
 //! Built on [`crate::anim`], [`crate::asset`] and [`crate::graph`]; the window
-//! ([`crate::app`]) and every CLI command ([`crate::cli`]) drive it.
+//! (`stridescope-app`) and every CLI command (`stridescope-cli`) drive it.
+
+// Every public item says what it is, with its units, spaces and ranges.
+#![warn(missing_docs)]
 
 // The layers below, under their layer names: `crate::anim::Clip` reads the same here as in
 // the `stridescope` facade, and the manifest is what allows each one.

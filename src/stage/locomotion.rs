@@ -387,7 +387,7 @@ impl Locomotion {
     pub fn spine(&self) -> &[usize] {
         &self.spine
     }
-    /// `leg length / 0.9 m` (see [`locomotion::unit_scale`]).
+    /// `leg length / 0.9 m` (see [`crate::anim::locomotion::unit_scale`]).
     pub fn unit_scale(&self) -> f32 {
         self.unit_scale
     }

@@ -1,4 +1,4 @@
-//! Drives a [`PoseGraph`] through a [`Scenario`]: fixed-step frames, parameter changes,
+//! Drives a [`crate::graph::PoseGraph`] through a [`Scenario`]: fixed-step frames, parameter changes,
 //! ramps, seeks, state travels and rate changes at given times. Deterministic: the same
 //! scenario gives the same frames. Shared by `trace --scenario` and `render --scenario`.
 

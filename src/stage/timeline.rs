@@ -647,9 +647,6 @@ impl Timeline {
         });
     }
 
-    /// Jumps to the last frame of the current cycle (a seek): the end itself for a
-    /// non-looping clip; for a looping one the last whole frame before the wrap (the end
-    /// instant is the next cycle's frame 0).
     /// The last frame End reaches, at [`Self::frame_rate_hz`]: a looping clip's is the
     /// last whole frame before the wrap (the frame at the duration is frame 0 again), a
     /// clip that does not loop ends on the frame its duration falls in.

@@ -116,7 +116,7 @@ pub struct TagRange {
 pub struct ClipSource<'a> {
     /// The clip sampled for poses and features.
     pub clip: &'a Clip,
-    /// Index of the clip in its model, reported back in [`FrameInfo::clip`].
+    /// Index of the clip in its model, reported back in [`DbClip::model_clip`].
     pub model_clip: usize,
     /// Whether the clip loops (its future wraps into the next cycle); a non-looping
     /// clip's last `end_margin_secs` are never a jump target.
@@ -173,7 +173,7 @@ impl Default for DatabaseSettings {
 /// One database frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FrameInfo {
-    /// Index into the database's clip list ([`Database::clip_of`] gives the model clip).
+    /// Index into [`Database::clips`] (whose [`DbClip::model_clip`] is the model's clip).
     pub source: u32,
     /// Clip seconds.
     pub time_secs: f32,

@@ -383,7 +383,7 @@ pub fn search_reference(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate> {
     top.items
 }
 
-/// Every frame scored, [`LANES`] at a time: [`search_reference`]'s list.
+/// Every frame scored, `LANES` at a time: [`search_reference`]'s list.
 pub fn search_brute_force(db: &Database, p: &SearchParams<'_>) -> Vec<Candidate> {
     if !check(db, p) {
         return Vec::new();

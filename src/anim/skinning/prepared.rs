@@ -59,10 +59,10 @@ struct Run {
 /// A skinned mesh prepared once (at load, or once per mesh by a caller that skins it many
 /// times), for [`PreparedSkinningJob`]. Per vertex only its non-zero influences, weights
 /// already divided by their sum (the same division [`SkinningJob`] does per call). Window
-/// by window ([`WINDOW`] vertices) the vertices are sorted by influence count, and runs of
+/// by window (`WINDOW` vertices) the vertices are sorted by influence count, and runs of
 /// one and two influences by joints, so each run is skinned by a loop of its own (meshes
 /// whose neighbouring vertices alternate between one and two influences would otherwise
-/// make runs of a few vertices). The bind pose is stored in that order, [`LANES`]
+/// make runs of a few vertices). The bind pose is stored in that order, `LANES`
 /// vertices to a block, one per lane, so a block is read with aligned loads; the outputs
 /// are written back in the mesh's vertex order. Memory: 28 bytes a lane (bind pose and
 /// order; a run's last block pads up to three lanes, and a skin without normals keeps

@@ -79,7 +79,7 @@ impl Previewer {
         self.clip_editing.show_hidden = show;
     }
 
-    /// Whether Edit > Undo / Redo clip edit have something to do.
+    /// Whether Edit > Undo clip edit has something to do (a clip edit made).
     pub fn can_undo_clip_edit(&self) -> bool {
         !self.clip_editing.undo.is_empty()
     }

@@ -208,7 +208,7 @@ pub struct Previewer {
     messages: messages::Messages,
     /// View > Messages is open.
     pub show_messages: bool,
-    /// Help > Keyboard shortcuts (F1) and Help > What the figures mean are open.
+    /// Help > Keyboard shortcuts (F1) is open.
     pub show_shortcuts: bool,
     /// Help > What the figures mean is open.
     pub show_figures: bool,

@@ -107,12 +107,10 @@ impl Previewer {
         self.evaluate_pose();
     }
 
-    /// Sets the user's in-place choice for the timeline's clip (Locomotion panel,
-    /// `--in-place` / `--root-motion`) and replays the clip with it: an in-place clip's
-    /// root stays in the pose (it neither moves nor turns the character) and its feet give
-    /// the speed. The pose graph and motion matching take it when next started.
     /// The same in-place choice for every clip of the model (the window's `--in-place` /
-    /// `--root-motion`); the selected clip restarts with it.
+    /// `--root-motion`); the selected clip restarts with it: an in-place clip's root stays
+    /// in the pose (it neither moves nor turns the character) and its feet give the speed.
+    /// The pose graph and motion matching take it when next started.
     pub fn set_in_place_override_all(&mut self, choice: crate::anim::locomotion::InPlaceOverride) {
         self.stage.main.model.set_in_place_override_all(choice);
         self.sync_compare_in_place(None, choice);

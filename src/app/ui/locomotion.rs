@@ -1,8 +1,9 @@
 //! The Locomotion panel: drive toggle, movement speed and direction (drag values and a 2D
 //! pad), speed matching / stride warping / orientation warping with every setting and its
 //! value scaled to the rig, the play-rate vs stride-scale split over time, overlay
-//! toggles, and the foot-slide curve under the timeline. It edits the previewer's
-//! `locomotion_settings` and calls its methods; no state of its own.
+//! toggles, and the foot-slide curve under the timeline. It reads the previewer's Drive
+//! part (`drive.settings`) and changes it through the controller's methods; no state of
+//! its own.
 
 use crate::AppError;
 use egui::{Color32, Pos2, Sense, Stroke, Vec2};

@@ -9,11 +9,11 @@
 //! - `root-reversal`: over one cycle played across the wrap, frames in which the root moves
 //!   against the clip's direction of travel: what a root track that snaps back at its
 //!   last key looks like in a game.
-//! - `loop-seam`: a channel whose value jumps at the wrap ([`LoopSeamJob`]), ranked by how
+//! - `loop-seam`: a channel whose value jumps at the wrap ([`crate::anim::seam::LoopSeamJob`]), ranked by how
 //!   far it moves the end of its chain; `loop-seam-velocity`: the slope jumps (a hitch).
 //! - `foot-slide` and `skating`: planted feet moving over the ground while the clip plays
 //!   at its own speed (root motion, or the implied speed of an in-place clip), with the
-//!   slide per cycle and the skating ratio of [`FootSlideMeter`].
+//!   slide per cycle and the skating ratio of [`crate::anim::locomotion::FootSlideMeter`].
 //! - `additive-travels`: a clip flagged additive that travels like a locomotion clip;
 //!   `looks-additive`: a clip not flagged additive whose bones collapse to zero length
 //!   (authored as deltas: played as a full pose it crumples the character).
