@@ -799,3 +799,49 @@ fn no_two_files_of_a_layer_use_each_other() {
         ]
     );
 }
+
+/// One owner each for in place, contacts and placement (ARCHITECTURE.md, "Who owns which
+/// concept"). A clip's analysis (the in-place rule, contacts, detected markers) is run by
+/// the model (`asset/analysis.rs`, cached per clip); outside the core only three callers
+/// run it themselves, each for what the model's cache does not hold: the stage's
+/// `clip_locomotion` for contact settings or legs other than the model's, retargeting for
+/// the source's contacts under the retargeter's legs, and the lint's marker check, which
+/// compares the file's foot markers with contacts detected from the feet (the analysis
+/// takes a leg's contacts from its markers when the file has them). Placement (the root's travel
+/// accumulated into `world_from_root`) is the core's and the stage's: the window and the
+/// commands only read it.
+#[test]
+fn in_place_contacts_and_placement_have_one_owner() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let analysis_owners = [
+        src().join("asset/analysis.rs"),
+        src().join("stage/locomotion.rs"),
+        src().join("stage/retarget.rs"),
+        src().join("cli/lint/feet.rs"),
+    ];
+    let mut problems = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(src().join("anim"))) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let placement_owner = file.starts_with(src().join("stage"));
+        for (n, line) in text.lines().enumerate() {
+            let code = code_of(line);
+            let analyses = ["analyse_clip(", "detect_contacts(", "decide_in_place("]
+                .iter()
+                .any(|c| code.contains(c));
+            if analyses && !analysis_owners.contains(file) {
+                problems.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+            let places = code.contains("world_from_root.compose(")
+                || (code.contains("world_from_root =") && !code.contains("let "));
+            if places && !placement_owner {
+                problems.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "ask the model (`clip_analysis`) or the stage for these:\n{}",
+        problems.join("\n")
+    );
+}
