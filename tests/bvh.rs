@@ -1245,10 +1245,10 @@ fn the_window_opens_files_with_its_load_options() {
     );
     p.open_path(&take).unwrap();
     assert_eq!(p.model().source_units_m, 0.01);
-    p.load_options = LoadOptions {
+    p.set_load_options(LoadOptions {
         units: Some(Units::parse("mm").unwrap()),
         ..LoadOptions::default()
-    };
+    });
     p.open_path(&take).unwrap();
     assert_eq!(p.model().source_units_m, 0.001);
     // Ten times smaller than in centimetres: the hips' rest height says so.

@@ -504,12 +504,20 @@ fn a_folder_opens_as_a_library_from_the_file_menu() {
     );
     // The window opens the in-app browser when no portal answers.
     h.state_mut().open_file_browser_for(Purpose::Library);
-    h.state_mut().file_browser.as_mut().unwrap().go_to(&dir);
+    h.state_mut()
+        .windows
+        .file_browser
+        .as_mut()
+        .unwrap()
+        .go_to(&dir);
     h.run_steps(2);
     h.get_by_label("Show a folder of clips as a library (glTF, FBX, BVH)");
     h.get_by_label("Show this folder as a library").click();
     h.run_steps(1);
-    assert!(h.state().file_browser.is_none(), "the browser closes");
+    assert!(
+        h.state().windows.file_browser.is_none(),
+        "the browser closes"
+    );
     assert!(h.state().is_loading());
     h.run_steps(1);
     let name = dir.file_name().unwrap().to_string_lossy().into_owned();

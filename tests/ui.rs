@@ -334,7 +334,12 @@ fn the_built_in_browser_lists_gltf_files_and_opens_one() {
     h.get_by_label("Open with the built-in browser…").click();
     h.run_steps(3);
     assert_eq!(
-        h.state().file_browser.as_ref().expect("browser open").dir,
+        h.state()
+            .windows
+            .file_browser
+            .as_ref()
+            .expect("browser open")
+            .dir,
         dir
     );
     // Folders and glTF files only; the recent folder is offered beside them.
@@ -349,6 +354,7 @@ fn the_built_in_browser_lists_gltf_files_and_opens_one() {
     h.run_steps(2);
     assert!(h
         .state()
+        .windows
         .file_browser
         .as_ref()
         .unwrap()
@@ -360,7 +366,7 @@ fn the_built_in_browser_lists_gltf_files_and_opens_one() {
     h.run_steps(1);
     h.get_by_label("Open").click();
     h.run_steps(3);
-    assert!(h.state().file_browser.is_none());
+    assert!(h.state().windows.file_browser.is_none());
     assert_eq!(h.state().path(), Some(dir.join("walker.glb").as_path()));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -384,7 +390,12 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     let mut h = harness();
     // Export: the window asks; the browser answers with a path and a format.
     h.state_mut().open_file_browser_for(Purpose::Export);
-    h.state_mut().file_browser.as_mut().unwrap().go_to(&dir);
+    h.state_mut()
+        .windows
+        .file_browser
+        .as_mut()
+        .unwrap()
+        .go_to(&dir);
     h.run_steps(2);
     h.get_by_label("Export a preview of the clip");
     h.get_by_label("old.gif");
@@ -397,12 +408,12 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     h.get_by_label("animated PNG").click();
     h.run_steps(2);
     assert_eq!(
-        h.state().file_browser.as_ref().unwrap().file_name,
+        h.state().windows.file_browser.as_ref().unwrap().file_name,
         "preview.png"
     );
     h.get_by_label("Save").click();
     h.run_steps(2);
-    assert!(h.state().file_browser.is_none());
+    assert!(h.state().windows.file_browser.is_none());
     let actions = h.state_mut().take_actions();
     assert_eq!(
         actions,
@@ -416,11 +427,12 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     h.run_steps(1);
     h.get_by_label("Open").click();
     h.run_steps(3);
-    assert!(h.state().file_browser.is_none());
+    assert!(h.state().windows.file_browser.is_none());
     assert!(h.state().stage.compare.is_some(), "B taken from walker.glb");
     // A file that fails to open: the browser stays on its folder with the reason.
     h.state_mut().open_file_browser();
     h.state_mut()
+        .windows
         .file_browser
         .as_mut()
         .unwrap()
@@ -430,7 +442,7 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     h.run_steps(1);
     h.get_by_label("Open").click();
     h.run_steps(3);
-    let b = h.state().file_browser.as_ref().expect("still open");
+    let b = h.state().windows.file_browser.as_ref().expect("still open");
     assert_eq!(b.dir, dir.join("bad"));
     assert!(
         b.error.as_deref().unwrap().contains("broken.glb"),
@@ -441,7 +453,7 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     h.run_steps(2);
     h.state_mut().open_file_browser();
     assert_eq!(
-        h.state().file_browser.as_ref().unwrap().dir,
+        h.state().windows.file_browser.as_ref().unwrap().dir,
         dir.join("bad")
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -910,7 +922,12 @@ fn retargeting_a_mocap_take_adds_it_to_the_clip_list() {
     .unwrap();
     let before = h.state().model().clips.len();
     h.state_mut().open_file_browser_for(Purpose::Retarget);
-    h.state_mut().file_browser.as_mut().unwrap().go_to(&dir);
+    h.state_mut()
+        .windows
+        .file_browser
+        .as_mut()
+        .unwrap()
+        .go_to(&dir);
     h.run_steps(2);
     h.get_by_label("Retarget clips onto this character (glTF, FBX, BVH, or a folder)");
     h.get_by_label(take).click();
@@ -1063,17 +1080,17 @@ fn the_file_dialog_owns_the_keyboard() {
     std::fs::create_dir_all(dir.join("takes")).unwrap();
     let dir = std::fs::canonicalize(&dir).unwrap();
     let mut h = harness();
-    h.state_mut().file_browser = Some(FileBrowser::for_purpose(&dir, Purpose::Retarget));
+    h.state_mut().windows.file_browser = Some(FileBrowser::for_purpose(&dir, Purpose::Retarget));
     h.run_steps(3);
     let sep = std::path::MAIN_SEPARATOR;
     assert_eq!(
-        h.state().file_browser.as_ref().unwrap().typed,
+        h.state().windows.file_browser.as_ref().unwrap().typed,
         format!("{}{sep}", dir.display())
     );
     h.event(egui::Event::Text("takes".into()));
     h.run_steps(2);
     assert_eq!(
-        h.state().file_browser.as_ref().unwrap().typed,
+        h.state().windows.file_browser.as_ref().unwrap().typed,
         format!("{}{sep}takes", dir.display()),
         "the typed name goes into the folder"
     );
@@ -1086,7 +1103,10 @@ fn the_file_dialog_owns_the_keyboard() {
     assert!(h.state().library_view().is_none(), "G reached the window");
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
-    assert!(h.state().file_browser.is_none(), "Escape closes the dialog");
+    assert!(
+        h.state().windows.file_browser.is_none(),
+        "Escape closes the dialog"
+    );
     assert_eq!(
         Purpose::Open.title(),
         "Open a character or a clip (glTF, FBX, BVH)"
@@ -1142,7 +1162,7 @@ fn help_lists_the_shortcuts_the_readme_lists() {
     h.run_steps(2);
     h.get_by_label("P");
     assert!(h.query_by_label("Ctrl+S").is_none(), "the search filters");
-    h.state_mut().show_shortcuts = false;
+    h.state_mut().windows.shortcuts = false;
     h.run_steps(2);
     h.get_by_label("Help").click();
     h.run_steps(3);

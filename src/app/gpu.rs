@@ -491,8 +491,8 @@ pub(super) fn scene_frame<'a>(previewer: &'a Previewer, trail: &'a [Vec3]) -> Fr
     let style = previewer.inspect.onion.style;
     frame.ghost_skeletons = style.skeletons();
     frame.ghost_meshes = style.meshes() && toggles.mesh;
-    frame.ghosts = &previewer.ghosts;
-    frame.ghost_offsets_secs = &previewer.ghost_offsets_secs;
+    frame.ghosts = &previewer.ghosts.poses;
+    frame.ghost_offsets_secs = &previewer.ghosts.offsets_secs;
     if let Some(c) = previewer.stage.compare.as_ref().filter(|c| c.valid) {
         let full = crate::stage::inspect::HEAT_FULL_M * c.unit_scale;
         let skin_joint =
@@ -537,7 +537,7 @@ pub(super) fn scene_frame<'a>(previewer: &'a Previewer, trail: &'a [Vec3]) -> Fr
         ));
     }
     if let Some(d) = previewer.matching_draw() {
-        frame.matching = Some((d, previewer.matching_overlays));
+        frame.matching = Some((d, previewer.matching.overlays));
     }
     frame
 }

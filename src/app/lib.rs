@@ -76,7 +76,7 @@ pub fn run(options: AppOptions) -> Result<(), AppError> {
         load_error = Some(e);
     }
     let mut previewer = Previewer::new(model, path, settings);
-    previewer.load_options = options.load;
+    previewer.set_load_options(options.load);
     let load_error = load_error.map(|e| format!("{} (showing the demo instead)", e.report()));
     if let Some(e) = load_error.or(settings_note) {
         previewer.set_message(e, true);

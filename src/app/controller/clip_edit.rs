@@ -34,6 +34,9 @@ pub struct ClipEditing {
     redo: Vec<EditSnapshot>,
     /// The clip list shows hidden clips too (greyed).
     pub show_hidden: bool,
+    /// Which kind of edit was made last, clip or pose graph: Ctrl+Z undoes that kind
+    /// first.
+    pub(super) last_edit: Option<super::EditKind>,
 }
 
 /// What one edit changed, to put back: the edits, the clips it replaced and the
@@ -100,7 +103,7 @@ impl Previewer {
             e.undo.remove(0);
         }
         e.redo.clear();
-        self.last_edit = Some(super::EditKind::Clips);
+        self.clip_editing.last_edit = Some(super::EditKind::Clips);
         Ok(())
     }
 

@@ -88,8 +88,8 @@ impl Previewer {
             || !matches!(self.stage.main.source, MotionSource::Clip)
             || self.view.toggles.bind_pose
         {
-            self.ghosts.clear();
-            self.ghost_offsets_secs.clear();
+            self.ghosts.poses.clear();
+            self.ghosts.offsets_secs.clear();
             return;
         }
         let offsets: Vec<(f64, f32)> = if onion.at_markers {
@@ -100,7 +100,7 @@ impl Previewer {
                 .clip()
                 .map(|c| &self.stage.main.model.clips[c])
             else {
-                self.ghosts.clear();
+                self.ghosts.poses.clear();
                 return;
             };
             let markers = if clip.markers().is_empty() {
@@ -123,21 +123,23 @@ impl Previewer {
             let Some(request) = self.stage.main.timeline.ghost_request(offset) else {
                 continue;
             };
-            if used == self.ghosts.len() {
-                self.ghosts.push((Pose::new(&self.stage.main.model), alpha));
+            if used == self.ghosts.poses.len() {
+                self.ghosts
+                    .poses
+                    .push((Pose::new(&self.stage.main.model), alpha));
             }
-            let ghost = &mut self.ghosts[used];
+            let ghost = &mut self.ghosts.poses[used];
             ghost.1 = alpha;
             if ghost.0.evaluate(&self.stage.main.model, &request).is_ok() {
-                if used == self.ghost_offsets_secs.len() {
-                    self.ghost_offsets_secs.push(offset);
+                if used == self.ghosts.offsets_secs.len() {
+                    self.ghosts.offsets_secs.push(offset);
                 }
-                self.ghost_offsets_secs[used] = offset;
+                self.ghosts.offsets_secs[used] = offset;
                 used += 1;
             }
         }
-        self.ghosts.truncate(used);
-        self.ghost_offsets_secs.truncate(used);
+        self.ghosts.poses.truncate(used);
+        self.ghosts.offsets_secs.truncate(used);
     }
 
     /// Starts comparing the timeline's clip (A) with clip `b_clip` of the open file.
@@ -158,7 +160,7 @@ impl Previewer {
     /// versions of one walk). A file that does not load or does not match is reported and
     /// changes nothing.
     pub fn compare_with_file(&mut self, path: &Path) -> Result<(), AppError> {
-        let b = match crate::asset::load_with(path, &self.load_options) {
+        let b = match crate::asset::load_with(path, &self.loads.options) {
             Ok(b) => b,
             Err(e) => {
                 let e = AppError::from(e).context("compare");
@@ -166,12 +168,12 @@ impl Previewer {
                 return Err(e);
             }
         };
-        self.compare_files_opened += 1;
+        self.loads.compare_files_opened += 1;
         match crate::stage::inspect::AbCompare::with_file(
             &self.stage.main.model,
             path.to_path_buf(),
             b,
-            self.compare_files_opened,
+            self.loads.compare_files_opened,
         ) {
             Ok(c) => {
                 self.stage.compare = Some(c);

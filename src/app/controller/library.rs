@@ -32,7 +32,8 @@ pub struct LibraryView {
 impl Previewer {
     /// The library view while it is open.
     pub fn library_view(&self) -> Option<&LibraryView> {
-        self.library_view
+        self.loads
+            .library_view
             .as_ref()
             .filter(|v| v.generation == self.stage.main.generation)
     }
@@ -83,7 +84,7 @@ impl Previewer {
             self.view.follow_offset,
             self.view.frame_pending,
         );
-        self.library_view = Some(LibraryView {
+        self.loads.library_view = Some(LibraryView {
             grid,
             generation: self.stage.main.generation,
             time_secs: 0.0,
@@ -107,7 +108,7 @@ impl Previewer {
 
     /// Leaves the library view, the camera as it was before.
     pub fn close_library_view(&mut self) {
-        if let Some(v) = self.library_view.take() {
+        if let Some(v) = self.loads.library_view.take() {
             (
                 self.view.camera,
                 self.view.follow_offset,
@@ -126,7 +127,7 @@ impl Previewer {
 
     /// The clip the clip list should scroll to, once (see [`Self::open_library_cell`]).
     pub fn take_reveal_clip(&mut self) -> Option<usize> {
-        self.reveal_clip.take()
+        self.view.reveal_clip.take()
     }
 
     /// Builds the clips of `folder` (any format the importer reads) onto the open
@@ -152,7 +153,7 @@ impl Previewer {
     /// the grid laid out again and framed.
     pub fn set_library_filter(&mut self, filter: &str) {
         let model = &self.stage.main.model;
-        let Some(v) = self.library_view.as_mut() else {
+        let Some(v) = self.loads.library_view.as_mut() else {
             return;
         };
         if v.filter == filter {
@@ -175,7 +176,7 @@ impl Previewer {
 
     /// Frames the whole grid, looking down on it from the front.
     pub fn frame_library(&mut self) {
-        let Some(v) = self.library_view.as_ref() else {
+        let Some(v) = self.loads.library_view.as_ref() else {
             return;
         };
         let (lo, hi) = v.grid.bounds();
@@ -215,14 +216,14 @@ impl Previewer {
 
     /// Pauses or resumes the grid (Space in the library view).
     pub fn toggle_library_play(&mut self) {
-        if let Some(v) = self.library_view.as_mut() {
+        if let Some(v) = self.loads.library_view.as_mut() {
             v.playing = !v.playing;
         }
     }
 
     /// Draws `cell` larger (the hovered one), or none.
     pub fn hover_library_cell(&mut self, cell: Option<usize>) {
-        let Some(v) = self.library_view.as_mut() else {
+        let Some(v) = self.loads.library_view.as_mut() else {
             return;
         };
         if v.grid.enlarged() != cell {
@@ -239,7 +240,7 @@ impl Previewer {
         self.close_library_view();
         self.select_clip(clip);
         // The clip list shows it (a mocap folder's list is longer than its panel).
-        self.reveal_clip = Some(clip);
+        self.view.reveal_clip = Some(clip);
         self.view.frame_pending = true;
         self.transport(super::Transport::Play(true));
         let name = self.stage.main.model.clips[clip].name().to_string();
@@ -290,7 +291,7 @@ impl Previewer {
 
     /// Advances the grid's playback by `dt_secs` and poses every character.
     pub(super) fn advance_library(&mut self, dt_secs: f64) {
-        if let Some(v) = self.library_view.as_mut() {
+        if let Some(v) = self.loads.library_view.as_mut() {
             if v.playing && dt_secs.is_finite() && dt_secs > 0.0 {
                 v.time_secs += dt_secs;
             }
@@ -303,11 +304,12 @@ impl Previewer {
     pub(super) fn evaluate_library(&mut self) {
         let generation = self.stage.main.generation;
         let Some(v) = self
+            .loads
             .library_view
             .as_mut()
             .filter(|v| v.generation == generation)
         else {
-            self.library_view = None;
+            self.loads.library_view = None;
             return;
         };
         let had_failure = v.grid.failure().is_some();

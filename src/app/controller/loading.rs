@@ -6,6 +6,17 @@ use super::*;
 use crate::AppError;
 
 impl Previewer {
+    /// How the files opened from now on are read (units, truncated BVH, key reduction):
+    /// the command line's flags, set once at start-up.
+    pub fn set_load_options(&mut self, options: crate::asset::LoadOptions) {
+        self.loads.options = options;
+    }
+
+    /// How the files the window opens are read.
+    pub fn load_options(&self) -> crate::asset::LoadOptions {
+        self.loads.options
+    }
+
     /// Loads `path` and shows it. On failure the error goes to the status bar and the
     /// current character stays (returns the error too).
     pub fn open_path(&mut self, path: &Path) -> Result<(), AppError> {
@@ -46,7 +57,7 @@ impl Previewer {
             .or_else(|| self.recent_folders().into_iter().next())
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("."));
-        self.file_browser = Some(crate::file_browser::FileBrowser::for_purpose(
+        self.windows.file_browser = Some(crate::file_browser::FileBrowser::for_purpose(
             &start, purpose,
         ));
     }
@@ -77,7 +88,7 @@ impl Previewer {
             self.start_folder_load(path);
             return Ok(());
         }
-        match crate::asset::load_scene_with(path, scene, &self.load_options) {
+        match crate::asset::load_scene_with(path, scene, &self.loads.options) {
             Ok(model) => {
                 self.replace_model(model, Some(path.to_path_buf()));
                 let text = match self.import_warning_summary() {
@@ -117,7 +128,7 @@ impl Previewer {
         self.drop_pending_load("another folder was opened");
         let progress = std::sync::Arc::new(LoadProgress::default());
         let (worker_progress, worker_dir) = (progress.clone(), dir.to_path_buf());
-        let options = self.load_options;
+        let options = self.loads.options;
         let spawned = std::thread::Builder::new()
             .name("folder load".into())
             .spawn(move || -> Result<Loaded, AppError> {
@@ -180,8 +191,8 @@ impl Previewer {
         let progress = std::sync::Arc::new(LoadProgress::default());
         let worker_progress = progress.clone();
         let character = self.stage.main.model.clone();
-        let (library, tags) = (library.to_vec(), self.matching_tags.clone());
-        let options = self.load_options;
+        let (library, tags) = (library.to_vec(), self.matching.tags.clone());
+        let options = self.loads.options;
         let spawned = std::thread::Builder::new()
             .name("library build".into())
             .spawn(move || -> Result<Loaded, AppError> {
@@ -356,7 +367,7 @@ impl Previewer {
                 }
                 // The library's character is made in memory: no file to reload.
                 self.replace_model(model, None);
-                self.matching_tags = tags;
+                self.matching.tags = tags;
                 if pending.report_outcome {
                     self.loads.library_outcome = Some(Ok(()));
                 }
@@ -417,7 +428,7 @@ impl Previewer {
         let reload = path.is_some() && path == self.stage.main.path;
         // The library view shows the old model's clips: close it (the camera as it was
         // before it) and open it again on a reload of the same file.
-        let library_view_again = reload && self.library_view.is_some();
+        let library_view_again = reload && self.loads.library_view.is_some();
         self.close_library_view();
         let clip_name = self
             .stage
@@ -440,10 +451,10 @@ impl Previewer {
         // retarget sets its session again after this): applying its map to another file,
         // or to this one read again from disk, would cut clips that are not its.
         self.retarget = None;
-        self.show_bone_map = false;
+        self.windows.bone_map = false;
         // A library's tags name its clips: another file does not have them.
         if path != self.stage.main.path {
-            self.matching_tags.clear();
+            self.matching.tags.clear();
         }
         let time = self.stage.main.timeline.clock().time();
         let world = self.stage.main.timeline.world_from_root();
@@ -476,7 +487,7 @@ impl Previewer {
         }
         // B's joints were matched against the old skeleton.
         self.stage.compare = None;
-        self.ghosts.clear();
+        self.ghosts.poses.clear();
         // The graph names clips of the old file: rebuild the new file's default graph (or
         // the drive graph of the selected clip) once the timeline is rebuilt.
         let had_graph =

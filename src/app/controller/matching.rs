@@ -29,7 +29,7 @@ impl Previewer {
             return;
         }
         let def = MatchingDef {
-            tags: self.matching_tags.clone(),
+            tags: self.matching.tags.clone(),
             ..MatchingDef::default()
         };
         match MatchingSession::new(&self.stage.main.model, def, self.stage.main.path.as_deref()) {

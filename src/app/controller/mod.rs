@@ -192,11 +192,8 @@ pub struct Previewer {
     /// motion source and pose; `path` `None` for the built-in demo; `generation` bumped
     /// whenever the model is replaced, so the window re-uploads GPU data).
     pub stage: Stage,
-    /// Tags motion matching puts on clips besides the automatic ones: a library's
-    /// sidecar files' (`--library`).
-    pub matching_tags: Vec<crate::stage::matching::TagDef>,
-    /// Which motion-matching debug overlays the viewport draws.
-    pub matching_overlays: MatchingOverlays,
+    /// Motion matching's tags from a library's sidecars and its debug overlays.
+    pub matching: view::MatchingDisplay,
     /// The camera, what the viewport draws and its size.
     pub view: view::ViewState,
     /// Preferences and per-file state kept between runs; the window saves them on exit
@@ -206,55 +203,39 @@ pub struct Previewer {
     pub stats: Stats,
     /// The status message, its log, the error toast and the phase warning.
     messages: messages::Messages,
-    /// View > Messages is open.
-    pub show_messages: bool,
-    /// Help > Keyboard shortcuts (F1) is open.
-    pub show_shortcuts: bool,
-    /// Help > What the figures mean is open.
-    pub show_figures: bool,
+    /// The windows open over the viewport (messages, help, bone map, file browser).
+    pub windows: view::Windows,
     pub(crate) actions: Vec<Action>,
     /// Drive's settings (speed, direction, every locomotion setting, kept while drive is
     /// off) and which of its debug overlays the viewport draws.
     pub drive: DriveState,
     /// Outliner selection, curve view, onion skin and seam table.
     pub inspect: crate::stage::inspect::Inspection,
-    /// Onion-skin ghosts of the last evaluation with their opacity (empty when off).
-    pub ghosts: Vec<(Pose, f32)>,
-    /// Each ghost's time from the playhead (seconds; negative = the past), parallel to
-    /// `ghosts`: past and future are tinted differently.
-    pub ghost_offsets_secs: Vec<f64>,
-    /// Counts the B files opened, so the window uploads each once.
-    compare_files_opened: u64,
+    /// Onion-skin ghosts of the last evaluation (empty when off).
+    pub ghosts: view::Ghosts,
     /// Morphs panel: weights set by hand per mesh and target, applied over the animated
     /// ones while playback is paused (dropped when it resumes).
     pub morph_overrides: Vec<Vec<Option<f32>>>,
     /// The last File > Retarget (its map, figures and clips), for the mapping panel.
     pub retarget: Option<RetargetSession>,
-    /// The bone-map window is open.
-    pub show_bone_map: bool,
-    /// The in-app file browser while it is open (File > Open where no desktop portal
-    /// answers, or File > Open with the built-in browser).
-    pub file_browser: Option<crate::file_browser::FileBrowser>,
     /// The open file's clip edits, their undo history and the clip list's "show hidden";
     /// see [`clip_edit`].
     clip_editing: clip_edit::ClipEditing,
-    /// Which kind of edit was made last: Ctrl+Z undoes that kind first.
-    last_edit: Option<EditKind>,
-    /// How every file the window opens is read (units, truncated BVH, key reduction):
-    /// the command line's flags, read once at start-up.
-    pub load_options: crate::asset::LoadOptions,
-    /// A clip the clip list should scroll to once (opened from the library grid).
-    reveal_clip: Option<usize>,
-    /// Loads running in the background, how the last library build ended, and where the
-    /// file browser opens.
+    /// How files are read, loads running in the background, how the last library build
+    /// ended, the library view, and where the file browser opens.
     loads: Loads,
-    /// The library view (every clip at once in a grid) while it is open.
-    library_view: Option<LibraryView>,
 }
 
 /// What the window is loading in the background and what came of it.
 #[derive(Default)]
 struct Loads {
+    /// How every file the window opens is read (units, truncated BVH, key reduction):
+    /// the command line's flags, read once at start-up.
+    options: crate::asset::LoadOptions,
+    /// The library view (every clip at once in a grid) while it is open.
+    library_view: Option<LibraryView>,
+    /// Counts the B files opened, so the window uploads each once.
+    compare_files_opened: u64,
     /// The folder the file browser showed last, where it opens next time (also after an
     /// open that failed there).
     browsed_dir: Option<PathBuf>,
@@ -337,30 +318,19 @@ impl Previewer {
         let joint_filter = file.joint_filter;
         let mut p = Self {
             stage: Stage::new(main),
-            matching_tags: Vec::new(),
-            matching_overlays: MatchingOverlays::default(),
+            matching: Default::default(),
             view: view::ViewState::new(settings.toggles),
             settings,
             stats: Stats::default(),
             messages: Default::default(),
-            library_view: None,
-            show_messages: false,
-            show_shortcuts: false,
-            show_figures: false,
+            windows: Default::default(),
             actions: Vec::new(),
             drive: DriveState::default(),
             inspect: crate::stage::inspect::Inspection::new(),
-            ghosts: Vec::new(),
-            ghost_offsets_secs: Vec::new(),
-            compare_files_opened: 0,
+            ghosts: Default::default(),
             morph_overrides: Vec::new(),
-            file_browser: None,
             clip_editing: Default::default(),
-            last_edit: None,
-            load_options: Default::default(),
-            reveal_clip: None,
             retarget: None,
-            show_bone_map: false,
             loads: Loads::default(),
         };
         p.inspect.filter = joint_filter;

@@ -295,7 +295,7 @@ impl Previewer {
     /// graph and shows why.
     pub fn edit_graph(&mut self, f: impl FnOnce(&mut crate::graph::GraphDef)) {
         if let Some(g) = self.stage.main.source.graph_mut() {
-            self.last_edit = Some(super::EditKind::Graph);
+            self.clip_editing.last_edit = Some(super::EditKind::Graph);
             if let Err(e) = g.edit(&self.stage.main.model, f) {
                 self.set_message(format!("graph edit: {e}"), true);
             }
@@ -346,7 +346,7 @@ impl Previewer {
     }
 
     fn step_any_history(&mut self, undo: bool) -> bool {
-        let clips_first = self.last_edit == Some(super::EditKind::Clips);
+        let clips_first = self.clip_editing.last_edit == Some(super::EditKind::Clips);
         for clips in [clips_first, !clips_first] {
             let done = if clips {
                 self.step_clip_history(undo)

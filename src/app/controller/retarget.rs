@@ -209,9 +209,9 @@ impl Previewer {
     ) -> Result<(), AppError> {
         let result = (|| -> Result<_, AppError> {
             let source = if path.is_dir() {
-                crate::asset::folder::load_folder_reduced(path, &self.load_options, &|_, _| {})?
+                crate::asset::folder::load_folder_reduced(path, &self.loads.options, &|_, _| {})?
             } else {
-                crate::asset::load_with(path, &self.load_options)?
+                crate::asset::load_with(path, &self.loads.options)?
             };
             let mut model = self.stage.main.model.clone();
             if let Some(r) = &replace {
@@ -274,11 +274,11 @@ impl Previewer {
             worst_agreement
         );
         let own_path = self.stage.main.path.clone();
-        let show_map = self.show_bone_map;
+        let show_map = self.windows.bone_map;
         // The same file with more clips: kept as a reload (mode, rate, selection).
         self.replace_model(model, own_path);
         // The bone-map window stays open over an Apply.
-        self.show_bone_map = show_map;
+        self.windows.bone_map = show_map;
         let end = self.stage.main.model.clips.len();
         if first_new < end {
             self.select_clip(first_new);
@@ -288,13 +288,13 @@ impl Previewer {
             .iter()
             .filter_map(|(name, from)| Some((self.stage.main.model.find_clip(name)?, *from)))
             .collect();
-        self.compare_files_opened += 1;
+        self.loads.compare_files_opened += 1;
         self.stage.compare = Some(crate::stage::inspect::AbCompare::retarget_source(
             &self.stage.main.model,
             path.to_path_buf(),
             source,
             pairs,
-            self.compare_files_opened,
+            self.loads.compare_files_opened,
         ));
         self.retarget = Some(RetargetSession {
             source_path: path.to_path_buf(),

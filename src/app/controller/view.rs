@@ -13,6 +13,8 @@ pub struct ViewState {
     pub(crate) frame_pending: bool,
     /// Camera target minus the root position while following.
     pub(crate) follow_offset: Option<Vec3>,
+    /// A clip the clip list should scroll to once (opened from the library grid).
+    pub(crate) reveal_clip: Option<usize>,
 }
 
 impl ViewState {
@@ -24,6 +26,7 @@ impl ViewState {
             viewport_size_px: [1, 1],
             frame_pending: true,
             follow_offset: None,
+            reveal_clip: None,
         }
     }
 }
@@ -163,4 +166,40 @@ impl Previewer {
         self.view.camera = OrbitCamera::default();
         self.view.frame_pending = true;
     }
+}
+
+/// The windows open over the viewport.
+#[derive(Default)]
+pub struct Windows {
+    /// View > Messages is open.
+    pub messages: bool,
+    /// Help > Keyboard shortcuts (F1) is open.
+    pub shortcuts: bool,
+    /// Help > What the figures mean is open.
+    pub figures: bool,
+    /// The bone-map window is open.
+    pub bone_map: bool,
+    /// The in-app file browser while it is open (File > Open where no desktop portal
+    /// answers, or File > Open with the built-in browser).
+    pub file_browser: Option<crate::file_browser::FileBrowser>,
+}
+
+/// Onion-skin ghosts of the last evaluation.
+#[derive(Default)]
+pub struct Ghosts {
+    /// Each ghost's pose and opacity (0..1); empty when the onion skin is off.
+    pub poses: Vec<(crate::stage::pose::Pose, f32)>,
+    /// Each ghost's time from the playhead (seconds; negative = the past), parallel to
+    /// `poses`: past and future are tinted differently.
+    pub offsets_secs: Vec<f64>,
+}
+
+/// What motion matching shows besides the pose.
+#[derive(Default)]
+pub struct MatchingDisplay {
+    /// Tags motion matching puts on clips besides the automatic ones: a library's
+    /// sidecar files' (`--library`).
+    pub tags: Vec<crate::stage::matching::TagDef>,
+    /// Which motion-matching debug overlays the viewport draws.
+    pub overlays: super::MatchingOverlays,
 }

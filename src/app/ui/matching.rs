@@ -269,7 +269,7 @@ fn candidates_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 }
 
 fn settings_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let mut overlays = p.matching_overlays;
+    let mut overlays = p.matching.overlays;
     let Some(m) = p.matching() else {
         return;
     };

@@ -98,7 +98,7 @@ impl Previewer {
                     ui.close();
                 }
                 if ui.button("Open the demo character").clicked() {
-                    match crate::asset::load_or_demo_with(None, &self.load_options) {
+                    match crate::asset::load_or_demo_with(None, &self.load_options()) {
                         Ok(m) => self.replace_model(m, None),
                         Err(e) => self.set_message(AppError::from(e).report(), true),
                     }

@@ -242,7 +242,7 @@ impl Previewer {
 
     /// View > Messages: every status message and warning of the session, newest first.
     fn messages_ui(&mut self, ctx: &egui::Context) {
-        if !self.show_messages {
+        if !self.windows.messages {
             return;
         }
         let mut open = true;
