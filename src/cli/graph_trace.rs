@@ -118,18 +118,7 @@ pub struct GraphSummary {
 
 /// The report of `stridescope trace --blend` or `--scenario`: one row per frame and a summary;
 /// `--json` prints it.
-#[derive(Debug, Serialize)]
-pub struct GraphTraceReport {
-    /// Display name of the file (its file name, or `demo`).
-    pub source: String,
-    /// Frames per second of the run: `--fps` with `--blend`, the scenario file's `fps`
-    /// (default 60) with `--scenario`.
-    pub fps: f64,
-    /// Row 0 (`start`), then one row per frame played or seeked.
-    pub frames: Vec<GraphFrame>,
-    /// The whole run at a glance.
-    pub summary: GraphSummary,
-}
+pub type GraphTraceReport = super::ScenarioTrace<(), GraphFrame, GraphSummary>;
 
 /// The graph for `--blend A,B --weight W --offset PHASE`.
 pub fn blend_graph(args: &TraceArgs, blend: &[String]) -> Result<GraphDef, CliError> {
@@ -384,6 +373,7 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<GraphTraceReport, CliEr
     };
     Ok(GraphTraceReport {
         source: model.source.clone(),
+        setup: (),
         fps,
         frames,
         summary,

@@ -134,18 +134,7 @@ pub struct LocomotionSummary {
 
 /// The report of `stridescope trace --movement-speed`: one row per frame and a summary;
 /// `--json` prints it.
-#[derive(Debug, Serialize)]
-pub struct LocomotionTraceReport {
-    /// Display name of the file (its file name, or `demo`).
-    pub source: String,
-    /// Frames per second of the run: `--fps`, or the scenario file's `fps` (default 60) with
-    /// `--scenario`.
-    pub fps: f64,
-    /// Row 0 (`start`), then one row per frame played or seeked.
-    pub frames: Vec<LocomotionFrame>,
-    /// The whole run at a glance.
-    pub summary: LocomotionSummary,
-}
+pub type LocomotionTraceReport = super::ScenarioTrace<(), LocomotionFrame, LocomotionSummary>;
 
 /// Parses `--leg THIGH,CALF,FOOT`.
 pub fn parse_leg(s: &str) -> Result<(String, String, String), String> {
@@ -371,6 +360,7 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
     };
     Ok(LocomotionTraceReport {
         source: model.source.clone(),
+        setup: (),
         fps,
         frames,
         summary,

@@ -105,11 +105,13 @@ pub struct MatchingSummary {
 
 /// The report of `stridescope trace --motion-matching`: the database, the settings, one row
 /// per frame and a summary; `--json` prints it.
+pub type MatchingTraceReport =
+    super::ScenarioTrace<MatchingSetup, MatchingTraceFrame, MatchingSummary>;
+
+/// What `trace --motion-matching` reports about its database and settings (in the
+/// report's object, beside `source` and `fps`).
 #[derive(Debug, Serialize)]
-pub struct MatchingTraceReport {
-    /// Display name of the character's file (its file name, or the demo locomotion set's
-    /// name).
-    pub source: String,
+pub struct MatchingSetup {
     /// Names of the database's clips, in database order (with `--mirror`, the mirrored
     /// copies too).
     pub clips: Vec<String>,
@@ -135,16 +137,9 @@ pub struct MatchingTraceReport {
     pub walk_speed_mps: f32,
     /// Run speed (see `walk_speed_mps`), m/s.
     pub run_speed_mps: f32,
-    /// Frames per second of the run: the scenario file's `fps` (default 60), 60 for the
-    /// built-in scenario.
-    pub fps: f64,
     /// How the search ran: `accelerated`, or `brute_force` (`--brute-force`, or the
     /// scenario's `motion_matching` settings).
     pub search: &'static str,
-    /// One row per frame, frame 0 included.
-    pub frames: Vec<MatchingTraceFrame>,
-    /// The whole run at a glance.
-    pub summary: MatchingSummary,
 }
 
 /// The scenario used without `--scenario`: stand, walk, turn left, run, stop, at the
@@ -369,23 +364,25 @@ pub fn report(
         .session;
     Ok(MatchingTraceReport {
         source: model.source.clone(),
-        clips: session.db.clips().iter().map(|c| c.name.clone()).collect(),
-        library_files,
-        mirrored: library_files.is_some() && args.mirror,
-        build_secs: library_files.map(|_| build_secs),
-        database_frames: session.db.frame_count(),
-        feature_dims: session.db.dims(),
-        database_bytes: session.db.bytes(),
-        database_bytes_per_frame: session.db.bytes_per_frame(),
-        style: session.style.clone(),
-        walk_speed_mps: session.walk_speed_mps,
-        run_speed_mps: session.run_speed_mps,
-        fps: scenario.fps,
-        search: if session.def.accelerated {
-            "accelerated"
-        } else {
-            "brute_force"
+        setup: MatchingSetup {
+            clips: session.db.clips().iter().map(|c| c.name.clone()).collect(),
+            library_files,
+            mirrored: library_files.is_some() && args.mirror,
+            build_secs: library_files.map(|_| build_secs),
+            database_frames: session.db.frame_count(),
+            feature_dims: session.db.dims(),
+            database_bytes: session.db.bytes(),
+            database_bytes_per_frame: session.db.bytes_per_frame(),
+            style: session.style.clone(),
+            walk_speed_mps: session.walk_speed_mps,
+            run_speed_mps: session.run_speed_mps,
+            search: if session.def.accelerated {
+                "accelerated"
+            } else {
+                "brute_force"
+            },
         },
+        fps: scenario.fps,
         frames,
         summary,
     })
@@ -398,11 +395,11 @@ pub fn text(r: &MatchingTraceReport) -> String {
         out,
         "# {}: motion matching over {} clips ({} frames, {} features, {:.1} MB: {:.0} bytes a frame), {} fps",
         r.source,
-        r.clips.len(),
-        r.database_frames,
-        r.feature_dims,
-        r.database_bytes as f64 / 1e6,
-        r.database_bytes_per_frame,
+        r.setup.clips.len(),
+        r.setup.database_frames,
+        r.setup.feature_dims,
+        r.setup.database_bytes as f64 / 1e6,
+        r.setup.database_bytes_per_frame,
         r.fps
     );
     let _ = writeln!(

@@ -43,6 +43,27 @@ pub struct TraceFrame {
     pub world_yaw_deg: f64,
 }
 
+/// The report of every scenario trace (`trace --blend` / `--scenario`, `--movement-speed`,
+/// `--motion-matching`): the file, what is particular to that trace's setup (`setup`,
+/// written into the same JSON object: nothing for the graph and locomotion traces, the
+/// database for motion matching), the run's rate, one row per frame and a summary.
+/// `--json` prints it; the text form is each trace's own.
+#[derive(Debug, Serialize)]
+pub struct ScenarioTrace<Setup, Frame, Summary> {
+    /// Display name of the file (its file name, or `demo`).
+    pub source: String,
+    /// What this trace reports about its setup, flattened into the report's object.
+    #[serde(flatten)]
+    pub setup: Setup,
+    /// Frames per second of the run: `--fps` without a scenario, else the scenario
+    /// file's `fps` (default 60).
+    pub fps: f64,
+    /// Row 0 (`start`), then one row per frame played or seeked.
+    pub frames: Vec<Frame>,
+    /// The whole run at a glance.
+    pub summary: Summary,
+}
+
 /// The report of `stridescope trace` (plain playback): the clip, the settings and one row per
 /// frame; `trace --json` prints it.
 #[derive(Debug, Serialize)]
