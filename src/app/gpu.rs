@@ -11,10 +11,10 @@ use winit::window::Window;
 
 use super::VIEWPORT_FORMAT;
 use crate::controller::Transport;
-use crate::render::scene::{OnGpu, Second};
+use crate::render::scene::OnGpu;
 use crate::render::{
-    Frame, GpuContext, GpuModel, Grid, LocomotionDraw, OffscreenTarget, RenderError, Renderer,
-    RgbaImage, SceneBuilder, SkinnedInstances,
+    GpuContext, GpuModel, Grid, OffscreenTarget, RenderError, Renderer, RgbaImage, SceneBuilder,
+    SkinnedInstances,
 };
 use crate::stage::pose::Pose;
 use crate::ui::Previewer;
@@ -377,7 +377,7 @@ impl Gpu {
             .character
             .as_mut()
             .filter(|c| c.generation == generation);
-        let mut frame = scene_frame(previewer, &self.trail_scratch);
+        let mut frame = super::frame::scene_frame(previewer, &self.trail_scratch);
         if let Some(c) = character {
             if toggles.grid {
                 let mut g = c.grid;
@@ -475,71 +475,6 @@ impl Gpu {
                 renderer.render(&self.ctx, encoder, view, size, scene)
             })
     }
-}
-
-/// What the previewer shows this frame, without GPU copies (the window adds those it
-/// has): the character and its pose, the skeleton, onion-skin ghosts, A/B compare's B
-/// with its heat points and paths, the selected joint, the trail (`trail`, world space),
-/// and the locomotion and motion-matching overlays.
-pub(super) fn scene_frame<'a>(previewer: &'a Previewer, trail: &'a [Vec3]) -> Frame<'a, Pose> {
-    let toggles = previewer.view.toggles;
-    let model = previewer.model();
-    let pose = &previewer.stage.main.pose;
-    let mut frame = Frame::new(previewer.view.camera, model, pose);
-    frame.skeleton = toggles.skeleton;
-    frame.selected_joint = previewer.inspect.selected;
-    let style = previewer.inspect.onion.style;
-    frame.ghost_skeletons = style.skeletons();
-    frame.ghost_meshes = style.meshes() && toggles.mesh;
-    frame.ghosts = &previewer.ghosts.poses;
-    frame.ghost_offsets_secs = &previewer.ghosts.offsets_secs;
-    if let Some(c) = previewer.stage.compare.as_ref().filter(|c| c.valid) {
-        let full = crate::stage::inspect::HEAT_FULL_M * c.unit_scale;
-        let skin_joint =
-            |j: usize| model.skins.is_empty() || model.skins.iter().any(|s| s.joints.contains(&j));
-        let heat = c
-            .difference
-            .per_joint_m
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| c.joint_map[j].is_some() && skin_joint(j))
-            .filter_map(|(j, d)| {
-                let m = pose.model_from_joint.get(j)?;
-                Some((
-                    m.w_axis.truncate(),
-                    crate::stage::inspect::heat_color(*d, full),
-                ))
-            })
-            .collect();
-        frame.second = Some(Second {
-            model: &c.b.model,
-            pose: &c.b.pose,
-            gpu: None,
-            tinted: c.retarget_pairs.is_some(),
-            heat,
-            paths: [&c.a_path, &c.b_path],
-        });
-    }
-    if toggles.trail {
-        frame.trail = Some((trail, previewer.root_position()));
-    }
-    if let Some(l) = previewer.graph().and_then(|g| g.locomotion.as_ref()) {
-        frame.locomotion = Some((
-            LocomotionDraw {
-                warp: &l.warp,
-                world_from_model: l.model_from_root(),
-                leg_length: previewer.model().leg_length_or_reference_m(),
-                body_yaw_rad: l.orientation.body_yaw_rad,
-                movement_yaw_rad: l.orientation.angle_rad,
-                travel: l.travel(),
-            },
-            previewer.drive.overlays,
-        ));
-    }
-    if let Some(d) = previewer.matching_draw() {
-        frame.matching = Some((d, previewer.matching.overlays));
-    }
-    frame
 }
 
 /// egui's per-frame texture changes; dropping them unapplied is deliberate only when the

@@ -20,6 +20,7 @@ pub mod controller;
 mod dialogs;
 mod error;
 pub mod file_browser;
+mod frame;
 mod gpu;
 mod options;
 mod script;
@@ -112,7 +113,7 @@ pub fn run(options: AppOptions) -> Result<(), AppError> {
         frame_count: 0,
         messages_printed: 0,
         ctrl_held: false,
-        fps: FpsCounter::default(),
+        fps: frame::FpsCounter::default(),
         fatal: None,
         portal_answers: true,
     };
@@ -149,41 +150,11 @@ struct App {
     messages_printed: u64,
     /// Ctrl is down (for the numpad camera views, which bypass egui).
     ctrl_held: bool,
-    fps: FpsCounter,
+    fps: frame::FpsCounter,
     fatal: Option<AppError>,
     /// False once the system file dialog failed to appear (no XDG desktop portal):
     /// File > Open uses the in-app browser from then on.
     portal_answers: bool,
-}
-
-/// Frames per second over the last half second, and the CPU time of the last frame.
-#[derive(Default)]
-struct FpsCounter {
-    window_start: Option<Instant>,
-    frames: u32,
-    fps: f32,
-    /// Time spent building and submitting the previous frame (ms).
-    frame_ms: f32,
-}
-
-impl FpsCounter {
-    /// The window slept (nothing animating): the next frames start a new window, so the
-    /// sleep is not counted as one slow frame.
-    fn idle(&mut self) {
-        self.window_start = None;
-        self.frames = 0;
-    }
-
-    fn frame(&mut self, now: Instant) {
-        let start = *self.window_start.get_or_insert(now);
-        self.frames += 1;
-        let elapsed = now.duration_since(start).as_secs_f32();
-        if elapsed >= 0.5 {
-            self.fps = self.frames as f32 / elapsed;
-            self.frames = 0;
-            self.window_start = Some(now);
-        }
-    }
 }
 
 impl App {
@@ -245,13 +216,11 @@ impl App {
         }
     }
 
-    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
-        let Some(window) = self.window().cloned() else {
-            return;
-        };
-        // Sleep until the next event unless this frame asks for a timed wake-up below.
-        event_loop.set_control_flow(ControlFlow::Wait);
-        let now = Instant::now();
+    /// The first step of a frame: playback advanced by the time since the last frame (a
+    /// fixed 1/60 s in scripted runs), background loads taken in, the frame counted.
+    /// Returns whether the run is scripted (`--screenshot`, `--export`), or `None` when a
+    /// scripted run stopped because the library it needed failed.
+    fn advance_playback(&mut self, event_loop: &ActiveEventLoop, now: Instant) -> Option<bool> {
         // Advance playback by real time; paused frames do not accumulate time. Scripted
         // runs (--screenshot, --export) step a fixed 1/60 s per frame instead, so the
         // same command gives the same picture on a fast machine and on a loaded one.
@@ -283,7 +252,7 @@ impl App {
                 };
                 self.fatal = Some(e.context(what));
                 self.exit(event_loop);
-                return;
+                return None;
             }
             _ => {}
         }
@@ -293,6 +262,19 @@ impl App {
         self.fps.frame(now);
         self.previewer.stats.fps = self.fps.fps;
         self.previewer.stats.frame_ms = self.fps.frame_ms;
+        Some(scripted)
+    }
+
+    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(window) = self.window().cloned() else {
+            return;
+        };
+        // Sleep until the next event unless this frame asks for a timed wake-up below.
+        event_loop.set_control_flow(ControlFlow::Wait);
+        let now = Instant::now();
+        let Some(scripted) = self.advance_playback(event_loop, now) else {
+            return;
+        };
 
         let Some(gpu) = self.gpu.as_mut() else {
             return;

@@ -15,6 +15,7 @@ use stridescope_stage as stage;
 pub mod graph_trace;
 pub mod lint;
 pub mod locomotion_trace;
+pub mod matching_inputs;
 pub mod matching_trace;
 pub mod render_command;
 pub mod retarget;

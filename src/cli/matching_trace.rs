@@ -8,10 +8,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use glam::Vec2;
 use serde::Serialize;
 
-use crate::anim::motion_matching::{MatcherInput, FEATURE_GROUPS};
+use crate::anim::motion_matching::FEATURE_GROUPS;
 use crate::asset::{self, Model};
 use crate::stage::character::Character;
 use crate::stage::matching::{MatchingDef, MatchingSession};
@@ -19,6 +18,7 @@ use crate::stage::scenario::{Action, Scenario, ScenarioEvent};
 use crate::stage::source::{MatchingPlay, MotionSource};
 use crate::CliError;
 
+use super::matching_inputs::ScenarioInputs;
 use super::TraceArgs;
 
 /// One frame of the motion-matching trace: what plays, the search, the cost, and where the
@@ -179,109 +179,6 @@ pub fn load(file: Option<&Path>, options: &asset::LoadOptions) -> Result<Model, 
             Path::new(asset::demo::LOCOMOTION_SET_NAME),
         )?,
     })
-}
-
-/// Turns scenario events into per-frame matcher inputs.
-pub struct ScenarioInputs {
-    events: Vec<ScenarioEvent>,
-    next: usize,
-    velocity: Vec2,
-    yaw: f32,
-    require: u32,
-    exclude: u32,
-}
-
-impl ScenarioInputs {
-    /// Validates the events (finite times and numbers, known tags) and sorts them.
-    pub fn new(mut events: Vec<ScenarioEvent>, tags: &[String]) -> Result<Self, CliError> {
-        for (i, e) in events.iter().enumerate() {
-            let at = e.at_secs;
-            if !at.is_finite() {
-                return Err(format!("scenario: event {i}: at_secs must be finite").into());
-            }
-            match &e.action {
-                Action::Move {
-                    speed_mps,
-                    heading_deg,
-                    facing_deg,
-                } => {
-                    let valid = speed_mps.is_finite()
-                        && (0.0..=10_000.0).contains(speed_mps)
-                        && heading_deg.is_finite()
-                        && facing_deg.is_none_or(|f| f.is_finite());
-                    if !valid {
-                        return Err(format!(
-                            "scenario: event {i} (at {at} s): Move needs a speed in [0, 10000] m/s (glTF units per second) and finite angles"
-                        ).into());
-                    }
-                }
-                Action::Tags { require, exclude } => {
-                    for t in require.iter().chain(exclude) {
-                        if !tags.contains(t) {
-                            return Err(format!(
-                                "scenario: event {i} (at {at} s): unknown tag '{t}' (the set has: {})",
-                                tags.join(", ")
-                            ).into());
-                        }
-                    }
-                }
-                Action::Stand => {}
-                other => {
-                    return Err(format!(
-                        "scenario: event {i} (at {at} s): {other:?} is a pose-graph action; a motion-matching scenario takes Move, Stand and Tags"
-                    ).into())
-                }
-            }
-        }
-        events.sort_by(|a, b| a.at_secs.total_cmp(&b.at_secs));
-        Ok(Self {
-            events,
-            next: 0,
-            velocity: Vec2::ZERO,
-            yaw: 0.0,
-            require: 0,
-            exclude: 0,
-        })
-    }
-
-    /// The input of the frame starting at `t` seconds (events at or before it applied).
-    pub fn at(&mut self, t: f64, tags: &[String]) -> MatcherInput {
-        let mask = |names: &[String]| {
-            names
-                .iter()
-                .filter_map(|n| tags.iter().position(|t| t == n))
-                .fold(0u32, |m, i| m | (1 << i))
-        };
-        while let Some(e) = self.events.get(self.next) {
-            if e.at_secs > t + 1e-9 {
-                break;
-            }
-            match &e.action {
-                Action::Move {
-                    speed_mps,
-                    heading_deg,
-                    facing_deg,
-                } => {
-                    let h = heading_deg.to_radians();
-                    self.velocity = Vec2::new(h.sin(), h.cos()) * *speed_mps;
-                    self.yaw = facing_deg.unwrap_or(*heading_deg).to_radians();
-                }
-                Action::Stand => self.velocity = Vec2::ZERO,
-                Action::Tags { require, exclude } => {
-                    self.require = mask(require);
-                    self.exclude = mask(exclude);
-                }
-                _ => {}
-            }
-            self.next += 1;
-        }
-        MatcherInput {
-            desired_velocity: self.velocity,
-            desired_yaw: self.yaw,
-            require_tags: self.require,
-            exclude_tags: self.exclude,
-        }
-    }
 }
 
 pub use crate::stage::retarget::library_model;
