@@ -146,3 +146,21 @@ fn the_window_keeps_the_cause_of_a_file_it_cannot_open() {
     assert!(status.contains(&io.to_string()), "{status}");
     assert!(status.contains("(kept demo.glb)"), "{status}");
 }
+
+#[test]
+fn the_lint_prints_the_reason_of_a_folder_it_cannot_read() {
+    let missing = Path::new("/nonexistent-stridescope/takes");
+    assert!(!missing.exists());
+    let reason = std::fs::metadata(missing).unwrap_err().to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_stridescope"))
+        .arg("lint")
+        .arg(missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!("error: {}: cannot read: {reason}", missing.display())
+    );
+}

@@ -135,7 +135,9 @@ impl App {
         if let Some(gpu) = self.gpu.as_mut() {
             match gpu.export_preview(&mut self.previewer, path) {
                 Ok(text) => self.previewer.set_message(text, false),
-                Err(e) => self.previewer.set_message(format!("export: {e}"), true),
+                Err(e) => self
+                    .previewer
+                    .set_message(format!("export: {}", e.report()), true),
             }
         }
     }

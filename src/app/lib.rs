@@ -173,7 +173,7 @@ impl App {
         if self.options.screenshot.is_none() && self.options.export.is_none() {
             if let Some(path) = &self.settings_path {
                 if let Err(e) = self.previewer.settings.save(path) {
-                    eprintln!("stridescope: could not save settings: {e}");
+                    eprintln!("stridescope: could not save settings: {}", e.report());
                 }
             }
         }

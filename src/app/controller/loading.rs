@@ -141,9 +141,10 @@ impl Previewer {
                         .map_err(|e| match e {
                             // An option's error does not name the folder; the others do.
                             crate::asset::LoadError::Options(o) => {
-                                format!("{}: {o}", worker_dir.display())
+                                AppError::from(crate::asset::LoadError::Options(o))
+                                    .context(worker_dir.display().to_string())
                             }
-                            other => other.to_string(),
+                            other => AppError::from(other),
                         })?;
                 Ok(Loaded::Folder(model))
             });

@@ -251,7 +251,10 @@ impl Previewer {
         let (model, source, pairs, report, first_new) = match result {
             Ok(r) => r,
             Err(e) => {
-                self.set_message(format!("{e} (kept {})", self.stage.main.model.source), true);
+                self.set_message(
+                    format!("{} (kept {})", e.report(), self.stage.main.model.source),
+                    true,
+                );
                 return Err(e);
             }
         };

@@ -138,7 +138,7 @@ impl Previewer {
                 Key::F1 => self.set_view(ViewCommand::ShowShortcuts(!self.windows.shortcuts)),
                 Key::S if modifiers.command => {
                     if let Err(e) = self.save_clip_edits() {
-                        self.set_message(format!("save clip edits: {e}"), true);
+                        self.set_message(format!("save clip edits: {}", e.report()), true);
                     }
                 }
                 Key::Q if modifiers.command => self.request(Action::Quit),

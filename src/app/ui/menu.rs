@@ -83,7 +83,7 @@ impl Previewer {
                     .clicked()
                 {
                     if let Err(e) = self.save_clip_edits() {
-                        self.set_message(format!("save clip edits: {e}"), true);
+                        self.set_message(format!("save clip edits: {}", e.report()), true);
                     }
                     ui.close();
                 }

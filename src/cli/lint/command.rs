@@ -42,8 +42,9 @@ pub fn main(args: &LintArgs, load: &crate::asset::LoadOptions) -> ExitCode {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
             ExitCode::from(if report.is_clean() { 0 } else { 1 })
         }
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(e) => {
+            // The error and every cause it does not already say (a folder's OS reason).
+            eprintln!("error: {}", e.report());
             ExitCode::from(USAGE)
         }
     }
