@@ -1,9 +1,18 @@
-//! The frame: what the previewer shows, as the renderer's `Frame` (the GPU upkeep in
-//! `gpu.rs` adds the uploads it holds and draws it), and how fast frames come.
+//! The frame: its first step (playback advanced, loads taken in), what the previewer
+//! shows, as the renderer's `Frame` (the GPU upkeep in `gpu.rs` adds the uploads it holds
+//! and draws it), and how fast frames come.
 
 use std::time::Instant;
 
 use glam::Vec3;
+use winit::event_loop::ActiveEventLoop;
+
+use super::options::apply_start_options;
+use crate::controller::StageCommand;
+
+/// Seconds of playback per frame in scripted runs (`--screenshot`, `--export`): the same
+/// command gives the same picture on a fast machine and on a loaded one.
+pub(super) const SCRIPTED_FRAME_SECS: f64 = 1.0 / 60.0;
 
 use crate::controller::Previewer;
 use crate::render::scene::Second;
@@ -103,5 +112,60 @@ impl FpsCounter {
             self.frames = 0;
             self.window_start = Some(now);
         }
+    }
+}
+
+impl super::App {
+    /// The first step of a frame: playback advanced by the time since the last frame (a
+    /// fixed 1/60 s in scripted runs), background loads taken in, the frame counted.
+    /// Returns whether the run is scripted (`--screenshot`, `--export`), or `None` when a
+    /// scripted run stopped because the library it needed failed.
+    pub(super) fn advance_playback(
+        &mut self,
+        event_loop: &ActiveEventLoop,
+        now: Instant,
+    ) -> Option<bool> {
+        // Advance playback by real time; paused frames do not accumulate time. Scripted
+        // runs (--screenshot, --export) step a fixed 1/60 s per frame instead, so the
+        // same command gives the same picture on a fast machine and on a loaded one.
+        let scripted = self.options.screenshot.is_some() || self.options.export.is_some();
+        let dt = match (self.previewer.is_animating(), self.last_tick) {
+            (true, Some(_)) if scripted => SCRIPTED_FRAME_SECS,
+            (true, Some(last)) => now.duration_since(last).as_secs_f64(),
+            _ => 0.0,
+        };
+        if self.last_tick.is_none() {
+            // The window slept since the last frame (or this is the first).
+            self.fps.idle();
+        }
+        self.last_tick = self.previewer.is_animating().then_some(now);
+        if let (true, Some(keys)) = (scripted, self.options.hold_keys) {
+            self.previewer.send(StageCommand::MatchingKeys(keys));
+        }
+        self.previewer.poll_pending_load();
+        match self.previewer.take_library_outcome() {
+            // The library is on the character: the options that choose what plays apply
+            // to it now.
+            Some(Ok(())) => apply_start_options(&mut self.previewer, &self.options),
+            // A scripted run needed the library: stop with its reason.
+            Some(Err(e)) if scripted => {
+                let what = if self.options.motion_matching {
+                    "motion-matching library"
+                } else {
+                    "library"
+                };
+                self.fatal = Some(e.context(what));
+                self.exit(event_loop);
+                return None;
+            }
+            _ => {}
+        }
+        if dt > 0.0 {
+            self.previewer.advance(dt);
+        }
+        self.fps.frame(now);
+        self.previewer.stats.fps = self.fps.fps;
+        self.previewer.stats.frame_ms = self.fps.frame_ms;
+        Some(scripted)
     }
 }

@@ -32,9 +32,8 @@ pub use error::{AppError, Context};
 use gpu::{new_egui_state, paint_egui, AppliedOnce, Gpu};
 pub use options::AppOptions;
 use options::{apply_start_options, initial_model};
-use script::{ScriptedDrop, SCRIPTED_FRAME_SECS};
+use script::ScriptedDrop;
 
-use crate::controller::StageCommand;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -216,53 +215,35 @@ impl App {
         }
     }
 
-    /// The first step of a frame: playback advanced by the time since the last frame (a
-    /// fixed 1/60 s in scripted runs), background loads taken in, the frame counted.
-    /// Returns whether the run is scripted (`--screenshot`, `--export`), or `None` when a
-    /// scripted run stopped because the library it needed failed.
-    fn advance_playback(&mut self, event_loop: &ActiveEventLoop, now: Instant) -> Option<bool> {
-        // Advance playback by real time; paused frames do not accumulate time. Scripted
-        // runs (--screenshot, --export) step a fixed 1/60 s per frame instead, so the
-        // same command gives the same picture on a fast machine and on a loaded one.
-        let scripted = self.options.screenshot.is_some() || self.options.export.is_some();
-        let dt = match (self.previewer.is_animating(), self.last_tick) {
-            (true, Some(_)) if scripted => SCRIPTED_FRAME_SECS,
-            (true, Some(last)) => now.duration_since(last).as_secs_f64(),
-            _ => 0.0,
-        };
-        if self.last_tick.is_none() {
-            // The window slept since the last frame (or this is the first).
-            self.fps.idle();
-        }
-        self.last_tick = self.previewer.is_animating().then_some(now);
-        if let (true, Some(keys)) = (scripted, self.options.hold_keys) {
-            self.previewer.send(StageCommand::MatchingKeys(keys));
-        }
-        self.previewer.poll_pending_load();
-        match self.previewer.take_library_outcome() {
-            // The library is on the character: the options that choose what plays apply
-            // to it now.
-            Some(Ok(())) => apply_start_options(&mut self.previewer, &self.options),
-            // A scripted run needed the library: stop with its reason.
-            Some(Err(e)) if scripted => {
-                let what = if self.options.motion_matching {
-                    "motion-matching library"
-                } else {
-                    "library"
-                };
-                self.fatal = Some(e.context(what));
-                self.exit(event_loop);
-                return None;
+    /// The frame's UI pass: egui draws the panels over the viewport texture (`texture`,
+    /// `None` when it could not be made) and the panels act on the previewer. Returns
+    /// egui's output and its texture changes, or `None` before the window has its egui
+    /// state. A scripted `--drop` is handed over halfway through the run.
+    fn run_ui(
+        &mut self,
+        window: &Arc<Window>,
+        scripted: bool,
+        texture: Option<egui::TextureId>,
+    ) -> Option<(egui::FullOutput, AppliedOnce)> {
+        let egui_state = self.egui_state.as_mut()?;
+        let mut raw_input = egui_state.take_egui_input(window);
+        if let Some(path) = &self.options.drop {
+            // Halfway through a scripted run, as a file manager's drag and drop does.
+            if scripted && self.frame_count == self.options.after_frames / 2 {
+                raw_input
+                    .dropped_files
+                    .push(std::sync::Arc::new(ScriptedDrop(path.clone())));
             }
-            _ => {}
         }
-        if dt > 0.0 {
-            self.previewer.advance(dt);
-        }
-        self.fps.frame(now);
-        self.previewer.stats.fps = self.fps.fps;
-        self.previewer.stats.frame_ms = self.fps.frame_ms;
-        Some(scripted)
+        let previewer = &mut self.previewer;
+        let mut full_output = self
+            .egui_ctx
+            .run_ui(raw_input, |ui| previewer.ui(ui, texture));
+        egui_state.handle_platform_output(window, std::mem::take(&mut full_output.platform_output));
+        // Texture uploads must be applied (or deliberately dropped, on the early-return
+        // paths of the frame where the renderer goes away anyway).
+        let textures = AppliedOnce(std::mem::take(&mut full_output.textures_delta));
+        Some((full_output, textures))
     }
 
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
@@ -288,27 +269,9 @@ impl App {
                 None
             }
         };
-        let Some(egui_state) = self.egui_state.as_mut() else {
+        let Some((full_output, textures)) = self.run_ui(&window, scripted, texture) else {
             return;
         };
-        let mut raw_input = egui_state.take_egui_input(&window);
-        if let Some(path) = &self.options.drop {
-            // Halfway through a scripted run, as a file manager's drag and drop does.
-            if scripted && self.frame_count == self.options.after_frames / 2 {
-                raw_input
-                    .dropped_files
-                    .push(std::sync::Arc::new(ScriptedDrop(path.clone())));
-            }
-        }
-        let previewer = &mut self.previewer;
-        let mut full_output = self
-            .egui_ctx
-            .run_ui(raw_input, |ui| previewer.ui(ui, texture));
-        egui_state
-            .handle_platform_output(&window, std::mem::take(&mut full_output.platform_output));
-        // Texture uploads must be applied (or deliberately dropped, on the early-return
-        // paths below where the renderer goes away anyway).
-        let textures = AppliedOnce(std::mem::take(&mut full_output.textures_delta));
 
         if !self.carry_out_actions(event_loop) {
             return;

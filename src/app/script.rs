@@ -26,9 +26,6 @@ impl egui::DroppedFile for ScriptedDrop {
     }
 }
 
-/// Seconds of playback per frame in scripted runs (`--screenshot`, `--export`).
-pub(super) const SCRIPTED_FRAME_SECS: f64 = 1.0 / 60.0;
-
 impl App {
     /// The end of a scripted frame: prints the new status messages; after
     /// `--after-frames` frames writes the export or the screenshot (`readback`, this
