@@ -176,7 +176,20 @@ fn workspace_crates() -> Vec<String> {
 
 /// What `src/<layer>/Cargo.toml` depends on: (layers, outside crates).
 fn layer_manifest(layer: &str) -> (Vec<String>, Vec<String>) {
-    let names = manifest_names(&src().join(layer).join("Cargo.toml"), "[dependencies]");
+    let path = src().join(layer).join("Cargo.toml");
+    // Every section the layer's code builds with: its dependencies, build dependencies and
+    // per-target dependencies (`[target.'cfg(unix)'.dependencies]`); dev-dependencies only
+    // reach its tests.
+    let toml = std::fs::read_to_string(&path).unwrap();
+    let mut names = Vec::new();
+    for section in toml.lines().map(str::trim).filter(|l| l.starts_with('[')) {
+        let builds = section == "[dependencies]"
+            || section == "[build-dependencies]"
+            || (section.starts_with("[target.") && section.ends_with(".dependencies]"));
+        if builds {
+            names.extend(manifest_names(&path, section));
+        }
+    }
     let (layers, outside): (Vec<String>, Vec<String>) = names
         .into_iter()
         .partition(|n| n.starts_with("stridescope_"));
