@@ -13,7 +13,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::anim::analysis::{analyse_clip, ClipAnalysis};
 use crate::anim::contacts::{detect_legs, ContactSettings, LegChain};
 use crate::anim::locomotion::InPlaceOverride;
-use crate::anim::AnimError;
 
 use super::{Model, ModelError};
 
@@ -172,13 +171,7 @@ impl Model {
     /// (computed on first use, a few milliseconds). A rig without legs is analysed without
     /// them (no contacts, no implied speed). The error names the clip.
     pub fn clip_analysis(&self, clip: usize) -> Result<Arc<ClipAnalysis>, ModelError> {
-        let c = self
-            .clips
-            .get(clip)
-            .ok_or(ModelError::Clip(AnimError::ClipOutOfRange {
-                clip,
-                clips: self.clips.len(),
-            }))?;
+        let c = self.clip(clip).map_err(ModelError::Clip)?;
         let choice = self.in_place_override(clip);
         let key = (c.uid(), choice);
         if let Some(hit) = self

@@ -36,7 +36,7 @@ pub use error::{
 pub use options::{LoadOptions, SourceFormat, Units, ALLOW_TRUNCATED_ENV, UNITS_ENV};
 
 use crate::anim::reduce::{self, KeyReductionJob, ReductionReport};
-use crate::anim::{Clip, Skeleton, Skin, MAX_INFLUENCES};
+use crate::anim::{AnimError, Clip, Skeleton, Skin, MAX_INFLUENCES};
 
 /// Environment variable: key-reduction tolerance in millimetres applied by every load
 /// ([`load`], [`load_or_demo`]), for tools that cannot pass `--reduce-keys` (the shared
@@ -336,6 +336,15 @@ impl Model {
             .iter()
             .map(|m| m.morph_weights.clone())
             .collect()
+    }
+
+    /// Clip `index`, or the one error every layer gives for an index past the clips
+    /// ([`AnimError::ClipOutOfRange`]).
+    pub fn clip(&self, index: usize) -> Result<&Clip, AnimError> {
+        self.clips.get(index).ok_or(AnimError::ClipOutOfRange {
+            clip: index,
+            clips: self.clips.len(),
+        })
     }
 
     /// Index of the clip with this name.

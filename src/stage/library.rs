@@ -8,7 +8,7 @@
 use glam::{Mat4, Quat, Vec3};
 use rayon::prelude::*;
 
-use crate::anim::{AnimError, ClipRootMotion};
+use crate::anim::ClipRootMotion;
 use crate::asset::Model;
 use crate::pose::{Pose, PoseRequest};
 use crate::StageError;
@@ -74,12 +74,8 @@ impl ClipGrid {
     ///
     /// Errors: an index past the model's clips.
     pub fn of_clips(model: &Model, clips: &[usize]) -> Result<Self, StageError> {
-        if let Some(&bad) = clips.iter().find(|&&c| c >= model.clips.len()) {
-            return Err(AnimError::ClipOutOfRange {
-                clip: bad,
-                clips: model.clips.len(),
-            }
-            .into());
+        for &c in clips {
+            model.clip(c)?;
         }
         let rest = Pose::new(model);
         let (lo, hi) = rest.model_from_joint.iter().fold(
@@ -296,13 +292,7 @@ fn cell_evaluate(
     time_secs: f64,
     scale: f32,
 ) -> Result<(), StageError> {
-    let clip = model
-        .clips
-        .get(cell.clip)
-        .ok_or(AnimError::ClipOutOfRange {
-            clip: cell.clip,
-            clips: model.clips.len(),
-        })?;
+    let clip = model.clip(cell.clip)?;
     let duration = f64::from(clip.duration_secs());
     let t = if duration > 0.0 {
         time_secs.rem_euclid(duration)

@@ -190,10 +190,7 @@ pub fn clip_locomotion(
     legs: &[LegChain],
     settings: &ContactSettings,
 ) -> Result<ClipLocomotion, StageError> {
-    let c = model.clips.get(clip).ok_or(AnimError::ClipOutOfRange {
-        clip,
-        clips: model.clips.len(),
-    })?;
+    let c = model.clip(clip)?;
     let own_legs = model.legs().ok();
     if *settings == ContactSettings::default() && own_legs.as_deref() == Some(legs) {
         return model

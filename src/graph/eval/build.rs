@@ -420,15 +420,7 @@ impl PoseGraph {
     }
 
     pub(super) fn one_clip_def(model: &Model, clip: usize) -> Result<GraphDef, GraphError> {
-        let name = model
-            .clips
-            .get(clip)
-            .ok_or(GraphError::Anim(AnimError::ClipOutOfRange {
-                clip,
-                clips: model.clips.len(),
-            }))?
-            .name()
-            .to_string();
+        let name = model.clip(clip)?.name().to_string();
         Ok(GraphDef {
             params: Vec::new(),
             base: NodeDef::Clip {
