@@ -859,3 +859,81 @@ fn in_place_contacts_and_placement_have_one_owner() {
         problems.join("\n")
     );
 }
+
+/// `(struct name, field count)` of each braced struct in `code`: a field is a line of the
+/// body that starts (after `pub`/`pub(crate)`) with `name:`.
+fn struct_field_counts(code: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut open: Option<(String, usize)> = None;
+    for line in code.lines().map(code_of) {
+        let trimmed = line.trim();
+        if let Some((name, count)) = open.as_mut() {
+            if line.starts_with('}') {
+                out.push((std::mem::take(name), *count));
+                open = None;
+            } else {
+                let field = trimmed
+                    .trim_start_matches("pub(crate) ")
+                    .trim_start_matches("pub(super) ")
+                    .trim_start_matches("pub ");
+                let is_field = field.split_once(':').is_some_and(|(name, _)| {
+                    !name.is_empty()
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                });
+                if line.starts_with("    ") && !line.starts_with("     ") && is_field {
+                    *count += 1;
+                }
+            }
+        } else if let Some(rest) = line.split_once("struct ").map(|(_, r)| r) {
+            if line.trim_end().ends_with('{') && !line.starts_with(' ') {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                open = Some((name, 0));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_field_counter_counts_fields() {
+    let code = "pub struct Parts {\n    /// doc: not a field\n    pub view: View,\n    pub(crate) loads: Loads,\n    drive: Drive<\n        A,\n    >,\n}\nstruct Unit;\n";
+    assert_eq!(struct_field_counts(code), vec![("Parts".to_string(), 3)]);
+}
+
+#[test]
+fn the_window_and_the_commands_stay_in_parts_a_reader_can_hold() {
+    // The controller is split into parts, each in its own file, none over ~10 fields; no
+    // file of the window or the commands grows past ~600 lines (it is then split by
+    // concern, as the controller's and the commands' folders are).
+    let mut too_long = Vec::new();
+    for layer in ["app", "cli"] {
+        let mut files = Vec::new();
+        rust_files(&src().join(layer), &mut files);
+        for file in files {
+            let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+            if lines > 600 {
+                too_long.push(format!("{} ({lines} lines)", file.display()));
+            }
+        }
+    }
+    assert!(too_long.is_empty(), "split by concern: {too_long:?}");
+    let mut files = Vec::new();
+    rust_files(&src().join("app/controller"), &mut files);
+    let mut big = Vec::new();
+    let mut seen_previewer = false;
+    for file in files {
+        for (name, fields) in struct_field_counts(&std::fs::read_to_string(&file).unwrap()) {
+            seen_previewer |= name == "Previewer";
+            if fields > 11 {
+                big.push(format!("{name} in {} ({fields} fields)", file.display()));
+            }
+        }
+    }
+    assert!(seen_previewer, "the controller moved: update this test");
+    assert!(big.is_empty(), "group these fields into parts: {big:?}");
+}

@@ -505,6 +505,7 @@ fn a_folder_opens_as_a_library_from_the_file_menu() {
     // The window opens the in-app browser when no portal answers.
     h.state_mut().open_file_browser_for(Purpose::Library);
     h.state_mut()
+        .view
         .windows
         .file_browser
         .as_mut()
@@ -515,7 +516,7 @@ fn a_folder_opens_as_a_library_from_the_file_menu() {
     h.get_by_label("Show this folder as a library").click();
     h.run_steps(1);
     assert!(
-        h.state().windows.file_browser.is_none(),
+        h.state().view.windows.file_browser.is_none(),
         "the browser closes"
     );
     assert!(h.state().is_loading());

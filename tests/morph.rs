@@ -481,9 +481,19 @@ fn paused_overrides_replace_the_animated_weights_until_playback_resumes() {
         &[0.5, 0.9],
         "overridden",
     );
+    // A target or mesh the model lacks, or a weight that is no number, changes nothing.
+    p.set_morph_override(0, 2, Some(0.3));
+    p.set_morph_override(1, 0, Some(0.3));
+    p.set_morph_override(0, 0, Some(f32::NAN));
+    assert_close(
+        &p.stage.main.pose.morph_weights[0],
+        &[0.5, 0.9],
+        "after refused overrides",
+    );
+    assert_eq!(p.inspect.morph_overrides.get(0, 0), None);
     p.toggle_play();
     p.evaluate_pose();
-    assert!(p.morph_overrides.is_empty());
+    assert!(!p.inspect.morph_overrides.any());
     assert_close(
         &p.stage.main.pose.morph_weights[0],
         &[0.5, 0.25],
@@ -516,16 +526,16 @@ fn the_morphs_panel_sets_a_weight_by_hand_and_releases_it() {
         slider.center().y,
     );
     common::click_at(&mut h, at);
-    let set = h.state().morph_overrides[0][1].expect("Blink set by hand");
+    let set = h
+        .state()
+        .inspect
+        .morph_overrides
+        .get(0, 1)
+        .expect("Blink set by hand");
     assert!((set - 0.75).abs() < 0.12, "{set}");
     assert!((h.state().stage.main.pose.morph_weights[0][1] - set).abs() < 1e-6);
     h.get_by_label("Release all").click();
     h.run_steps(2);
-    assert!(h
-        .state()
-        .morph_overrides
-        .iter()
-        .flatten()
-        .all(Option::is_none));
+    assert!(!h.state().inspect.morph_overrides.any());
     assert_eq!(h.state().stage.main.pose.morph_weights[0], [0.0, 0.0]);
 }

@@ -335,6 +335,7 @@ fn the_built_in_browser_lists_gltf_files_and_opens_one() {
     h.run_steps(3);
     assert_eq!(
         h.state()
+            .view
             .windows
             .file_browser
             .as_ref()
@@ -354,6 +355,7 @@ fn the_built_in_browser_lists_gltf_files_and_opens_one() {
     h.run_steps(2);
     assert!(h
         .state()
+        .view
         .windows
         .file_browser
         .as_ref()
@@ -366,7 +368,7 @@ fn the_built_in_browser_lists_gltf_files_and_opens_one() {
     h.run_steps(1);
     h.get_by_label("Open").click();
     h.run_steps(3);
-    assert!(h.state().windows.file_browser.is_none());
+    assert!(h.state().view.windows.file_browser.is_none());
     assert_eq!(h.state().path(), Some(dir.join("walker.glb").as_path()));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -391,6 +393,7 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     // Export: the window asks; the browser answers with a path and a format.
     h.state_mut().open_file_browser_for(Purpose::Export);
     h.state_mut()
+        .view
         .windows
         .file_browser
         .as_mut()
@@ -408,12 +411,18 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     h.get_by_label("animated PNG").click();
     h.run_steps(2);
     assert_eq!(
-        h.state().windows.file_browser.as_ref().unwrap().file_name,
+        h.state()
+            .view
+            .windows
+            .file_browser
+            .as_ref()
+            .unwrap()
+            .file_name,
         "preview.png"
     );
     h.get_by_label("Save").click();
     h.run_steps(2);
-    assert!(h.state().windows.file_browser.is_none());
+    assert!(h.state().view.windows.file_browser.is_none());
     let actions = h.state_mut().take_actions();
     assert_eq!(
         actions,
@@ -427,11 +436,12 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     h.run_steps(1);
     h.get_by_label("Open").click();
     h.run_steps(3);
-    assert!(h.state().windows.file_browser.is_none());
+    assert!(h.state().view.windows.file_browser.is_none());
     assert!(h.state().stage.compare.is_some(), "B taken from walker.glb");
     // A file that fails to open: the browser stays on its folder with the reason.
     h.state_mut().open_file_browser();
     h.state_mut()
+        .view
         .windows
         .file_browser
         .as_mut()
@@ -442,7 +452,13 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     h.run_steps(1);
     h.get_by_label("Open").click();
     h.run_steps(3);
-    let b = h.state().windows.file_browser.as_ref().expect("still open");
+    let b = h
+        .state()
+        .view
+        .windows
+        .file_browser
+        .as_ref()
+        .expect("still open");
     assert_eq!(b.dir, dir.join("bad"));
     assert!(
         b.error.as_deref().unwrap().contains("broken.glb"),
@@ -453,7 +469,7 @@ fn the_browser_saves_exports_compares_and_stays_where_an_open_failed() {
     h.run_steps(2);
     h.state_mut().open_file_browser();
     assert_eq!(
-        h.state().windows.file_browser.as_ref().unwrap().dir,
+        h.state().view.windows.file_browser.as_ref().unwrap().dir,
         dir.join("bad")
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -923,6 +939,7 @@ fn retargeting_a_mocap_take_adds_it_to_the_clip_list() {
     let before = h.state().model().clips.len();
     h.state_mut().open_file_browser_for(Purpose::Retarget);
     h.state_mut()
+        .view
         .windows
         .file_browser
         .as_mut()
@@ -1080,17 +1097,18 @@ fn the_file_dialog_owns_the_keyboard() {
     std::fs::create_dir_all(dir.join("takes")).unwrap();
     let dir = std::fs::canonicalize(&dir).unwrap();
     let mut h = harness();
-    h.state_mut().windows.file_browser = Some(FileBrowser::for_purpose(&dir, Purpose::Retarget));
+    h.state_mut().view.windows.file_browser =
+        Some(FileBrowser::for_purpose(&dir, Purpose::Retarget));
     h.run_steps(3);
     let sep = std::path::MAIN_SEPARATOR;
     assert_eq!(
-        h.state().windows.file_browser.as_ref().unwrap().typed,
+        h.state().view.windows.file_browser.as_ref().unwrap().typed,
         format!("{}{sep}", dir.display())
     );
     h.event(egui::Event::Text("takes".into()));
     h.run_steps(2);
     assert_eq!(
-        h.state().windows.file_browser.as_ref().unwrap().typed,
+        h.state().view.windows.file_browser.as_ref().unwrap().typed,
         format!("{}{sep}takes", dir.display()),
         "the typed name goes into the folder"
     );
@@ -1104,7 +1122,7 @@ fn the_file_dialog_owns_the_keyboard() {
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
     assert!(
-        h.state().windows.file_browser.is_none(),
+        h.state().view.windows.file_browser.is_none(),
         "Escape closes the dialog"
     );
     assert_eq!(
@@ -1162,7 +1180,7 @@ fn help_lists_the_shortcuts_the_readme_lists() {
     h.run_steps(2);
     h.get_by_label("P");
     assert!(h.query_by_label("Ctrl+S").is_none(), "the search filters");
-    h.state_mut().windows.shortcuts = false;
+    h.state_mut().view.windows.shortcuts = false;
     h.run_steps(2);
     h.get_by_label("Help").click();
     h.run_steps(3);

@@ -90,16 +90,16 @@ fn seam_table_names_the_popping_joint_and_onion_skin_makes_ghosts() {
     h.run_steps(2);
     assert_eq!(h.state().inspect.selected, Some(leg));
 
-    assert!(h.state().ghosts.poses.is_empty());
+    assert!(h.state().view.ghosts.poses.is_empty());
     h.get_by_label("Onion skin").click();
     h.run_steps(2);
     // Two before and two after by default, fading with distance.
-    let alphas: Vec<f32> = h.state().ghosts.poses.iter().map(|g| g.1).collect();
+    let alphas: Vec<f32> = h.state().view.ghosts.poses.iter().map(|g| g.1).collect();
     assert_eq!(alphas, vec![0.6, 0.3, 0.6, 0.3]);
     // The ghosts are other frames of the clip: their feet are elsewhere.
     let foot = h.state().model().skeleton.find("leg_joint_R_5").unwrap();
     let now = h.state().stage.main.pose.model_from_joint[foot].w_axis;
-    let ghost = h.state().ghosts.poses[2].0.model_from_joint[foot].w_axis;
+    let ghost = h.state().view.ghosts.poses[2].0.model_from_joint[foot].w_axis;
     assert!((now - ghost).length() > 1e-3, "{now:?} {ghost:?}");
     // Ghosts are skeletons until the user picks meshes (or both).
     use stridescope::stage::inspect::GhostStyle;
@@ -114,7 +114,7 @@ fn seam_table_names_the_popping_joint_and_onion_skin_makes_ghosts() {
     h.get_by_label("meshes").click();
     h.run_steps(2);
     assert_eq!(h.state().inspect.onion.style, GhostStyle::Meshes);
-    assert_eq!(h.state().ghosts.poses.len(), 4, "the ghosts stay");
+    assert_eq!(h.state().view.ghosts.poses.len(), 4, "the ghosts stay");
     h.get_by_label("both").scroll_to_me();
     h.run_steps(30);
     h.get_by_label("both").click();

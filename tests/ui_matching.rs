@@ -169,7 +169,7 @@ fn m_toggles_motion_matching_on_the_plain_demo_and_edits_restart_the_recording()
     // Onion skin follows the timeline's clip: no ghosts of it over the matched pose.
     h.state_mut().inspect.onion.enabled = true;
     h.state_mut().evaluate_pose();
-    assert!(h.state().ghosts.poses.is_empty());
+    assert!(h.state().view.ghosts.poses.is_empty());
     h.state_mut().inspect.onion.enabled = false;
     h.state_mut()
         .edit_matching(|d| d.weights.trajectory_direction = 3.0);

@@ -76,7 +76,7 @@ fn the_panel_shows_the_figures_and_the_bone_map_window_the_joints() {
     h.get_by_label(&format!("Bone map… ({mapped} of 22 bones mapped)"))
         .click();
     h.run_steps(2);
-    assert!(h.state().windows.bone_map);
+    assert!(h.state().view.windows.bone_map);
     h.get_by_label("leftUpperLeg");
     // The joints are the combo boxes' values: the actor's thigh and the demo's.
     assert_eq!(h.query_all_by_value("UpperLeg_L").count(), 1);
@@ -109,7 +109,7 @@ fn a_picked_joint_is_applied_saved_loaded_and_reset() {
     h.state_mut()
         .set_retarget_bone(MapSide::Source, "leftFoot", Some("Toes_L".into()));
     assert!(h.state().retarget.as_ref().unwrap().map_edited);
-    h.state_mut().windows.bone_map = true;
+    h.state_mut().view.windows.bone_map = true;
     h.run_steps(2);
     h.get_by_label("Apply map").click();
     h.run_steps(2);
@@ -213,7 +213,7 @@ fn a_picked_joint_is_applied_saved_loaded_and_reset() {
 #[test]
 fn a_chains_retarget_pose_is_chosen_applied_and_saved() {
     let mut h = harness();
-    h.state_mut().windows.bone_map = true;
+    h.state_mut().view.windows.bone_map = true;
     h.run_steps(2);
     h.get_by_label("leftArm");
     assert_eq!(h.query_all_by_value("match the source").count(), 6);
@@ -278,7 +278,7 @@ fn opening_another_file_forgets_the_retarget() {
     h.run_steps(2);
     let p = h.state_mut();
     assert!(p.retarget.is_none());
-    assert!(!p.windows.bone_map);
+    assert!(!p.view.windows.bone_map);
     let clips = p.model().clips.len();
     assert!(p.apply_retarget_map().is_err());
     assert_eq!(

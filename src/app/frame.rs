@@ -33,8 +33,8 @@ pub(super) fn scene_frame<'a>(previewer: &'a Previewer, trail: &'a [Vec3]) -> Fr
     let style = previewer.inspect.onion.style;
     frame.ghost_skeletons = style.skeletons();
     frame.ghost_meshes = style.meshes() && toggles.mesh;
-    frame.ghosts = &previewer.ghosts.poses;
-    frame.ghost_offsets_secs = &previewer.ghosts.offsets_secs;
+    frame.ghosts = &previewer.view.ghosts.poses;
+    frame.ghost_offsets_secs = &previewer.view.ghosts.offsets_secs;
     if let Some(c) = previewer.stage.compare.as_ref().filter(|c| c.valid) {
         let full = crate::stage::inspect::HEAT_FULL_M * c.unit_scale;
         let skin_joint =
@@ -164,8 +164,8 @@ impl super::App {
             self.previewer.advance(dt);
         }
         self.fps.frame(now);
-        self.previewer.stats.fps = self.fps.fps;
-        self.previewer.stats.frame_ms = self.fps.frame_ms;
+        self.previewer.view.stats.fps = self.fps.fps;
+        self.previewer.view.stats.frame_ms = self.fps.frame_ms;
         Some(scripted)
     }
 }

@@ -463,7 +463,7 @@ impl ApplicationHandler<UserEvent> for App {
         };
         match Gpu::new(event_loop, window.clone()) {
             Ok(gpu) => {
-                self.previewer.stats.adapter = gpu.ctx.adapter_label();
+                self.previewer.view.stats.adapter = gpu.ctx.adapter_label();
                 self.egui_state = Some(new_egui_state(&self.egui_ctx, event_loop, &window, &gpu));
                 self.gpu = Some(gpu);
             }

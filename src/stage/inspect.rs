@@ -129,7 +129,7 @@ impl OnionSkin {
     }
 }
 
-/// The outliner's and curve view's state.
+/// The outliner's, curve view's and Morphs panel's state.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Inspection {
     /// Selected joint (outliner row, viewport click, seam table row).
@@ -146,6 +146,8 @@ pub struct Inspection {
     pub euler_order: EulerOrder,
     /// The onion-skin settings.
     pub onion: OnionSkin,
+    /// The Morphs panel's weights set by hand.
+    pub morph_overrides: crate::morph_overrides::MorphOverrides,
     /// Loop seams of `seams_for` (clip index), most visible first.
     seams: Vec<ChannelSeam>,
     seams_for: Option<usize>,
@@ -222,9 +224,10 @@ impl Inspection {
         }
     }
 
-    /// A new model: joint indices mean other joints now.
+    /// A new model: joint and mesh indices mean other joints and meshes now.
     pub fn reset_for_model(&mut self) {
         self.selected = None;
+        self.morph_overrides.clear();
         self.pinned.clear();
         self.outliner_toggled.clear();
         self.forget_measurements();

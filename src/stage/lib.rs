@@ -19,6 +19,7 @@ pub mod inspect;
 pub mod library;
 pub mod locomotion;
 pub mod matching;
+pub mod morph_overrides;
 pub mod on_screen;
 pub mod pose;
 pub mod retarget;

@@ -218,10 +218,10 @@ impl Previewer {
                 }
             }
             ViewCommand::ShowCurves(on) => self.inspect.show_curves = on,
-            ViewCommand::ShowMessages(on) => self.windows.messages = on,
-            ViewCommand::ShowShortcuts(on) => self.windows.shortcuts = on,
-            ViewCommand::ShowFigures(on) => self.windows.figures = on,
-            ViewCommand::ShowBoneMap(on) => self.windows.bone_map = on,
+            ViewCommand::ShowMessages(on) => self.view.windows.messages = on,
+            ViewCommand::ShowShortcuts(on) => self.view.windows.shortcuts = on,
+            ViewCommand::ShowFigures(on) => self.view.windows.figures = on,
+            ViewCommand::ShowBoneMap(on) => self.view.windows.bone_map = on,
             ViewCommand::JointFilter(text) => self.inspect.filter = text,
             ViewCommand::CurveChannels(c) => self.inspect.channels = c,
             ViewCommand::EulerOrder(o) => self.inspect.euler_order = o,
@@ -261,14 +261,14 @@ impl Previewer {
     /// Takes the in-app file browser out while the UI draws it; give it back with
     /// [`Self::keep_file_browser`] unless it closed.
     pub fn take_file_browser(&mut self) -> Option<crate::file_browser::FileBrowser> {
-        self.windows.file_browser.take()
+        self.view.windows.file_browser.take()
     }
 
     /// Puts the in-app file browser back (still open), remembering its folder for the
     /// next time one opens.
     pub fn keep_file_browser(&mut self, browser: crate::file_browser::FileBrowser) {
         self.loads.browsed_dir = Some(browser.dir.clone());
-        self.windows.file_browser = Some(browser);
+        self.view.windows.file_browser = Some(browser);
     }
 
     /// Closes the in-app file browser taken out with [`Self::take_file_browser`],

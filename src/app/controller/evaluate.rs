@@ -8,52 +8,28 @@ impl Previewer {
     /// Sets (`Some`) or releases (`None`) the Morphs panel's weight for one target of one
     /// mesh; it shows while paused. Out-of-range indices are ignored.
     pub fn set_morph_override(&mut self, mesh: usize, target: usize, weight: Option<f32>) {
-        let Some(count) = self
-            .stage
-            .main
-            .model
-            .meshes
-            .get(mesh)
-            .map(|m| m.morph_target_count())
-        else {
-            return;
-        };
-        if target >= count || weight.is_some_and(|w| !w.is_finite()) {
-            return;
+        let model = &self.stage.main.model;
+        if self
+            .inspect
+            .morph_overrides
+            .set(model, mesh, target, weight)
+        {
+            self.evaluate_pose();
         }
-        if self.morph_overrides.len() < self.stage.main.model.meshes.len() {
-            self.morph_overrides
-                .resize(self.stage.main.model.meshes.len(), Vec::new());
-        }
-        let slot = &mut self.morph_overrides[mesh];
-        slot.resize(count, None);
-        slot[target] = weight;
-        self.evaluate_pose();
     }
 
     /// Releases every hand-set morph weight.
     pub fn clear_morph_overrides(&mut self) {
-        self.morph_overrides.clear();
+        self.inspect.morph_overrides.clear();
         self.evaluate_pose();
     }
 
+    /// Lays the hand-set morph weights over the pose while paused.
     pub(super) fn apply_morph_overrides(&mut self) {
-        if self.is_playing() {
-            return;
-        }
-        for (weights, overrides) in self
-            .stage
-            .main
-            .pose
-            .morph_weights
-            .iter_mut()
-            .zip(&self.morph_overrides)
-        {
-            for (w, o) in weights.iter_mut().zip(overrides) {
-                if let Some(v) = o {
-                    *w = *v;
-                }
-            }
+        if !self.is_playing() {
+            self.inspect
+                .morph_overrides
+                .apply(&mut self.stage.main.pose);
         }
     }
 
@@ -88,8 +64,8 @@ impl Previewer {
             || !matches!(self.stage.main.source, MotionSource::Clip)
             || self.view.toggles.bind_pose
         {
-            self.ghosts.poses.clear();
-            self.ghosts.offsets_secs.clear();
+            self.view.ghosts.poses.clear();
+            self.view.ghosts.offsets_secs.clear();
             return;
         }
         let offsets: Vec<(f64, f32)> = if onion.at_markers {
@@ -100,7 +76,7 @@ impl Previewer {
                 .clip()
                 .map(|c| &self.stage.main.model.clips[c])
             else {
-                self.ghosts.poses.clear();
+                self.view.ghosts.poses.clear();
                 return;
             };
             let markers = if clip.markers().is_empty() {
@@ -123,23 +99,24 @@ impl Previewer {
             let Some(request) = self.stage.main.timeline.ghost_request(offset) else {
                 continue;
             };
-            if used == self.ghosts.poses.len() {
-                self.ghosts
+            if used == self.view.ghosts.poses.len() {
+                self.view
+                    .ghosts
                     .poses
                     .push((Pose::new(&self.stage.main.model), alpha));
             }
-            let ghost = &mut self.ghosts.poses[used];
+            let ghost = &mut self.view.ghosts.poses[used];
             ghost.1 = alpha;
             if ghost.0.evaluate(&self.stage.main.model, &request).is_ok() {
-                if used == self.ghosts.offsets_secs.len() {
-                    self.ghosts.offsets_secs.push(offset);
+                if used == self.view.ghosts.offsets_secs.len() {
+                    self.view.ghosts.offsets_secs.push(offset);
                 }
-                self.ghosts.offsets_secs[used] = offset;
+                self.view.ghosts.offsets_secs[used] = offset;
                 used += 1;
             }
         }
-        self.ghosts.poses.truncate(used);
-        self.ghosts.offsets_secs.truncate(used);
+        self.view.ghosts.poses.truncate(used);
+        self.view.ghosts.offsets_secs.truncate(used);
     }
 
     /// Starts comparing the timeline's clip (A) with clip `b_clip` of the open file.

@@ -57,7 +57,7 @@ impl Previewer {
             .or_else(|| self.recent_folders().into_iter().next())
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("."));
-        self.windows.file_browser = Some(crate::file_browser::FileBrowser::for_purpose(
+        self.view.windows.file_browser = Some(crate::file_browser::FileBrowser::for_purpose(
             &start, purpose,
         ));
     }
@@ -452,7 +452,7 @@ impl Previewer {
         // retarget sets its session again after this): applying its map to another file,
         // or to this one read again from disk, would cut clips that are not its.
         self.retarget = None;
-        self.windows.bone_map = false;
+        self.view.windows.bone_map = false;
         // A library's tags name its clips: another file does not have them.
         if path != self.stage.main.path {
             self.matching.tags.clear();
@@ -469,7 +469,6 @@ impl Previewer {
         self.stage.main.path = path.clone();
         self.stage.main.generation += 1;
         self.stage.main.pose = Pose::new(&self.stage.main.model);
-        self.morph_overrides.clear();
         // A reload of the same file keeps the selected and pinned joints that still
         // exist, found again by name (the joint order may have changed).
         let name_of = |j: usize| old_names.get(j).cloned();
@@ -488,7 +487,7 @@ impl Previewer {
         }
         // B's joints were matched against the old skeleton.
         self.stage.compare = None;
-        self.ghosts.poses.clear();
+        self.view.ghosts.poses.clear();
         // The graph names clips of the old file: rebuild the new file's default graph (or
         // the drive graph of the selected clip) once the timeline is rebuilt.
         let had_graph =

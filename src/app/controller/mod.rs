@@ -199,23 +199,15 @@ pub struct Previewer {
     /// Preferences and per-file state kept between runs; the window saves them on exit
     /// (see [`Self::store_settings`]).
     pub settings: Settings,
-    /// Frame rate, frame time and GPU adapter, shown in the status bar.
-    pub stats: Stats,
     /// The status message, its log, the error toast and the phase warning.
     messages: messages::Messages,
-    /// The windows open over the viewport (messages, help, bone map, file browser).
-    pub windows: view::Windows,
     pub(crate) actions: Vec<Action>,
     /// Drive's settings (speed, direction, every locomotion setting, kept while drive is
     /// off) and which of its debug overlays the viewport draws.
     pub drive: DriveState,
-    /// Outliner selection, curve view, onion skin and seam table.
+    /// Outliner selection, curve view, onion skin, seam table and the Morphs panel's
+    /// hand-set weights (applied while paused, dropped when playback resumes).
     pub inspect: crate::stage::inspect::Inspection,
-    /// Onion-skin ghosts of the last evaluation (empty when off).
-    pub ghosts: view::Ghosts,
-    /// Morphs panel: weights set by hand per mesh and target, applied over the animated
-    /// ones while playback is paused (dropped when it resumes).
-    pub morph_overrides: Vec<Vec<Option<f32>>>,
     /// The last File > Retarget (its map, figures and clips), for the mapping panel.
     pub retarget: Option<RetargetSession>,
     /// The open file's clip edits, their undo history and the clip list's "show hidden";
@@ -321,14 +313,10 @@ impl Previewer {
             matching: Default::default(),
             view: view::ViewState::new(settings.toggles),
             settings,
-            stats: Stats::default(),
             messages: Default::default(),
-            windows: Default::default(),
             actions: Vec::new(),
             drive: DriveState::default(),
             inspect: crate::stage::inspect::Inspection::new(),
-            ghosts: Default::default(),
-            morph_overrides: Vec::new(),
             clip_editing: Default::default(),
             retarget: None,
             loads: Loads::default(),

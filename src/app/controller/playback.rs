@@ -551,7 +551,7 @@ impl Previewer {
         self.stage.main.toggle_play();
         if self.is_playing() {
             // Hand-set morph weights are a paused-preview tweak; playback shows the clip.
-            self.morph_overrides.clear();
+            self.inspect.morph_overrides.clear();
         }
     }
 

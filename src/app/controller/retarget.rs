@@ -277,11 +277,11 @@ impl Previewer {
             worst_agreement
         );
         let own_path = self.stage.main.path.clone();
-        let show_map = self.windows.bone_map;
+        let show_map = self.view.windows.bone_map;
         // The same file with more clips: kept as a reload (mode, rate, selection).
         self.replace_model(model, own_path);
         // The bone-map window stays open over an Apply.
-        self.windows.bone_map = show_map;
+        self.view.windows.bone_map = show_map;
         let end = self.stage.main.model.clips.len();
         if first_new < end {
             self.select_clip(first_new);

@@ -2,8 +2,9 @@
 
 use super::*;
 
-/// The viewport's side of the window: the camera, what it draws, its size, and whether
-/// to frame the character on the next layout.
+/// The viewport's side of the window: the camera, what it draws (the onion-skin ghosts
+/// among it), its size, whether to frame the character on the next layout, the windows
+/// open over it and the frame statistics.
 pub struct ViewState {
     pub camera: OrbitCamera,
     pub toggles: ViewToggles,
@@ -15,6 +16,12 @@ pub struct ViewState {
     pub(crate) follow_offset: Option<Vec3>,
     /// A clip the clip list should scroll to once (opened from the library grid).
     pub(crate) reveal_clip: Option<usize>,
+    /// The windows open over the viewport (messages, help, bone map, file browser).
+    pub windows: Windows,
+    /// Frame rate, frame time and GPU adapter, shown in the status bar.
+    pub stats: super::Stats,
+    /// Onion-skin ghosts of the last evaluation (empty when off).
+    pub ghosts: Ghosts,
 }
 
 impl ViewState {
@@ -27,6 +34,9 @@ impl ViewState {
             frame_pending: true,
             follow_offset: None,
             reveal_clip: None,
+            windows: Windows::default(),
+            stats: super::Stats::default(),
+            ghosts: Ghosts::default(),
         }
     }
 }

@@ -76,7 +76,7 @@ fn readme() -> std::path::PathBuf {
 
 /// Draws the Help windows the user opened.
 pub(super) fn help_windows_ui(p: &mut Previewer, ctx: &egui::Context) {
-    if p.windows.shortcuts {
+    if p.view.windows.shortcuts {
         let mut open = true;
         egui::Window::new("Keyboard shortcuts")
             .open(&mut open)
@@ -116,7 +116,7 @@ pub(super) fn help_windows_ui(p: &mut Previewer, ctx: &egui::Context) {
             p.set_view(ViewCommand::ShowShortcuts(false));
         }
     }
-    if p.windows.figures {
+    if p.view.windows.figures {
         let mut open = true;
         egui::Window::new("What the figures mean")
             .open(&mut open)

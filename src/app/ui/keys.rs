@@ -13,7 +13,7 @@ impl Previewer {
     pub(super) fn keyboard(&mut self, ui: &egui::Ui) {
         // A dialog owns the keyboard while it is open (its fields, Enter and Escape):
         // nothing typed into it may toggle the window behind it.
-        if ui.ctx().egui_wants_keyboard_input() || self.windows.file_browser.is_some() {
+        if ui.ctx().egui_wants_keyboard_input() || self.view.windows.file_browser.is_some() {
             if self.matching().is_some() {
                 self.send(StageCommand::MatchingKeys(Default::default()));
             }
@@ -135,7 +135,7 @@ impl Previewer {
                 Key::Z if modifiers.command && modifiers.shift => self.redo_edit(),
                 Key::Z if modifiers.command => self.undo_edit(),
                 Key::O if modifiers.command => self.request(Action::OpenDialog),
-                Key::F1 => self.set_view(ViewCommand::ShowShortcuts(!self.windows.shortcuts)),
+                Key::F1 => self.set_view(ViewCommand::ShowShortcuts(!self.view.windows.shortcuts)),
                 Key::S if modifiers.command => {
                     if let Err(e) = self.save_clip_edits() {
                         self.set_message(format!("save clip edits: {}", e.report()), true);

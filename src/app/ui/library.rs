@@ -21,7 +21,7 @@ pub(super) fn library_keys(p: &mut Previewer, ui: &egui::Ui) -> bool {
         }
         return false;
     }
-    let esc_is_ours = p.windows.file_browser.is_none() && !ui.ctx().any_popup_open();
+    let esc_is_ours = p.view.windows.file_browser.is_none() && !ui.ctx().any_popup_open();
     let (space, frame, leave, open, quit) = ui.input_mut(|i| {
         (
             i.consume_key(Modifiers::NONE, Key::Space),

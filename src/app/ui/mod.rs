@@ -242,7 +242,7 @@ impl Previewer {
 
     /// View > Messages: every status message and warning of the session, newest first.
     fn messages_ui(&mut self, ctx: &egui::Context) {
-        if !self.windows.messages {
+        if !self.view.windows.messages {
             return;
         }
         let mut open = true;
@@ -282,7 +282,7 @@ impl Previewer {
         ui.horizontal(|ui| {
             ui.label(format!(
                 "{:.0} fps  {:.1} ms",
-                self.stats.fps, self.stats.frame_ms
+                self.view.stats.fps, self.view.stats.frame_ms
             ));
             ui.separator();
             let bones_mesh = crate::asset::bone_shapes::BONE_MESH_NAME;
@@ -329,10 +329,10 @@ impl Previewer {
                 )
             });
             ui.separator();
-            ui.label(if self.stats.adapter.is_empty() {
+            ui.label(if self.view.stats.adapter.is_empty() {
                 "no GPU"
             } else {
-                &self.stats.adapter
+                &self.view.stats.adapter
             });
             if let Some((text, fraction)) = self.loading_progress() {
                 ui.separator();

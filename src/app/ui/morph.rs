@@ -1,7 +1,7 @@
 //! Morph targets in the window: the Morphs panel (every mesh's targets by name with their
 //! live weights, and sliders that override them while paused) and the timeline rows of
 //! the clip's morph-weight channels. State lives on the previewer
-//! ([`Previewer::morph_overrides`]); these functions only draw it.
+//! ([`Inspection::morph_overrides`](crate::stage::inspect::Inspection::morph_overrides)); these functions only draw it.
 
 use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
@@ -53,13 +53,7 @@ pub(super) fn morphs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                         .and_then(|w| w.get(t))
                         .copied()
                         .unwrap_or(0.0);
-                    let overridden = p
-                        .morph_overrides
-                        .get(m)
-                        .and_then(|o| o.get(t))
-                        .copied()
-                        .flatten()
-                        .is_some();
+                    let overridden = p.inspect.morph_overrides.get(m, t).is_some();
                     ui.horizontal_wrapped(|ui| {
                         let label = egui::RichText::new(target);
                         let label = if overridden {
@@ -91,7 +85,7 @@ pub(super) fn morphs_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     });
                 }
             }
-            let any = p.morph_overrides.iter().flatten().any(Option::is_some);
+            let any = p.inspect.morph_overrides.any();
             release_all = ui
                 .add_enabled(any, egui::Button::new("Release all"))
                 .clicked();

@@ -47,10 +47,10 @@ pub(super) fn retarget_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 .on_hover_text("which joint of the source and of the character each humanoid bone is; pick others to correct it")
                 .clicked()
             {
-                p.set_view(ViewCommand::ShowBoneMap(!p.windows.bone_map));
+                p.set_view(ViewCommand::ShowBoneMap(!p.view.windows.bone_map));
             }
         });
-    if p.windows.bone_map {
+    if p.view.windows.bone_map {
         let mut open = true;
         egui::Window::new("Bone map")
             .open(&mut open)
