@@ -1,6 +1,6 @@
 //! The window's GPU side: the device and surface, the character, B and library
 //! instances on the GPU, the 3D viewport texture egui shows, the frame description the
-//! renderer draws, egui's paint pass and screenshots.
+//! renderer draws and screenshots (egui's paint pass and the present: `present.rs`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -502,38 +502,6 @@ pub(super) fn new_egui_state(
         None,
         Some(max_side),
     )
-}
-
-pub(super) fn paint_egui(
-    gpu: &Gpu,
-    encoder: &mut wgpu::CommandEncoder,
-    view: &wgpu::TextureView,
-    paint_jobs: &[egui::ClippedPrimitive],
-    screen: &egui_wgpu::ScreenDescriptor,
-) {
-    let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("egui"),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view,
-            depth_slice: None,
-            resolve_target: None,
-            ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(wgpu::Color {
-                    r: 0.1,
-                    g: 0.1,
-                    b: 0.1,
-                    a: 1.0,
-                }),
-                store: wgpu::StoreOp::Store,
-            },
-        })],
-        depth_stencil_attachment: None,
-        timestamp_writes: None,
-        occlusion_query_set: None,
-        multiview_mask: None,
-    });
-    gpu.egui_renderer
-        .render(&mut pass.forget_lifetime(), paint_jobs, screen);
 }
 
 /// Writes a readback of the window (in the surface format) as an RGBA PNG.

@@ -23,15 +23,17 @@ pub mod file_browser;
 mod frame;
 mod gpu;
 mod options;
+mod present;
 mod script;
 pub mod settings;
 pub mod ui;
 pub mod watch;
 
 pub use error::{AppError, Context};
-use gpu::{new_egui_state, paint_egui, AppliedOnce, Gpu};
+use gpu::{new_egui_state, AppliedOnce, Gpu};
 pub use options::AppOptions;
 use options::{apply_start_options, initial_model};
+use present::EguiFrame;
 use script::ScriptedDrop;
 
 use std::path::{Path, PathBuf};
@@ -43,7 +45,7 @@ use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
-use crate::render::{OffscreenTarget, RenderError};
+use crate::render::RenderError;
 use crate::settings::Settings;
 use crate::ui::Previewer;
 use crate::watch::FileWatcher;
@@ -246,6 +248,21 @@ impl App {
         Some((full_output, textures))
     }
 
+    /// After a lost device: rebuilds the device, renderers and GPU models, with a fresh
+    /// egui context so the font atlas is uploaded again, and asks for a redraw.
+    fn recreate_gpu(&mut self, event_loop: &ActiveEventLoop, window: &Arc<Window>) {
+        self.gpu = None;
+        self.egui_ctx = egui::Context::default();
+        self.egui_state = None;
+        self.gpu = Gpu::new(event_loop, window.clone())
+            .map_err(|e| self.previewer.set_message(e.report(), true))
+            .ok();
+        if let Some(gpu) = &self.gpu {
+            self.egui_state = Some(new_egui_state(&self.egui_ctx, event_loop, window, gpu));
+        }
+        window.request_redraw();
+    }
+
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
         let Some(window) = self.window().cloned() else {
             return;
@@ -292,129 +309,32 @@ impl App {
             });
         if let Err(e) = gpu.draw_viewport(&mut encoder, &self.previewer) {
             if matches!(e, RenderError::DeviceLost(_)) {
-                // Rebuild everything: device, renderers, GPU models, and a fresh egui
-                // context so the font atlas is uploaded again.
                 self.previewer
                     .set_message(format!("{e}; recreating the GPU device"), true);
-                self.gpu = None;
-                self.egui_ctx = egui::Context::default();
-                self.egui_state = None;
-                self.gpu = Gpu::new(event_loop, window.clone())
-                    .map_err(|e| self.previewer.set_message(e.report(), true))
-                    .ok();
-                if let Some(gpu) = &self.gpu {
-                    self.egui_state =
-                        Some(new_egui_state(&self.egui_ctx, event_loop, &window, gpu));
-                }
-                window.request_redraw();
+                self.recreate_gpu(event_loop, &window);
                 return;
             }
             self.previewer.set_message(format!("render: {e}"), true);
         }
         let ppp = full_output.pixels_per_point;
         let paint_jobs = self.egui_ctx.tessellate(full_output.shapes, ppp);
-        let screen = egui_wgpu::ScreenDescriptor {
-            size_in_pixels: [gpu.config.width, gpu.config.height],
+        let egui_frame = EguiFrame {
+            paint_jobs: &paint_jobs,
             pixels_per_point: ppp,
-        };
-        for (id, deltas) in &textures.0.set {
-            for delta in deltas {
-                gpu.egui_renderer
-                    .update_texture(&gpu.ctx.device, &gpu.ctx.queue, *id, delta);
-            }
-        }
-        let user_buffers = gpu.egui_renderer.update_buffers(
-            &gpu.ctx.device,
-            &gpu.ctx.queue,
-            &mut encoder,
-            &paint_jobs,
-            &screen,
-        );
-
-        let mut suboptimal = false;
-        let frame = match gpu.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(f) => Some(f),
-            wgpu::CurrentSurfaceTexture::Suboptimal(f) => {
-                suboptimal = true;
-                Some(f)
-            }
-            wgpu::CurrentSurfaceTexture::Outdated => {
-                // Resized under us: reconfigure and draw again.
-                let size = window.inner_size();
-                gpu.resize(size.width, size.height);
-                window.request_redraw();
-                None
-            }
-            wgpu::CurrentSurfaceTexture::Lost => {
-                if let Err(e) = gpu.recreate_surface(&window) {
-                    self.previewer.set_message(e.report(), true);
-                }
-                window.request_redraw();
-                None
-            }
-            wgpu::CurrentSurfaceTexture::Timeout => {
-                window.request_redraw();
-                None
-            }
-            // Minimised or covered: draw again when the window shows (Occluded(false) or
-            // a resize sends an event); a validation error is reported, not retried in a
-            // loop.
-            wgpu::CurrentSurfaceTexture::Occluded => None,
-            _ => {
-                self.previewer
-                    .set_message("the window surface rejected the frame", true);
-                None
-            }
+            textures: &textures,
         };
         let screenshot_due = self.options.screenshot.is_some()
             && self.frame_count + 1 >= self.options.after_frames.max(1);
-        let capture = screenshot_due
-            .then(|| {
-                OffscreenTarget::new(
-                    &gpu.ctx.device,
-                    gpu.config.width,
-                    gpu.config.height,
-                    gpu.config.format,
-                )
-                .ok()
-            })
-            .flatten();
-        if let Some(frame) = &frame {
-            let view = frame
-                .texture
-                .create_view(&wgpu::TextureViewDescriptor::default());
-            paint_egui(gpu, &mut encoder, &view, &paint_jobs, &screen);
+        let presented = gpu.paint_and_present(&window, encoder, egui_frame, screenshot_due);
+        if let Some(problem) = presented.problem {
+            self.previewer.set_message(problem, true);
         }
-        let readback = capture.as_ref().map(|target| {
-            paint_egui(gpu, &mut encoder, &target.view, &paint_jobs, &screen);
-            target.copy_out(&gpu.ctx.device, &mut encoder)
-        });
-        gpu.ctx.queue.submit(
-            user_buffers
-                .into_iter()
-                .chain(std::iter::once(encoder.finish())),
-        );
-        if let Some(frame) = frame {
-            window.pre_present_notify();
-            gpu.ctx.queue.present(frame);
-            if suboptimal {
-                let size = window.inner_size();
-                gpu.resize(size.width, size.height);
-            }
-        }
-        for id in &textures.0.free {
-            gpu.egui_renderer.free_texture(id);
-        }
-        // Once a frame, without blocking: finished submissions release their staging
-        // memory and dropped resources, and map callbacks run. (`submit` triages too;
-        // this also covers frames that submit nothing new, e.g. while paused.)
-        let _ = gpu.ctx.device.poll(wgpu::PollType::Poll);
         // A scripted run counts the frames after a library or folder has loaded.
         if !(scripted && self.previewer.is_loading()) {
             self.frame_count += 1;
         }
         self.fps.frame_ms = now.elapsed().as_secs_f32() * 1000.0;
-        if scripted && self.finish_scripted_frame(event_loop, readback) {
+        if scripted && self.finish_scripted_frame(event_loop, presented.readback) {
             return;
         }
         if self.options.screenshot.is_some()
