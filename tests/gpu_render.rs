@@ -978,3 +978,95 @@ fn a_mesh_ghost_blends_its_surface_by_tint_and_opacity() {
     assert!(full.pixel(cx, cy) != background.pixel(cx, cy));
     assert!(p[0] > p[2] + 10, "{p:?}");
 }
+
+/// The "movement speed" line `render --overlays text` prints, in m/s.
+fn printed_movement_speed(stdout: &str) -> f32 {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("movement speed "))
+        .unwrap_or_else(|| panic!("no movement speed in {stdout}"));
+    line.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn the_window_render_and_trace_start_a_drive_at_the_same_speed() {
+    // One driven-session setup (`GraphSession::driven` + `drive_at_natural_speed`) serves
+    // all three: Drive in the window, `render --overlays` and `trace --movement-speed`
+    // start from the clip's own speed. The demo walk covers 1.4 m per 1.1 s cycle by
+    // construction; the Robot runs in place, so its speed comes from its planted feet.
+    if gpu().is_none() {
+        return;
+    }
+    let exe = env!("CARGO_BIN_EXE_stridescope");
+    let robot = manifest().join("../shared/assets/Robot/robot.glb");
+    let cases = [
+        (None, "Walk", Some(1.4f32 / 1.1)),
+        (Some(robot.as_path()), "Robot_Running", None),
+    ];
+    for (file, clip, known) in cases {
+        let model = match file {
+            Some(f) => asset::load(f).unwrap(),
+            None => {
+                asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb")).unwrap()
+            }
+        };
+        let mut p = stridescope::app::controller::Previewer::new(model, None, Default::default());
+        p.select_clip(p.model().find_clip(clip).unwrap());
+        p.set_drive(true);
+        assert!(p.is_driving(), "{clip}");
+        let window = p.drive.settings.movement_speed;
+        let out =
+            std::env::temp_dir().join(format!("stridescope-drive-{}.png", std::process::id()));
+        let mut args = vec!["render".to_string()];
+        args.extend(file.map(|f| f.display().to_string()));
+        args.extend(
+            [
+                "--clip",
+                clip,
+                "--overlays",
+                "text",
+                "--size",
+                "64x48",
+                "--out",
+            ]
+            .map(String::from),
+        );
+        args.push(out.display().to_string());
+        let o = Command::new(exe).args(&args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let rendered = printed_movement_speed(&String::from_utf8_lossy(&o.stdout));
+        // The line prints 3 decimals.
+        assert!(
+            (rendered - window).abs() <= 0.0005,
+            "{clip}: window {window}, render {rendered}"
+        );
+        let mut args = vec!["trace".to_string()];
+        args.extend(file.map(|f| f.display().to_string()));
+        args.extend(
+            [
+                "--clip",
+                clip,
+                "--movement-speed",
+                "1",
+                "--seconds",
+                "0.5",
+                "--json",
+            ]
+            .map(String::from),
+        );
+        let o = Command::new(exe).args(&args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let traced = v["summary"]["clip_speed_mps"].as_f64().unwrap() as f32;
+        assert!(
+            (traced - window).abs() < 1e-4,
+            "{clip}: window {window}, trace {traced}"
+        );
+        if let Some(known) = known {
+            assert!((window - known).abs() < 1e-3, "{clip}: {window} vs {known}");
+        } else {
+            assert!(window > 1.0, "{clip} runs: {window}");
+        }
+        let _ = std::fs::remove_file(&out);
+    }
+}

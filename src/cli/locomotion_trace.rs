@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::anim::contacts::{legs_from_override, LegOverride};
 use crate::anim::locomotion::SpeedSource;
 use crate::asset::Model;
-use crate::stage::locomotion::{Locomotion, LocomotionSettings};
+use crate::stage::locomotion::LocomotionSettings;
 use crate::stage::scenario::{FrameKind, ScenarioRun};
 use crate::stage::session::GraphSession;
 use crate::{CliError, Context as _};
@@ -147,8 +147,9 @@ pub fn parse_leg(s: &str) -> Result<(String, String, String), String> {
     }
 }
 
-/// The locomotion stage for `args` (settings from the flags, legs detected or given).
-pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, CliError> {
+/// The locomotion settings `args`' flags ask for (the legs are the model's: `--leg` set
+/// them, see [`apply_legs`]).
+pub fn locomotion_settings(args: &TraceArgs) -> Result<LocomotionSettings, CliError> {
     let speed = args.movement_speed.unwrap_or(0.0);
     if !(speed.is_finite() && speed >= 0.0) {
         return Err(format!("--movement-speed must be >= 0, got {speed}").into());
@@ -193,8 +194,7 @@ pub fn locomotion_for(model: &Model, args: &TraceArgs) -> Result<Locomotion, Cli
             }
         };
     }
-    // The legs are the model's (`--leg` set them, see [`apply_legs`]).
-    Ok(Locomotion::new(model, settings)?)
+    Ok(settings)
 }
 
 /// `--leg THIGH,CALF,FOOT` (repeated): the legs `model` uses from now on, for every
@@ -246,21 +246,19 @@ pub fn report(model: &Model, args: &TraceArgs) -> Result<LocomotionTraceReport, 
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "--movement-speed".into());
     let graph = graph_trace::build_graph(model, &scenario, Path::new(&source_name), &text)?;
-    let mut loco = locomotion_for(model, args)?;
-    loco.attach(&graph);
+    let mut session = GraphSession::driven(model, graph, locomotion_settings(args)?)?;
     let fps = scenario.fps;
     let mut run = ScenarioRun::new(scenario).with_context(|| source_name.to_string())?;
     let mut frames = Vec::with_capacity(run.frame_count() as usize + 1);
     // (leader cycles, stride scale) of played frames, for the last-cycle mean.
     let mut scales: Vec<(f64, f32)> = Vec::new();
+    let loco = session.locomotion.as_ref().expect("driven");
     let leg_names: Vec<String> = loco
         .legs()
         .iter()
         .map(|l| model.skeleton.names()[l.foot].clone())
         .collect();
     // The window's driven graph source, moved by the scenario.
-    let mut session = GraphSession::from_graph(graph);
-    session.locomotion = Some(loco);
     for _ in 0..=run.frame_count() {
         let frame = run.frame();
         let kind = run.step(model, &mut session)?;

@@ -133,7 +133,7 @@ impl FrameSource {
         times: &[f32],
         driving: bool,
     ) -> Result<Self, CliError> {
-        use crate::stage::locomotion::{Locomotion, LocomotionSettings};
+        use crate::stage::locomotion::LocomotionSettings;
         use crate::stage::scenario::ScenarioRun;
         use crate::stage::session::GraphSession;
         let pose = crate::stage::pose::Pose::new(model);
@@ -186,27 +186,39 @@ impl FrameSource {
         if !args.direction.is_finite() {
             return Err(format!("--direction must be finite, got {}", args.direction).into());
         }
-        let mut loco = Locomotion::new(
-            model,
-            LocomotionSettings {
-                direction_deg: args.direction,
-                speed_matching: !args.no_speed_match,
-                stride_warping: !args.no_warp,
-                ..LocomotionSettings::default()
-            },
-        )?;
-        loco.attach(&graph);
-        let lead = graph.leader().clip;
-        let natural = loco.clip(model, lead)?.speed() as f32;
-        loco.settings.movement_speed = match args.movement_speed {
-            Some(v) if v.is_finite() && v >= 0.0 => v,
-            Some(v) => return Err(format!("--movement-speed must be >= 0, got {v}").into()),
-            None => natural,
+        let settings = LocomotionSettings {
+            direction_deg: args.direction,
+            speed_matching: !args.no_speed_match,
+            stride_warping: !args.no_warp,
+            ..LocomotionSettings::default()
         };
+        let mut session = GraphSession::driven(model, graph, settings)?;
+        match args.movement_speed {
+            Some(v) if v.is_finite() && v >= 0.0 => {
+                session.set_locomotion_settings(
+                    model,
+                    LocomotionSettings {
+                        movement_speed: v,
+                        ..settings
+                    },
+                );
+            }
+            Some(v) => return Err(format!("--movement-speed must be >= 0, got {v}").into()),
+            // The clip's own speed, as Drive starts in the window; with none to
+            // match (a graph standing still) the character stands: `render` has no
+            // remembered drive settings to fall back on.
+            None => {
+                if session.drive_at_natural_speed(model).is_none() {
+                    let stand = LocomotionSettings {
+                        movement_speed: 0.0,
+                        ..settings
+                    };
+                    session.set_locomotion_settings(model, stand);
+                }
+            }
+        }
         let leg_length = model.leg_length_or_reference_m();
         let run = ScenarioRun::new(scenario).with_context(|| format!("{}", path.display()))?;
-        let mut session = GraphSession::from_graph(graph);
-        session.locomotion = Some(loco);
         Ok(Self {
             kind: SourceKind::Scenario {
                 run: Box::new(run),

@@ -229,6 +229,41 @@ impl GraphSession {
         Ok(())
     }
 
+    /// A session of `graph` driven by the locomotion stage with `settings`: the one way
+    /// the window's Drive, `render` and `trace` set up a driven character (the model's
+    /// legs, the clips' speeds prepared, the still frame evaluated). Follow it with
+    /// [`Self::drive_at_natural_speed`] when the user gave no movement speed.
+    pub fn driven(
+        model: &Model,
+        graph: PoseGraph,
+        settings: LocomotionSettings,
+    ) -> Result<Self, StageError> {
+        let mut session = Self::from_graph(graph);
+        session.set_drive(model, true, settings)?;
+        Ok(session)
+    }
+
+    /// The speed the driven inputs cover at play rate 1 as last evaluated (units/s: the
+    /// weighted speed of what the graph plays, implied by the feet for in-place clips);
+    /// `None` when not driving or when it is zero (nothing to match).
+    pub fn natural_speed(&self) -> Option<f32> {
+        self.locomotion
+            .as_ref()
+            .map(|l| l.anim_speed as f32)
+            .filter(|v| *v > 0.0)
+    }
+
+    /// Sets the movement speed to [`Self::natural_speed`] (play rate 1, stride 1: the
+    /// clip as authored), what Drive starts at until the user picks a speed. Returns the
+    /// speed, `None` (nothing changed) when there is none.
+    pub fn drive_at_natural_speed(&mut self, model: &Model) -> Option<f32> {
+        let speed = self.natural_speed()?;
+        let mut settings = self.locomotion.as_ref()?.settings;
+        settings.movement_speed = speed;
+        self.set_locomotion_settings(model, settings);
+        Some(speed)
+    }
+
     /// Changes the locomotion settings (speed, direction, toggles...) in place.
     pub fn set_locomotion_settings(&mut self, model: &Model, settings: LocomotionSettings) {
         if let Some(l) = &mut self.locomotion {

@@ -248,21 +248,15 @@ impl Previewer {
             }
         }
         if !self.drive.speed_chosen {
+            let model = &self.stage.main.model;
             let natural = self
                 .stage
                 .main
                 .source
-                .graph()
-                .and_then(|g| g.locomotion.as_ref())
-                .map(|l| l.anim_speed as f32)
-                .filter(|v| *v > 0.0);
+                .graph_mut()
+                .and_then(|g| g.drive_at_natural_speed(model));
             if let Some(v) = natural {
-                let mut s = self.drive.settings;
-                s.movement_speed = v;
-                self.drive.settings = s;
-                if let Some(g) = self.stage.main.source.graph_mut() {
-                    g.set_locomotion_settings(&self.stage.main.model, s);
-                }
+                self.drive.settings.movement_speed = v;
             }
         }
         self.evaluate_pose();
