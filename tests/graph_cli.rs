@@ -234,6 +234,12 @@ fn render_draws_a_scenario_frame() {
         return;
     }
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The summary names what played: the scenario, not a rest pose.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("scenario ") && stdout.contains("render.ron at 2.5000 s"),
+        "{stdout}"
+    );
     let img = image::open(&out).unwrap().to_rgba8();
     assert_eq!(img.dimensions(), (160, 120));
     // The character is drawn: some pixels differ from the background gradient's corners.

@@ -12,6 +12,12 @@ use crate::render::{
     self, bounds, Aabb, Frame, GpuContext, Grid, LocomotionDraw, LocomotionOverlays, Renderer,
     SceneBuilder, OFFSCREEN_FORMAT,
 };
+use crate::stage::locomotion::LocomotionSettings;
+use crate::stage::pose::Pose;
+use crate::stage::scenario::ScenarioRun;
+use crate::stage::session::GraphSession;
+use crate::stage::source::MotionSource;
+use crate::stage::timeline::{RootMotionMode, Timeline};
 use crate::{CliError, Context as _};
 
 /// The arguments of `stridescope render`.
@@ -98,27 +104,20 @@ pub struct RenderArgs {
 /// is already a big GIF).
 const MAX_DEFAULT_FRAMES: u32 = 600;
 
-/// How a [`FrameSource`] poses the character.
-enum SourceKind {
-    /// A clip (or the rest pose) on the window's timeline, seeked to each time (times
-    /// past the end were wrapped; the root's motion stays in the pose, as the window's
-    /// Loop and reset shows it).
-    Clip(Box<crate::stage::timeline::Timeline>),
-    /// A scenario through the pose graph (the window's graph source), placed by its root
-    /// motion; driven (with its locomotion stage) for the clip or scenario under
-    /// `--movement-speed` / `--overlays`.
-    Scenario {
-        run: Box<crate::stage::scenario::ScenarioRun>,
-        session: Box<crate::stage::session::GraphSession>,
-    },
-}
-
 /// The frames of one `render` run, produced one at a time at ascending times into one
 /// reused pose, so that memory does not grow with `--frames` (issue 17: every pose was
 /// kept, about 25 kB a frame on the Robot). `run` makes two: one to frame the camera on
 /// every pose, one to draw; both play the same deterministic steps.
 struct FrameSource {
-    kind: SourceKind,
+    /// What poses the character, as in the window: the timeline's clip (seeked to each
+    /// time; times past the end were wrapped, the root's motion stays in the pose, as the
+    /// window's Loop and reset shows it) or a pose graph (a scenario, placed by its root
+    /// motion; driven, with its locomotion stage, under `--movement-speed` / `--overlays`).
+    source: MotionSource,
+    /// The clip and its Loop-and-reset placement (the rest pose without clips).
+    timeline: Timeline,
+    /// The scenario that steps the graph at its own fixed rate (graph sources only).
+    run: Option<Box<ScenarioRun>>,
     pose: crate::stage::pose::Pose,
     /// Leg length in model units (1 unless driven).
     leg_length: f32,
@@ -133,23 +132,31 @@ impl FrameSource {
         times: &[f32],
         driving: bool,
     ) -> Result<Self, CliError> {
-        use crate::stage::locomotion::LocomotionSettings;
-        use crate::stage::scenario::ScenarioRun;
-        use crate::stage::session::GraphSession;
-        let pose = crate::stage::pose::Pose::new(model);
         let last = times.iter().copied().fold(0.0f32, f32::max) as f64;
+        let mut timeline = Timeline::new(model);
+        timeline.set_mode(RootMotionMode::LoopAndReset);
+        // The times come wrapped: a time at the clip's end is its last frame.
+        timeline.set_looping(false);
+        if let Some(c) = clip {
+            timeline.select_clip(model, c);
+        }
+        let graph_source = |session: GraphSession, run: ScenarioRun, leg_length: f32| Self {
+            source: MotionSource::Graph {
+                session: Box::new(session),
+                drive_only: false,
+            },
+            timeline: Timeline::new(model),
+            run: Some(Box::new(run)),
+            pose: Pose::new(model),
+            leg_length,
+        };
         if !driving {
             let Some(path) = &args.scenario else {
-                let mut timeline = crate::stage::timeline::Timeline::new(model);
-                timeline.set_mode(crate::stage::timeline::RootMotionMode::LoopAndReset);
-                // The times come wrapped: a time at the clip's end is its last frame.
-                timeline.set_looping(false);
-                if let Some(c) = clip {
-                    timeline.select_clip(model, c);
-                }
                 return Ok(Self {
-                    kind: SourceKind::Clip(Box::new(timeline)),
-                    pose,
+                    source: MotionSource::Clip,
+                    timeline,
+                    run: None,
+                    pose: Pose::new(model),
                     leg_length: 1.0,
                 });
             };
@@ -157,14 +164,7 @@ impl FrameSource {
             scenario.seconds = scenario.seconds.max(last);
             let graph = super::graph_trace::build_graph(model, &scenario, path, &text)?;
             let run = ScenarioRun::new(scenario).with_context(|| format!("{}", path.display()))?;
-            return Ok(Self {
-                kind: SourceKind::Scenario {
-                    run: Box::new(run),
-                    session: Box::new(GraphSession::from_graph(graph)),
-                },
-                pose,
-                leg_length: 1.0,
-            });
+            return Ok(graph_source(GraphSession::from_graph(graph), run, 1.0));
         }
         let (mut scenario, text, path) = match &args.scenario {
             Some(path) => {
@@ -219,46 +219,42 @@ impl FrameSource {
         }
         let leg_length = model.leg_length_or_reference_m();
         let run = ScenarioRun::new(scenario).with_context(|| format!("{}", path.display()))?;
-        Ok(Self {
-            kind: SourceKind::Scenario {
-                run: Box::new(run),
-                session: Box::new(session),
-            },
-            pose,
-            leg_length,
-        })
+        Ok(graph_source(session, run, leg_length))
     }
 
     /// Poses the character at `t` seconds (not before the previous call's time) and
     /// returns the time the pose is of: `t` for a clip; for a scenario, which steps at its
     /// own fixed rate, its last frame at or before `t` (0.3333 s for 0.35 s at 60 Hz).
     fn advance(&mut self, model: &Model, t: f32) -> Result<f64, CliError> {
-        match &mut self.kind {
-            SourceKind::Clip(timeline) => {
-                timeline.seek_secs(f64::from(t));
-                crate::stage::source::MotionSource::Clip
-                    .evaluate(model, timeline, false, glam::Mat4::IDENTITY, &mut self.pose)
-                    .with_context(|| model.source.to_string())?;
-                Ok(f64::from(t))
-            }
-            SourceKind::Scenario { run, session } => {
+        let shown = match (&mut self.run, self.source.graph_mut()) {
+            (Some(run), Some(session)) => {
                 while run.time_of(run.frame()) <= t as f64 + 1e-9 {
                     run.step(model, session)?;
                 }
-                // The window's pose of a graph source, at the stage's origin.
-                session.evaluate_pose(model, glam::Mat4::IDENTITY, &mut self.pose)?;
-                Ok(run.time_of(run.frame().saturating_sub(1)))
+                run.time_of(run.frame().saturating_sub(1))
             }
-        }
+            _ => {
+                self.timeline.seek_secs(f64::from(t));
+                f64::from(t)
+            }
+        };
+        // The window's pose of the source, at the stage's origin.
+        self.source
+            .evaluate(
+                model,
+                &self.timeline,
+                false,
+                glam::Mat4::IDENTITY,
+                &mut self.pose,
+            )
+            .with_context(|| model.source.to_string())?;
+        Ok(shown)
     }
 
     /// What the locomotion overlays draw for the current frame (driven runs only),
     /// borrowed from the locomotion stage.
     fn locomotion_draw(&self) -> Option<LocomotionDraw<'_>> {
-        let SourceKind::Scenario { session, .. } = &self.kind else {
-            return None;
-        };
-        let loco = session.locomotion.as_ref()?;
+        let loco = self.source.graph()?.locomotion.as_ref()?;
         Some(LocomotionDraw {
             warp: &loco.warp,
             world_from_model: loco.model_from_root(),
@@ -271,12 +267,9 @@ impl FrameSource {
 
     /// The overlay text of the current frame (driven runs only), for the summary.
     fn locomotion_text(&self) -> Option<Vec<String>> {
-        let SourceKind::Scenario { session, .. } = &self.kind else {
-            return None;
-        };
+        let session = self.source.graph()?;
         let loco = session.locomotion.as_ref()?;
-        let text = loco.readout(session.graph.rate());
-        Some(text)
+        Some(loco.readout(session.graph.rate()))
     }
 }
 
@@ -485,7 +478,7 @@ pub fn run(args: &RenderArgs, load: &crate::asset::LoadOptions) -> Result<String
         w.finish()?;
         exported.push(path.clone());
     }
-    let mut text = summary(&model, clip, &drawn, &outputs, (width, height), &ctx);
+    let mut text = summary(&model, args, clip, &drawn, &outputs, (width, height), &ctx);
     if let Some((asked, got)) = times
         .iter()
         .zip(&drawn)
@@ -518,15 +511,17 @@ pub fn run(args: &RenderArgs, load: &crate::asset::LoadOptions) -> Result<String
 
 fn summary(
     model: &Model,
+    args: &RenderArgs,
     clip: Option<usize>,
     times: &[f64],
     (written, first, last): &(usize, Option<PathBuf>, Option<PathBuf>),
     (width, height): (u32, u32),
     ctx: &GpuContext,
 ) -> String {
-    let clip_text = match clip {
-        Some(c) => format!("clip '{}'", model.clips[c].name()),
-        None => "rest pose".to_string(),
+    let clip_text = match (&args.scenario, clip) {
+        (Some(path), _) => format!("scenario {}", path.display()),
+        (None, Some(c)) => format!("clip '{}'", model.clips[c].name()),
+        (None, None) => "rest pose".to_string(),
     };
     let mut out = String::new();
     let first = first.as_deref().unwrap_or(Path::new(""));
