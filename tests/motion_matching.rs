@@ -1318,3 +1318,59 @@ fn the_debugger_says_why_better_frames_were_kept_out() {
         assert!(s.step(&model, &input).unwrap().dropped.is_empty());
     }
 }
+
+/// The scenario file's flat matcher fields (human-rig metres) and the core's settings
+/// (rig units) are two spellings of one thing: every field survives the round trip, the
+/// distances are scaled by the rig's unit scale, and the file's defaults are the core's.
+#[test]
+fn the_file_settings_and_the_core_settings_round_trip() {
+    use stridescope::anim::motion_matching::{FootLockSettings, MatcherSettings};
+    // Every field differs from its default, so a field one direction forgets shows.
+    let core = MatcherSettings {
+        search_interval_secs: 0.05,
+        min_dwell_secs: 0.4,
+        continuing_bias: -0.25,
+        current_clip_bias: 0.3,
+        exclude_window_secs: 0.35,
+        half_life_secs: 0.07,
+        accelerated: false,
+        top_n: 12,
+        drift_clamp_m: Some(48.0),
+        steering_deg_per_sec: Some(45.0),
+        adjust_half_life_secs: None,
+        adjust_max_ratio: 0.75,
+        play_rate_range: (0.9, 1.3),
+        foot_lock: Some(FootLockSettings {
+            unlock_radius: 16.0,
+            release_secs: 0.25,
+        }),
+        spring: SpringSettings {
+            velocity_half_life_secs: 0.3,
+            facing_half_life_secs: 0.45,
+        },
+    };
+    // A rig 64 times human size (a power of two, so the scaling is exact).
+    let mut def = MatchingDef::default();
+    def.set_matcher(&core, 64.0);
+    assert_eq!(def.drift_clamp_m, Some(0.75), "metres of a human-sized rig");
+    assert_eq!(def.foot_unlock_radius_m, 0.25);
+    assert_eq!((def.play_rate_min, def.play_rate_max), (0.9, 1.3));
+    assert!(def.foot_lock);
+    assert_eq!(def.matcher_settings(64.0), core);
+
+    // No foot lock: the switch is off and the lock's fields keep the core's defaults.
+    let unlocked = MatcherSettings {
+        foot_lock: None,
+        ..core
+    };
+    def.set_matcher(&unlocked, 64.0);
+    assert!(!def.foot_lock);
+    assert_eq!(def.foot_unlock_radius_m, 0.2);
+    assert_eq!(def.foot_lock_release_secs, 0.15);
+    assert_eq!(def.matcher_settings(64.0), unlocked);
+
+    assert_eq!(
+        MatchingDef::default().matcher_settings(1.0),
+        MatcherSettings::default()
+    );
+}

@@ -219,6 +219,13 @@ impl WeightsDef {
 
 /// Motion-matching settings as written in a scenario's `motion_matching: (...)` or
 /// given on the command line; every field has a default.
+///
+/// The matcher's fields are a flat mirror of [`MatcherSettings`] on purpose: this is the
+/// file format users write (flat names, distances in metres of a human-sized rig, a
+/// `foot_lock` switch), while the core's settings are in the rig's own units with nested
+/// options. The two directions are [`Self::set_matcher`] and [`Self::matcher_settings`];
+/// `tests/motion_matching.rs` checks that every field survives the round trip, and the
+/// defaults come from the core's.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(default)]
 pub struct MatchingDef {
@@ -303,8 +310,7 @@ pub struct MatchingDef {
 impl Default for MatchingDef {
     fn default() -> Self {
         let db = DatabaseSettings::default();
-        let m = MatcherSettings::default();
-        Self {
+        let mut def = Self {
             clips: Vec::new(),
             non_looping: None,
             tags: Vec::new(),
@@ -315,33 +321,65 @@ impl Default for MatchingDef {
             end_margin_secs: db.end_margin_secs,
             root_smoothing_secs: db.root_smoothing_secs,
             weights: WeightsDef::from_array(db.weights),
-            search_interval_secs: m.search_interval_secs,
-            min_dwell_secs: m.min_dwell_secs,
-            continuing_bias: m.continuing_bias,
-            current_clip_bias: m.current_clip_bias,
-            exclude_window_secs: m.exclude_window_secs,
-            half_life_secs: m.half_life_secs,
-            accelerated: m.accelerated,
-            top_n: m.top_n,
-            drift_clamp_m: m.drift_clamp_m,
-            steering_deg_per_sec: m.steering_deg_per_sec,
-            adjust_half_life_secs: m.adjust_half_life_secs,
-            adjust_max_ratio: m.adjust_max_ratio,
-            play_rate_min: m.play_rate_range.0,
-            play_rate_max: m.play_rate_range.1,
-            foot_lock: m.foot_lock.is_some(),
-            foot_unlock_radius_m: FootLockSettings::default().unlock_radius,
-            foot_lock_release_secs: FootLockSettings::default().release_secs,
-            velocity_half_life_secs: m.spring.velocity_half_life_secs,
-            facing_half_life_secs: m.spring.facing_half_life_secs,
+            search_interval_secs: 0.0,
+            min_dwell_secs: 0.0,
+            continuing_bias: 0.0,
+            current_clip_bias: 0.0,
+            exclude_window_secs: 0.0,
+            half_life_secs: 0.0,
+            accelerated: false,
+            top_n: 0,
+            drift_clamp_m: None,
+            steering_deg_per_sec: None,
+            adjust_half_life_secs: None,
+            adjust_max_ratio: 0.0,
+            play_rate_min: 0.0,
+            play_rate_max: 0.0,
+            foot_lock: false,
+            foot_unlock_radius_m: 0.0,
+            foot_lock_release_secs: 0.0,
+            velocity_half_life_secs: 0.0,
+            facing_half_life_secs: 0.0,
             walk_speed_mps: None,
             run_speed_mps: None,
             style: None,
-        }
+        };
+        // The matcher's defaults are the core's, in human-rig metres.
+        def.set_matcher(&MatcherSettings::default(), 1.0);
+        def
     }
 }
 
 impl MatchingDef {
+    /// Writes `m` (the core's settings, for a rig of `unit_scale`: leg length / 0.9 m)
+    /// into the matcher's fields, distances back in human-rig metres; the inverse of
+    /// [`Self::matcher_settings`]. Without a foot lock, the lock's own fields keep the
+    /// core's defaults so that turning `foot_lock` on starts from them.
+    pub fn set_matcher(&mut self, m: &MatcherSettings, unit_scale: f32) {
+        let lock = m.foot_lock.unwrap_or_else(|| FootLockSettings {
+            unlock_radius: FootLockSettings::default().unlock_radius * unit_scale,
+            ..FootLockSettings::default()
+        });
+        self.search_interval_secs = m.search_interval_secs;
+        self.min_dwell_secs = m.min_dwell_secs;
+        self.continuing_bias = m.continuing_bias;
+        self.current_clip_bias = m.current_clip_bias;
+        self.exclude_window_secs = m.exclude_window_secs;
+        self.half_life_secs = m.half_life_secs;
+        self.accelerated = m.accelerated;
+        self.top_n = m.top_n;
+        self.drift_clamp_m = m.drift_clamp_m.map(|d| d / unit_scale);
+        self.steering_deg_per_sec = m.steering_deg_per_sec;
+        self.adjust_half_life_secs = m.adjust_half_life_secs;
+        self.adjust_max_ratio = m.adjust_max_ratio;
+        (self.play_rate_min, self.play_rate_max) = m.play_rate_range;
+        self.foot_lock = m.foot_lock.is_some();
+        self.foot_unlock_radius_m = lock.unlock_radius / unit_scale;
+        self.foot_lock_release_secs = lock.release_secs;
+        self.velocity_half_life_secs = m.spring.velocity_half_life_secs;
+        self.facing_half_life_secs = m.spring.facing_half_life_secs;
+    }
+
     /// The runtime settings for a rig of `unit_scale` (see [`ClipSet::unit_scale`]).
     pub fn matcher_settings(&self, unit_scale: f32) -> MatcherSettings {
         MatcherSettings {
