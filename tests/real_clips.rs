@@ -541,12 +541,12 @@ fn drift_scale(model: &stridescope::asset::Model, joint: usize) -> f64 {
     f64::from(m.transform_vector3(glam::Vec3::Z).length())
 }
 
-/// The demo and the shared samples keep their results (as `inspect --json` reported them
-/// when the in-place rule, the contact changes and skin-based legs landed): the
-/// root-motion joint, in place or not, the root's travel per
-/// cycle, the implied speed (1%) and the number of legs. The Fox's Run implies less than
-/// its Walk: its hind feet rest at about 60 units/s while the front feet touch down at
-/// 200-250 (a stylised gallop), and the median of the planted feet takes the hind ones.
+/// The demo and the shared samples: the root-motion joint (the file's), in place or not,
+/// the root's travel per cycle (the demo's design: 1.4 m per Walk, 3.5 m per Run; the
+/// TurnWalk's 1.4 m arc turning 30 degrees spans a chord of 2 (1.4 / (pi/6)) sin(pi/12) =
+/// 1.38406 m), whether a ground speed is implied (stand-still clips imply none) and the
+/// number of legs (the Fox's four paws). The implied speeds themselves are checked against
+/// three.js and first principles in `tests/implied_oracle.rs`.
 #[test]
 fn the_shared_characters_keep_their_results() {
     struct Expect {
@@ -554,7 +554,7 @@ fn the_shared_characters_keep_their_results() {
         root: Option<&'static str>,
         in_place: bool,
         travel: f64,
-        implied: Option<f32>,
+        implied: bool,
     }
     let e = |clip, root, in_place, travel, implied| Expect {
         clip,
@@ -578,30 +578,30 @@ fn the_shared_characters_keep_their_results() {
             demo,
             2,
             vec![
-                e("Idle", Some("root"), true, 0.0, None),
-                e("Walk", Some("root"), false, 1.4, Some(1.2687)),
-                e("Run", Some("root"), false, 3.5, Some(3.9522)),
-                e("TurnWalk", Some("root"), false, 1.38406, Some(1.2901)),
-                e("Wave", None, true, 0.0, None),
+                e("Idle", Some("root"), true, 0.0, false),
+                e("Walk", Some("root"), false, 1.4, true),
+                e("Run", Some("root"), false, 3.5, true),
+                e("TurnWalk", Some("root"), false, 1.38406, true),
+                e("Wave", None, true, 0.0, false),
             ],
         ),
         (
             stridescope::asset::load(&shared("Robot/robot.glb")).unwrap(),
             2,
             vec![
-                e("Robot_Idle", Some("Bone"), true, 0.0, None),
-                e("Robot_Walking", Some("Bone"), true, 0.0, Some(4.4596)),
-                e("Robot_Running", Some("Bone"), true, 0.0, Some(6.6391)),
-                e("Robot_Jump", Some("Bone"), true, 0.0, None),
+                e("Robot_Idle", Some("Bone"), true, 0.0, false),
+                e("Robot_Walking", Some("Bone"), true, 0.0, true),
+                e("Robot_Running", Some("Bone"), true, 0.0, true),
+                e("Robot_Jump", Some("Bone"), true, 0.0, false),
             ],
         ),
         (
             stridescope::asset::load(&shared("Fox/Fox.glb")).unwrap(),
             4,
             vec![
-                e("Survey", Some("b_Hip_01"), true, 0.0, None),
-                e("Walk", Some("b_Hip_01"), true, 0.0, Some(93.683)),
-                e("Run", Some("b_Hip_01"), true, 0.0, Some(69.808)),
+                e("Survey", Some("b_Hip_01"), true, 0.0, false),
+                e("Walk", Some("b_Hip_01"), true, 0.0, true),
+                e("Run", Some("b_Hip_01"), true, 0.0, true),
             ],
         ),
         (
@@ -612,7 +612,7 @@ fn the_shared_characters_keep_their_results() {
                 Some("Skeleton_torso_joint_1"),
                 true,
                 0.0,
-                Some(0.76576),
+                true,
             )],
         ),
     ];
@@ -638,15 +638,12 @@ fn the_shared_characters_keep_their_results() {
                 .as_ref()
                 .map_or(0.0, |r| r.motion.cycle_displacement().translation.length());
             assert!((travel - x.travel).abs() < 1e-4, "{what}: travel {travel}");
-            match (a.implied.as_ref().map(|i| i.speed), x.implied) {
-                (Some(got), Some(want)) => {
-                    assert!(
-                        (got - want).abs() <= 0.01 * want,
-                        "{what}: implied {got} vs {want}"
-                    )
-                }
-                (got, want) => assert_eq!(got.is_some(), want.is_some(), "{what}: implied {got:?}"),
-            }
+            assert_eq!(
+                a.implied.is_some(),
+                x.implied,
+                "{what}: implied {:?}",
+                a.implied.as_ref().map(|i| i.speed)
+            );
         }
     }
 }

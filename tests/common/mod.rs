@@ -3,6 +3,7 @@
 use stridescope::render::GpuContext;
 
 pub mod skip;
+pub mod three;
 #[allow(unused_imports)] // Not every test file that includes `common` uses them.
 pub use skip::{gpu_required, report_skip};
 
