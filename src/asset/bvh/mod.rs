@@ -86,7 +86,12 @@ pub(crate) fn load_from_slice(
     path: &Path,
     options: &LoadOptions,
 ) -> Result<Model, ImportError> {
-    let text = String::from_utf8_lossy(bytes);
+    // Valid UTF-8 (every file seen so far) is read in place; only a file with bytes that
+    // are not (a Latin-1 joint name) pays for the lossy conversion.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
     let bvh = parse(&text, options.allow_truncated)
         .map_err(|e| ImportError::new(path, format!("line {}", e.line), e.message))?;
     let at = |line: usize, message: String| ImportError::new(path, format!("line {line}"), message);

@@ -3,7 +3,7 @@
 //! `Frames:` is only compared with what was read: nothing is allocated for a count the
 //! file declares.
 
-use super::lexer::{err, number, shown, Lexer, ParseError, Token};
+use super::lexer::{err, motion_value, number, shown, Lexer, ParseError, Token};
 use super::parse::{Bvh, Joint};
 
 /// Most motion values a file may hold (the Bandai set holds 10 million in all 482 files).
@@ -124,7 +124,7 @@ pub(super) fn motion(
         if expected.is_some_and(|e| values.len() >= e) {
             // More frames than declared (seen in converted CMU files): other readers play
             // the declared frames; so does this one, and says where the rest began.
-            if t.text.parse::<f32>().is_err() {
+            if motion_value(t.text).is_err() {
                 return Err(err(
                     t.line,
                     format!(
@@ -137,7 +137,7 @@ pub(super) fn motion(
             extra_values += 1;
             continue;
         }
-        match t.text.parse::<f32>() {
+        match motion_value(t.text) {
             Ok(v) if v.is_finite() => values.push(v),
             parsed => {
                 let k = values.len();
