@@ -1,6 +1,7 @@
 //! `stridescope inspect`: what a file holds (skeleton, skins, meshes, clips with their
 //! root motion, locomotion, loop seam and markers) as text or JSON.
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::joint_by_name;
@@ -249,160 +250,169 @@ pub fn inspect_report(model: &Model, root_joint: Option<&str>) -> Result<Inspect
         Ok(l) => (l, None),
         Err(e) => (Vec::new(), Some(e.to_string())),
     };
-    let mut clips = Vec::new();
-    for (clip_index, clip) in model.clips.iter().enumerate() {
-        let mut warnings = Vec::new();
-        let mut interpolations = Vec::new();
-        let (mut t, mut r, mut s) = (0, 0, 0);
-        for tracks in clip.tracks() {
-            let mut note = |interp: crate::anim::Interpolation| {
-                if !interpolations.contains(&interp.as_str()) {
-                    interpolations.push(interp.as_str());
+    // One report per clip, on every core: each clip's analysis (root motion, contacts,
+    // implied speed) and loop seam are independent, and a folder of takes has hundreds.
+    let clips: Vec<ClipReport> = model
+        .clips
+        .par_iter()
+        .enumerate()
+        .map(|(clip_index, clip)| {
+            let mut warnings = Vec::new();
+            let mut interpolations = Vec::new();
+            let (mut t, mut r, mut s) = (0, 0, 0);
+            for tracks in clip.tracks() {
+                let mut note = |interp: crate::anim::Interpolation| {
+                    if !interpolations.contains(&interp.as_str()) {
+                        interpolations.push(interp.as_str());
+                    }
+                };
+                if let Some(k) = &tracks.translation {
+                    t += 1;
+                    note(k.interpolation());
                 }
-            };
-            if let Some(k) = &tracks.translation {
-                t += 1;
-                note(k.interpolation());
-            }
-            if let Some(k) = &tracks.rotation {
-                r += 1;
-                note(k.interpolation());
-            }
-            if let Some(k) = &tracks.scale {
-                s += 1;
-                note(k.interpolation());
-            }
-        }
-        for k in clip.morph_tracks() {
-            let name = k.interpolation().as_str();
-            if !interpolations.contains(&name) {
-                interpolations.push(name);
-            }
-        }
-        let root_motion_full = ClipRootMotion::for_clip(skeleton, clip, override_joint);
-        let root_motion = match &root_motion_full {
-            Ok(Some(rm)) => {
-                let d = rm.motion.cycle_displacement();
-                let dist = d.translation.length();
-                Some(RootMotionReport {
-                    joint: skeleton.names()[rm.source.joint].clone(),
-                    auto_detected: override_joint.is_none(),
-                    cycle_x_m: d.translation.x,
-                    cycle_z_m: d.translation.y,
-                    cycle_distance_m: dist,
-                    cycle_yaw_deg: d.yaw_rad.to_degrees(),
-                    average_speed_mps: dist / rm.motion.duration_secs(),
-                })
-            }
-            Ok(None) => {
-                if clip.duration_secs() <= 0.0 {
-                    warnings.push("zero-length clip: no root motion, cannot loop".to_string());
+                if let Some(k) = &tracks.rotation {
+                    r += 1;
+                    note(k.interpolation());
                 }
-                None
+                if let Some(k) = &tracks.scale {
+                    s += 1;
+                    note(k.interpolation());
+                }
             }
-            Err(e) => {
-                warnings.push(format!("root motion: {e}"));
-                None
+            for k in clip.morph_tracks() {
+                let name = k.interpolation().as_str();
+                if !interpolations.contains(&name) {
+                    interpolations.push(name);
+                }
             }
-        };
-        let root_motion_full = root_motion_full.ok().flatten();
-        let loop_seam = if clip.duration_secs() > 0.0 {
-            let mut seams = Vec::new();
-            let job = crate::anim::seam::LoopSeamJob {
-                skeleton,
-                clip,
-                root_motion: root_motion_full.as_ref(),
-            };
-            match job.run(&mut seams) {
-                Ok(()) => seams
-                    .iter()
-                    .take(SEAM_CHANNELS_SHOWN)
-                    .map(|s| {
-                        let deg = s.channel == crate::anim::seam::SeamChannel::Rotation;
-                        let unit = if deg {
-                            180.0 / std::f32::consts::PI
-                        } else {
-                            1.0
-                        };
-                        SeamReport {
-                            joint: skeleton.names()[s.joint].clone(),
-                            channel: s.channel.as_str(),
-                            jump: s.position_jump * unit,
-                            velocity_jump: s.velocity_jump * unit,
-                            visible_m: s.visible_m,
-                            visible_velocity_mps: s.visible_velocity_mps,
-                        }
+            let root_motion_full = ClipRootMotion::for_clip(skeleton, clip, override_joint);
+            let root_motion = match &root_motion_full {
+                Ok(Some(rm)) => {
+                    let d = rm.motion.cycle_displacement();
+                    let dist = d.translation.length();
+                    Some(RootMotionReport {
+                        joint: skeleton.names()[rm.source.joint].clone(),
+                        auto_detected: override_joint.is_none(),
+                        cycle_x_m: d.translation.x,
+                        cycle_z_m: d.translation.y,
+                        cycle_distance_m: dist,
+                        cycle_yaw_deg: d.yaw_rad.to_degrees(),
+                        average_speed_mps: dist / rm.motion.duration_secs(),
                     })
-                    .collect(),
-                Err(e) => {
-                    warnings.push(format!("loop seam: {e}"));
-                    Vec::new()
                 }
-            }
-        } else {
-            Vec::new()
-        };
-        clips.push(ClipReport {
-            loop_seam,
-            name: clip.name().to_string(),
-            empty: clip.emptiness().map(|e| e.to_string()),
-            duration_secs: clip.duration_secs() as f64,
-            frame_rate_hz: clip.frame_rate_hz(),
-            source_start_secs: clip.source_start_secs(),
-            first_key_secs: clip.first_key_secs() as f64,
-            morph_channels: clip.morph_tracks().len(),
-            morph_weights: clip.morph_tracks().iter().map(|t| t.targets()).sum(),
-            channels: clip.channel_count(),
-            translation_channels: t,
-            rotation_channels: r,
-            scale_channels: s,
-            interpolations,
-            additive: clip.is_additive(),
-            root_motion,
-            markers: clip
-                .markers()
-                .iter()
-                .map(|m| MarkerReport {
-                    name: m.name.clone(),
-                    time_secs: m.time_secs as f64,
-                })
-                .collect(),
-            locomotion: if legs.is_empty() || clip.duration_secs() <= 0.0 {
-                None
-            } else {
-                match model.clip_analysis(clip_index) {
-                    Ok(c) => Some(ClipLocomotionReport {
-                        legs: legs
-                            .iter()
-                            .map(|l| skeleton.names()[l.foot].clone())
-                            .collect(),
-                        in_place: c.in_place.in_place,
-                        in_place_reason: c.in_place.reason.clone(),
-                        implied_speed_mps: c.implied.as_ref().map(|i| f64::from(i.speed)),
-                        implied_direction: c
-                            .implied
-                            .as_ref()
-                            .map(|i| [i.direction.x, i.direction.z]),
-                        implied_spread: c.implied.as_ref().map(|i| i.spread),
-                        implied_touch_and_go: c.implied.as_ref().is_some_and(|i| i.touch_and_go),
-                        contact_fraction: c
-                            .contacts
-                            .iter()
-                            // `+ 0.0` turns a -0 into 0 for printing.
-                            .map(|f| f.contact_fraction(clip.duration_secs()) + 0.0)
-                            .collect(),
-                        contact_certainty: c.contacts.iter().map(|f| f.certainty).collect(),
-                        loops: c.loops,
-                    }),
+                Ok(None) => {
+                    if clip.duration_secs() <= 0.0 {
+                        warnings.push("zero-length clip: no root motion, cannot loop".to_string());
+                    }
+                    None
+                }
+                Err(e) => {
+                    warnings.push(format!("root motion: {e}"));
+                    None
+                }
+            };
+            let root_motion_full = root_motion_full.ok().flatten();
+            let loop_seam = if clip.duration_secs() > 0.0 {
+                let mut seams = Vec::new();
+                let job = crate::anim::seam::LoopSeamJob {
+                    skeleton,
+                    clip,
+                    root_motion: root_motion_full.as_ref(),
+                };
+                match job.run(&mut seams) {
+                    Ok(()) => seams
+                        .iter()
+                        .take(SEAM_CHANNELS_SHOWN)
+                        .map(|s| {
+                            let deg = s.channel == crate::anim::seam::SeamChannel::Rotation;
+                            let unit = if deg {
+                                180.0 / std::f32::consts::PI
+                            } else {
+                                1.0
+                            };
+                            SeamReport {
+                                joint: skeleton.names()[s.joint].clone(),
+                                channel: s.channel.as_str(),
+                                jump: s.position_jump * unit,
+                                velocity_jump: s.velocity_jump * unit,
+                                visible_m: s.visible_m,
+                                visible_velocity_mps: s.visible_velocity_mps,
+                            }
+                        })
+                        .collect(),
                     Err(e) => {
-                        warnings.push(format!("locomotion: {e}"));
-                        None
+                        warnings.push(format!("loop seam: {e}"));
+                        Vec::new()
                     }
                 }
-            },
-            warnings,
-        });
-    }
+            } else {
+                Vec::new()
+            };
+            ClipReport {
+                loop_seam,
+                name: clip.name().to_string(),
+                empty: clip.emptiness().map(|e| e.to_string()),
+                duration_secs: clip.duration_secs() as f64,
+                frame_rate_hz: clip.frame_rate_hz(),
+                source_start_secs: clip.source_start_secs(),
+                first_key_secs: clip.first_key_secs() as f64,
+                morph_channels: clip.morph_tracks().len(),
+                morph_weights: clip.morph_tracks().iter().map(|t| t.targets()).sum(),
+                channels: clip.channel_count(),
+                translation_channels: t,
+                rotation_channels: r,
+                scale_channels: s,
+                interpolations,
+                additive: clip.is_additive(),
+                root_motion,
+                markers: clip
+                    .markers()
+                    .iter()
+                    .map(|m| MarkerReport {
+                        name: m.name.clone(),
+                        time_secs: m.time_secs as f64,
+                    })
+                    .collect(),
+                locomotion: if legs.is_empty() || clip.duration_secs() <= 0.0 {
+                    None
+                } else {
+                    match model.clip_analysis(clip_index) {
+                        Ok(c) => Some(ClipLocomotionReport {
+                            legs: legs
+                                .iter()
+                                .map(|l| skeleton.names()[l.foot].clone())
+                                .collect(),
+                            in_place: c.in_place.in_place,
+                            in_place_reason: c.in_place.reason.clone(),
+                            implied_speed_mps: c.implied.as_ref().map(|i| f64::from(i.speed)),
+                            implied_direction: c
+                                .implied
+                                .as_ref()
+                                .map(|i| [i.direction.x, i.direction.z]),
+                            implied_spread: c.implied.as_ref().map(|i| i.spread),
+                            implied_touch_and_go: c
+                                .implied
+                                .as_ref()
+                                .is_some_and(|i| i.touch_and_go),
+                            contact_fraction: c
+                                .contacts
+                                .iter()
+                                // `+ 0.0` turns a -0 into 0 for printing.
+                                .map(|f| f.contact_fraction(clip.duration_secs()) + 0.0)
+                                .collect(),
+                            contact_certainty: c.contacts.iter().map(|f| f.certainty).collect(),
+                            loops: c.loops,
+                        }),
+                        Err(e) => {
+                            warnings.push(format!("locomotion: {e}"));
+                            None
+                        }
+                    }
+                },
+                warnings,
+            }
+        })
+        .collect();
     let leg_reports = legs
         .iter()
         .zip(model.leg_lengths_m())
