@@ -7,6 +7,9 @@
 //! one) and on a pool of two, to show the cost grows linearly with the count and what the
 //! second core adds.
 //!
+//! The library build itself (reading and retargeting the takes, or reading them back from
+//! the library cache) is the second group.
+//!
 //! `cargo bench --bench library`.
 
 use std::hint::black_box;
@@ -86,12 +89,44 @@ fn library_frame(c: &mut Criterion) {
     group.finish();
 }
 
+/// Building the library itself: the 482 Bandai takes read and retargeted onto the Robot,
+/// without the library cache and read back from it (`stage::library_cache`).
+fn library_build(c: &mut Criterion) {
+    let robot = shared("assets/Robot/robot.glb");
+    let bandai = vec![shared("mocap/bandai")];
+    let options = stridescope::asset::LoadOptions::default();
+    let build = |use_cache: bool| {
+        stridescope::stage::retarget::library_model_using(
+            Some(&robot),
+            &bandai,
+            false,
+            &options,
+            use_cache,
+        )
+        .unwrap()
+        .0
+        .clips
+        .len()
+    };
+    // Writes the cache the cached row reads.
+    assert_eq!(build(true), 482);
+    let mut group = c.benchmark_group("library_build");
+    group.sample_size(10);
+    group.bench_function("bandai_on_robot_retargeted", |b| {
+        b.iter(|| black_box(build(false)))
+    });
+    group.bench_function("bandai_on_robot_from_cache", |b| {
+        b.iter(|| black_box(build(true)))
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(20)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = library_frame
+    targets = library_frame, library_build
 }
 criterion_main!(benches);

@@ -358,8 +358,8 @@ pub struct TraceArgs {
     /// With --motion-matching: search by brute force (the same result, slower).
     #[arg(long, requires = "motion_matching")]
     pub brute_force: bool,
-    /// With --motion-matching: neither read nor write FILE's database cache (in the user's
-    /// cache folder).
+    /// With --motion-matching: neither read nor write FILE's database cache, nor the
+    /// library's retargeted takes (both in the user's cache folder).
     #[arg(long, requires = "motion_matching")]
     pub no_cache: bool,
     /// With --motion-matching: match these clips instead of the character's own (files or

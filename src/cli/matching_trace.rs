@@ -197,6 +197,7 @@ pub fn report(
             &args.library,
             args.mirror,
             options,
+            !args.no_cache,
         )?;
         (m, Some(n), tags)
     };

@@ -17,6 +17,7 @@ pub mod character;
 mod error;
 pub mod inspect;
 pub mod library;
+pub mod library_cache;
 pub mod locomotion;
 pub mod matching;
 pub mod morph_overrides;

@@ -519,18 +519,20 @@ pub fn library_model(
     mirror: bool,
 ) -> Result<(Model, usize, Vec<crate::matching::TagDef>), StageError> {
     let options = crate::asset::LoadOptions::from_env().map_err(crate::asset::LoadError::from)?;
-    library_model_using(file, library, mirror, &options)
+    library_model_using(file, library, mirror, &options, true)
 }
 
-/// [`library_model`] with every file read as `options` say.
+/// [`library_model`] with every file read as `options` say; `use_cache`: read and write
+/// the folders' retargeted takes in the library cache ([`crate::library_cache`]).
 pub fn library_model_using(
     file: Option<&Path>,
     library: &[std::path::PathBuf],
     mirror: bool,
     options: &crate::asset::LoadOptions,
+    use_cache: bool,
 ) -> Result<(Model, usize, Vec<crate::matching::TagDef>), StageError> {
     let character = crate::asset::load_or_demo_with(file, options)?;
-    library_on(character, library, mirror, options, None)
+    library_on(character, library, mirror, options, None, use_cache)
 }
 
 /// [`library_model`] onto `character`, reporting each file read and each clip
@@ -542,7 +544,7 @@ pub fn library_model_with(
     options: &crate::asset::LoadOptions,
     progress: &(dyn Fn(LibraryStep) + Sync),
 ) -> Result<(Model, usize, Vec<crate::matching::TagDef>), StageError> {
-    library_on(character, library, mirror, options, Some(progress))
+    library_on(character, library, mirror, options, Some(progress), true)
 }
 
 fn library_on(
@@ -551,6 +553,7 @@ fn library_on(
     mirror: bool,
     options: &crate::asset::LoadOptions,
     progress: Option<&(dyn Fn(LibraryStep) + Sync)>,
+    use_cache: bool,
 ) -> Result<(Model, usize, Vec<crate::matching::TagDef>), StageError> {
     let mut clips: Vec<crate::anim::Clip> = Vec::new();
     let mut files = 0;
@@ -633,7 +636,23 @@ fn library_on(
                 .0
             })
         };
-        let found = match take_clips() {
+        // A folder's takes are read back from the library cache when nothing they come
+        // from changed (see `library_cache`); a cache that cannot be written only costs
+        // the next build its time.
+        let cache_key = (use_cache && path.is_dir())
+            .then(|| crate::library_cache::key(&character, path, options))
+            .flatten();
+        let cached =
+            cache_key.and_then(|k| crate::library_cache::read(k, character.skeleton.joint_count()));
+        let taken = match cached {
+            Some(clips) => Ok(clips),
+            None => take_clips().inspect(|clips| {
+                if let Some(k) = cache_key {
+                    let _ = crate::library_cache::write(k, clips);
+                }
+            }),
+        };
+        let found = match taken {
             Ok(found) => found,
             // A glTF file found in a folder may be a prop or another kind of rig: it is
             // skipped (and listed in the warnings), not the end of the whole library.
