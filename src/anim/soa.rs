@@ -101,10 +101,25 @@ pub fn soa_from_transforms(
         });
     }
     for (block, out) in pose.chunks(4).zip(output.iter_mut()) {
-        *out = SoaTransform::IDENTITY;
-        for (lane, t) in block.iter().enumerate() {
-            out.set_lane(lane, t);
-        }
+        let [a, b, c, d] = match *block {
+            [a, b, c, d] => [a, b, c, d],
+            _ => {
+                // The last, partial block: padding lanes are the identity.
+                let mut four = [Transform::IDENTITY; 4];
+                four[..block.len()].copy_from_slice(block);
+                four
+            }
+        };
+        // Three 4x4 transposes (SIMD shuffles): the lanes' vectors become the components'.
+        let components = |v: [Vec4; 4]| glam::Mat4::from_cols(v[0], v[1], v[2], v[3]).transpose();
+        let t = components([a, b, c, d].map(|x| x.translation.extend(0.0)));
+        let r = components([a, b, c, d].map(|x| Vec4::from(x.rotation)));
+        let s = components([a, b, c, d].map(|x| x.scale.extend(1.0)));
+        *out = SoaTransform {
+            translation: [t.x_axis, t.y_axis, t.z_axis],
+            rotation: [r.x_axis, r.y_axis, r.z_axis, r.w_axis],
+            scale: [s.x_axis, s.y_axis, s.z_axis],
+        };
     }
     Ok(())
 }

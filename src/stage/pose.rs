@@ -9,8 +9,9 @@
 use glam::Mat4;
 
 use crate::anim::locomotion::InPlaceOverride;
+use crate::anim::soa::{soa_from_transforms, soa_len, SoaTransform};
 use crate::anim::{
-    skinning_palette, AnimError, ClipRootMotion, LocalToModelJob, SamplingJob, Transform,
+    skinning_palette, AnimError, ClipRootMotion, SamplingJob, SoaLocalToModelJob, Transform,
 };
 use crate::asset::Model;
 use crate::graph::PoseGraph;
@@ -33,6 +34,8 @@ pub struct Pose {
     /// decides the player's root motion). It keeps the key cursors, so playback and
     /// scrubbing step from the previous keys instead of searching every frame.
     preview: Option<((u64, InPlaceOverride), PoseGraph)>,
+    /// `local` packed four joints to a block for local-to-model.
+    local_soa: Vec<SoaTransform>,
 }
 
 /// What to evaluate.
@@ -63,6 +66,7 @@ impl Pose {
                 .collect(),
             morph_weights: model.default_morph_weights(),
             preview: None,
+            local_soa: vec![SoaTransform::IDENTITY; soa_len(n)],
         };
         // The rest pose of a validated model always evaluates.
         let _ = pose.evaluate(
@@ -158,9 +162,13 @@ impl Pose {
 
     /// Local-to-model of `local`, then the skinning palettes.
     fn finish(&mut self, model: &Model, model_from_root: Mat4) -> Result<(), AnimError> {
-        LocalToModelJob {
+        // Packed four joints to a block for the SoA job: bit for bit the per-joint job's
+        // matrices (tests/soa_pipeline.rs), in about two thirds of its time with the
+        // packing (BENCHMARKS.md, the pose-graph frame).
+        soa_from_transforms(&self.local, &mut self.local_soa)?;
+        SoaLocalToModelJob {
             parents: model.skeleton.parents(),
-            local: &self.local,
+            local: &self.local_soa,
             model_from_root,
         }
         .run(&mut self.model_from_joint)?;
