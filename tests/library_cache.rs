@@ -102,7 +102,7 @@ fn a_library_is_retargeted_once_and_read_back_until_a_take_changes() {
         "the first build retargets every take"
     );
     let key = library_cache::key(&robot, &folder, &LoadOptions::default()).unwrap();
-    let file = library_cache::path(key);
+    let file = library_cache::path(&robot, &folder);
     assert!(file.starts_with(&cache), "{}", file.display());
     assert!(file.is_file(), "no cache at {}", file.display());
 
@@ -110,14 +110,16 @@ fn a_library_is_retargeted_once_and_read_back_until_a_take_changes() {
     assert_eq!(retargeted, 0, "an unchanged folder is read from the cache");
     assert_same_clips(&first, &second);
 
-    // Another character is another library: its own key.
+    // Another character is another library: its own key and its own file.
     let demo = asset::load_from_slice(&asset::demo::demo_glb(), Path::new("demo.glb")).unwrap();
     assert_ne!(
         library_cache::key(&demo, &folder, &LoadOptions::default()),
         Some(key)
     );
+    assert_ne!(library_cache::path(&demo, &folder), file);
 
-    // A take edited (one more line at its end): retargeted again, under a new key.
+    // A take edited (one more line at its end): retargeted again, under a new key, in the
+    // same file (a changed folder leaves no stale cache behind).
     let edited = folder.join(TAKES[2]);
     let mut text = std::fs::read(&edited).unwrap();
     text.extend_from_slice(b"\n");
@@ -128,8 +130,12 @@ fn a_library_is_retargeted_once_and_read_back_until_a_take_changes() {
         TAKES.len(),
         "a changed take rebuilds the library"
     );
-    let key = library_cache::key(&robot, &folder, &LoadOptions::default()).unwrap();
-    let file = library_cache::path(key);
+    assert_ne!(
+        library_cache::key(&robot, &folder, &LoadOptions::default()),
+        Some(key)
+    );
+    let files: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
+    assert_eq!(files.len(), 1, "{files:?}");
 
     // A flipped byte or a cut file: rebuilt, no error, and the good cache written back.
     let good = std::fs::read(&file).unwrap();

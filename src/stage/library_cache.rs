@@ -75,32 +75,42 @@ pub fn key(character: &Model, folder: &Path, options: &crate::asset::LoadOptions
     Some(h.finish())
 }
 
-/// Where the cache of `key` lives.
-pub fn path(key: u64) -> PathBuf {
-    cache_dir().join(format!("{key:016x}.stridescope-library"))
+/// Where the cache of `folder`'s takes on `character` lives: one file per folder and
+/// skeleton (named by a hash of the folder's full path and the skeleton's joint names and
+/// the folder's name), so a changed take replaces the cache instead of adding one; what it
+/// holds is checked against the content key when read.
+pub fn path(character: &Model, folder: &Path) -> PathBuf {
+    let full = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    let mut h = Fnv1a::default();
+    h.write(full.to_string_lossy().as_bytes());
+    for name in character.skeleton.names() {
+        h.write(name.as_bytes());
+        h.write(&[0]);
+    }
+    let name = folder.file_name().unwrap_or_default().to_string_lossy();
+    cache_dir().join(format!("{:016x}-{name}.stridescope-library", h.finish()))
 }
 
-/// The clips cached under `key` for a character of `joint_count` joints, or `None` when
-/// there is no such cache or it does not read back whole.
-pub fn read(key: u64, joint_count: usize) -> Option<Vec<Clip>> {
-    let bytes = std::fs::read(path(key)).ok()?;
+/// The clips cached at `file` under `key` for a character of `joint_count` joints, or
+/// `None` when there is no such cache or it does not read back whole.
+pub fn read(file: &Path, key: u64, joint_count: usize) -> Option<Vec<Clip>> {
+    let bytes = std::fs::read(file).ok()?;
     decode(&bytes, key, joint_count)
 }
 
-/// Writes `clips` under `key` (through a temporary file, so a reader never sees half a
-/// cache). Clips the byte format does not hold (additive ones, morph weights) are not
-/// cached: `Ok(false)`.
-pub fn write(key: u64, clips: &[Clip]) -> std::io::Result<bool> {
+/// Writes `clips` under `key` at `file` (through a temporary file, so a reader never sees
+/// half a cache). Clips the byte format does not hold (additive ones, morph weights) are
+/// not cached: `Ok(false)`.
+pub fn write(file: &Path, key: u64, clips: &[Clip]) -> std::io::Result<bool> {
     let Some(bytes) = encode(key, clips) else {
         return Ok(false);
     };
-    let target = path(key);
-    if let Some(dir) = target.parent() {
+    if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let partial = target.with_extension(format!("partial-{}", std::process::id()));
+    let partial = file.with_extension(format!("partial-{}", std::process::id()));
     std::fs::write(&partial, bytes)?;
-    std::fs::rename(&partial, &target)?;
+    std::fs::rename(&partial, file)?;
     Ok(true)
 }
 

@@ -639,16 +639,18 @@ fn library_on(
         // A folder's takes are read back from the library cache when nothing they come
         // from changed (see `library_cache`); a cache that cannot be written only costs
         // the next build its time.
-        let cache_key = (use_cache && path.is_dir())
+        let cache = (use_cache && path.is_dir())
             .then(|| crate::library_cache::key(&character, path, options))
-            .flatten();
-        let cached =
-            cache_key.and_then(|k| crate::library_cache::read(k, character.skeleton.joint_count()));
+            .flatten()
+            .map(|k| (crate::library_cache::path(&character, path), k));
+        let cached = cache.as_ref().and_then(|(file, k)| {
+            crate::library_cache::read(file, *k, character.skeleton.joint_count())
+        });
         let taken = match cached {
             Some(clips) => Ok(clips),
             None => take_clips().inspect(|clips| {
-                if let Some(k) = cache_key {
-                    let _ = crate::library_cache::write(k, clips);
+                if let Some((file, k)) = &cache {
+                    let _ = crate::library_cache::write(file, *k, clips);
                 }
             }),
         };
