@@ -193,29 +193,23 @@ impl FrameSource {
             ..LocomotionSettings::default()
         };
         let mut session = GraphSession::driven(model, graph, settings)?;
-        match args.movement_speed {
-            Some(v) if v.is_finite() && v >= 0.0 => {
-                session.set_locomotion_settings(
-                    model,
-                    LocomotionSettings {
-                        movement_speed: v,
-                        ..settings
-                    },
-                );
-            }
+        let chosen = match args.movement_speed {
+            Some(v) if v.is_finite() && v >= 0.0 => Some(v),
             Some(v) => return Err(format!("--movement-speed must be >= 0, got {v}").into()),
-            // The clip's own speed, as Drive starts in the window; with none to
-            // match (a graph standing still) the character stands: `render` has no
-            // remembered drive settings to fall back on.
-            None => {
-                if session.drive_at_natural_speed(model).is_none() {
-                    let stand = LocomotionSettings {
-                        movement_speed: 0.0,
-                        ..settings
-                    };
-                    session.set_locomotion_settings(model, stand);
-                }
-            }
+            // The clip's own speed, as Drive starts in the window; with none to match (a
+            // graph standing still) the character stands: `render` has no remembered
+            // drive settings to fall back on.
+            None => session
+                .drive_at_natural_speed(model)
+                .is_none()
+                .then_some(0.0),
+        };
+        if let Some(movement_speed) = chosen {
+            let settings = LocomotionSettings {
+                movement_speed,
+                ..settings
+            };
+            session.set_locomotion_settings(model, settings);
         }
         let leg_length = model.leg_length_or_reference_m();
         let run = ScenarioRun::new(scenario).with_context(|| format!("{}", path.display()))?;

@@ -6,12 +6,11 @@
 //!
 //! The key (FNV-1a, 64 bits) covers what the clips are made from: the character's
 //! skeleton (names, parents, rest pose) and its legs (chosen or found), the folder's path,
-//! every take's name, size and modification time (and those of its `.clips.ron` edits),
-//! the load options and [`FORMAT`], which is bumped whenever the retargeting or the byte
-//! format changes. The payload carries the key and its own checksum; every clip read
-//! back is validated by [`Clip::new`] like any import. Anything unreadable, stale or
-//! corrupt is rebuilt and written again; a folder that cannot be written only means no
-//! cache.
+//! every take's name, size and modification time, the load options and [`FORMAT`],
+//! which is bumped whenever the retargeting or the byte format changes. The payload
+//! carries the key and its own checksum; every clip read back is validated by
+//! [`Clip::new`] like any import. Anything unreadable, stale or corrupt is rebuilt and
+//! written again; a folder that cannot be written only means no cache.
 
 use std::path::{Path, PathBuf};
 
@@ -53,23 +52,21 @@ pub fn key(character: &Model, folder: &Path, options: &crate::asset::LoadOptions
     h.write(format!("{options:?}").as_bytes());
     let full = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
     h.write(full.to_string_lossy().as_bytes());
+    // A folder's takes load without clip-edit sidecars (`asset::folder`), so the take
+    // files are all there is to watch.
     for file in crate::asset::folder::bvh_files(folder).ok()? {
         h.write(file.file_name()?.to_string_lossy().as_bytes());
-        let mut edits = file.clone().into_os_string();
-        edits.push(".clips.ron");
-        for f in [file.as_path(), Path::new(&edits)] {
-            match std::fs::metadata(f) {
-                Ok(m) => {
-                    h.write(&m.len().to_le_bytes());
-                    let since = m
-                        .modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .unwrap_or_default();
-                    h.write(&since.as_nanos().to_le_bytes());
-                }
-                Err(_) => h.write(&[0xff]),
+        match std::fs::metadata(&file) {
+            Ok(m) => {
+                h.write(&m.len().to_le_bytes());
+                let since = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .unwrap_or_default();
+                h.write(&since.as_nanos().to_le_bytes());
             }
+            Err(_) => h.write(&[0xff]),
         }
     }
     Some(h.finish())
