@@ -791,15 +791,18 @@ fn clip_equality_ignores_the_cache_identity() {
 // ---------------------------------------------------------------------------------------
 // Structure-of-arrays sampling
 
-/// Largest rotation difference allowed between the SoA sampler's prepared slerp and the
-/// per-joint kernel (radians); both are within `SLERP_MAX_ERROR_RAD` of exact slerp.
-const SOA_ROTATION_TOLERANCE_RAD: f64 = 1e-6;
-
 /// Samples `times` in order with [`SoaSamplingJob`] (with a cache and without) and checks
-/// every joint against [`SamplingJob`]: translations and scales bit for bit, rotations
-/// within [`SOA_ROTATION_TOLERANCE_RAD`] and unit length within 1e-6; the padding lanes
-/// hold the identity. Returns the largest rotation difference seen.
-fn check_soa_matches_per_joint(clip: &Clip, rest: &[Transform], times: &[f32], what: &str) -> f64 {
+/// that every joint is bit for bit what [`SamplingJob`] writes for it (a pose graph may
+/// sample through either, and shows a clip frame for frame as the per-joint job does), and
+/// that the padding lanes hold the identity. Returns the number of joints compared whose
+/// rotation was interpolated between two different keys (so that a run that only met
+/// constant or clamped channels cannot pass unnoticed).
+fn check_soa_matches_per_joint(
+    clip: &Clip,
+    rest: &[Transform],
+    times: &[f32],
+    what: &str,
+) -> usize {
     let n = rest.len();
     let rest_soa = stridescope::anim::soa::to_soa(rest);
     let mut cache = SamplingCache::new();
@@ -807,7 +810,8 @@ fn check_soa_matches_per_joint(clip: &Clip, rest: &[Transform], times: &[f32], w
     let mut soa = vec![SoaTransform::IDENTITY; soa_len(n)];
     let mut unpacked = vec![Transform::IDENTITY; n];
     let mut expected = vec![Transform::IDENTITY; n];
-    let mut worst = 0.0f64;
+    let mut previous = rest.to_vec();
+    let mut moving = 0;
     for &t in times {
         let job = SoaSamplingJob {
             clip,
@@ -829,24 +833,22 @@ fn check_soa_matches_per_joint(clip: &Clip, rest: &[Transform], times: &[f32], w
         .unwrap();
         transforms_from_soa(&soa, &mut unpacked).unwrap();
         for (j, (got, want)) in unpacked.iter().zip(&expected).enumerate() {
+            let bits = |t: &Transform| {
+                let [a, b, c] = t.translation.to_array().map(f32::to_bits);
+                let [d, e, f, g] = t.rotation.to_array().map(f32::to_bits);
+                let [h, i, k] = t.scale.to_array().map(f32::to_bits);
+                [a, b, c, d, e, f, g, h, i, k]
+            };
             assert_eq!(
-                got.translation, want.translation,
-                "{what}: t = {t}, joint {j} translation"
+                bits(got),
+                bits(want),
+                "{what}: t = {t}, joint {j}: SoA {got:?} vs per-joint {want:?}"
             );
-            assert_eq!(got.scale, want.scale, "{what}: t = {t}, joint {j} scale");
-            let err = rotation_angle_between(got.rotation.as_dquat(), want.rotation.as_dquat());
-            assert!(
-                err < SOA_ROTATION_TOLERANCE_RAD,
-                "{what}: t = {t}, joint {j}: rotation {} vs {} ({err:e} rad)",
-                got.rotation,
-                want.rotation
-            );
-            assert!(
-                (got.rotation.length() - 1.0).abs() < 1e-6,
-                "{what}: joint {j} not unit"
-            );
-            worst = worst.max(err);
+            if want.rotation != previous[j].rotation {
+                moving += 1;
+            }
         }
+        previous.copy_from_slice(&expected);
         for lane in n..4 * soa.len() {
             assert_eq!(
                 soa[lane / 4].lane(lane % 4),
@@ -855,7 +857,7 @@ fn check_soa_matches_per_joint(clip: &Clip, rest: &[Transform], times: &[f32], w
             );
         }
     }
-    worst
+    moving
 }
 
 #[test]
@@ -903,7 +905,6 @@ fn soa_sampling_matches_on_mocap_and_fbx_takes_played_for_minutes() {
         "mocap/bandai/dataset-2_walk_normal_002.bvh",
         "fbx/ufbx/blender_293_barbarian_7400_binary.fbx",
     ];
-    let mut worst = 0.0f64;
     for file in files {
         let model =
             stridescope::asset::load(&shared.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -915,18 +916,13 @@ fn soa_sampling_matches_on_mocap_and_fbx_takes_played_for_minutes() {
         let times: Vec<f32> = (0..180 * 60)
             .map(|i| (i as f64 / 60.0) as f32 % d)
             .collect();
-        worst = worst.max(check_soa_matches_per_joint(
-            clip,
-            model.skeleton.rest_pose(),
-            &times,
-            file,
-        ));
+        let moving = check_soa_matches_per_joint(clip, model.skeleton.rest_pose(), &times, file);
+        // Most joints turn between almost every pair of frames.
+        assert!(
+            moving > times.len() * 10,
+            "{file}: only {moving} rotations moved"
+        );
     }
-    // The two samplers are different formulas, not copies of each other.
-    assert!(
-        worst > 0.0,
-        "SoA and per-joint rotations identical everywhere"
-    );
 }
 
 #[test]

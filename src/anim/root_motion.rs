@@ -20,6 +20,7 @@
 
 use glam::{DMat4, DQuat, DVec2, DVec3, Mat4};
 
+use super::soa::SoaTransform;
 use super::{AnimError, Clip, Interpolation, LocalToModelJob, Skeleton, Transform};
 
 /// Largest |cycle| a clock may reach (about 1.1e12 cycles); beyond it `f64` phase
@@ -535,8 +536,7 @@ impl RootMotionSource {
         phase_secs: f64,
         pose: &mut [Transform],
     ) -> Result<(), AnimError> {
-        let correction = motion.start().compose(&motion.sample(phase_secs).inverse());
-        self.place(&correction, pose)
+        self.place(&removal(motion, phase_secs), pose)
     }
 
     /// Moves the joint of a sampled local pose over the ground by `correction` (a model
@@ -555,11 +555,53 @@ impl RootMotionSource {
                 joint_count: pose.len(),
             });
         };
-        let model = correction.to_dmat4() * self.model_from_joint(local);
-        let new_local = (self.parent_from_model * model).as_mat4();
-        *local = Transform::from_mat4(&new_local);
+        *local = self.placed(correction, local);
         Ok(())
     }
+
+    /// [`Self::remove`] on a pose in blocks of four joints (the joint is lane
+    /// `joint % 4` of block `joint / 4`); the same bits as on the per-joint pose.
+    pub fn remove_soa(
+        &self,
+        motion: &RootMotion,
+        phase_secs: f64,
+        pose: &mut [SoaTransform],
+    ) -> Result<(), AnimError> {
+        self.place_soa(&removal(motion, phase_secs), pose)
+    }
+
+    /// [`Self::place`] on a pose in blocks of four joints.
+    pub fn place_soa(
+        &self,
+        correction: &GroundTransform,
+        pose: &mut [SoaTransform],
+    ) -> Result<(), AnimError> {
+        let (b, lane) = (self.joint / 4, self.joint % 4);
+        let Some(block) = pose.get_mut(b) else {
+            return Err(AnimError::JointOutOfRange {
+                what: "root motion joint".into(),
+                joint: self.joint,
+                joint_count: 4 * pose.len(),
+            });
+        };
+        let local = self.placed(correction, &block.lane(lane));
+        block.set_lane(lane, &local);
+        Ok(())
+    }
+
+    /// The joint's local transform moved over the ground by `correction` (see
+    /// [`Self::place`]).
+    fn placed(&self, correction: &GroundTransform, local: &Transform) -> Transform {
+        let model = correction.to_dmat4() * self.model_from_joint(local);
+        let new_local = (self.parent_from_model * model).as_mat4();
+        Transform::from_mat4(&new_local)
+    }
+}
+
+/// The ground correction that puts a pose sampled at `phase_secs` back where the track
+/// starts: `R(0) R(t)^-1`.
+fn removal(motion: &RootMotion, phase_secs: f64) -> GroundTransform {
+    motion.start().compose(&motion.sample(phase_secs).inverse())
 }
 
 /// Removes scale from the rotation part so a quaternion can be read from it.

@@ -6,8 +6,9 @@
 //! [`SoaLocalToModelJob`](crate::SoaLocalToModelJob)) works on these: every
 //! interpolation, blend and quaternion-to-matrix step runs on four joints with vertical
 //! SIMD operations only, without the shuffles a per-joint `Vec3`/`Quat` layout needs.
-//! The per-joint [`Transform`] jobs stay the reference; the SoA jobs are tested against
-//! them (`tests/soa_pipeline.rs`).
+//! Each SoA job gives, for every joint, the same bits as its per-joint [`Transform`]
+//! counterpart (`tests/soa_pipeline.rs`, `tests/sampling.rs`), so the pose graph samples
+//! and blends in blocks while per-joint callers see identical poses.
 //!
 //! Joint `j` is lane `j % 4` of block `j / 4`. A pose of `n` joints has
 //! [`soa_len`]`(n)` blocks; the lanes past `n` in the last block are padding and hold the
@@ -101,27 +102,59 @@ pub fn soa_from_transforms(
         });
     }
     for (block, out) in pose.chunks(4).zip(output.iter_mut()) {
-        let [a, b, c, d] = match *block {
-            [a, b, c, d] => [a, b, c, d],
-            _ => {
-                // The last, partial block: padding lanes are the identity.
-                let mut four = [Transform::IDENTITY; 4];
-                four[..block.len()].copy_from_slice(block);
-                four
-            }
-        };
-        // Three 4x4 transposes (SIMD shuffles): the lanes' vectors become the components'.
-        let components = |v: [Vec4; 4]| glam::Mat4::from_cols(v[0], v[1], v[2], v[3]).transpose();
-        let t = components([a, b, c, d].map(|x| x.translation.extend(0.0)));
-        let r = components([a, b, c, d].map(|x| Vec4::from(x.rotation)));
-        let s = components([a, b, c, d].map(|x| x.scale.extend(1.0)));
-        *out = SoaTransform {
-            translation: [t.x_axis, t.y_axis, t.z_axis],
-            rotation: [r.x_axis, r.y_axis, r.z_axis, r.w_axis],
-            scale: [s.x_axis, s.y_axis, s.z_axis],
-        };
+        *out = pack_block(block);
     }
     Ok(())
+}
+
+/// Packs up to four joints into a block; missing lanes are the identity.
+#[inline]
+pub fn pack_block(joints: &[Transform]) -> SoaTransform {
+    let [a, b, c, d] = match *joints {
+        [a, b, c, d] => [a, b, c, d],
+        _ => {
+            // A partial block: padding lanes are the identity.
+            let mut four = [Transform::IDENTITY; 4];
+            let n = joints.len().min(4);
+            four[..n].copy_from_slice(&joints[..n]);
+            four
+        }
+    };
+    // Three 4x4 transposes (SIMD shuffles): the lanes' vectors become the components'.
+    let components = |v: [Vec4; 4]| glam::Mat4::from_cols(v[0], v[1], v[2], v[3]).transpose();
+    let t = components([a, b, c, d].map(|x| x.translation.extend(0.0)));
+    let r = components([a, b, c, d].map(|x| Vec4::from(x.rotation)));
+    let s = components([a, b, c, d].map(|x| x.scale.extend(1.0)));
+    SoaTransform {
+        translation: [t.x_axis, t.y_axis, t.z_axis],
+        rotation: [r.x_axis, r.y_axis, r.z_axis, r.w_axis],
+        scale: [s.x_axis, s.y_axis, s.z_axis],
+    }
+}
+
+/// Unpacks a block into `joints` (its first `joints.len()` lanes, at most four), bit for
+/// bit, with three transposes instead of lane-by-lane extraction.
+#[inline]
+pub fn unpack_block(block: &SoaTransform, joints: &mut [Transform]) {
+    let lanes = |v: [Vec4; 4]| glam::Mat4::from_cols(v[0], v[1], v[2], v[3]).transpose();
+    let [tx, ty, tz] = block.translation;
+    let [sx, sy, sz] = block.scale;
+    let t = lanes([tx, ty, tz, Vec4::ZERO]);
+    let r = lanes(block.rotation);
+    let s = lanes([sx, sy, sz, Vec4::ZERO]);
+    let four = [
+        (t.x_axis, r.x_axis, s.x_axis),
+        (t.y_axis, r.y_axis, s.y_axis),
+        (t.z_axis, r.z_axis, s.z_axis),
+        (t.w_axis, r.w_axis, s.w_axis),
+    ];
+    for (out, (t, r, s)) in joints.iter_mut().zip(four) {
+        *out = Transform {
+            translation: t.truncate(),
+            rotation: Quat::from_vec4(r),
+            scale: s.truncate(),
+        };
+    }
 }
 
 /// Unpacks blocks into a per-joint pose of `output.len()` joints (padding lanes are
@@ -138,9 +171,7 @@ pub fn transforms_from_soa(
         });
     }
     for (block, out) in pose.iter().zip(output.chunks_mut(4)) {
-        for (lane, t) in out.iter_mut().enumerate() {
-            *t = block.lane(lane);
-        }
+        unpack_block(block, out);
     }
     Ok(())
 }

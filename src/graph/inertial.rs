@@ -66,6 +66,11 @@ impl TransitionInertia {
     /// Post-processes the graph's freshly blended `pose` in place. `dt_secs` is the wall
     /// time of this frame (0 for a re-evaluation without playing), `jump` the half-life
     /// when an inertialized transition switched in this frame.
+    /// Whether [`Self::process`] changes poses (the graph has inertialized transitions).
+    pub(super) fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
     pub(super) fn process(
         &mut self,
         pose: &mut [Transform],

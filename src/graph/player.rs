@@ -1,9 +1,10 @@
 //! One clip instance of a pose graph: its own unwrapped clock, root motion with its own
 //! consumed-up-to cursor (the clock), sampling cache and local-pose buffer.
 
+use crate::anim::soa::{transforms_from_soa, SoaTransform};
 use crate::anim::{
     AnimError, Clip, ClipRootMotion, ClipTime, GroundTransform, Interval, PlaybackClock,
-    SamplingCache, SamplingJob, Skeleton, SyncMarker, Transform,
+    SamplingCache, Skeleton, SoaSamplingJob, SyncMarker, Transform,
 };
 use crate::GraphError;
 
@@ -17,7 +18,8 @@ pub struct ClipPlayer {
     pub clock: PlaybackClock,
     /// `None` for a clip without root motion (or zero length).
     pub root: Option<ClipRootMotion>,
-    /// File markers, or ones detected from the feet (`markers_detected`).
+    /// File markers, or ones detected from the feet (`markers_detected`), sorted by time
+    /// (stable: equal times keep their order).
     pub markers: Vec<SyncMarker>,
     /// The markers marker sync aligns on: the foot-down markers when the clip has any
     /// (foot-up times differ in order between gaits, e.g. a walk's left-up comes after the
@@ -36,7 +38,11 @@ pub struct ClipPlayer {
     pub delta: GroundTransform,
     /// The interval played this frame (for events); `None` after a seek.
     pub interval: Option<Interval>,
-    /// Local pose (root motion removed) sampled this frame when `weight > 0`.
+    /// Local pose (root motion removed) sampled this frame when `weight > 0`, in blocks of
+    /// four joints: the graph blends in that layout.
+    pub pose_soa: Vec<SoaTransform>,
+    /// The same pose per joint, unpacked for a layer's clip only (the layer jobs work
+    /// per joint); other players leave it at the rest pose.
     pub pose: Vec<Transform>,
     /// Keep the clip's root motion in `pose` (a timeline preview in *Loop and reset*).
     pub keep_root_motion: bool,
@@ -61,6 +67,10 @@ impl ClipPlayer {
     ) -> Result<Self, GraphError> {
         let c = &clips[clip];
         let duration = c.duration_secs() as f64;
+        let mut markers = markers;
+        markers
+            .0
+            .sort_by(|a, b| a.time_secs.total_cmp(&b.time_secs));
         let clock = PlaybackClock::new(duration).map_err(|e| GraphError::Clock {
             clip: c.name().to_string(),
             source: e,
@@ -89,6 +99,7 @@ impl ClipPlayer {
             weight: 0.0,
             delta: GroundTransform::IDENTITY,
             interval: None,
+            pose_soa: skeleton.rest_pose_soa().to_vec(),
             pose: skeleton.rest_pose().to_vec(),
             keep_root_motion: false,
             align: GroundTransform::IDENTITY,
@@ -162,21 +173,28 @@ impl ClipPlayer {
         Ok(())
     }
 
-    /// Samples the clip at the clock's phase into `pose`, with root motion removed unless
-    /// it is a layer's clip (the graph places the character with the blended deltas).
+    /// Samples the clip at the clock's phase into `pose_soa` (and `pose` for a layer's
+    /// clip), with root motion removed unless it is a layer's clip (the graph places the
+    /// character with the blended deltas). The same bits as [`SamplingJob`] followed by
+    /// the per-joint root-motion removal.
+    ///
+    /// [`SamplingJob`]: crate::anim::SamplingJob
     pub fn sample(&mut self, clips: &[Clip], skeleton: &Skeleton) -> Result<(), AnimError> {
         let t = self.clock.time().phase_secs;
-        SamplingJob {
+        SoaSamplingJob {
             clip: &clips[self.clip],
             time_secs: t as f32,
-            rest_pose: skeleton.rest_pose(),
+            rest_pose: skeleton.rest_pose_soa(),
         }
-        .run_with_cache(&mut self.cache, &mut self.pose)?;
+        .run_with_cache(&mut self.cache, &mut self.pose_soa)?;
         if let (Some(r), false, false) = (&self.root, self.is_layer, self.keep_root_motion) {
-            r.source.remove(&r.motion, t, &mut self.pose)?;
+            r.source.remove_soa(&r.motion, t, &mut self.pose_soa)?;
             if self.align != GroundTransform::IDENTITY {
-                r.source.place(&self.align, &mut self.pose)?;
+                r.source.place_soa(&self.align, &mut self.pose_soa)?;
             }
+        }
+        if self.is_layer {
+            transforms_from_soa(&self.pose_soa, &mut self.pose)?;
         }
         Ok(())
     }
@@ -206,16 +224,34 @@ impl ClipPlayer {
         if hi - lo <= 0.0 {
             return;
         }
-        let first_cycle = (lo / d).floor() as i64;
-        let last_cycle = (hi / d).floor() as i64;
+        let first_cycle = floor_i64(lo / d);
+        let last_cycle = floor_i64(hi / d);
         for k in first_cycle..=last_cycle.min(first_cycle + 4) {
-            for m in &self.markers {
-                let t = k as f64 * d + m.time_secs as f64;
-                // Half-open (lo, hi]: a marker exactly at the start was fired last frame.
-                if t > lo && t <= hi {
-                    f(&m.name);
+            let base = k as f64 * d;
+            // Half-open (lo, hi]: a marker exactly at the start was fired last frame. The
+            // markers are sorted by time, so the crossed ones are one run, found by a
+            // binary search rather than a pass over every marker each frame.
+            let start = self
+                .markers
+                .partition_point(|m| base + m.time_secs as f64 <= lo);
+            for m in &self.markers[start..] {
+                if base + m.time_secs as f64 > hi {
+                    break;
                 }
+                f(&m.name);
             }
         }
+    }
+}
+
+/// `x.floor() as i64` for finite `|x| < 2^62`, without the libm call `floor` is on a
+/// baseline x86-64 target (no SSE4.1 rounding instruction).
+#[inline]
+fn floor_i64(x: f64) -> i64 {
+    let i = x as i64;
+    if (i as f64) > x {
+        i - 1
+    } else {
+        i
     }
 }

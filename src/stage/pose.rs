@@ -151,6 +151,19 @@ impl Pose {
                         out.copy_from_slice(w);
                     }
                 }
+                let same = request
+                    .remove_root_motion
+                    .is_none_or(|root| same_source(root, graph));
+                if let (Some(soa), true) = (graph.local_pose_soa(), same) {
+                    // The graph's blocks are `self.local` packed: local-to-model reads them.
+                    return finish_blocks(
+                        model,
+                        soa,
+                        request.model_from_root,
+                        &mut self.model_from_joint,
+                        &mut self.skin_palettes,
+                    );
+                }
             }
             None => {
                 self.local.copy_from_slice(model.skeleton.rest_pose());
@@ -166,16 +179,13 @@ impl Pose {
         // matrices (tests/soa_pipeline.rs), in about two thirds of its time with the
         // packing (BENCHMARKS.md, the pose-graph frame).
         soa_from_transforms(&self.local, &mut self.local_soa)?;
-        SoaLocalToModelJob {
-            parents: model.skeleton.parents(),
-            local: &self.local_soa,
+        finish_blocks(
+            model,
+            &self.local_soa,
             model_from_root,
-        }
-        .run(&mut self.model_from_joint)?;
-        for (skin, palette) in model.skins.iter().zip(&mut self.skin_palettes) {
-            skinning_palette(&self.model_from_joint, skin, palette)?;
-        }
-        Ok(())
+            &mut self.model_from_joint,
+            &mut self.skin_palettes,
+        )
     }
 
     /// Evaluates a local pose produced elsewhere (the pose graph): local-to-model once,
@@ -186,6 +196,19 @@ impl Pose {
         local: &[Transform],
         model_from_root: Mat4,
     ) -> Result<(), AnimError> {
+        self.evaluate_local_with_soa(model, local, None, model_from_root)
+    }
+
+    /// As [`Self::evaluate_local`], given the pose in blocks of four joints as well when
+    /// the producer has it (the pose graph's [`PoseGraph::local_pose_soa`]): it must be
+    /// `local` packed; local-to-model reads it instead of packing `local` again.
+    pub fn evaluate_local_with_soa(
+        &mut self,
+        model: &Model,
+        local: &[Transform],
+        local_soa: Option<&[SoaTransform]>,
+        model_from_root: Mat4,
+    ) -> Result<(), AnimError> {
         if local.len() != self.local.len() {
             return Err(AnimError::LengthMismatch {
                 what: "graph pose",
@@ -194,8 +217,37 @@ impl Pose {
             });
         }
         self.local.copy_from_slice(local);
-        self.finish(model, model_from_root)
+        match local_soa {
+            Some(soa) if soa.len() == self.local_soa.len() => finish_blocks(
+                model,
+                soa,
+                model_from_root,
+                &mut self.model_from_joint,
+                &mut self.skin_palettes,
+            ),
+            _ => self.finish(model, model_from_root),
+        }
     }
+}
+
+/// Local-to-model of a pose in blocks, then the skinning palettes.
+fn finish_blocks(
+    model: &Model,
+    local_soa: &[SoaTransform],
+    model_from_root: Mat4,
+    model_from_joint: &mut [Mat4],
+    skin_palettes: &mut [Vec<Mat4>],
+) -> Result<(), AnimError> {
+    SoaLocalToModelJob {
+        parents: model.skeleton.parents(),
+        local: local_soa,
+        model_from_root,
+    }
+    .run(model_from_joint)?;
+    for (skin, palette) in model.skins.iter().zip(skin_palettes) {
+        skinning_palette(model_from_joint, skin, palette)?;
+    }
+    Ok(())
 }
 
 impl crate::asset::PoseMatrices for Pose {

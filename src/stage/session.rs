@@ -72,9 +72,15 @@ impl GraphSession {
         world_from_stage: Mat4,
         pose: &mut super::pose::Pose,
     ) -> Result<(), crate::anim::AnimError> {
-        let r = pose.evaluate_local(
+        // The graph's own blocks unless the locomotion stage changed the pose after it.
+        let soa = match &self.locomotion {
+            Some(_) => None,
+            None => self.graph.local_pose_soa(),
+        };
+        let r = pose.evaluate_local_with_soa(
             model,
             self.local_pose(),
+            soa,
             world_from_stage * self.model_from_root(),
         );
         pose.set_morph_weights(self.morph_weights());

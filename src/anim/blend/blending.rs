@@ -276,14 +276,15 @@ impl BlendingJob<'_> {
     }
 }
 
-/// `q / |q|`, or `fallback` where `|q|` is (almost) 0: the sum of hemisphere-aligned unit
+/// `q / |q|` (as `q * (1 / |q|)`, the arithmetic of the SoA job, so both give the same
+/// bits), or `fallback` where `|q|` is (almost) 0: the sum of hemisphere-aligned unit
 /// quaternions with positive weights only vanishes when two exactly opposite rotations
 /// (180 degrees apart) cancel, and the first input's rotation beats a NaN there.
 #[inline(always)]
 fn normalize_or(q: Vec4, fallback: Vec4) -> Quat {
     let len = q.length();
     if len > 1e-12 {
-        Quat::from_vec4(q / len)
+        Quat::from_vec4(q * (1.0 / len))
     } else {
         Quat::from_vec4(fallback)
     }

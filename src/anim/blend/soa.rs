@@ -1,9 +1,8 @@
 //! [`BlendingJob`](super::blending::BlendingJob) on structure-of-arrays poses
 //! ([`SoaTransform`] blocks of four joints): the same rule per joint (see
 //! [`super::blending`]'s table), computed four joints at a time with vertical SIMD
-//! operations. On finite inputs every joint is what `BlendingJob` gives for it: translations,
-//! scales and the exact-copy cases bit for bit, blended rotations within one rounding (one
-//! division per block, then products, for the normalisation).
+//! operations. On finite inputs every joint is what `BlendingJob` gives for it, bit for bit
+//! (the same operations in the same order), so a pose graph may blend in either layout.
 //!
 //! Values are checked where they reach the output, not in separate passes over every
 //! input: a running sum of the written vectors stays finite unless a non-finite value was
@@ -75,8 +74,7 @@ impl Guard {
 fn normalize_or(q: [Vec4; 4], fallback: [Vec4; 4]) -> [Vec4; 4] {
     let len = ((q[0] * q[0] + q[2] * q[2]) + (q[1] * q[1] + q[3] * q[3])).sqrt();
     let ok = len.cmpgt(Vec4::splat(1e-12));
-    // One division and four products instead of four divisions: within one rounding of
-    // the per-joint job's `q / |q|`.
+    // One division and four products instead of four divisions, as the per-joint job.
     let inv = Vec4::ONE / len;
     std::array::from_fn(|c| Vec4::select(ok, q[c] * inv, fallback[c]))
 }
@@ -190,8 +188,9 @@ impl SoaBlendingJob<'_> {
                 // The hemisphere flip folded into b's weight: y * (-wb) is -(y * wb) exactly.
                 let flip = dot(&x.rotation, &y.rotation).cmplt(Vec4::ZERO);
                 let wb_signed = Vec4::select(flip, -wb, wb);
-                let rotation: [Vec4; 4] =
-                    std::array::from_fn(|c| x.rotation[c] * wa + y.rotation[c] * wb_signed);
+                let rotation: [Vec4; 4] = std::array::from_fn(|c| {
+                    Vec4::ZERO + x.rotation[c] * wa + y.rotation[c] * wb_signed
+                });
                 *out = SoaTransform {
                     translation: std::array::from_fn(|c| {
                         Vec4::ZERO + x.translation[c] * wa + y.translation[c] * wb

@@ -6,7 +6,8 @@
 //!
 //! - `track`: one keyframe track ([`Track`], [`Interpolation`], [`TrackValue`]);
 //! - `slerp`: the polynomial slerp kernel, scalar and four-wide;
-//! - `runtime`: the flat, grouped copy of a clip's tracks that sampling reads;
+//! - `runtime`, `soa`: the clip's timelines and its tracks in blocks of four joints, which
+//!   both sampling jobs read (the per-joint job unpacks the blocks);
 //! - `sampling`: [`SamplingJob`] and [`SamplingCache`].
 
 mod morph;
@@ -90,9 +91,9 @@ pub struct SyncMarker {
 /// An immutable, validated animation clip.
 ///
 /// It keeps the per-joint [`Track`]s it was built from (what [`Clip::tracks`] returns) and
-/// a flat runtime copy that [`SamplingJob`] reads: all key times and values in a few
-/// contiguous arrays, with channels that share their key times (glTF exporters write the
-/// same times for every channel of a clip) sharing one timeline, so each distinct
+/// a runtime copy that both sampling jobs read: the keys in blocks of four joints, in a
+/// few contiguous arrays, with channels that share their key times (glTF exporters write
+/// the same times for every channel of a clip) sharing one timeline, so each distinct
 /// timeline is searched once per sample rather than once per channel.
 #[derive(Clone, Debug)]
 pub struct Clip {

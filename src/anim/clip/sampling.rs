@@ -2,7 +2,7 @@
 
 use super::track::Segment;
 use super::Clip;
-use crate::soa::SoaTransform;
+use crate::soa::{unpack_block, SoaTransform};
 use crate::{AnimError, Transform};
 
 /// Samples a clip into a local pose.
@@ -40,6 +40,8 @@ pub struct SamplingCache {
     cursors: Vec<u32>,
     /// Scratch: the segment of each timeline at the time being sampled.
     segments: Vec<Segment>,
+    /// Scratch: the blocks [`SamplingJob::run_with_cache`] samples before unpacking.
+    blocks: Vec<SoaTransform>,
 }
 
 impl SamplingCache {
@@ -78,6 +80,29 @@ impl SamplingCache {
 /// Timelines whose segments [`SamplingJob::run`] keeps on the stack.
 const STACK_TIMELINES: usize = 32;
 
+/// Blocks (four joints each) [`SamplingJob::run`] samples on the stack before unpacking.
+const STACK_BLOCKS: usize = 32;
+
+/// Samples the clip's animated blocks into `blocks` (at least its block count) and
+/// unpacks them into `output`; the joints past the animated blocks copy `rest_pose`.
+#[inline]
+fn write_per_joint(
+    clip: &Clip,
+    segments: &[Segment],
+    rest_pose: &[Transform],
+    blocks: &mut [SoaTransform],
+    output: &mut [Transform],
+) {
+    let soa = &clip.runtime.soa;
+    let n = soa.block_count();
+    soa.write(segments, rest_pose, blocks);
+    for (block, joints) in blocks[..n].iter().zip(output.chunks_mut(4)) {
+        unpack_block(block, joints);
+    }
+    let tail = (4 * n).min(output.len());
+    output[tail..].copy_from_slice(&rest_pose[tail..]);
+}
+
 /// Runs `f` on the segment of every timeline of `clip` at `t`, found by binary search
 /// (on the stack for up to [`STACK_TIMELINES`] timelines).
 #[inline]
@@ -100,9 +125,17 @@ impl SamplingJob<'_> {
     /// Writes the local pose into `output` (parent space, one per joint).
     pub fn run(&self, output: &mut [Transform]) -> Result<(), AnimError> {
         self.validate(output)?;
-        let rt = &self.clip.runtime;
+        let n = self.clip.runtime.soa.block_count();
+        let mut stack = [SoaTransform::IDENTITY; STACK_BLOCKS];
+        let mut heap = Vec::new();
+        let blocks = if n <= STACK_BLOCKS {
+            &mut stack[..n]
+        } else {
+            heap.resize(n, SoaTransform::IDENTITY);
+            &mut heap[..]
+        };
         with_segments(self.clip, self.time_secs, |segments| {
-            rt.write(segments, self.rest_pose, output)
+            write_per_joint(self.clip, segments, self.rest_pose, blocks, output)
         });
         Ok(())
     }
@@ -115,12 +148,14 @@ impl SamplingJob<'_> {
         output: &mut [Transform],
     ) -> Result<(), AnimError> {
         self.validate(output)?;
-        let rt = &self.clip.runtime;
-        rt.write(
-            cache.locate(self.clip, self.time_secs),
-            self.rest_pose,
-            output,
-        );
+        let n = self.clip.runtime.soa.block_count();
+        if cache.blocks.len() < n {
+            cache.blocks.resize(n, SoaTransform::IDENTITY);
+        }
+        let mut blocks = std::mem::take(&mut cache.blocks);
+        let segments = cache.locate(self.clip, self.time_secs);
+        write_per_joint(self.clip, segments, self.rest_pose, &mut blocks, output);
+        cache.blocks = blocks;
         Ok(())
     }
 
@@ -152,9 +187,8 @@ impl SamplingJob<'_> {
 
 /// [`SamplingJob`] on structure-of-arrays poses: samples a clip into
 /// [`SoaTransform`] blocks (joint `j` is lane `j % 4` of block `j / 4`), four joints at a
-/// time. Translations and scales are bit-identical to what [`SamplingJob`] writes for that
-/// joint; rotations agree within 1e-6 rad (slerp from prepared key pairs, see the
-/// `soa` module's docs; `tests/soa_pipeline.rs`).
+/// time. Every joint is bit for bit what [`SamplingJob`] writes for it (that job samples
+/// the same blocks and unpacks them; `tests/sampling.rs`).
 ///
 /// Joints (and channels) the clip does not animate take the rest pose, as do the padding
 /// lanes of the last block.
@@ -172,10 +206,12 @@ impl SoaSamplingJob<'_> {
     /// every timeline.
     pub fn run(&self, output: &mut [SoaTransform]) -> Result<(), AnimError> {
         self.validate(output)?;
-        let rt = &self.clip.runtime;
+        let soa = &self.clip.runtime.soa;
         with_segments(self.clip, self.time_secs, |segments| {
-            rt.soa.write(segments, self.rest_pose, output)
+            soa.write(segments, self.rest_pose, output)
         });
+        let n = soa.block_count();
+        output[n..].copy_from_slice(&self.rest_pose[n..]);
         Ok(())
     }
 
@@ -187,12 +223,14 @@ impl SoaSamplingJob<'_> {
         output: &mut [SoaTransform],
     ) -> Result<(), AnimError> {
         self.validate(output)?;
-        let rt = &self.clip.runtime;
-        rt.soa.write(
+        let soa = &self.clip.runtime.soa;
+        soa.write(
             cache.locate(self.clip, self.time_secs),
             self.rest_pose,
             output,
         );
+        let n = soa.block_count();
+        output[n..].copy_from_slice(&self.rest_pose[n..]);
         Ok(())
     }
 

@@ -1,7 +1,7 @@
-//! The structure-of-arrays form of a clip's tracks, read by
-//! [`SoaSamplingJob`](super::SoaSamplingJob): keys stored four joints to a vector (the
-//! joints of one [`SoaTransform`] block), so channels are interpolated four at a time
-//! with vertical SIMD operations and written without per-joint scatter.
+//! The structure-of-arrays form of a clip's tracks, which both sampling jobs read: keys
+//! stored four joints to a vector (the joints of one [`SoaTransform`] block), so channels
+//! are interpolated four at a time with vertical SIMD operations and written without
+//! per-joint scatter. [`SamplingJob`](super::SamplingJob) unpacks the blocks afterwards.
 //!
 //! For each block and target (translation, rotation, scale) the lanes are of four kinds,
 //! decided once when the clip is built:
@@ -9,26 +9,24 @@
 //! - *fixed*: the channel holds one value ([`Track::constant`]); copied;
 //! - *keyed*: LINEAR channels on the block's most common timeline;
 //! - *loose*: anything else (another timeline, STEP or CUBICSPLINE); sampled one lane at
-//!   a time with [`Segment::sample`], exactly as [`SamplingJob`](super::SamplingJob) does.
+//!   a time with [`Segment::sample`], as [`Track::sample`] does.
 //!
 //! Keyed values are stored key-major per timeline: key `k`'s row holds every keyed
 //! block-target of that timeline, so the two rows around a time are read in one forward
 //! sweep through memory whatever the number of joints.
 //!
-//! Translations and scales are interpolated as [`SamplingJob`](super::SamplingJob) does
-//! (`a * (1 - s) + b * s`, bit for bit). Rotations are slerped from data prepared once
-//! per key pair, in f64, when the clip is built: with `a` and `b` the keys (`b` flipped
-//! into `a`'s hemisphere), `Ω = acos(a · b)` and `c` the unit quaternion orthogonal to `a`
-//! in the plane of `a` and `b`, slerp is `a cos(sΩ) + c sin(sΩ)`. Per sample that is two
-//! short polynomials (Taylor to the 12th and 11th power; truncation below 6e-8 for
-//! `sΩ <= π/2`) and no acos, square root or division; the result is unit length to f32
-//! rounding. It agrees with the per-joint job's slerp to 1e-6 rad (`tests/soa_pipeline.rs`).
+//! Every value is what [`Track::sample`] gives for its channel, bit for bit: translations
+//! and scales are `a * (1 - s) + b * s`, and rotations run the kernel of [`super::slerp`]
+//! from the data [`prepare`] computes for each key pair, stored in the rows (`a`, `c`,
+//! `Ω`: nine vectors a key).
 
-use glam::{BVec4A, DQuat, Quat, Vec3, Vec4};
+use glam::{BVec4A, Quat, Vec3, Vec4};
 
+use super::slerp::{prepare, slerp_prepared};
 use super::track::{Interpolation, Segment, Track};
 use super::JointTracks;
 use crate::soa::{soa_len, SoaTransform};
+use crate::Transform;
 
 /// Target of a block: 0 translation, 1 rotation, 2 scale.
 type TargetIndex = u8;
@@ -127,29 +125,56 @@ impl Lane<'_> {
     }
 }
 
-/// The slerp data of key pair (`a`, `b`) as `[a, c, Ω]` (see the module docs), in f64.
-fn rotation_segment(a: Quat, b: Quat) -> ([f32; 4], [f32; 4], f32) {
-    // The hemisphere is chosen by the f32 dot product summed as the per-joint kernel sums
-    // it, so both samplers break the tie at 180 degrees the same way.
-    let dot32 = (a.x * b.x + a.y * b.y) + (a.z * b.z + a.w * b.w);
-    let a64 = DQuat::from_xyzw(a.x as f64, a.y as f64, a.z as f64, a.w as f64);
-    let mut b64 = DQuat::from_xyzw(b.x as f64, b.y as f64, b.z as f64, b.w as f64);
-    // Keys are unit length to f32 precision; normalised here so the basis is orthonormal.
-    let a64 = a64.normalize();
-    b64 = b64.normalize();
-    if dot32 < 0.0 {
-        b64 = -b64;
+/// Where the SoA writer takes the values of the lanes a clip leaves at the rest pose:
+/// a rest pose in blocks, or a per-joint one gathered four joints at a time.
+pub(super) trait RestBlocks {
+    /// x, y, z of block `b`'s four translations.
+    fn translation(&self, b: usize) -> [Vec4; 3];
+    /// x, y, z, w of block `b`'s four rotations.
+    fn rotation(&self, b: usize) -> [Vec4; 4];
+    /// x, y, z of block `b`'s four scales.
+    fn scale(&self, b: usize) -> [Vec4; 3];
+}
+
+impl RestBlocks for [SoaTransform] {
+    #[inline(always)]
+    fn translation(&self, b: usize) -> [Vec4; 3] {
+        self[b].translation
     }
-    let d = a64.dot(b64).clamp(-1.0, 1.0);
-    let c = b64 - a64 * d;
-    let len = c.length();
-    let (c, omega) = if len > 1e-12 {
-        (c * (1.0 / len), d.acos())
-    } else {
-        (DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), 0.0)
-    };
-    let f = |q: DQuat| [q.x as f32, q.y as f32, q.z as f32, q.w as f32];
-    (f(a64), f(c), omega as f32)
+    #[inline(always)]
+    fn rotation(&self, b: usize) -> [Vec4; 4] {
+        self[b].rotation
+    }
+    #[inline(always)]
+    fn scale(&self, b: usize) -> [Vec4; 3] {
+        self[b].scale
+    }
+}
+
+impl RestBlocks for [Transform] {
+    #[inline]
+    fn translation(&self, b: usize) -> [Vec4; 3] {
+        let [x, y, z, _] = gather(self, b, |t| t.translation.extend(0.0));
+        [x, y, z]
+    }
+    #[inline]
+    fn rotation(&self, b: usize) -> [Vec4; 4] {
+        gather(self, b, |t| Vec4::from(t.rotation))
+    }
+    #[inline]
+    fn scale(&self, b: usize) -> [Vec4; 3] {
+        let [x, y, z, _] = gather(self, b, |t| t.scale.extend(1.0));
+        [x, y, z]
+    }
+}
+
+/// One component of joints `4b..4b + 4` as four lane vectors (one transpose); missing
+/// joints read as the identity.
+#[inline(always)]
+fn gather(pose: &[Transform], b: usize, f: impl Fn(&Transform) -> Vec4) -> [Vec4; 4] {
+    let get = |i: usize| f(pose.get(4 * b + i).unwrap_or(&Transform::IDENTITY));
+    let m = glam::Mat4::from_cols(get(0), get(1), get(2), get(3)).transpose();
+    [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
 }
 
 impl SoaRuntime {
@@ -296,7 +321,7 @@ impl SoaRuntime {
                             seg[i] = match lane {
                                 Lane::Quat(t, _) if mask[i] => {
                                     let v = t.values();
-                                    rotation_segment(v[k], v[(k + 1).min(v.len() - 1)])
+                                    prepare(v[k], v[(k + 1).min(v.len() - 1)])
                                 }
                                 _ => ([0.0, 0.0, 0.0, 1.0], [0.0; 4], 0.0),
                             };
@@ -339,21 +364,18 @@ impl SoaRuntime {
         self.block_count
     }
 
-    /// Samples at the timelines' `segments` into `output`; blocks past the animated ones
-    /// and unanimated lanes take `rest_pose`. Both have the same length, at least
-    /// [`Self::block_count`].
+    /// Samples at the timelines' `segments` into the first [`Self::block_count`] blocks of
+    /// `output`; unanimated lanes take `rest`'s values. Blocks past those are not written.
     #[inline]
-    pub(super) fn write(
+    pub(super) fn write<R: RestBlocks + ?Sized>(
         &self,
         segments: &[Segment],
-        rest_pose: &[SoaTransform],
+        rest: &R,
         output: &mut [SoaTransform],
     ) {
-        let n = self.block_count;
-        output[n..].copy_from_slice(&rest_pose[n..]);
         for base in &self.bases {
             let b = base.block as usize;
-            let (out, rest) = (&mut output[b], &rest_pose[b]);
+            let out = &mut output[b];
             let fixed = &self.rows[base.fixed as usize..];
             let any_fixed = base.fixed_mask.any();
             let pick = |c: usize, rest: Vec4| {
@@ -364,9 +386,18 @@ impl SoaRuntime {
                 }
             };
             match base.target {
-                T => out.translation = std::array::from_fn(|c| pick(c, rest.translation[c])),
-                R => out.rotation = std::array::from_fn(|c| pick(c, rest.rotation[c])),
-                _ => out.scale = std::array::from_fn(|c| pick(c, rest.scale[c])),
+                T => {
+                    let r = rest.translation(b);
+                    out.translation = std::array::from_fn(|c| pick(c, r[c]));
+                }
+                R => {
+                    let r = rest.rotation(b);
+                    out.rotation = std::array::from_fn(|c| pick(c, r[c]));
+                }
+                _ => {
+                    let r = rest.scale(b);
+                    out.scale = std::array::from_fn(|c| pick(c, r[c]));
+                }
             }
         }
         for frame in &self.frames {
@@ -382,7 +413,13 @@ impl SoaRuntime {
                 let o = e.offset as usize;
                 match e.target {
                     R => {
-                        let q = slerp_prepared(&row0[o..o + 9], s);
+                        let d = &row0[o..o + 9];
+                        let q = slerp_prepared(
+                            [d[0], d[1], d[2], d[3]],
+                            [d[4], d[5], d[6], d[7]],
+                            d[8],
+                            s,
+                        );
                         out.rotation = if e.all_keyed {
                             q
                         } else {
@@ -445,44 +482,4 @@ fn set_lane(v: &mut Vec4, lane: usize, x: f32) {
     let mut a = v.to_array();
     a[lane] = x;
     *v = Vec4::from_array(a);
-}
-
-/// `a cos(sΩ) + c sin(sΩ)` for four lanes, from a key's prepared rotation data
-/// (`d[0..4]` = a, `d[4..8]` = c, `d[8]` = Ω; see the module docs).
-#[inline(always)]
-fn slerp_prepared(d: &[Vec4], s: Vec4) -> [Vec4; 4] {
-    let theta = s * d[8];
-    let z = theta * theta;
-    let sin = theta * sinc_of_square(z);
-    let cos = cos_of_square(z);
-    [
-        d[0] * cos + d[4] * sin,
-        d[1] * cos + d[5] * sin,
-        d[2] * cos + d[6] * sin,
-        d[3] * cos + d[7] * sin,
-    ]
-}
-
-/// `sin(x) / x` given `z = x²`, `x` in `[0, π/2]`: Taylor series to `x¹⁰` (truncation
-/// below 6e-8).
-#[inline(always)]
-fn sinc_of_square(z: Vec4) -> Vec4 {
-    let c = Vec4::splat;
-    c(1.0)
-        + z * (c(-1.0 / 6.0)
-            + z * (c(1.0 / 120.0)
-                + z * (c(-1.0 / 5_040.0) + z * (c(1.0 / 362_880.0) + z * c(-1.0 / 39_916_800.0)))))
-}
-
-/// `cos(x)` given `z = x²`, `x` in `[0, π/2]`: Taylor series to `x¹²` (truncation below
-/// 7e-9).
-#[inline(always)]
-fn cos_of_square(z: Vec4) -> Vec4 {
-    let c = Vec4::splat;
-    c(1.0)
-        + z * (c(-0.5)
-            + z * (c(1.0 / 24.0)
-                + z * (c(-1.0 / 720.0)
-                    + z * (c(1.0 / 40_320.0)
-                        + z * (c(-1.0 / 3_628_800.0) + z * c(1.0 / 479_001_600.0))))))
 }

@@ -3,7 +3,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::slerp::slerp_normalized;
+use super::slerp::slerp;
 use crate::AnimError;
 
 /// glTF sampler interpolation.
@@ -11,9 +11,9 @@ use crate::AnimError;
 pub enum Interpolation {
     /// Hold the previous key's value until the next key.
     Step,
-    /// Lerp for translation/scale, shortest-arc slerp for rotation. The slerp weights are
-    /// evaluated with polynomials instead of acos/sin (see `slerp_normalized` in
-    /// `src/anim/clip/slerp.rs`); the result stays within 1e-6 rad of exact slerp
+    /// Lerp for translation/scale, shortest-arc slerp for rotation, evaluated with
+    /// polynomials from key pairs prepared in f64 (see `src/anim/clip/slerp.rs`); the
+    /// result stays within 1e-6 rad of exact slerp
     /// (`tests/sampling.rs` sweeps key angles up to 360°).
     Linear,
     /// Cubic Hermite with in/out tangents scaled by the key interval; rotations are
@@ -80,7 +80,7 @@ impl TrackValue for Quat {
     /// Shortest-arc slerp, normalised (see [`Interpolation::Linear`] for its accuracy).
     #[inline]
     fn interpolate(a: Self, b: Self, s: f32) -> Self {
-        slerp_normalized(a, b, s)
+        slerp(a, b, s)
     }
     #[inline]
     fn hermite(v0: Self, m0: Self, v1: Self, m1: Self, h: [f32; 4]) -> Self {

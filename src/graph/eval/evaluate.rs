@@ -6,6 +6,11 @@ impl PoseGraph {
     /// Samples the weighted inputs and blends them (then the layers) into the output pose.
     pub fn evaluate(&mut self, model: &Model) -> Result<(), AnimError> {
         self.assign_weights()?;
+        self.evaluate_weighted(model)
+    }
+
+    /// [`Self::evaluate`] with the weights already assigned this frame.
+    pub(super) fn evaluate_weighted(&mut self, model: &Model) -> Result<(), AnimError> {
         let skeleton = &model.skeleton;
         for p in &mut self.players {
             if p.weight > 0.0 {
@@ -13,29 +18,33 @@ impl PoseGraph {
             }
         }
         {
-            let mut inputs: Inline<BlendLayer> = self
+            // Sampled and blended in blocks of four joints: the same bits as the per-joint
+            // jobs (tests/soa_pipeline.rs), in about half their time.
+            let mut inputs: Inline<SoaBlendLayer> = self
                 .players
                 .iter()
                 .filter(|p| p.weight > 0.0 && !p.is_layer)
-                .map(|p| BlendLayer {
-                    pose: &p.pose,
+                .map(|p| SoaBlendLayer {
+                    pose: &p.pose_soa,
                     weight: p.weight,
                     joint_weights: None,
                 })
                 .collect();
             if self.snapshot_weight > 0.0 {
-                inputs.push(BlendLayer {
+                inputs.push(SoaBlendLayer {
                     pose: &self.snapshot,
                     weight: self.snapshot_weight,
                     joint_weights: None,
                 });
             }
-            BlendingJob {
+            SoaBlendingJob {
                 layers: &inputs,
-                rest_pose: skeleton.rest_pose(),
-                threshold: BlendingJob::DEFAULT_THRESHOLD,
+                rest_pose: skeleton.rest_pose_soa(),
+                threshold: SoaBlendingJob::DEFAULT_THRESHOLD,
             }
-            .run(&mut self.local)?;
+            .run(&mut self.local_soa)?;
+            transforms_from_soa(&self.local_soa, &mut self.local)?;
+            self.soa_is_local = !self.inertia.is_enabled();
         }
         for l in &mut self.layers {
             if l.current_weight <= 0.0 {
@@ -81,6 +90,7 @@ impl PoseGraph {
                 }
             }
             std::mem::swap(&mut self.local, &mut self.scratch);
+            self.soa_is_local = false;
         }
         self.inertia
             .process(&mut self.local, self.inertia_dt, self.inertia_jump)?;
@@ -197,11 +207,14 @@ impl PoseGraph {
             .iter()
             .map(|&i| {
                 let p = &self.players[i];
-                let off = (p.normalized() - lead_u).rem_euclid(1.0);
+                // Both phases are in [0, 1), so the difference is in (-1, 1) and this is
+                // `rem_euclid(1.0)` without its fmod call.
+                let off = p.normalized() - lead_u;
+                let off = if off < 0.0 { off + 1.0 } else { off };
                 (
                     p.clip,
-                    (p.weight * 20.0).round() as i32,
-                    ((off * 20.0).round() as i32) % 20,
+                    round_non_negative(f64::from(p.weight * 20.0)),
+                    round_non_negative(off * 20.0) % 20,
                 )
             })
             .collect();
@@ -411,4 +424,16 @@ pub(super) fn reference_pose(
     }
     .run(&mut pose)?;
     Ok(pose)
+}
+
+/// `x.round() as i32` for `x` in `[0, 2^31)`, without the libm call `round` is on a
+/// baseline x86-64 target: the integer part, plus one from a fraction of one half up.
+#[inline]
+fn round_non_negative(x: f64) -> i32 {
+    let i = x as i32;
+    if x - f64::from(i) >= 0.5 {
+        i + 1
+    } else {
+        i
+    }
 }

@@ -36,9 +36,11 @@ use glam::DVec2;
 use crate::anim::blend::additive::AdditiveJob;
 use crate::anim::blend::blending::{BlendLayer, BlendingJob};
 use crate::anim::blend::mask::JointMask;
+use crate::anim::blend::soa::{SoaBlendLayer, SoaBlendingJob};
 use crate::anim::blend::space::{BlendSpace1D, BlendSpace2D, BlendSpace2DQuery};
 use crate::anim::contacts::{self, LegChain};
 use crate::anim::phase::{self, PhaseInput, PhaseReport, SwingCurves};
+use crate::anim::soa::{soa_from_transforms, transforms_from_soa, SoaTransform};
 use crate::anim::state_machine::{Ease, FiredEvent, Params, Slot, StateMachine};
 use crate::anim::sync;
 use crate::anim::{AnimError, GroundTransform, SamplingJob, Transform};
@@ -159,9 +161,15 @@ pub struct PoseGraph {
     legs: Vec<LegChain>,
     /// Output: local pose (root motion removed) and this frame's blended root delta.
     local: Vec<Transform>,
+    /// The base blend in blocks of four joints (the graph samples and blends in that
+    /// layout); it is `local` packed unless `soa_is_local` is false (a layer or the
+    /// inertialization changed `local` after the blend).
+    local_soa: Vec<SoaTransform>,
+    soa_is_local: bool,
     root_delta: GroundTransform,
-    /// Pose and root velocity (per second) frozen when a transition was interrupted.
-    snapshot: Vec<Transform>,
+    /// Pose (in blocks) and root velocity (per second) frozen when a transition was
+    /// interrupted.
+    snapshot: Vec<SoaTransform>,
     snapshot_velocity: GroundTransform,
     snapshot_weight: f32,
     scratch: Vec<Transform>,
@@ -243,6 +251,13 @@ impl PoseGraph {
     /// The output local pose of the last evaluation (root motion removed).
     pub fn local_pose(&self) -> &[Transform] {
         &self.local
+    }
+
+    /// The same pose in blocks of four joints, when the graph has it in that layout (no
+    /// layer or inertialization changed it after the blend): [`Self::local_pose`] packed,
+    /// bit for bit, without the packing.
+    pub fn local_pose_soa(&self) -> Option<&[SoaTransform]> {
+        self.soa_is_local.then_some(&self.local_soa[..])
     }
 
     /// The blended root-motion delta of the last `advance` (identity after a seek).

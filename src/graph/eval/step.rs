@@ -190,7 +190,12 @@ impl PoseGraph {
             }
         }
         self.inertia_dt = dt_secs.abs() as f32;
-        let result = self.evaluate(model);
+        // A state machine's step may have started or ended a fade: its weights are
+        // assigned again. A node's come from the parameters, assigned above.
+        let result = match self.base {
+            Base::Machine(_) => self.evaluate(model),
+            Base::Node(_) => self.evaluate_weighted(model),
+        };
         self.inertia_dt = 0.0;
         self.inertia_jump = None;
         result
@@ -227,7 +232,7 @@ impl PoseGraph {
         snapshot: bool,
     ) -> Result<(), AnimError> {
         if snapshot {
-            self.snapshot.copy_from_slice(&self.local);
+            soa_from_transforms(&self.local, &mut self.snapshot)?;
             for (frozen, now) in self.morph_snapshot.iter_mut().zip(&self.morph) {
                 frozen.copy_from_slice(now);
             }
