@@ -468,7 +468,7 @@ fn single_clip_requests_go_through_a_one_clip_graph_and_show_the_clip_exactly() 
                     .remove(&root.motion, t as f64, &mut expected)
                     .unwrap();
             }
-            assert_eq!(pose.local, expected, "t = {t}, remove = {remove}");
+            assert_eq!(pose.local(), &expected[..], "t = {t}, remove = {remove}");
         }
     }
     // The end shows the last key, not the first (the loop does not wrap a shown time).
@@ -485,7 +485,7 @@ fn single_clip_requests_go_through_a_one_clip_graph_and_show_the_clip_exactly() 
         )
         .unwrap();
     }
-    assert_ne!(first.local, pose.local);
+    assert_ne!(first.local(), pose.local());
 }
 
 /// A follower whose `left_foot_down` appears twice per cycle (a stumble marked by hand)

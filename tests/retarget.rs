@@ -683,7 +683,7 @@ fn the_retarget_source_plays_beside_the_character_on_its_timeline() {
     .unwrap();
     let c = p.stage.compare.as_ref().unwrap();
     assert!(c.valid);
-    let b_local = &c.b.pose.local;
+    let b_local = c.b.pose.local();
     let root =
         stridescope::anim::ClipRootMotion::for_clip(&source.skeleton, &source.clips[0], None)
             .unwrap()

@@ -182,3 +182,52 @@ pub fn to_soa(pose: &[Transform]) -> Vec<SoaTransform> {
     soa_from_transforms(pose, &mut out).expect("sized by soa_len");
     out
 }
+
+/// A pose in blocks unpacked per joint on demand, at most once until [`Self::reset`],
+/// through `&self`: a producer that keeps its output in blocks (the pose graph, the
+/// stage's `Pose`) hands out a per-joint view only to callers that ask for one, and a
+/// frame drawn from the blocks never unpacks. Thread-safe (the library view shares poses
+/// between workers); the buffer is kept between resets, so unpacking allocates nothing.
+#[derive(Debug, Default)]
+pub struct LazyTransforms {
+    view: std::sync::OnceLock<Vec<Transform>>,
+    spare: std::sync::Mutex<Vec<Transform>>,
+}
+
+impl Clone for LazyTransforms {
+    fn clone(&self) -> Self {
+        Self {
+            view: self.view.clone(),
+            spare: Default::default(),
+        }
+    }
+}
+
+impl LazyTransforms {
+    /// `pose` unpacked into `n` joints: computed on the first call since [`Self::reset`],
+    /// the same slice after. `pose` must be the blocks of `n` joints
+    /// ([`soa_len`]`(n)` of them); other lengths give the identity pose.
+    pub fn get(&self, pose: &[SoaTransform], n: usize) -> &[Transform] {
+        self.view.get_or_init(|| {
+            let mut out = match self.spare.lock() {
+                Ok(mut spare) => std::mem::take(&mut *spare),
+                Err(_) => Vec::new(),
+            };
+            out.clear();
+            out.resize(n, Transform::IDENTITY);
+            if transforms_from_soa(pose, &mut out).is_err() {
+                out.fill(Transform::IDENTITY);
+            }
+            out
+        })
+    }
+
+    /// Forgets the unpacked pose (the blocks are about to change), keeping its buffer.
+    pub fn reset(&mut self) {
+        if let Some(old) = self.view.take() {
+            if let Ok(spare) = self.spare.get_mut() {
+                *spare = old;
+            }
+        }
+    }
+}

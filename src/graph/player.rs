@@ -219,8 +219,30 @@ impl ClipPlayer {
         if d <= 0.0 {
             return;
         }
-        let (a, b) = (iv.from.to_secs(d), iv.to.to_secs(d));
-        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        let (from, to) = (iv.from, iv.to);
+        let (lo, hi) = if (from.cycle, from.phase_secs) <= (to.cycle, to.phase_secs) {
+            (from, to)
+        } else {
+            (to, from)
+        };
+        if lo.cycle == hi.cycle {
+            // Within one cycle (nearly every frame): compared in clip seconds, without
+            // the unwrapped times' divisions (and their rounding after many cycles).
+            // Half-open (lo, hi]: a marker exactly at the start was fired last frame. The
+            // markers are sorted by time, so the crossed ones are one run, found by a
+            // binary search.
+            let start = self
+                .markers
+                .partition_point(|m| m.time_secs as f64 <= lo.phase_secs);
+            for m in &self.markers[start..] {
+                if m.time_secs as f64 > hi.phase_secs {
+                    break;
+                }
+                f(&m.name);
+            }
+            return;
+        }
+        let (lo, hi) = (lo.to_secs(d), hi.to_secs(d));
         if hi - lo <= 0.0 {
             return;
         }
@@ -228,9 +250,6 @@ impl ClipPlayer {
         let last_cycle = floor_i64(hi / d);
         for k in first_cycle..=last_cycle.min(first_cycle + 4) {
             let base = k as f64 * d;
-            // Half-open (lo, hi]: a marker exactly at the start was fired last frame. The
-            // markers are sorted by time, so the crossed ones are one run, found by a
-            // binary search rather than a pass over every marker each frame.
             let start = self
                 .markers
                 .partition_point(|m| base + m.time_secs as f64 <= lo);

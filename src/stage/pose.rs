@@ -9,7 +9,7 @@
 use glam::Mat4;
 
 use crate::anim::locomotion::InPlaceOverride;
-use crate::anim::soa::{soa_from_transforms, soa_len, SoaTransform};
+use crate::anim::soa::{soa_from_transforms, soa_len, LazyTransforms, SoaTransform};
 use crate::anim::{
     skinning_palette, AnimError, ClipRootMotion, SamplingJob, SoaLocalToModelJob, Transform,
 };
@@ -20,8 +20,11 @@ use crate::StageError;
 /// Caller-owned buffers for one character's pose, reused every frame.
 #[derive(Clone, Debug)]
 pub struct Pose {
-    /// Local transforms (parent space), one per skeleton joint.
-    pub local: Vec<Transform>,
+    /// Local transforms (parent space), one per skeleton joint, when `local_is_set`;
+    /// otherwise the pose is `local_soa` and [`Self::local`] unpacks it on demand.
+    local: Vec<Transform>,
+    local_is_set: bool,
+    unpacked: LazyTransforms,
     /// `model_from_joint`, one per skeleton joint.
     pub model_from_joint: Vec<Mat4>,
     /// One palette per skin: `model_from_joint[skin.joints[i]] * inverse_bind[i]`.
@@ -34,7 +37,7 @@ pub struct Pose {
     /// decides the player's root motion). It keeps the key cursors, so playback and
     /// scrubbing step from the previous keys instead of searching every frame.
     preview: Option<((u64, InPlaceOverride), PoseGraph)>,
-    /// `local` packed four joints to a block for local-to-model.
+    /// The local pose in blocks of four joints, which local-to-model reads.
     local_soa: Vec<SoaTransform>,
 }
 
@@ -58,6 +61,8 @@ impl Pose {
         let n = model.skeleton.joint_count();
         let mut pose = Self {
             local: model.skeleton.rest_pose().to_vec(),
+            local_is_set: true,
+            unpacked: LazyTransforms::default(),
             model_from_joint: vec![Mat4::IDENTITY; n],
             skin_palettes: model
                 .skins
@@ -79,6 +84,15 @@ impl Pose {
             },
         );
         pose
+    }
+
+    /// Local transforms (parent space), one per skeleton joint, of the last evaluation.
+    pub fn local(&self) -> &[Transform] {
+        if self.local_is_set {
+            &self.local
+        } else {
+            self.unpacked.get(&self.local_soa, self.local.len())
+        }
     }
 
     /// Evaluates the request into the buffers.
@@ -127,25 +141,6 @@ impl Pose {
                     request.time_secs as f64,
                     request.remove_root_motion.is_none(),
                 )?;
-                if let Some(root) = request.remove_root_motion {
-                    self.local.copy_from_slice(graph.local_pose());
-                    if !same_source(root, graph) {
-                        // A caller's own extraction (another root joint): redo it.
-                        SamplingJob {
-                            clip,
-                            time_secs: request.time_secs,
-                            rest_pose: model.skeleton.rest_pose(),
-                        }
-                        .run(&mut self.local)?;
-                        root.source.remove(
-                            &root.motion,
-                            request.time_secs as f64,
-                            &mut self.local,
-                        )?;
-                    }
-                } else {
-                    self.local.copy_from_slice(graph.local_pose());
-                }
                 for (out, w) in self.morph_weights.iter_mut().zip(graph.morph_weights()) {
                     if out.len() == w.len() {
                         out.copy_from_slice(w);
@@ -154,15 +149,24 @@ impl Pose {
                 let same = request
                     .remove_root_motion
                     .is_none_or(|root| same_source(root, graph));
-                if let (Some(soa), true) = (graph.local_pose_soa(), same) {
-                    // The graph's blocks are `self.local` packed: local-to-model reads them.
-                    return finish_blocks(
-                        model,
-                        soa,
-                        request.model_from_root,
-                        &mut self.model_from_joint,
-                        &mut self.skin_palettes,
-                    );
+                if let Some(soa) = graph.local_pose_soa().filter(|_| same) {
+                    // The graph's blocks, as they are: unpacked only if asked for.
+                    if soa.len() == self.local_soa.len() {
+                        self.local_soa.copy_from_slice(soa);
+                        return self.finish_own_blocks(model, request.model_from_root);
+                    }
+                }
+                self.local.copy_from_slice(graph.local_pose());
+                if let Some(root) = request.remove_root_motion.filter(|_| !same) {
+                    // A caller's own extraction (another root joint): redo it.
+                    SamplingJob {
+                        clip,
+                        time_secs: request.time_secs,
+                        rest_pose: model.skeleton.rest_pose(),
+                    }
+                    .run(&mut self.local)?;
+                    root.source
+                        .remove(&root.motion, request.time_secs as f64, &mut self.local)?;
                 }
             }
             None => {
@@ -173,19 +177,36 @@ impl Pose {
         self.finish(model, request.model_from_root)
     }
 
+    /// Local-to-model of `self.local_soa` (the pose, which [`Self::local`] unpacks on
+    /// demand), then the skinning palettes.
+    fn finish_own_blocks(&mut self, model: &Model, model_from_root: Mat4) -> Result<(), AnimError> {
+        self.unpacked.reset();
+        self.local_is_set = false;
+        self.local_to_model(model, model_from_root)
+    }
+
     /// Local-to-model of `local`, then the skinning palettes.
     fn finish(&mut self, model: &Model, model_from_root: Mat4) -> Result<(), AnimError> {
+        self.local_is_set = true;
         // Packed four joints to a block for the SoA job: bit for bit the per-joint job's
         // matrices (tests/soa_pipeline.rs), in about two thirds of its time with the
         // packing (BENCHMARKS.md, the pose-graph frame).
         soa_from_transforms(&self.local, &mut self.local_soa)?;
-        finish_blocks(
-            model,
-            &self.local_soa,
+        self.local_to_model(model, model_from_root)
+    }
+
+    /// Local-to-model of `self.local_soa`, then the skinning palettes.
+    fn local_to_model(&mut self, model: &Model, model_from_root: Mat4) -> Result<(), AnimError> {
+        SoaLocalToModelJob {
+            parents: model.skeleton.parents(),
+            local: &self.local_soa,
             model_from_root,
-            &mut self.model_from_joint,
-            &mut self.skin_palettes,
-        )
+        }
+        .run(&mut self.model_from_joint)?;
+        for (skin, palette) in model.skins.iter().zip(&mut self.skin_palettes) {
+            skinning_palette(&self.model_from_joint, skin, palette)?;
+        }
+        Ok(())
     }
 
     /// Evaluates a local pose produced elsewhere (the pose graph): local-to-model once,
@@ -196,19 +217,6 @@ impl Pose {
         local: &[Transform],
         model_from_root: Mat4,
     ) -> Result<(), AnimError> {
-        self.evaluate_local_with_soa(model, local, None, model_from_root)
-    }
-
-    /// As [`Self::evaluate_local`], given the pose in blocks of four joints as well when
-    /// the producer has it (the pose graph's [`PoseGraph::local_pose_soa`]): it must be
-    /// `local` packed; local-to-model reads it instead of packing `local` again.
-    pub fn evaluate_local_with_soa(
-        &mut self,
-        model: &Model,
-        local: &[Transform],
-        local_soa: Option<&[SoaTransform]>,
-        model_from_root: Mat4,
-    ) -> Result<(), AnimError> {
         if local.len() != self.local.len() {
             return Err(AnimError::LengthMismatch {
                 what: "graph pose",
@@ -217,37 +225,28 @@ impl Pose {
             });
         }
         self.local.copy_from_slice(local);
-        match local_soa {
-            Some(soa) if soa.len() == self.local_soa.len() => finish_blocks(
-                model,
-                soa,
-                model_from_root,
-                &mut self.model_from_joint,
-                &mut self.skin_palettes,
-            ),
-            _ => self.finish(model, model_from_root),
-        }
+        self.finish(model, model_from_root)
     }
-}
 
-/// Local-to-model of a pose in blocks, then the skinning palettes.
-fn finish_blocks(
-    model: &Model,
-    local_soa: &[SoaTransform],
-    model_from_root: Mat4,
-    model_from_joint: &mut [Mat4],
-    skin_palettes: &mut [Vec<Mat4>],
-) -> Result<(), AnimError> {
-    SoaLocalToModelJob {
-        parents: model.skeleton.parents(),
-        local: local_soa,
-        model_from_root,
+    /// Evaluates a local pose in blocks of four joints produced elsewhere (the pose
+    /// graph's [`PoseGraph::local_pose_soa`]): local-to-model reads the blocks as they
+    /// are, and [`Self::local`] unpacks them only when asked.
+    pub fn evaluate_local_soa(
+        &mut self,
+        model: &Model,
+        local_soa: &[SoaTransform],
+        model_from_root: Mat4,
+    ) -> Result<(), AnimError> {
+        if local_soa.len() != self.local_soa.len() {
+            return Err(AnimError::LengthMismatch {
+                what: "graph pose blocks",
+                expected: self.local_soa.len(),
+                actual: local_soa.len(),
+            });
+        }
+        self.local_soa.copy_from_slice(local_soa);
+        self.finish_own_blocks(model, model_from_root)
     }
-    .run(model_from_joint)?;
-    for (skin, palette) in model.skins.iter().zip(skin_palettes) {
-        skinning_palette(model_from_joint, skin, palette)?;
-    }
-    Ok(())
 }
 
 impl crate::asset::PoseMatrices for Pose {

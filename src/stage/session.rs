@@ -72,17 +72,16 @@ impl GraphSession {
         world_from_stage: Mat4,
         pose: &mut super::pose::Pose,
     ) -> Result<(), crate::anim::AnimError> {
+        let model_from_root = world_from_stage * self.model_from_root();
         // The graph's own blocks unless the locomotion stage changed the pose after it.
         let soa = match &self.locomotion {
             Some(_) => None,
             None => self.graph.local_pose_soa(),
         };
-        let r = pose.evaluate_local_with_soa(
-            model,
-            self.local_pose(),
-            soa,
-            world_from_stage * self.model_from_root(),
-        );
+        let r = match soa {
+            Some(soa) => pose.evaluate_local_soa(model, soa, model_from_root),
+            None => pose.evaluate_local(model, self.local_pose(), model_from_root),
+        };
         pose.set_morph_weights(self.morph_weights());
         r
     }

@@ -37,9 +37,31 @@ pub fn skinning_palette(
                 joint_count: model_from_joint.len(),
             });
         };
-        palette[i] = *model * *inverse_bind;
+        palette[i] = mul_by_affine(model, inverse_bind);
     }
     Ok(())
+}
+
+/// `a * b`. When `b`'s last row is exactly (0, 0, 0, 1), as an inverse bind matrix's is,
+/// the terms it zeroes are skipped: each column is what glam's product computes, in the
+/// same order (the same values; a zero may come out as -0 instead of +0), with 12 of its
+/// 16 vector products. A projective `b` takes glam's full product.
+#[inline]
+fn mul_by_affine(a: &Mat4, b: &Mat4) -> Mat4 {
+    if b.x_axis.w != 0.0 || b.y_axis.w != 0.0 || b.z_axis.w != 0.0 || b.w_axis.w != 1.0 {
+        return *a * *b;
+    }
+    let column = |c: glam::Vec4| {
+        a.x_axis * glam::Vec4::splat(c.x)
+            + a.y_axis * glam::Vec4::splat(c.y)
+            + a.z_axis * glam::Vec4::splat(c.z)
+    };
+    Mat4::from_cols(
+        column(b.x_axis),
+        column(b.y_axis),
+        column(b.z_axis),
+        column(b.w_axis) + a.w_axis,
+    )
 }
 
 /// Linear-blend skinning of positions and normals on the CPU.

@@ -129,7 +129,14 @@ fn joint_details_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.separator();
     ui.label(egui::RichText::new(name).strong().color(SELECTED));
     let parent = sk.parents()[j].map_or("none (root)".to_string(), |q| sk.names()[q].clone());
-    let local = p.stage.main.pose.local.get(j).copied().unwrap_or_default();
+    let local = p
+        .stage
+        .main
+        .pose
+        .local()
+        .get(j)
+        .copied()
+        .unwrap_or_default();
     let order = p.inspect.euler_order;
     let e = order.angles_deg(local.rotation);
     let model = p.stage.main.pose.model_from_joint[j].w_axis;

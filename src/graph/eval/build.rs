@@ -167,6 +167,7 @@ impl Builder<'_> {
                     space,
                     param: param.clone(),
                     sync: *sync,
+                    at: f32::NAN,
                 }
             }
             NodeDef::BlendSpace2D {
@@ -197,6 +198,7 @@ impl Builder<'_> {
                     params: (x.clone(), y.clone()),
                     sync: *sync,
                     query: None,
+                    at: glam::Vec2::NAN,
                 }
             }
             NodeDef::StateMachine { .. } => {
@@ -374,6 +376,7 @@ impl PoseGraph {
             local: model.skeleton.rest_pose().to_vec(),
             local_soa: model.skeleton.rest_pose_soa().to_vec(),
             soa_is_local: true,
+            unpacked: LazyTransforms::default(),
             root_delta: GroundTransform::IDENTITY,
             snapshot: model.skeleton.rest_pose_soa().to_vec(),
             snapshot_velocity: GroundTransform::IDENTITY,
@@ -394,6 +397,7 @@ impl PoseGraph {
             events_len: 0,
             phase: None,
             swing: SwingCurves::default(),
+            swing_hit: None,
             swing_clips: Vec::new(),
             phase_key: Vec::new(),
             phase_cache: Vec::new(),

@@ -37,14 +37,21 @@ impl PoseGraph {
                     joint_weights: None,
                 });
             }
+            // The blocks change here (to the rest pose on an error too).
+            self.unpacked.reset();
             SoaBlendingJob {
                 layers: &inputs,
                 rest_pose: skeleton.rest_pose_soa(),
                 threshold: SoaBlendingJob::DEFAULT_THRESHOLD,
             }
             .run(&mut self.local_soa)?;
-            transforms_from_soa(&self.local_soa, &mut self.local)?;
-            self.soa_is_local = !self.inertia.is_enabled();
+            // Layers and the inertialization work per joint: unpacked only for them.
+            let per_joint =
+                self.inertia.is_enabled() || self.layers.iter().any(|l| l.current_weight > 0.0);
+            if per_joint {
+                transforms_from_soa(&self.local_soa, &mut self.local)?;
+            }
+            self.soa_is_local = !per_joint;
         }
         for l in &mut self.layers {
             if l.current_weight <= 0.0 {
@@ -90,7 +97,6 @@ impl PoseGraph {
                 }
             }
             std::mem::swap(&mut self.local, &mut self.scratch);
-            self.soa_is_local = false;
         }
         self.inertia
             .process(&mut self.local, self.inertia_dt, self.inertia_jump)?;
@@ -192,10 +198,9 @@ impl PoseGraph {
     /// the reports of an unsynced blend are kept by key, so the phases it drifts back
     /// through are measured once.
     pub(super) fn update_phase_report(&mut self, model: &Model) -> Result<(), AnimError> {
-        let active: Inline<usize> = (0..self.players.len())
-            .filter(|&i| self.players[i].weight > 0.0 && !self.players[i].is_layer)
-            .collect();
-        if active.len() < 2 || self.legs.is_empty() {
+        let is_active = |p: &&ClipPlayer| p.weight > 0.0 && !p.is_layer;
+        let count = self.players.iter().filter(is_active).count();
+        if count < 2 || self.legs.is_empty() {
             self.phase = None;
             self.phase_key.clear();
             self.sync_notes.clear();
@@ -203,42 +208,37 @@ impl PoseGraph {
         }
         let lead = self.leader_index();
         let lead_u = self.players[lead].normalized();
-        let key: Inline<(usize, i32, i32)> = active
-            .iter()
-            .map(|&i| {
-                let p = &self.players[i];
-                // Both phases are in [0, 1), so the difference is in (-1, 1) and this is
-                // `rem_euclid(1.0)` without its fmod call.
-                let off = p.normalized() - lead_u;
-                let off = if off < 0.0 { off + 1.0 } else { off };
-                (
-                    p.clip,
-                    round_non_negative(f64::from(p.weight * 20.0)),
-                    round_non_negative(off * 20.0) % 20,
-                )
-            })
-            .collect();
-        if key[..] == self.phase_key[..] && self.phase.is_some() {
+        // Unchanged inputs (nearly every frame): the key is compared as it is computed,
+        // nothing collected.
+        if self.phase.is_some()
+            && self.phase_key.len() == count
+            && self
+                .players
+                .iter()
+                .filter(is_active)
+                .map(|p| phase_key_of(p, lead_u))
+                .eq(self.phase_key.iter().copied())
+        {
             return Ok(());
         }
+        let active: Inline<usize> = (0..self.players.len())
+            .filter(|&i| is_active(&&self.players[i]))
+            .collect();
+        let key: Inline<(usize, i32, i32)> = active
+            .iter()
+            .map(|&i| phase_key_of(&self.players[i], lead_u))
+            .collect();
         // Marker-synced inputs keep their offsets (the key rarely changes) and measure
         // the gait cycle that plays now: only unsynced blends use the cache.
         let unsynced = !self.uses_marker_sync();
-        if let Some((_, report, swing)) = self
+        if let Some(hit) = self
             .phase_cache
             .iter()
-            .find(|(k, ..)| unsynced && k[..] == key[..])
+            .position(|(k, ..)| unsynced && k[..] == key[..])
         {
-            self.phase = Some(*report);
-            // Copied into the buffers already there: a cache hit allocates nothing.
-            self.swing.forward = swing.forward;
-            self.swing.inputs.resize_with(swing.inputs.len(), Vec::new);
-            for (dst, src) in self.swing.inputs.iter_mut().zip(&swing.inputs) {
-                dst.clear();
-                dst.extend_from_slice(src);
-            }
-            self.swing.blend.clear();
-            self.swing.blend.extend_from_slice(&swing.blend);
+            self.phase = Some(self.phase_cache[hit].1);
+            // The curves are read from the cache entry: a hit copies and allocates nothing.
+            self.swing_hit = Some(hit);
             self.swing_clips.clear();
             self.swing_clips
                 .extend(active.iter().map(|&i| self.players[i].clip));
@@ -291,6 +291,7 @@ impl PoseGraph {
                 }
             })
             .collect();
+        self.swing_hit = None;
         self.phase = Some(phase::measure_phase_cancellation_with_curves(
             &model.skeleton,
             &legs,
@@ -424,6 +425,20 @@ pub(super) fn reference_pose(
     }
     .run(&mut pose)?;
     Ok(pose)
+}
+
+/// A base input's part of the phase-report key: its clip, its weight to 0.05 and its
+/// phase offset from the leader's (`lead_u`) to 0.05 cycle.
+fn phase_key_of(p: &ClipPlayer, lead_u: f64) -> (usize, i32, i32) {
+    // Both phases are in [0, 1), so the difference is in (-1, 1) and this is
+    // `rem_euclid(1.0)` without its fmod call.
+    let off = p.normalized() - lead_u;
+    let off = if off < 0.0 { off + 1.0 } else { off };
+    (
+        p.clip,
+        round_non_negative(f64::from(p.weight * 20.0)),
+        round_non_negative(off * 20.0) % 20,
+    )
 }
 
 /// `x.round() as i32` for `x` in `[0, 2^31)`, without the libm call `round` is on a

@@ -40,7 +40,7 @@ use crate::anim::blend::soa::{SoaBlendLayer, SoaBlendingJob};
 use crate::anim::blend::space::{BlendSpace1D, BlendSpace2D, BlendSpace2DQuery};
 use crate::anim::contacts::{self, LegChain};
 use crate::anim::phase::{self, PhaseInput, PhaseReport, SwingCurves};
-use crate::anim::soa::{soa_from_transforms, transforms_from_soa, SoaTransform};
+use crate::anim::soa::{soa_from_transforms, transforms_from_soa, LazyTransforms, SoaTransform};
 use crate::anim::state_machine::{Ease, FiredEvent, Params, Slot, StateMachine};
 use crate::anim::sync;
 use crate::anim::{AnimError, GroundTransform, SamplingJob, Transform};
@@ -82,6 +82,9 @@ enum Node {
         param: String,
         sync: SyncMode,
         norm: Vec<f32>,
+        /// The parameter value `norm` was computed for (weights are recomputed only when
+        /// it changes; NaN: never computed).
+        at: f32,
     },
     Space2D {
         players: Vec<usize>,
@@ -90,6 +93,8 @@ enum Node {
         sync: SyncMode,
         norm: Vec<f32>,
         query: Option<BlendSpace2DQuery>,
+        /// The parameter values `norm` and `query` were computed for (see `Space1D`).
+        at: glam::Vec2,
     },
 }
 
@@ -159,13 +164,17 @@ pub struct PoseGraph {
     layers: Vec<Layer>,
     rate: f64,
     legs: Vec<LegChain>,
-    /// Output: local pose (root motion removed) and this frame's blended root delta.
-    local: Vec<Transform>,
-    /// The base blend in blocks of four joints (the graph samples and blends in that
-    /// layout); it is `local` packed unless `soa_is_local` is false (a layer or the
-    /// inertialization changed `local` after the blend).
+    /// Output: the local pose (root motion removed) in blocks of four joints, as the
+    /// graph samples and blends it. When a layer or the inertialization ran after the
+    /// blend (`soa_is_local` false), the output is `local` instead, per joint.
     local_soa: Vec<SoaTransform>,
     soa_is_local: bool,
+    /// The per-joint output after layers and inertialization (valid when `soa_is_local`
+    /// is false; their working buffer otherwise).
+    local: Vec<Transform>,
+    /// `local_soa` unpacked on the first [`PoseGraph::local_pose`] call after an
+    /// evaluation: a frame drawn from the blocks (`Pose` reads them) never unpacks here.
+    unpacked: LazyTransforms,
     root_delta: GroundTransform,
     /// Pose (in blocks) and root velocity (per second) frozen when a transition was
     /// interrupted.
@@ -191,6 +200,8 @@ pub struct PoseGraph {
     /// The first leg's swing over a cycle as the phase report measured it, and the clip
     /// of each curve input.
     swing: SwingCurves,
+    /// The `phase_cache` entry whose curves stand for `swing` (a cache hit), if any.
+    swing_hit: Option<usize>,
     swing_clips: Vec<usize>,
     /// How marker sync aligns each active follower with the leader, where it cannot pair
     /// every shared marker (measured with the phase report).
@@ -250,12 +261,15 @@ impl PoseGraph {
 
     /// The output local pose of the last evaluation (root motion removed).
     pub fn local_pose(&self) -> &[Transform] {
-        &self.local
+        if !self.soa_is_local {
+            return &self.local;
+        }
+        self.unpacked.get(&self.local_soa, self.local.len())
     }
 
     /// The same pose in blocks of four joints, when the graph has it in that layout (no
     /// layer or inertialization changed it after the blend): [`Self::local_pose`] packed,
-    /// bit for bit, without the packing.
+    /// bit for bit, with neither packing nor unpacking.
     pub fn local_pose_soa(&self) -> Option<&[SoaTransform]> {
         self.soa_is_local.then_some(&self.local_soa[..])
     }
@@ -279,9 +293,11 @@ impl PoseGraph {
     /// The swing curves behind [`Self::phase_report`] (first leg, degrees, in the plane
     /// the feet swing in) and the clip index of each input curve; `None` without a report.
     pub fn swing_curves(&self) -> Option<(&SwingCurves, &[usize])> {
-        self.phase
-            .as_ref()
-            .map(|_| (&self.swing, &self.swing_clips[..]))
+        let swing = match self.swing_hit {
+            Some(i) => &self.phase_cache[i].2,
+            None => &self.swing,
+        };
+        self.phase.as_ref().map(|_| (swing, &self.swing_clips[..]))
     }
 
     /// Lines for the phase report on how marker sync aligns the active inputs with their

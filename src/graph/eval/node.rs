@@ -33,23 +33,39 @@ impl Node {
                     norm[0] = 1.0;
                 }
             }
+            // A blend space's weights are a function of its parameters: recomputed only
+            // when they changed (a played blend keeps them for many frames).
             Node::Space1D {
-                space, param, norm, ..
+                space,
+                param,
+                norm,
+                at,
+                ..
             } => {
-                space.weights(params.get_float(param).unwrap_or(0.0), norm)?;
+                let x = params.get_float(param).unwrap_or(0.0);
+                if x != *at {
+                    *at = f32::NAN;
+                    space.weights(x, norm)?;
+                    *at = x;
+                }
             }
             Node::Space2D {
                 space,
                 params: (x, y),
                 norm,
                 query,
+                at,
                 ..
             } => {
                 let q = glam::Vec2::new(
                     params.get_float(x).unwrap_or(0.0),
                     params.get_float(y).unwrap_or(0.0),
                 );
-                *query = Some(space.weights(q, norm)?);
+                if q != *at {
+                    *at = glam::Vec2::NAN;
+                    *query = Some(space.weights(q, norm)?);
+                    *at = q;
+                }
             }
         }
         Ok(())
