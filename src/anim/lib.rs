@@ -55,6 +55,7 @@ pub use root_motion::{
 };
 pub use skeleton::{Skeleton, Skin};
 pub use skinning::{
-    skinning_palette, PreparedSkin, PreparedSkinningJob, SkinningJob, MAX_INFLUENCES,
+    skinning_palette, skinning_palette_affine, PreparedSkin, PreparedSkinningJob, SkinningJob,
+    MAX_INFLUENCES,
 };
 pub use transform::Transform;

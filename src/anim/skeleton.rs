@@ -202,6 +202,14 @@ pub struct Skin {
 }
 
 impl Skin {
+    /// Whether every inverse bind matrix has the last row (0, 0, 0, 1) exactly (glTF's and
+    /// FBX's do), so [`crate::skinning_palette_affine`] computes the palette.
+    pub fn inverse_binds_are_affine(&self) -> bool {
+        self.inverse_bind.iter().all(|m| {
+            m.x_axis.w == 0.0 && m.y_axis.w == 0.0 && m.z_axis.w == 0.0 && m.w_axis.w == 1.0
+        })
+    }
+
     /// Builds a skin and checks it against `skeleton`.
     pub fn new(
         name: String,

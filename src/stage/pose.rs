@@ -11,7 +11,8 @@ use glam::Mat4;
 use crate::anim::locomotion::InPlaceOverride;
 use crate::anim::soa::{soa_from_transforms, soa_len, LazyTransforms, SoaTransform};
 use crate::anim::{
-    skinning_palette, AnimError, ClipRootMotion, SamplingJob, SoaLocalToModelJob, Transform,
+    skinning_palette, skinning_palette_affine, AnimError, ClipRootMotion, SamplingJob,
+    SoaLocalToModelJob, Transform,
 };
 use crate::asset::Model;
 use crate::graph::PoseGraph;
@@ -39,6 +40,9 @@ pub struct Pose {
     preview: Option<((u64, InPlaceOverride), PoseGraph)>,
     /// The local pose in blocks of four joints, which local-to-model reads.
     local_soa: Vec<SoaTransform>,
+    /// Per skin, whether its inverse binds are affine (checked once here, so the palettes
+    /// skip the check every frame).
+    affine_skins: Vec<bool>,
 }
 
 /// What to evaluate.
@@ -72,6 +76,11 @@ impl Pose {
             morph_weights: model.default_morph_weights(),
             preview: None,
             local_soa: vec![SoaTransform::IDENTITY; soa_len(n)],
+            affine_skins: model
+                .skins
+                .iter()
+                .map(|s| s.inverse_binds_are_affine())
+                .collect(),
         };
         // The rest pose of a validated model always evaluates.
         let _ = pose.evaluate(
@@ -203,8 +212,13 @@ impl Pose {
             model_from_root,
         }
         .run(&mut self.model_from_joint)?;
-        for (skin, palette) in model.skins.iter().zip(&mut self.skin_palettes) {
-            skinning_palette(&self.model_from_joint, skin, palette)?;
+        let skins = model.skins.iter().zip(&self.affine_skins);
+        for ((skin, &affine), palette) in skins.zip(&mut self.skin_palettes) {
+            if affine {
+                skinning_palette_affine(&self.model_from_joint, skin, palette)?;
+            } else {
+                skinning_palette(&self.model_from_joint, skin, palette)?;
+            }
         }
         Ok(())
     }

@@ -22,6 +22,28 @@ pub fn skinning_palette(
     skin: &Skin,
     palette: &mut [Mat4],
 ) -> Result<(), AnimError> {
+    palette_with(model_from_joint, skin, palette, mul_by_affine)
+}
+
+/// [`skinning_palette`] for a skin whose inverse bind matrices all have the last row
+/// (0, 0, 0, 1) exactly ([`Skin::inverse_binds_are_affine`], which a caller checks once
+/// when it sizes its buffers for the skin; other matrices give wrong palettes). The same
+/// values, without the per-matrix check.
+pub fn skinning_palette_affine(
+    model_from_joint: &[Mat4],
+    skin: &Skin,
+    palette: &mut [Mat4],
+) -> Result<(), AnimError> {
+    palette_with(model_from_joint, skin, palette, mul_affine)
+}
+
+#[inline(always)]
+fn palette_with(
+    model_from_joint: &[Mat4],
+    skin: &Skin,
+    palette: &mut [Mat4],
+    mul: impl Fn(&Mat4, &Mat4) -> Mat4,
+) -> Result<(), AnimError> {
     if palette.len() != skin.joints.len() {
         return Err(AnimError::LengthMismatch {
             what: "skinning palette",
@@ -37,20 +59,26 @@ pub fn skinning_palette(
                 joint_count: model_from_joint.len(),
             });
         };
-        palette[i] = mul_by_affine(model, inverse_bind);
+        palette[i] = mul(model, inverse_bind);
     }
     Ok(())
 }
 
-/// `a * b`. When `b`'s last row is exactly (0, 0, 0, 1), as an inverse bind matrix's is,
-/// the terms it zeroes are skipped: each column is what glam's product computes, in the
-/// same order (the same values; a zero may come out as -0 instead of +0), with 12 of its
-/// 16 vector products. A projective `b` takes glam's full product.
-#[inline]
+/// `a * b`, through [`mul_affine`] when `b`'s last row is exactly (0, 0, 0, 1) (an
+/// inverse bind matrix's is); a projective `b` takes glam's full product.
+#[inline(always)]
 fn mul_by_affine(a: &Mat4, b: &Mat4) -> Mat4 {
     if b.x_axis.w != 0.0 || b.y_axis.w != 0.0 || b.z_axis.w != 0.0 || b.w_axis.w != 1.0 {
         return *a * *b;
     }
+    mul_affine(a, b)
+}
+
+/// `a * b` for a `b` whose last row is (0, 0, 0, 1): each column is what glam's product
+/// computes, in the same order (the same values; a zero may come out as -0 instead of
+/// +0), with 12 of its 16 vector products.
+#[inline(always)]
+fn mul_affine(a: &Mat4, b: &Mat4) -> Mat4 {
     let column = |c: glam::Vec4| {
         a.x_axis * glam::Vec4::splat(c.x)
             + a.y_axis * glam::Vec4::splat(c.y)
