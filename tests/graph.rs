@@ -813,3 +813,58 @@ fn a_held_layer_shows_its_clip_at_the_held_time() {
         .to_string();
     assert!(e.contains("layer 'pose'") && e.contains("hold"), "{e}");
 }
+
+/// A clip player's marker crossings, against the markers' times worked out by hand: a
+/// small step, a step over several wraps (in time order within each cycle), a reverse
+/// step, and steps a million cycles in.
+#[test]
+fn clip_players_fire_each_crossed_marker_once_in_time_order() {
+    use stridescope::anim::{Clip, Interpolation, JointTracks, Skeleton, Track, Transform};
+    use stridescope::graph::ClipPlayer;
+    let skeleton =
+        Skeleton::new(vec!["root".into()], vec![None], vec![Transform::IDENTITY]).unwrap();
+    let mut root = JointTracks::new(0);
+    root.translation = Some(
+        Track::new(
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![glam::Vec3::ZERO, glam::Vec3::X],
+            "t",
+        )
+        .unwrap(),
+    );
+    let marker = |name: &str, time_secs: f32| SyncMarker {
+        name: name.into(),
+        time_secs,
+    };
+    // Given out of order: the clip sorts them by time.
+    let markers = vec![marker("c", 0.9), marker("a", 0.1), marker("b", 0.5)];
+    let clip = Clip::new("clip".into(), vec![root], markers, 1).unwrap();
+    let clips = [clip];
+    let mut player = ClipPlayer::new(
+        &skeleton,
+        &clips,
+        0,
+        None,
+        (clips[0].markers().to_vec(), false),
+    )
+    .unwrap();
+    let step = |player: &mut ClipPlayer, secs: f64| -> Vec<String> {
+        player.advance(secs).unwrap();
+        let mut out = Vec::new();
+        player.for_each_crossed(|n| out.push(n.to_string()));
+        out
+    };
+    // 0 -> 0.35: a at 0.1.
+    assert_eq!(step(&mut player, 0.35), ["a"]);
+    // 0.35 -> 2.85: b, c; a, b, c; a, b.
+    assert_eq!(step(&mut player, 2.5), ["b", "c", "a", "b", "c", "a", "b"]);
+    // Back 2.85 -> 2.35: b at 2.5.
+    assert_eq!(step(&mut player, -0.5), ["b"]);
+    // Far away: seek to cycle 1,000,000 at 0.05 s (a seek fires nothing), then 0.05 ->
+    // 0.15 crosses a at 0.1 once, and 0.15 -> 0.45 nothing.
+    player.seek_phase(1_000_000, 0.05).unwrap();
+    assert!(step(&mut player, 0.0).is_empty());
+    assert_eq!(step(&mut player, 0.1), ["a"]);
+    assert!(step(&mut player, 0.3).is_empty());
+}

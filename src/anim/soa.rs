@@ -11,8 +11,9 @@
 //! and blends in blocks while per-joint callers see identical poses.
 //!
 //! Joint `j` is lane `j % 4` of block `j / 4`. A pose of `n` joints has
-//! [`soa_len`]`(n)` blocks; the lanes past `n` in the last block are padding and hold the
-//! identity transform.
+//! [`soa_len`]`(n)` blocks; the lanes past `n` in the last block are padding: packing
+//! and sampling write the identity there, a blend writes its blend of the inputs'
+//! padding, and no job reads them.
 
 use glam::{Quat, Vec3, Vec4};
 

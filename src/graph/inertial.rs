@@ -63,14 +63,14 @@ impl TransitionInertia {
         self.velocity.resize(output.len(), JointVelocity::default());
     }
 
-    /// Post-processes the graph's freshly blended `pose` in place. `dt_secs` is the wall
-    /// time of this frame (0 for a re-evaluation without playing), `jump` the half-life
-    /// when an inertialized transition switched in this frame.
     /// Whether [`Self::process`] changes poses (the graph has inertialized transitions).
     pub(super) fn is_enabled(&self) -> bool {
         self.enabled
     }
 
+    /// Post-processes the graph's freshly blended `pose` in place. `dt_secs` is the wall
+    /// time of this frame (0 for a re-evaluation without playing), `jump` the half-life
+    /// when an inertialized transition switched in this frame.
     pub(super) fn process(
         &mut self,
         pose: &mut [Transform],

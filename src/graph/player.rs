@@ -199,8 +199,8 @@ impl ClipPlayer {
         Ok(())
     }
 
-    /// Names of markers crossed by this frame's interval (in playback order), e.g. foot
-    /// contacts, for state-machine events.
+    /// Names of markers crossed by this frame's interval (in time order within each cycle,
+    /// forward or in reverse), e.g. foot contacts, for state-machine events.
     pub fn crossed_markers(&self, out: &mut Vec<String>) {
         self.for_each_crossed(|name| {
             if !out.iter().any(|n| n == name) {
@@ -225,52 +225,25 @@ impl ClipPlayer {
         } else {
             (to, from)
         };
-        if lo.cycle == hi.cycle {
-            // Within one cycle (nearly every frame): compared in clip seconds, without
-            // the unwrapped times' divisions (and their rounding after many cycles).
-            // Half-open (lo, hi]: a marker exactly at the start was fired last frame. The
-            // markers are sorted by time, so the crossed ones are one run, found by a
-            // binary search.
-            let start = self
-                .markers
-                .partition_point(|m| m.time_secs as f64 <= lo.phase_secs);
+        // Half-open (lo, hi]: a marker exactly at the start was fired last frame. Compared
+        // in clip seconds within each cycle (no unwrapped times to round after many
+        // cycles): after `lo`'s phase in its cycle, every marker of the cycles between, up
+        // to `hi`'s phase in its own; at most five cycles. The markers are sorted by time,
+        // so each cycle's crossed markers are one run, found by a binary search.
+        let last = hi.cycle.min(lo.cycle.saturating_add(4));
+        for k in lo.cycle..=last {
+            let start = if k == lo.cycle {
+                self.markers
+                    .partition_point(|m| m.time_secs as f64 <= lo.phase_secs)
+            } else {
+                0
+            };
             for m in &self.markers[start..] {
-                if m.time_secs as f64 > hi.phase_secs {
-                    break;
-                }
-                f(&m.name);
-            }
-            return;
-        }
-        let (lo, hi) = (lo.to_secs(d), hi.to_secs(d));
-        if hi - lo <= 0.0 {
-            return;
-        }
-        let first_cycle = floor_i64(lo / d);
-        let last_cycle = floor_i64(hi / d);
-        for k in first_cycle..=last_cycle.min(first_cycle + 4) {
-            let base = k as f64 * d;
-            let start = self
-                .markers
-                .partition_point(|m| base + m.time_secs as f64 <= lo);
-            for m in &self.markers[start..] {
-                if base + m.time_secs as f64 > hi {
+                if k == hi.cycle && m.time_secs as f64 > hi.phase_secs {
                     break;
                 }
                 f(&m.name);
             }
         }
-    }
-}
-
-/// `x.floor() as i64` for finite `|x| < 2^62`, without the libm call `floor` is on a
-/// baseline x86-64 target (no SSE4.1 rounding instruction).
-#[inline]
-fn floor_i64(x: f64) -> i64 {
-    let i = x as i64;
-    if (i as f64) > x {
-        i - 1
-    } else {
-        i
     }
 }

@@ -115,7 +115,7 @@ impl BlendingJob<'_> {
                 let (x, y) = (&a[j], &b[j]);
                 let qa = Vec4::from(x.rotation);
                 let qb = Vec4::from(y.rotation);
-                let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
+                let qb = if dot4(qa, qb) < 0.0 { -qb } else { qb };
                 let rotation = Vec4::ZERO + qa * wa + qb * wb;
                 *out = Transform {
                     translation: Vec3::ZERO + x.translation * wa + y.translation * wb,
@@ -135,7 +135,7 @@ impl BlendingJob<'_> {
                 translation += t.translation * w;
                 scale += t.scale * w;
                 let q = Vec4::from(t.rotation);
-                rotation += if first.dot(q) < 0.0 { -q } else { q } * w;
+                rotation += if dot4(first, q) < 0.0 { -q } else { q } * w;
             }
             *out = Transform {
                 translation,
@@ -250,7 +250,7 @@ impl BlendingJob<'_> {
             scale += t.scale * w;
             let q = Vec4::from(t.rotation);
             let first = *hemisphere.get_or_insert(q);
-            rotation += if first.dot(q) < 0.0 { -q } else { q } * w;
+            rotation += if dot4(first, q) < 0.0 { -q } else { q } * w;
         };
         for layer in self.layers {
             let w = Self::effective_weight(layer, j);
@@ -276,13 +276,22 @@ impl BlendingJob<'_> {
     }
 }
 
+/// `a · b` summed as `(x·x' + z·z') + (y·y' + w·w')` on every platform: glam's `Vec4::dot`
+/// groups the sum differently on NEON and without SIMD, and the SoA job (which must give
+/// the same bits) sums its lanes in this order.
+#[inline(always)]
+fn dot4(a: Vec4, b: Vec4) -> f32 {
+    let p = a * b;
+    (p.x + p.z) + (p.y + p.w)
+}
+
 /// `q / |q|` (as `q * (1 / |q|)`, the arithmetic of the SoA job, so both give the same
 /// bits), or `fallback` where `|q|` is (almost) 0: the sum of hemisphere-aligned unit
 /// quaternions with positive weights only vanishes when two exactly opposite rotations
 /// (180 degrees apart) cancel, and the first input's rotation beats a NaN there.
 #[inline(always)]
 fn normalize_or(q: Vec4, fallback: Vec4) -> Quat {
-    let len = q.length();
+    let len = dot4(q, q).sqrt();
     if len > 1e-12 {
         Quat::from_vec4(q * (1.0 / len))
     } else {

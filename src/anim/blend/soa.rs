@@ -68,7 +68,7 @@ impl Guard {
     }
 }
 
-/// `q / |q|` lane by lane with glam's `Vec4::length` summation order ((x² + z²) + (y² + w²)),
+/// `q / |q|` lane by lane, summing `(x² + z²) + (y² + w²)` as the per-joint job does,
 /// or `fallback` where `|q| <= 1e-12`.
 #[inline(always)]
 fn normalize_or(q: [Vec4; 4], fallback: [Vec4; 4]) -> [Vec4; 4] {
@@ -79,7 +79,7 @@ fn normalize_or(q: [Vec4; 4], fallback: [Vec4; 4]) -> [Vec4; 4] {
     std::array::from_fn(|c| Vec4::select(ok, q[c] * inv, fallback[c]))
 }
 
-/// `a · b` lane by lane, in glam's `Vec4::dot` summation order.
+/// `a · b` lane by lane, summed as the per-joint job sums it.
 #[inline(always)]
 fn dot(a: &[Vec4; 4], b: &[Vec4; 4]) -> Vec4 {
     (a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])

@@ -39,6 +39,13 @@ pub trait TrackValue: Copy + std::fmt::Debug {
     /// Linear interpolation; for rotations, shortest-arc slerp, normalised (the result is
     /// final: [`TrackValue::finish`] is not applied to it).
     fn interpolate(a: Self, b: Self, s: f32) -> Self;
+    /// [`TrackValue::interpolate`] of the keys of a LINEAR channel's segment (`values` one
+    /// per key, `i1` is `i0 + 1` inside the keys and `i0` where the time is clamped to an
+    /// end key, with `s = 0`).
+    #[inline]
+    fn interpolate_keys(values: &[Self], i0: usize, i1: usize, s: f32) -> Self {
+        Self::interpolate(values[i0], values[i1], s)
+    }
     /// Cubic Hermite with basis weights (h00, h10, h01, h11) applied componentwise.
     fn hermite(v0: Self, m0: Self, v1: Self, m1: Self, h: [f32; 4]) -> Self;
     /// Post-processing after interpolation (normalises rotations).
@@ -81,6 +88,20 @@ impl TrackValue for Quat {
     #[inline]
     fn interpolate(a: Self, b: Self, s: f32) -> Self {
         slerp(a, b, s)
+    }
+    /// Before the first key (`i0 = i1 = 0`, `s = 0`) slerps from the pair (key 0,
+    /// key 1), the pair the clip's SoA form stores for key 0, so both give the same bits
+    /// there too (`a + c · 0` keeps the sign of a zero in `a` as that pair's `c` decides).
+    /// `values` may run past the channel's keys (the SoA form's loose lanes), so only
+    /// that case looks past `i1`.
+    #[inline]
+    fn interpolate_keys(values: &[Self], i0: usize, i1: usize, s: f32) -> Self {
+        let b = if i0 == 0 && i1 == 0 {
+            1.min(values.len() - 1)
+        } else {
+            i1
+        };
+        slerp(values[i0], values[b], s)
     }
     #[inline]
     fn hermite(v0: Self, m0: Self, v1: Self, m1: Self, h: [f32; 4]) -> Self {
@@ -201,7 +222,7 @@ impl Segment {
         let (i0, i1, s) = (self.i0 as usize, self.i1 as usize, self.s);
         match interpolation {
             Interpolation::Step => values[i0].finish(),
-            Interpolation::Linear => T::interpolate(values[i0], values[i1], s),
+            Interpolation::Linear => T::interpolate_keys(values, i0, i1, s),
             Interpolation::CubicSpline => {
                 let h = hermite_weights(self);
                 // out-tangent of i0, in-tangent of i1.

@@ -37,8 +37,10 @@ impl PoseGraph {
                     joint_weights: None,
                 });
             }
-            // The blocks change here (to the rest pose on an error too).
+            // The blocks change here (to the rest pose on an error too), and are the output
+            // until a layer or the inertialization says otherwise.
             self.unpacked.reset();
+            self.soa_is_local = true;
             SoaBlendingJob {
                 layers: &inputs,
                 rest_pose: skeleton.rest_pose_soa(),

@@ -268,8 +268,9 @@ impl PoseGraph {
     }
 
     /// The same pose in blocks of four joints, when the graph has it in that layout (no
-    /// layer or inertialization changed it after the blend): [`Self::local_pose`] packed,
-    /// bit for bit, with neither packing nor unpacking.
+    /// layer or inertialization changed it after the blend): every joint's lane is
+    /// [`Self::local_pose`]'s transform bit for bit, with neither packing nor unpacking
+    /// (the padding lanes past the last joint hold what the blend left there).
     pub fn local_pose_soa(&self) -> Option<&[SoaTransform]> {
         self.soa_is_local.then_some(&self.local_soa[..])
     }
