@@ -630,3 +630,36 @@ fn the_soa_pipeline_follows_the_per_joint_pipeline_over_a_long_run() {
         assert!(bits(&got) == bits(&want), "frame {frame}: matrices differ");
     }
 }
+
+#[test]
+fn a_soa_pose_hands_out_the_form_that_holds_the_pose() {
+    use stridescope::anim::soa::SoaPose;
+    // Six joints (one full block, one partial) with distinct values.
+    let joint = |i: usize| Transform {
+        translation: Vec3::new(i as f32, 1.0, -(i as f32)),
+        rotation: Quat::from_rotation_y(0.1 * i as f32),
+        scale: Vec3::splat(1.0 + i as f32),
+    };
+    let a: Vec<Transform> = (0..6).map(joint).collect();
+    let b: Vec<Transform> = (0..6).map(|i| joint(i + 10)).collect();
+    let mut pose = SoaPose::new(&a);
+    // Built per joint: no blocks handed out, the joints as given, packed on request.
+    assert!(pose.blocks().is_none());
+    assert_eq!(pose.joints(), &a[..]);
+    assert_eq!(pose.packed(), &to_soa(&a)[..]);
+    // Written in blocks: the blocks are the pose and the joints are unpacked from them.
+    pose.blocks_mut().copy_from_slice(&to_soa(&b));
+    assert_eq!(pose.blocks(), Some(&to_soa(&b)[..]));
+    assert_eq!(pose.joints(), &b[..]);
+    // Written in blocks again: the per-joint view follows (not the first unpacking).
+    pose.blocks_mut().copy_from_slice(&to_soa(&a));
+    assert_eq!(pose.joints(), &a[..]);
+    // Changed per joint: the blocks are stale, so none are handed out until packed.
+    pose.to_joints()[2] = b[2];
+    assert!(pose.blocks().is_none());
+    assert_eq!(pose.joints()[2], b[2]);
+    assert_eq!(pose.joints()[1], a[1]);
+    let mut want = a.clone();
+    want[2] = b[2];
+    assert_eq!(pose.packed(), &to_soa(&want)[..]);
+}

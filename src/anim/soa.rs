@@ -232,3 +232,87 @@ impl LazyTransforms {
         }
     }
 }
+
+/// A local pose held in blocks of four joints, or per joint once a per-joint step (a
+/// layer, the inertialization, a per-joint sampler) wrote it; the per-joint view of a pose
+/// in blocks is unpacked only when asked for ([`LazyTransforms`]). The pose graph and the
+/// stage's `Pose` keep their output in one, so a frame that is sampled, blended and placed
+/// in blocks never packs or unpacks.
+#[derive(Clone, Debug)]
+pub struct SoaPose {
+    blocks: Vec<SoaTransform>,
+    joints: Vec<Transform>,
+    /// `joints` is the pose (a per-joint step wrote it last); `blocks` may be stale.
+    per_joint: bool,
+    unpacked: LazyTransforms,
+}
+
+impl SoaPose {
+    /// `pose`, held per joint (and packed).
+    pub fn new(pose: &[Transform]) -> Self {
+        Self {
+            blocks: to_soa(pose),
+            joints: pose.to_vec(),
+            per_joint: true,
+            unpacked: LazyTransforms::default(),
+        }
+    }
+
+    /// Number of joints.
+    pub fn len(&self) -> usize {
+        self.joints.len()
+    }
+
+    /// True for a pose of no joints.
+    pub fn is_empty(&self) -> bool {
+        self.joints.is_empty()
+    }
+
+    /// The pose per joint (unpacked on the first call since the blocks were written).
+    pub fn joints(&self) -> &[Transform] {
+        if self.per_joint {
+            &self.joints
+        } else {
+            self.unpacked.get(&self.blocks, self.joints.len())
+        }
+    }
+
+    /// The pose in blocks, when it is held that way (no per-joint step wrote it since).
+    pub fn blocks(&self) -> Option<&[SoaTransform]> {
+        (!self.per_joint).then_some(&self.blocks[..])
+    }
+
+    /// The blocks, for a job that writes the whole pose in that layout.
+    pub fn blocks_mut(&mut self) -> &mut [SoaTransform] {
+        self.unpacked.reset();
+        self.per_joint = false;
+        &mut self.blocks
+    }
+
+    /// The per-joint buffer, for a step that writes the whole pose per joint (its length
+    /// must stay [`Self::len`]).
+    pub fn joints_mut(&mut self) -> &mut Vec<Transform> {
+        self.per_joint = true;
+        &mut self.joints
+    }
+
+    /// The per-joint buffer holding the current pose (the blocks unpacked into it when
+    /// they hold the pose), for a step that changes it per joint.
+    pub fn to_joints(&mut self) -> &mut Vec<Transform> {
+        if !self.per_joint {
+            // Both sized for the same joints: the lengths match.
+            let _ = transforms_from_soa(&self.blocks, &mut self.joints);
+            self.per_joint = true;
+        }
+        &mut self.joints
+    }
+
+    /// The pose in blocks, packed from the per-joint pose when that is what holds it.
+    pub fn packed(&mut self) -> &[SoaTransform] {
+        if self.per_joint {
+            // Both sized for the same joints: the lengths match.
+            let _ = soa_from_transforms(&self.joints, &mut self.blocks);
+        }
+        &self.blocks
+    }
+}

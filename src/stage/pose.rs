@@ -9,7 +9,7 @@
 use glam::Mat4;
 
 use crate::anim::locomotion::InPlaceOverride;
-use crate::anim::soa::{soa_from_transforms, soa_len, LazyTransforms, SoaTransform};
+use crate::anim::soa::{soa_len, SoaPose, SoaTransform};
 use crate::anim::{
     skinning_palette, skinning_palette_affine, AnimError, ClipRootMotion, SamplingJob,
     SoaLocalToModelJob, Transform,
@@ -21,11 +21,9 @@ use crate::StageError;
 /// Caller-owned buffers for one character's pose, reused every frame.
 #[derive(Clone, Debug)]
 pub struct Pose {
-    /// Local transforms (parent space), one per skeleton joint, when `local_is_set`;
-    /// otherwise the pose is `local_soa` and [`Self::local`] unpacks it on demand.
-    local: Vec<Transform>,
-    local_is_set: bool,
-    unpacked: LazyTransforms,
+    /// Local transforms (parent space), one per skeleton joint: per joint or in blocks
+    /// (a graph's), which local-to-model reads ([`Self::local`] unpacks them on demand).
+    local: SoaPose,
     /// `model_from_joint`, one per skeleton joint.
     pub model_from_joint: Vec<Mat4>,
     /// One palette per skin: `model_from_joint[skin.joints[i]] * inverse_bind[i]`.
@@ -38,8 +36,6 @@ pub struct Pose {
     /// decides the player's root motion). It keeps the key cursors, so playback and
     /// scrubbing step from the previous keys instead of searching every frame.
     preview: Option<((u64, InPlaceOverride), PoseGraph)>,
-    /// The local pose in blocks of four joints, which local-to-model reads.
-    local_soa: Vec<SoaTransform>,
     /// Per skin, whether its inverse binds are affine (checked once here, so the palettes
     /// skip the check every frame).
     affine_skins: Vec<bool>,
@@ -64,9 +60,7 @@ impl Pose {
     pub fn new(model: &Model) -> Self {
         let n = model.skeleton.joint_count();
         let mut pose = Self {
-            local: model.skeleton.rest_pose().to_vec(),
-            local_is_set: true,
-            unpacked: LazyTransforms::default(),
+            local: SoaPose::new(model.skeleton.rest_pose()),
             model_from_joint: vec![Mat4::IDENTITY; n],
             skin_palettes: model
                 .skins
@@ -75,7 +69,6 @@ impl Pose {
                 .collect(),
             morph_weights: model.default_morph_weights(),
             preview: None,
-            local_soa: vec![SoaTransform::IDENTITY; soa_len(n)],
             affine_skins: model
                 .skins
                 .iter()
@@ -97,11 +90,7 @@ impl Pose {
 
     /// Local transforms (parent space), one per skeleton joint, of the last evaluation.
     pub fn local(&self) -> &[Transform] {
-        if self.local_is_set {
-            &self.local
-        } else {
-            self.unpacked.get(&self.local_soa, self.local.len())
-        }
+        self.local.joints()
     }
 
     /// Evaluates the request into the buffers.
@@ -128,12 +117,12 @@ impl Pose {
                         time_secs: request.time_secs,
                         rest_pose: model.skeleton.rest_pose(),
                     }
-                    .run(&mut self.local)?;
+                    .run(self.local.joints_mut())?;
                     if let Some(root) = request.remove_root_motion {
                         root.source.remove(
                             &root.motion,
                             request.time_secs as f64,
-                            &mut self.local,
+                            self.local.joints_mut(),
                         )?;
                     }
                     model.morph_weights_at(
@@ -141,7 +130,7 @@ impl Pose {
                         request.time_secs,
                         &mut self.morph_weights,
                     );
-                    return self.finish(model, request.model_from_root);
+                    return self.local_to_model(model, request.model_from_root);
                 };
                 // The graph removes the clip's own root motion (the same extraction the
                 // timeline uses); a request that keeps it shows the clip as authored.
@@ -160,12 +149,12 @@ impl Pose {
                     .is_none_or(|root| same_source(root, graph));
                 if let Some(soa) = graph.local_pose_soa().filter(|_| same) {
                     // The graph's blocks, as they are: unpacked only if asked for.
-                    if soa.len() == self.local_soa.len() {
-                        self.local_soa.copy_from_slice(soa);
-                        return self.finish_own_blocks(model, request.model_from_root);
+                    if soa.len() == soa_len(self.local.len()) {
+                        self.local.blocks_mut().copy_from_slice(soa);
+                        return self.local_to_model(model, request.model_from_root);
                     }
                 }
-                self.local.copy_from_slice(graph.local_pose());
+                self.local.joints_mut().copy_from_slice(graph.local_pose());
                 if let Some(root) = request.remove_root_motion.filter(|_| !same) {
                     // A caller's own extraction (another root joint): redo it.
                     SamplingJob {
@@ -173,42 +162,31 @@ impl Pose {
                         time_secs: request.time_secs,
                         rest_pose: model.skeleton.rest_pose(),
                     }
-                    .run(&mut self.local)?;
-                    root.source
-                        .remove(&root.motion, request.time_secs as f64, &mut self.local)?;
+                    .run(self.local.joints_mut())?;
+                    root.source.remove(
+                        &root.motion,
+                        request.time_secs as f64,
+                        self.local.joints_mut(),
+                    )?;
                 }
             }
             None => {
-                self.local.copy_from_slice(model.skeleton.rest_pose());
+                self.local
+                    .joints_mut()
+                    .copy_from_slice(model.skeleton.rest_pose());
                 model.morph_weights_at(None, 0.0, &mut self.morph_weights);
             }
         }
-        self.finish(model, request.model_from_root)
+        self.local_to_model(model, request.model_from_root)
     }
 
-    /// Local-to-model of `self.local_soa` (the pose, which [`Self::local`] unpacks on
-    /// demand), then the skinning palettes.
-    fn finish_own_blocks(&mut self, model: &Model, model_from_root: Mat4) -> Result<(), AnimError> {
-        self.unpacked.reset();
-        self.local_is_set = false;
-        self.local_to_model(model, model_from_root)
-    }
-
-    /// Local-to-model of `local`, then the skinning palettes.
-    fn finish(&mut self, model: &Model, model_from_root: Mat4) -> Result<(), AnimError> {
-        self.local_is_set = true;
-        // Packed four joints to a block for the SoA job: bit for bit the per-joint job's
-        // matrices (tests/soa_pipeline.rs), in about two thirds of its time with the
-        // packing (BENCHMARKS.md, the pose-graph frame).
-        soa_from_transforms(&self.local, &mut self.local_soa)?;
-        self.local_to_model(model, model_from_root)
-    }
-
-    /// Local-to-model of `self.local_soa`, then the skinning palettes.
+    /// Local-to-model of the pose in blocks (packed first when it is held per joint: bit
+    /// for bit the per-joint job's matrices, tests/soa_pipeline.rs), then the skinning
+    /// palettes.
     fn local_to_model(&mut self, model: &Model, model_from_root: Mat4) -> Result<(), AnimError> {
         SoaLocalToModelJob {
             parents: model.skeleton.parents(),
-            local: &self.local_soa,
+            local: self.local.packed(),
             model_from_root,
         }
         .run(&mut self.model_from_joint)?;
@@ -238,8 +216,8 @@ impl Pose {
                 actual: local.len(),
             });
         }
-        self.local.copy_from_slice(local);
-        self.finish(model, model_from_root)
+        self.local.joints_mut().copy_from_slice(local);
+        self.local_to_model(model, model_from_root)
     }
 
     /// Evaluates a local pose in blocks of four joints produced elsewhere (the pose
@@ -251,15 +229,16 @@ impl Pose {
         local_soa: &[SoaTransform],
         model_from_root: Mat4,
     ) -> Result<(), AnimError> {
-        if local_soa.len() != self.local_soa.len() {
+        let blocks = soa_len(self.local.len());
+        if local_soa.len() != blocks {
             return Err(AnimError::LengthMismatch {
                 what: "graph pose blocks",
-                expected: self.local_soa.len(),
+                expected: blocks,
                 actual: local_soa.len(),
             });
         }
-        self.local_soa.copy_from_slice(local_soa);
-        self.finish_own_blocks(model, model_from_root)
+        self.local.blocks_mut().copy_from_slice(local_soa);
+        self.local_to_model(model, model_from_root)
     }
 }
 

@@ -37,23 +37,18 @@ impl PoseGraph {
                     joint_weights: None,
                 });
             }
-            // The blocks change here (to the rest pose on an error too), and are the output
-            // until a layer or the inertialization says otherwise.
-            self.unpacked.reset();
-            self.soa_is_local = true;
+            // The blocks are the output (the rest pose after an error too) until a layer or
+            // the inertialization changes it per joint.
             SoaBlendingJob {
                 layers: &inputs,
                 rest_pose: skeleton.rest_pose_soa(),
                 threshold: SoaBlendingJob::DEFAULT_THRESHOLD,
             }
-            .run(&mut self.local_soa)?;
-            // Layers and the inertialization work per joint: unpacked only for them.
-            let per_joint =
-                self.inertia.is_enabled() || self.layers.iter().any(|l| l.current_weight > 0.0);
-            if per_joint {
-                transforms_from_soa(&self.local_soa, &mut self.local)?;
+            .run(self.local.blocks_mut())?;
+            // Layers work per joint: unpacked only for them (and the inertialization).
+            if self.layers.iter().any(|l| l.current_weight > 0.0) {
+                self.local.to_joints();
             }
-            self.soa_is_local = !per_joint;
         }
         for l in &mut self.layers {
             if l.current_weight <= 0.0 {
@@ -63,7 +58,7 @@ impl PoseGraph {
             match l.mode {
                 LayerMode::Additive => {
                     AdditiveJob {
-                        base: &self.local,
+                        base: self.local.joints(),
                         additive: pose,
                         reference: &l.reference,
                         weight: l.current_weight,
@@ -80,7 +75,7 @@ impl PoseGraph {
                     }
                     let inputs = [
                         BlendLayer {
-                            pose: &self.local,
+                            pose: self.local.joints(),
                             weight: 1.0,
                             joint_weights: Some(&l.base_weights),
                         },
@@ -98,10 +93,12 @@ impl PoseGraph {
                     .run(&mut self.scratch)?;
                 }
             }
-            std::mem::swap(&mut self.local, &mut self.scratch);
+            std::mem::swap(self.local.joints_mut(), &mut self.scratch);
         }
-        self.inertia
-            .process(&mut self.local, self.inertia_dt, self.inertia_jump)?;
+        if self.inertia.is_enabled() {
+            self.inertia
+                .process(self.local.to_joints(), self.inertia_dt, self.inertia_jump)?;
+        }
         self.blend_morph(model);
         self.update_phase_report(model)?;
         Ok(())

@@ -40,7 +40,7 @@ use crate::anim::blend::soa::{SoaBlendLayer, SoaBlendingJob};
 use crate::anim::blend::space::{BlendSpace1D, BlendSpace2D, BlendSpace2DQuery};
 use crate::anim::contacts::{self, LegChain};
 use crate::anim::phase::{self, PhaseInput, PhaseReport, SwingCurves};
-use crate::anim::soa::{soa_from_transforms, transforms_from_soa, LazyTransforms, SoaTransform};
+use crate::anim::soa::{soa_from_transforms, SoaPose, SoaTransform};
 use crate::anim::state_machine::{Ease, FiredEvent, Params, Slot, StateMachine};
 use crate::anim::sync;
 use crate::anim::{AnimError, GroundTransform, SamplingJob, Transform};
@@ -164,17 +164,9 @@ pub struct PoseGraph {
     layers: Vec<Layer>,
     rate: f64,
     legs: Vec<LegChain>,
-    /// Output: the local pose (root motion removed) in blocks of four joints, as the
-    /// graph samples and blends it. When a layer or the inertialization ran after the
-    /// blend (`soa_is_local` false), the output is `local` instead, per joint.
-    local_soa: Vec<SoaTransform>,
-    soa_is_local: bool,
-    /// The per-joint output after layers and inertialization (valid when `soa_is_local`
-    /// is false; their working buffer otherwise).
-    local: Vec<Transform>,
-    /// `local_soa` unpacked on the first [`PoseGraph::local_pose`] call after an
-    /// evaluation: a frame drawn from the blocks (`Pose` reads them) never unpacks here.
-    unpacked: LazyTransforms,
+    /// Output: the local pose (root motion removed), in blocks of four joints as the
+    /// graph samples and blends it, per joint once a layer or the inertialization ran.
+    local: SoaPose,
     root_delta: GroundTransform,
     /// Pose (in blocks) and root velocity (per second) frozen when a transition was
     /// interrupted.
@@ -261,10 +253,7 @@ impl PoseGraph {
 
     /// The output local pose of the last evaluation (root motion removed).
     pub fn local_pose(&self) -> &[Transform] {
-        if !self.soa_is_local {
-            return &self.local;
-        }
-        self.unpacked.get(&self.local_soa, self.local.len())
+        self.local.joints()
     }
 
     /// The same pose in blocks of four joints, when the graph has it in that layout (no
@@ -272,7 +261,7 @@ impl PoseGraph {
     /// [`Self::local_pose`]'s transform bit for bit, with neither packing nor unpacking
     /// (the padding lanes past the last joint hold what the blend left there).
     pub fn local_pose_soa(&self) -> Option<&[SoaTransform]> {
-        self.soa_is_local.then_some(&self.local_soa[..])
+        self.local.blocks()
     }
 
     /// The blended root-motion delta of the last `advance` (identity after a seek).

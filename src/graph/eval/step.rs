@@ -232,10 +232,9 @@ impl PoseGraph {
         snapshot: bool,
     ) -> Result<(), AnimError> {
         if snapshot {
-            if self.soa_is_local {
-                self.snapshot.copy_from_slice(&self.local_soa);
-            } else {
-                soa_from_transforms(&self.local, &mut self.snapshot)?;
+            match self.local.blocks() {
+                Some(blocks) => self.snapshot.copy_from_slice(blocks),
+                None => soa_from_transforms(self.local.joints(), &mut self.snapshot)?,
             }
             for (frozen, now) in self.morph_snapshot.iter_mut().zip(&self.morph) {
                 frozen.copy_from_slice(now);
