@@ -44,11 +44,19 @@ const fn row_width(target: TargetIndex) -> usize {
     }
 }
 
+/// Where a target's entries come in a frame: rotations, translations, scales.
+const fn target_order(target: TargetIndex) -> u8 {
+    match target {
+        R => 0,
+        T => 1,
+        _ => 2,
+    }
+}
+
 /// A keyed block-target inside its timeline's rows.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     block: u32,
-    target: TargetIndex,
     /// Offset of its vectors in each key row.
     offset: u32,
     keyed_mask: BVec4A,
@@ -64,9 +72,13 @@ struct Frame {
     stride: u32,
     /// Offset of key 0's row in [`SoaRuntime::rows`].
     rows: u32,
-    /// `entries[first..first + count]`.
+    /// `entries[first..first + count]`: the rotations first, then the translations, then
+    /// the scales, so each runs in a loop of its own (no branch on the target per entry).
     first: u32,
     count: u32,
+    /// How many of the entries are rotations, and how many translations.
+    rotations: u32,
+    translations: u32,
 }
 
 /// A block-target with rest or fixed lanes: written before the keyed values.
@@ -96,7 +108,11 @@ struct Loose {
 pub(super) struct SoaRuntime {
     frames: Vec<Frame>,
     entries: Vec<Entry>,
+    /// Block-targets with rest or fixed lanes, those with fixed lanes first.
     bases: Vec<Base>,
+    /// How many of `bases` have a fixed lane: with a rest pose in blocks, the others are
+    /// the rest values a bulk copy already wrote.
+    fixed_bases: usize,
     /// Keyed rows (per frame, key-major) and fixed values.
     rows: Vec<Vec4>,
     loose: Vec<Loose>,
@@ -128,6 +144,12 @@ impl Lane<'_> {
 /// Where the SoA writer takes the values of the lanes a clip leaves at the rest pose:
 /// a rest pose in blocks, or a per-joint one gathered four joints at a time.
 pub(super) trait RestBlocks {
+    /// The rest pose as blocks, when it is stored that way: the writer then copies it
+    /// whole (one `memcpy`) instead of block-target by block-target.
+    #[inline(always)]
+    fn as_blocks(&self) -> Option<&[SoaTransform]> {
+        None
+    }
     /// x, y, z of block `b`'s four translations.
     fn translation(&self, b: usize) -> [Vec4; 3];
     /// x, y, z, w of block `b`'s four rotations.
@@ -137,6 +159,10 @@ pub(super) trait RestBlocks {
 }
 
 impl RestBlocks for [SoaTransform] {
+    #[inline(always)]
+    fn as_blocks(&self) -> Option<&[SoaTransform]> {
+        Some(self)
+    }
     #[inline(always)]
     fn translation(&self, b: usize) -> [Vec4; 3] {
         self[b].translation
@@ -286,13 +312,19 @@ impl SoaRuntime {
                 }
             }
         }
-        for (timeline, keyed) in per_timeline {
+        // Stable: fixed-lane bases first, each group in block order.
+        rt.bases.sort_by_key(|b| !b.fixed_mask.any());
+        rt.fixed_bases = rt.bases.iter().filter(|b| b.fixed_mask.any()).count();
+        for (timeline, mut keyed) in per_timeline {
+            // Rotations, translations, scales; each in block order (see `Frame`).
+            keyed.sort_by_key(|&(b, target, _)| (target_order(target), b));
+            let count_of = |t: TargetIndex| keyed.iter().filter(|e| e.1 == t).count() as u32;
+            let (rotations, translations) = (count_of(R), count_of(T));
             let first = rt.entries.len() as u32;
             let mut stride = 0u32;
             for &(block, target, mask) in &keyed {
                 rt.entries.push(Entry {
                     block,
-                    target,
                     offset: stride,
                     keyed_mask: BVec4A::from_array(mask),
                     all_keyed: mask == [true; 4],
@@ -353,6 +385,8 @@ impl SoaRuntime {
                 rows: rows_at,
                 first,
                 count: keyed.len() as u32,
+                rotations,
+                translations,
             });
         }
         rt
@@ -373,7 +407,19 @@ impl SoaRuntime {
         rest: &R,
         output: &mut [SoaTransform],
     ) {
-        for base in &self.bases {
+        // Unanimated lanes: with the rest pose in blocks, one bulk copy of the animated
+        // blocks (cheaper than a branch per block-target, keyed ones included) and then
+        // only the block-targets with fixed lanes; otherwise every rest or fixed
+        // block-target gathered from the per-joint rest pose.
+        let bases = match rest.as_blocks() {
+            Some(blocks) => {
+                let n = self.block_count;
+                output[..n].copy_from_slice(&blocks[..n]);
+                &self.bases[..self.fixed_bases]
+            }
+            None => &self.bases[..],
+        };
+        for base in bases {
             let b = base.block as usize;
             let out = &mut output[b];
             let fixed = &self.rows[base.fixed as usize..];
@@ -408,45 +454,37 @@ impl SoaRuntime {
             let s = Vec4::splat(seg.s);
             let u = Vec4::splat(1.0 - seg.s);
             let entries = &self.entries[frame.first as usize..][..frame.count as usize];
-            for e in entries {
-                let out = &mut output[e.block as usize];
+            let (rotations, rest) = entries.split_at(frame.rotations as usize);
+            let (translations, scales) = rest.split_at(frame.translations as usize);
+            for e in rotations {
+                let out = &mut output[e.block as usize].rotation;
+                let d = &row0[e.offset as usize..][..9];
+                let q = slerp_prepared([d[0], d[1], d[2], d[3]], [d[4], d[5], d[6], d[7]], d[8], s);
+                *out = if e.all_keyed {
+                    q
+                } else {
+                    std::array::from_fn(|c| Vec4::select(e.keyed_mask, q[c], out[c]))
+                };
+            }
+            let lerp = |e: &Entry, dst: &mut [Vec4; 3]| {
                 let o = e.offset as usize;
-                match e.target {
-                    R => {
-                        let d = &row0[o..o + 9];
-                        let q = slerp_prepared(
-                            [d[0], d[1], d[2], d[3]],
-                            [d[4], d[5], d[6], d[7]],
-                            d[8],
-                            s,
-                        );
-                        out.rotation = if e.all_keyed {
-                            q
-                        } else {
-                            std::array::from_fn(|c| {
-                                Vec4::select(e.keyed_mask, q[c], out.rotation[c])
-                            })
-                        };
-                    }
-                    target => {
-                        let (a, b) = (&row0[o..o + 3], &row1[o..o + 3]);
-                        let v = [
-                            a[0] * u + b[0] * s,
-                            a[1] * u + b[1] * s,
-                            a[2] * u + b[2] * s,
-                        ];
-                        let dst = if target == T {
-                            &mut out.translation
-                        } else {
-                            &mut out.scale
-                        };
-                        *dst = if e.all_keyed {
-                            v
-                        } else {
-                            std::array::from_fn(|c| Vec4::select(e.keyed_mask, v[c], dst[c]))
-                        };
-                    }
-                }
+                let (a, b) = (&row0[o..o + 3], &row1[o..o + 3]);
+                let v = [
+                    a[0] * u + b[0] * s,
+                    a[1] * u + b[1] * s,
+                    a[2] * u + b[2] * s,
+                ];
+                *dst = if e.all_keyed {
+                    v
+                } else {
+                    std::array::from_fn(|c| Vec4::select(e.keyed_mask, v[c], dst[c]))
+                };
+            };
+            for e in translations {
+                lerp(e, &mut output[e.block as usize].translation);
+            }
+            for e in scales {
+                lerp(e, &mut output[e.block as usize].scale);
             }
         }
         for ch in &self.loose {
