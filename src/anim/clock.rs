@@ -106,12 +106,22 @@ impl PlaybackClock {
         }
         let to = if self.looping {
             let total = from.phase_secs + step;
-            let carry = (total / t).floor();
-            let cycle = from.cycle as f64 + carry;
-            if cycle.abs() > MAX_ABS_CYCLE as f64 {
-                return Err(cycle_range_error(from.to_secs(t) + step));
+            if (0.0..t).contains(&total) {
+                // Within the cycle (nearly every frame): what the general case gives
+                // (`total / t` is below 1 for `total < t`, so the carry is 0), without a
+                // division and a libm `floor` call.
+                ClipTime {
+                    cycle: from.cycle,
+                    phase_secs: total,
+                }
+            } else {
+                let carry = (total / t).floor();
+                let cycle = from.cycle as f64 + carry;
+                if cycle.abs() > MAX_ABS_CYCLE as f64 {
+                    return Err(cycle_range_error(from.to_secs(t) + step));
+                }
+                ClipTime::normalized(cycle as i64, total - carry * t, t)
             }
-            ClipTime::normalized(cycle as i64, total - carry * t, t)
         } else {
             ClipTime {
                 cycle: from.cycle,

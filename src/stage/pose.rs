@@ -270,7 +270,8 @@ impl Pose {
     /// targets are left as they are. Allocates nothing.
     pub fn set_morph_weights(&mut self, weights: &[Vec<f32>]) {
         for (out, w) in self.morph_weights.iter_mut().zip(weights) {
-            if out.len() == w.len() {
+            // Most meshes have no morph targets: no `memcpy` call for nothing.
+            if out.len() == w.len() && !w.is_empty() {
                 out.copy_from_slice(w);
             }
         }

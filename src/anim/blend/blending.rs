@@ -314,15 +314,24 @@ fn all_finite(pose: &[Transform]) -> bool {
 }
 
 /// A blend weight must be finite and `>= 0`; `what` names it in the error.
+#[inline]
 pub(crate) fn check_weight(w: f32, what: impl Fn() -> String) -> Result<(), AnimError> {
+    // Checked every frame for every layer: the test inline, the message out of line.
+    if w.is_finite() && w >= 0.0 {
+        Ok(())
+    } else {
+        Err(weight_error(w, what()))
+    }
+}
+
+#[cold]
+fn weight_error(w: f32, what: String) -> AnimError {
     if !w.is_finite() {
-        return Err(AnimError::NonFinite { what: what() });
-    }
-    if w < 0.0 {
-        return Err(AnimError::OutOfRange {
-            what: what(),
+        AnimError::NonFinite { what }
+    } else {
+        AnimError::OutOfRange {
+            what,
             detail: format!("{w} is negative; blend weights must be >= 0"),
-        });
+        }
     }
-    Ok(())
 }

@@ -210,8 +210,7 @@ impl SoaSamplingJob<'_> {
         with_segments(self.clip, self.time_secs, |segments| {
             soa.write(segments, self.rest_pose, output)
         });
-        let n = soa.block_count();
-        output[n..].copy_from_slice(&self.rest_pose[n..]);
+        copy_rest_tail(soa.block_count(), self.rest_pose, output);
         Ok(())
     }
 
@@ -229,8 +228,7 @@ impl SoaSamplingJob<'_> {
             self.rest_pose,
             output,
         );
-        let n = soa.block_count();
-        output[n..].copy_from_slice(&self.rest_pose[n..]);
+        copy_rest_tail(soa.block_count(), self.rest_pose, output);
         Ok(())
     }
 
@@ -256,5 +254,14 @@ impl SoaSamplingJob<'_> {
             });
         }
         Ok(())
+    }
+}
+
+/// The blocks past the clip's animated ones (`from` on) take the rest pose. Most clips
+/// animate the last joint, so there is usually nothing to copy: no `memcpy` call then.
+#[inline(always)]
+fn copy_rest_tail(from: usize, rest_pose: &[SoaTransform], output: &mut [SoaTransform]) {
+    if from < output.len() {
+        output[from..].copy_from_slice(&rest_pose[from..]);
     }
 }
