@@ -52,6 +52,12 @@ pub struct ClipPlayer {
     /// clips that start alike.
     pub align: GroundTransform,
     cache: SamplingCache,
+    /// The markers `interval` crossed when it stayed within one cycle going forward (nearly
+    /// every frame), as a range of `markers`, with the interval it was found for.
+    crossed: Option<(Interval, u32, u32)>,
+    /// How many markers are at or before `phase_secs` (`(phase_secs, count)`) at the end of
+    /// the last interval: where the next frame's search starts.
+    markers_before: (f64, usize),
 }
 
 impl ClipPlayer {
@@ -104,6 +110,8 @@ impl ClipPlayer {
             keep_root_motion: false,
             align: GroundTransform::IDENTITY,
             cache: SamplingCache::new(),
+            crossed: None,
+            markers_before: (f64::NAN, 0),
         })
     }
 
@@ -142,7 +150,30 @@ impl ClipPlayer {
             self.delta = turn.compose(&self.delta).compose(&turn.inverse());
         }
         self.interval = Some(interval);
+        self.crossed = self.crossed_within_cycle(interval);
         Ok(())
+    }
+
+    /// The markers in `(from, to]` when `interval` goes forward within one cycle: from
+    /// where the last frame's interval ended (no search when it ended at `from`).
+    fn crossed_within_cycle(&mut self, interval: Interval) -> Option<(Interval, u32, u32)> {
+        let (from, to) = (interval.from, interval.to);
+        let time = |m: &SyncMarker| m.time_secs as f64;
+        if from.cycle != to.cycle || from.phase_secs > to.phase_secs {
+            self.markers_before = (f64::NAN, 0);
+            return None;
+        }
+        let start = match self.markers_before {
+            (phase, count) if phase == from.phase_secs && count <= self.markers.len() => count,
+            _ => self.markers.partition_point(|m| time(m) <= from.phase_secs),
+        };
+        let end = start
+            + self.markers[start..]
+                .iter()
+                .take_while(|m| time(m) <= to.phase_secs)
+                .count();
+        self.markers_before = (to.phase_secs, end);
+        Some((interval, start as u32, end as u32))
     }
 
     /// Clip seconds the last advance played (negative in reverse); `None` after a seek.
@@ -215,6 +246,12 @@ impl ClipPlayer {
         let Some(iv) = self.interval else {
             return;
         };
+        if let Some((_, start, end)) = self.crossed.filter(|c| c.0 == iv) {
+            for m in &self.markers[start as usize..end as usize] {
+                f(&m.name);
+            }
+            return;
+        }
         let d = self.duration_secs();
         if d <= 0.0 {
             return;
