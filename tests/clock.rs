@@ -157,3 +157,29 @@ fn a_million_cycles_stay_in_phase() {
     );
     assert!(rel < 1e-8, "position drift {rel:e}");
 }
+
+#[test]
+fn a_step_within_the_cycle_keeps_the_general_rules_at_their_edges() {
+    // A zero step at phase -0 comes out at +0 (the wrap arithmetic subtracts a zero
+    // carry), bit for bit, so every later sample time is the same.
+    let mut c = PlaybackClock::new(1.0).unwrap();
+    c.seek(ClipTime {
+        cycle: 0,
+        phase_secs: -0.0,
+    })
+    .unwrap();
+    c.advance(-0.0).unwrap();
+    assert_eq!(c.time().phase_secs.to_bits(), 0.0f64.to_bits());
+    assert_eq!(c.time().cycle, 0);
+    // A clock seeked to the end of the last allowed cycle wraps past the limit: playing on
+    // from there is refused, however small the step.
+    let max = stridescope::anim::MAX_ABS_CYCLE;
+    let mut c = PlaybackClock::new(1.0).unwrap();
+    c.seek(ClipTime {
+        cycle: max,
+        phase_secs: 1.0,
+    })
+    .unwrap();
+    assert_eq!(c.time().cycle, max + 1);
+    assert!(c.advance(0.1).is_err(), "{:?}", c.time());
+}

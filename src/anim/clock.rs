@@ -106,10 +106,12 @@ impl PlaybackClock {
         }
         let to = if self.looping {
             let total = from.phase_secs + step;
-            if (0.0..t).contains(&total) {
+            if total > 0.0 && total < t && from.cycle.unsigned_abs() <= MAX_ABS_CYCLE as u64 {
                 // Within the cycle (nearly every frame): what the general case gives
                 // (`total / t` is below 1 for `total < t`, so the carry is 0), without a
-                // division and a libm `floor` call.
+                // division and a libm `floor` call. A zero phase (which the general case
+                // turns from -0 into +0) and a cycle past the limit (an error there) take
+                // the general case.
                 ClipTime {
                     cycle: from.cycle,
                     phase_secs: total,
