@@ -423,23 +423,49 @@ fn soa_local_to_model_is_bit_identical_to_the_per_joint_job() {
 fn soa_local_to_model_validity() {
     let local = to_soa(&[Transform::IDENTITY; 5]);
     let marker = Mat4::from_diagonal(Vec4::splat(7.0));
-    let parents_bad = [None, Some(0), Some(3), Some(1), Some(2)];
-    let mut out = vec![marker; 5];
-    let err = SoaLocalToModelJob {
-        parents: &parents_bad,
-        local: &local,
-        model_from_root: Mat4::IDENTITY,
-    }
-    .run(&mut out)
-    .unwrap_err();
-    assert_eq!(
-        err,
-        AnimError::ParentOrder {
-            joint: 2,
-            parent: 3
+    let root = Mat4::from_translation(Vec3::new(1.0, 2.0, 3.0));
+    // A parent after its child, a parent past the end, a joint its own parent: each stops
+    // both jobs at that joint (not before: the joints ahead of it are fine), and neither
+    // leaves a partly placed pose behind: every matrix is the root placement.
+    let cases: [([Option<usize>; 5], usize, usize); 3] = [
+        ([None, Some(0), Some(3), Some(1), Some(2)], 2, 3),
+        (
+            [None, Some(0), Some(1), Some(usize::MAX), Some(0)],
+            3,
+            usize::MAX,
+        ),
+        ([None, Some(0), Some(1), Some(2), Some(4)], 4, 4),
+    ];
+    for (parents_bad, joint, parent) in cases {
+        let want = AnimError::ParentOrder { joint, parent };
+        let mut out = vec![marker; 5];
+        let err = SoaLocalToModelJob {
+            parents: &parents_bad,
+            local: &local,
+            model_from_root: root,
         }
-    );
-    assert!(out.iter().all(|m| *m == marker), "nothing written");
+        .run(&mut out)
+        .unwrap_err();
+        assert_eq!(err, want, "SoA job, {parents_bad:?}");
+        assert!(
+            out.iter().all(|m| *m == root),
+            "SoA job, {parents_bad:?}: {out:?}"
+        );
+        let mut out = vec![marker; 5];
+        let err = LocalToModelJob {
+            parents: &parents_bad,
+            local: &[Transform::IDENTITY; 5],
+            model_from_root: root,
+        }
+        .run(&mut out)
+        .unwrap_err();
+        assert_eq!(err, want, "per-joint job, {parents_bad:?}");
+        assert!(
+            out.iter().all(|m| *m == root),
+            "per-joint job, {parents_bad:?}: {out:?}"
+        );
+    }
+    let mut out = vec![marker; 5];
     let parents = [None, Some(0), Some(1), Some(1), Some(0)];
     let err = SoaLocalToModelJob {
         parents: &parents,
