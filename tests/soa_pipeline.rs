@@ -419,6 +419,166 @@ fn soa_local_to_model_is_bit_identical_to_the_per_joint_job() {
     assert_eq!(checked, 8);
 }
 
+/// Weighted sums start at -0, the identity of IEEE addition, as ozz-animation's blend
+/// (which starts from the first layer): inputs whose component is -0 blend to -0 in every
+/// path of both jobs (a start at +0 gives +0: `+0 + -0` is `+0`). A layer that does not
+/// contribute to a joint (joint weight 0) leaves its sums as they are, even where its
+/// value is not -0.
+#[test]
+fn blended_sums_start_at_minus_zero_in_every_path() {
+    let z = -0.0f32;
+    // Translation x, rotation x and z, scale y are -0 in every input; the rest is plain.
+    let t = |ty: f32, w: f32| Transform {
+        translation: Vec3::new(z, ty, 1.0),
+        rotation: Quat::from_xyzw(z, w, z, (1.0 - w * w).sqrt()),
+        scale: Vec3::new(1.0, z, 2.0),
+    };
+    let n = 5;
+    let a = vec![t(0.5, 0.2); n];
+    let b = vec![t(-1.5, -0.6); n];
+    let rest = vec![t(2.0, 0.1); n];
+    // A layer whose values are not -0 (translation x 0.5, scale y 3): masked off at joints
+    // 0, 2 and 4, where it must change nothing.
+    let other = vec![
+        Transform {
+            translation: Vec3::new(0.5, 0.0, 0.0),
+            rotation: Quat::from_xyzw(0.6, 0.0, 0.0, 0.8),
+            scale: Vec3::new(1.0, 3.0, 1.0),
+        };
+        n
+    ];
+    let off_even: Vec<f32> = (0..n).map(|j| (j % 2) as f32).collect();
+    let ones = vec![1.0f32; n];
+    let (sa, sb, srest, sother) = (to_soa(&a), to_soa(&b), to_soa(&rest), to_soa(&other));
+    let (s_off, s_ones) = (soa_joint_weights(&off_even), soa_joint_weights(&ones));
+    type Case<'a> = (&'a str, Vec<(&'a [Transform], f32, Option<&'a [f32]>)>);
+    let cases: Vec<Case> = vec![
+        ("two layers", vec![(&a, 0.3, None), (&b, 0.7, None)]),
+        (
+            "three layers",
+            vec![(&a, 0.3, None), (&b, 0.5, None), (&rest, 0.2, None)],
+        ),
+        (
+            "below the threshold",
+            vec![(&a, 0.02, None), (&b, 0.03, None)],
+        ),
+        (
+            "joint weights",
+            vec![(&a, 0.3, Some(&ones)), (&b, 0.7, Some(&ones))],
+        ),
+        (
+            "a layer masked off first",
+            vec![
+                (&other, 0.5, Some(&off_even)),
+                (&a, 0.3, None),
+                (&b, 0.7, None),
+            ],
+        ),
+    ];
+    for (what, layers) in cases {
+        let per_joint: Vec<BlendLayer> = layers
+            .iter()
+            .map(|&(pose, weight, joint_weights)| BlendLayer {
+                pose,
+                weight,
+                joint_weights,
+            })
+            .collect();
+        let mut want = vec![Transform::IDENTITY; n];
+        BlendingJob {
+            layers: &per_joint,
+            rest_pose: &rest,
+            threshold: BlendingJob::DEFAULT_THRESHOLD,
+        }
+        .run(&mut want)
+        .unwrap();
+        let soa_of = |pose: &[Transform]| -> &[SoaTransform] {
+            [(&a, &sa), (&b, &sb), (&rest, &srest), (&other, &sother)]
+                .into_iter()
+                .find(|(p, _)| p.as_ptr() == pose.as_ptr())
+                .map(|(_, s)| &s[..])
+                .unwrap()
+        };
+        let soa_layers: Vec<SoaBlendLayer> = layers
+            .iter()
+            .map(|&(pose, weight, joint_weights)| SoaBlendLayer {
+                pose: soa_of(pose),
+                weight,
+                joint_weights: joint_weights.map(|w| {
+                    if w.as_ptr() == ones.as_ptr() {
+                        &s_ones[..]
+                    } else {
+                        &s_off[..]
+                    }
+                }),
+            })
+            .collect();
+        let mut got = srest.clone();
+        SoaBlendingJob {
+            layers: &soa_layers,
+            rest_pose: &srest,
+            threshold: SoaBlendingJob::DEFAULT_THRESHOLD,
+        }
+        .run(&mut got)
+        .unwrap();
+        let got = unpack(&got, n);
+        assert_same_pose(&got, &want, what);
+        for (j, x) in want.iter().enumerate() {
+            if what == "a layer masked off first" && j % 2 == 1 {
+                // The layer contributes here: 0.5 / 1.5 of 0.5 is in translation x.
+                assert!(x.translation.x > 0.16, "{what}, joint {j}: {x:?}");
+                continue;
+            }
+            let minus_zero = (-0.0f32).to_bits();
+            for (c, v) in [
+                ("translation x", x.translation.x),
+                ("rotation x", x.rotation.x),
+                ("rotation z", x.rotation.z),
+                ("scale y", x.scale.y),
+            ] {
+                assert_eq!(v.to_bits(), minus_zero, "{what}, joint {j}, {c}: {v}");
+            }
+        }
+    }
+    // A masked-off joint adds -0 only for a finite value: a NaN there still reaches the
+    // output's check where two other layers blend (the per-joint job rejects it too), and
+    // the output is the rest pose.
+    let mut bad = other.clone();
+    bad[2].translation.y = f32::NAN;
+    let sbad = to_soa(&bad);
+    let layers = [
+        SoaBlendLayer {
+            pose: &sbad,
+            weight: 0.5,
+            joint_weights: Some(&s_off),
+        },
+        SoaBlendLayer {
+            pose: &sa,
+            weight: 0.3,
+            joint_weights: None,
+        },
+        SoaBlendLayer {
+            pose: &sb,
+            weight: 0.2,
+            joint_weights: None,
+        },
+    ];
+    let mut got = sa.clone();
+    let r = SoaBlendingJob {
+        layers: &layers,
+        rest_pose: &srest,
+        threshold: SoaBlendingJob::DEFAULT_THRESHOLD,
+    }
+    .run(&mut got);
+    assert_eq!(
+        r,
+        Err(AnimError::NonFinite {
+            what: "blend layer 0 pose, joint 2".into()
+        })
+    );
+    assert_eq!(got, srest);
+}
+
 #[test]
 fn soa_local_to_model_validity() {
     let local = to_soa(&[Transform::IDENTITY; 5]);

@@ -31,6 +31,14 @@ use crate::{AnimError, Transform};
 /// Contributing layers of one run, on the stack (no allocation per frame).
 type Inline<T> = smallvec::SmallVec<[T; 8]>;
 
+/// Where every weighted sum starts: -0, the exact identity of IEEE addition (`-0 + x` is
+/// `x` for every `x`, -0 included; `+0 + -0` is `+0`). A sum is then the first
+/// contribution and the ones after it, as ozz-animation's blend (which sets its
+/// accumulators from the first layer) computes it, and the compiler drops the start:
+/// about 10 fewer additions per block of four joints in the SoA job, which must give
+/// the same bits ([`super::soa`]).
+pub(crate) const SUM_START: f32 = -0.0;
+
 /// One input of a [`BlendingJob`].
 #[derive(Clone, Copy, Debug)]
 pub struct BlendLayer<'a> {
@@ -116,20 +124,21 @@ impl BlendingJob<'_> {
                 let qa = Vec4::from(x.rotation);
                 let qb = Vec4::from(y.rotation);
                 let qb = if dot4(qa, qb) < 0.0 { -qb } else { qb };
-                let rotation = Vec4::ZERO + qa * wa + qb * wb;
+                // `-0 + x` is `x` exactly: no addition is compiled (see `SUM_START`).
+                let rotation = Vec4::splat(SUM_START) + qa * wa + qb * wb;
                 *out = Transform {
-                    translation: Vec3::ZERO + x.translation * wa + y.translation * wb,
+                    translation: Vec3::splat(SUM_START) + x.translation * wa + y.translation * wb,
                     rotation: normalize_or(rotation, qa),
-                    scale: Vec3::ZERO + x.scale * wa + y.scale * wb,
+                    scale: Vec3::splat(SUM_START) + x.scale * wa + y.scale * wb,
                 };
             }
             return Ok(());
         }
         for (j, out) in output.iter_mut().enumerate() {
             let first = Vec4::from(contributors[0].0[j].rotation);
-            let mut translation = Vec3::ZERO;
-            let mut scale = Vec3::ZERO;
-            let mut rotation = Vec4::ZERO;
+            let mut translation = Vec3::splat(SUM_START);
+            let mut scale = Vec3::splat(SUM_START);
+            let mut rotation = Vec4::splat(SUM_START);
             for &(pose, w) in &contributors {
                 let t = &pose[j];
                 translation += t.translation * w;
@@ -240,9 +249,9 @@ impl BlendingJob<'_> {
             0.0
         };
         let inv_total = 1.0 / (total + rest_weight);
-        let mut translation = Vec3::ZERO;
-        let mut scale = Vec3::ZERO;
-        let mut rotation = Vec4::ZERO;
+        let mut translation = Vec3::splat(SUM_START);
+        let mut scale = Vec3::splat(SUM_START);
+        let mut rotation = Vec4::splat(SUM_START);
         let mut hemisphere: Option<Vec4> = None;
         let mut add = |t: &Transform, w: f32| {
             let w = w * inv_total;

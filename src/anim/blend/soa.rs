@@ -13,7 +13,7 @@
 
 use glam::{BVec4A, Vec4};
 
-use super::blending::check_weight;
+use super::blending::{check_weight, SUM_START};
 use crate::soa::SoaTransform;
 use crate::AnimError;
 
@@ -86,7 +86,6 @@ fn dot(a: &[Vec4; 4], b: &[Vec4; 4]) -> Vec4 {
 }
 
 /// Weighted sums of a block's components.
-#[derive(Default)]
 struct Sum {
     translation: [Vec4; 3],
     rotation: [Vec4; 4],
@@ -94,6 +93,17 @@ struct Sum {
 }
 
 impl Sum {
+    /// Every sum at [`SUM_START`].
+    #[inline(always)]
+    fn new() -> Self {
+        let start = Vec4::splat(SUM_START);
+        Self {
+            translation: [start; 3],
+            rotation: [start; 4],
+            scale: [start; 3],
+        }
+    }
+
     /// The blended block: the rotation sum normalised (`first` where it vanishes).
     #[inline(always)]
     fn finish(self, first: [Vec4; 4]) -> SoaTransform {
@@ -109,17 +119,32 @@ impl Sum {
 /// job: `-q * w` is `-(q * w)` exactly).
 #[inline(always)]
 fn accumulate(sum: &mut Sum, t: &SoaTransform, w: Vec4, first: &[Vec4; 4]) {
+    accumulate_where(sum, t, w, first, BVec4A::splat(true));
+}
+
+/// [`accumulate`] in the lanes of `contributes`; the other lanes add `-|v * 0|`: -0 (the
+/// sum unchanged, as the per-joint job skipping them) for finite `v`, NaN otherwise (so a
+/// non-finite input still reaches the output's check).
+#[inline(always)]
+fn accumulate_where(
+    sum: &mut Sum,
+    t: &SoaTransform,
+    w: Vec4,
+    first: &[Vec4; 4],
+    contributes: BVec4A,
+) {
     let sign = Vec4::select(
         dot(first, &t.rotation).cmplt(Vec4::ZERO),
         Vec4::NEG_ONE,
         Vec4::ONE,
     );
+    let term = |v: Vec4| Vec4::select(contributes, v * w, -(v * Vec4::ZERO).abs());
     for c in 0..3 {
-        sum.translation[c] += t.translation[c] * w;
-        sum.scale[c] += t.scale[c] * w;
+        sum.translation[c] += term(t.translation[c]);
+        sum.scale[c] += term(t.scale[c]);
     }
     for (r, q) in sum.rotation.iter_mut().zip(&t.rotation) {
-        *r += *q * sign * w;
+        *r += term(*q * sign);
     }
 }
 
@@ -189,14 +214,16 @@ impl SoaBlendingJob<'_> {
                 let flip = dot(&x.rotation, &y.rotation).cmplt(Vec4::ZERO);
                 let wb_signed = Vec4::select(flip, -wb, wb);
                 let rotation: [Vec4; 4] = std::array::from_fn(|c| {
-                    Vec4::ZERO + x.rotation[c] * wa + y.rotation[c] * wb_signed
+                    Vec4::splat(SUM_START) + x.rotation[c] * wa + y.rotation[c] * wb_signed
                 });
                 *out = SoaTransform {
                     translation: std::array::from_fn(|c| {
-                        Vec4::ZERO + x.translation[c] * wa + y.translation[c] * wb
+                        Vec4::splat(SUM_START) + x.translation[c] * wa + y.translation[c] * wb
                     }),
                     rotation: normalize_or(rotation, x.rotation),
-                    scale: std::array::from_fn(|c| Vec4::ZERO + x.scale[c] * wa + y.scale[c] * wb),
+                    scale: std::array::from_fn(|c| {
+                        Vec4::splat(SUM_START) + x.scale[c] * wa + y.scale[c] * wb
+                    }),
                 };
                 guard.add(out);
             }
@@ -204,7 +231,7 @@ impl SoaBlendingJob<'_> {
         }
         for (b, out) in output.iter_mut().enumerate() {
             let first = contributors[0].0[b].rotation;
-            let mut sum = Sum::default();
+            let mut sum = Sum::new();
             for &(pose, w) in &contributors {
                 let t = &pose[b];
                 let w = Vec4::splat(w);
@@ -240,7 +267,7 @@ impl SoaBlendingJob<'_> {
             let below = total.cmplt(threshold);
             let rest_weight = Vec4::select(below, threshold - total, Vec4::ZERO);
             let inv_total = Vec4::ONE / (total + rest_weight);
-            let mut sum = Sum::default();
+            let mut sum = Sum::new();
             let mut first = [Vec4::ZERO; 4];
             let mut have_first = BVec4A::splat(false);
             let mut add = |t: &SoaTransform, e: Vec4| {
@@ -248,10 +275,8 @@ impl SoaBlendingJob<'_> {
                 let is_first = contributes & !have_first;
                 first = std::array::from_fn(|c| Vec4::select(is_first, t.rotation[c], first[c]));
                 have_first |= contributes;
-                // Non-contributing lanes add t * 0 (zero for finite t, as the per-joint
-                // job's skipping them).
                 let w = e * inv_total;
-                accumulate(&mut sum, t, w, &first);
+                accumulate_where(&mut sum, t, w, &first, contributes);
             };
             for layer in self.layers {
                 add(&layer.pose[b], weight(layer));
