@@ -98,7 +98,8 @@ fn soa_blend_matches_the_per_joint_blend() {
     let (sa, sb, sc, srest) = (to_soa(&a), to_soa(&b), to_soa(&c), to_soa(rest));
     let (ma, mb) = (mask(n, 0), mask(n, 3));
     let (sma, smb) = (soa_joint_weights(&ma), soa_joint_weights(&mb));
-    let weight_sets: [&[f32]; 8] = [
+    // Weights need not sum to 1 (0.3 + 0.9, 0.6 + 0.9 + 0.3): the jobs normalise.
+    let weight_sets: [&[f32]; 9] = [
         &[0.5, 0.5],
         &[0.3, 0.9],
         &[1.0, 0.0],
@@ -106,6 +107,7 @@ fn soa_blend_matches_the_per_joint_blend() {
         &[0.04, 0.03],
         &[0.0, 0.0],
         &[0.2, 0.5, 0.3],
+        &[0.6, 0.9, 0.3],
         &[0.05, 0.0, 0.02],
     ];
     let mut cases = 0;
@@ -182,7 +184,7 @@ fn soa_blend_matches_the_per_joint_blend() {
             }
         }
     }
-    assert_eq!(cases, 32);
+    assert_eq!(cases, 36);
 }
 
 #[test]
