@@ -95,11 +95,16 @@ fn soa_blend_matches_the_per_joint_blend() {
     let n = rest.len();
     let (a, b) = robot_layers(&model);
     let c = sample(&model, "Robot_Idle", 0.8);
+    let mut d = sample(&model, "Robot_Running", 0.2);
+    for t in d.iter_mut().step_by(3) {
+        t.rotation = -t.rotation;
+    }
     let (sa, sb, sc, srest) = (to_soa(&a), to_soa(&b), to_soa(&c), to_soa(rest));
+    let sd = to_soa(&d);
     let (ma, mb) = (mask(n, 0), mask(n, 3));
     let (sma, smb) = (soa_joint_weights(&ma), soa_joint_weights(&mb));
     // Weights need not sum to 1 (0.3 + 0.9, 0.6 + 0.9 + 0.3): the jobs normalise.
-    let weight_sets: [&[f32]; 9] = [
+    let weight_sets: [&[f32]; 10] = [
         &[0.5, 0.5],
         &[0.3, 0.9],
         &[1.0, 0.0],
@@ -109,13 +114,15 @@ fn soa_blend_matches_the_per_joint_blend() {
         &[0.2, 0.5, 0.3],
         &[0.6, 0.9, 0.3],
         &[0.05, 0.0, 0.02],
+        // Three contributors after a layer of weight 0 (the first decides the hemisphere).
+        &[0.0, 0.5, 0.3, 0.2],
     ];
     let mut cases = 0;
     for weights in weight_sets {
         for with_masks in [false, true] {
             for threshold in [0.1, 0.0] {
-                let poses = [&a, &b, &c];
-                let soa_poses = [&sa, &sb, &sc];
+                let poses = [&a, &b, &c, &d];
+                let soa_poses = [&sa, &sb, &sc, &sd];
                 let layers: Vec<BlendLayer> = weights
                     .iter()
                     .enumerate()
@@ -184,7 +191,7 @@ fn soa_blend_matches_the_per_joint_blend() {
             }
         }
     }
-    assert_eq!(cases, 36);
+    assert_eq!(cases, 40);
 }
 
 #[test]
@@ -225,6 +232,18 @@ fn soa_blend_reports_non_finite_values_that_reach_the_output() {
         r,
         Err(AnimError::NonFinite {
             what: "blend layer 1 pose, joint 9".into()
+        })
+    );
+    assert_eq!(out, rest);
+    // A NaN rotation in the second layer: the rotation sum is NaN, not small, so it is
+    // no fallback to the first layer's rotation but an error.
+    let mut bad_b = b.clone();
+    bad_b[6].rotation = Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0);
+    let (r, out) = run(&a, &bad_b, rest, 0.5, 0.5);
+    assert_eq!(
+        r,
+        Err(AnimError::NonFinite {
+            what: "blend layer 1 pose, joint 6".into()
         })
     );
     assert_eq!(out, rest);
@@ -439,11 +458,11 @@ fn blended_sums_start_at_minus_zero_in_every_path() {
     let a = vec![t(0.5, 0.2); n];
     let b = vec![t(-1.5, -0.6); n];
     let rest = vec![t(2.0, 0.1); n];
-    // A layer whose values are not -0 (translation x 0.5, scale y 3): masked off at joints
-    // 0, 2 and 4, where it must change nothing.
+    // A layer whose values are not -0 (translation x -0.5, scale y 3): masked off at joints
+    // 0, 2 and 4, where it must change nothing (`-0.5 * 0` is -0 but `3 * 0` is +0).
     let other = vec![
         Transform {
-            translation: Vec3::new(0.5, 0.0, 0.0),
+            translation: Vec3::new(-0.5, 0.0, 0.0),
             rotation: Quat::from_xyzw(0.6, 0.0, 0.0, 0.8),
             scale: Vec3::new(1.0, 3.0, 1.0),
         };
@@ -527,8 +546,8 @@ fn blended_sums_start_at_minus_zero_in_every_path() {
         assert_same_pose(&got, &want, what);
         for (j, x) in want.iter().enumerate() {
             if what == "a layer masked off first" && j % 2 == 1 {
-                // The layer contributes here: 0.5 / 1.5 of 0.5 is in translation x.
-                assert!(x.translation.x > 0.16, "{what}, joint {j}: {x:?}");
+                // The layer contributes here: 0.5 / 1.5 of -0.5 is in translation x.
+                assert!(x.translation.x < -0.16, "{what}, joint {j}: {x:?}");
                 continue;
             }
             let minus_zero = (-0.0f32).to_bits();

@@ -69,14 +69,16 @@ impl Guard {
 }
 
 /// `q / |q|` lane by lane, summing `(x² + z²) + (y² + w²)` as the per-joint job does,
-/// or `fallback` where `|q| <= 1e-12`.
+/// or `fallback` where `|q| <= 1e-12`. A NaN length is not small: its lane stays NaN, so
+/// a non-finite rotation in any contributing input reaches the output's check (a test for
+/// `|q| > 1e-12` would hand such a lane the finite fallback).
 #[inline(always)]
 fn normalize_or(q: [Vec4; 4], fallback: [Vec4; 4]) -> [Vec4; 4] {
     let len = ((q[0] * q[0] + q[2] * q[2]) + (q[1] * q[1] + q[3] * q[3])).sqrt();
-    let ok = len.cmpgt(Vec4::splat(1e-12));
+    let small = len.cmple(Vec4::splat(1e-12));
     // One division and four products instead of four divisions, as the per-joint job.
     let inv = Vec4::ONE / len;
-    std::array::from_fn(|c| Vec4::select(ok, q[c] * inv, fallback[c]))
+    std::array::from_fn(|c| Vec4::select(small, fallback[c], q[c] * inv))
 }
 
 /// `a · b` lane by lane, summed as the per-joint job sums it.
