@@ -224,40 +224,30 @@ fn soa_blend_reports_non_finite_values_that_reach_the_output() {
         .run(&mut out);
         (r, unpack(&out, n))
     };
-    // A NaN in a contributing layer: an error naming it, and the rest pose written.
+    // An error naming the input, and the rest pose written.
+    let rejected = |(r, out): (Result<(), AnimError>, Vec<Transform>), what: &str| {
+        assert_eq!(r, Err(AnimError::NonFinite { what: what.into() }));
+        assert_eq!(out, rest, "{what}");
+    };
+    // A NaN in a contributing layer.
     let mut bad = b.clone();
     bad[9].translation.y = f32::NAN;
-    let (r, out) = run(&a, &bad, rest, 0.5, 0.5);
-    assert_eq!(
-        r,
-        Err(AnimError::NonFinite {
-            what: "blend layer 1 pose, joint 9".into()
-        })
-    );
-    assert_eq!(out, rest);
+    rejected(run(&a, &bad, rest, 0.5, 0.5), "blend layer 1 pose, joint 9");
     // A NaN rotation in the second layer: the rotation sum is NaN, not small, so it is
     // no fallback to the first layer's rotation but an error.
     let mut bad_b = b.clone();
     bad_b[6].rotation = Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0);
-    let (r, out) = run(&a, &bad_b, rest, 0.5, 0.5);
-    assert_eq!(
-        r,
-        Err(AnimError::NonFinite {
-            what: "blend layer 1 pose, joint 6".into()
-        })
+    rejected(
+        run(&a, &bad_b, rest, 0.5, 0.5),
+        "blend layer 1 pose, joint 6",
     );
-    assert_eq!(out, rest);
     // An infinite rotation in the first layer, the general path (below the threshold).
     let mut bad_a = a.clone();
     bad_a[13].rotation = Quat::from_xyzw(f32::INFINITY, 0.0, 0.0, 1.0);
-    let (r, out) = run(&bad_a, &b, rest, 0.03, 0.04);
-    assert_eq!(
-        r,
-        Err(AnimError::NonFinite {
-            what: "blend layer 0 pose, joint 13".into()
-        })
+    rejected(
+        run(&bad_a, &b, rest, 0.03, 0.04),
+        "blend layer 0 pose, joint 13",
     );
-    assert_eq!(out, rest);
     // The same NaN in a layer of weight 0 is never read.
     let (r, out) = run(&a, &bad, rest, 1.0, 0.0);
     assert_eq!(r, Ok(()));

@@ -248,20 +248,21 @@ impl SoaLocalToModelJob<'_> {
             let j = 4 * b;
             macro_rules! lane {
                 ($l:literal) => {
-                    if j + $l < n {
-                        let parent = match self.parents[j + $l] {
+                    let i = j + $l;
+                    if i < n {
+                        let parent = match self.parents[i] {
                             None => self.model_from_root,
                             // In a chain (spine, limbs, fingers) the parent is the joint
                             // before, still in registers.
-                            Some(p) if p < j + $l && p + 1 == j + $l => prev,
-                            Some(p) if p < j + $l => model_from_joint[p],
+                            Some(p) if p < i && p + 1 == i => prev,
+                            Some(p) if p < i => model_from_joint[p],
                             Some(p) => {
                                 let root = self.model_from_root;
-                                return Err(order_error(j + $l, p, root, model_from_joint));
+                                return Err(order_error(i, p, root, model_from_joint));
                             }
                         };
                         prev = cols.model::<$l>(&parent);
-                        model_from_joint[j + $l] = prev;
+                        model_from_joint[i] = prev;
                     }
                 };
             }
