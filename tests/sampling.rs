@@ -1,15 +1,17 @@
 //! Track interpolation (STEP / LINEAR / CUBICSPLINE) against hand-computed values, the
 //! rotation kernel against exact slerp, the sampling job's contract, and the sampling
 //! cache against the uncached path, and the structure-of-arrays sampler against the
-//! per-joint one.
+//! per-joint one, and a track's sampler (the prepared key pair kept between samples)
+//! against `Track::sample`.
 
 use std::path::Path;
 
 use glam::{DQuat, EulerRot, Quat, Vec3};
+use stridescope::anim::clip::TrackValue;
 use stridescope::anim::soa::{soa_len, transforms_from_soa, SoaTransform};
 use stridescope::anim::{
     AnimError, Clip, Interpolation, JointTracks, SamplingCache, SamplingJob, SoaSamplingJob,
-    SyncMarker, Track, Transform,
+    SyncMarker, Track, TrackSampler, Transform,
 };
 
 const EPS: f32 = 1e-6;
@@ -1051,4 +1053,142 @@ fn soa_sampling_job_validity() {
         "{err}"
     );
     assert_eq!(out, before, "nothing written on error");
+}
+
+/// Times for one track's sampler: the loop seam's pattern (each key and `h` either side),
+/// forwards and backwards sweeps, random jumps, and times outside the keys.
+fn sampler_times(keys: &[f32]) -> Vec<f32> {
+    let (first, last) = (keys[0], keys[keys.len() - 1]);
+    let span = (last - first).max(1e-3);
+    let h = 1.0 / 240.0;
+    let mut times: Vec<f32> = keys.iter().flat_map(|&t| [t - h, t, t + h]).collect();
+    times.extend((0..300).map(|i| first + i as f32 * 0.0137 * span));
+    times.extend((0..300).map(|i| last - i as f32 * 0.0071 * span));
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    times.extend((0..400).map(|_| first + random_unit(&mut seed) * 1.4 * span - 0.2 * span));
+    times.extend([
+        first - 1.0,
+        first,
+        last,
+        last + 1.0,
+        -0.0,
+        f32::MIN_POSITIVE,
+    ]);
+    times
+}
+
+/// Every sample of `sampler` (one sampler through all `times`, in order) has the bits of
+/// `Track::sample` at that time.
+fn check_sampler_bits<T: TrackValue>(track: &Track<T>, what: &str) {
+    let mut sampler: TrackSampler<T> = track.sampler();
+    for (i, &t) in sampler_times(track.times()).iter().enumerate() {
+        let (got, want) = (sampler.sample(t), track.sample(t));
+        assert!(
+            got.same_bits(&want),
+            "{what}: sample {i} at t = {t}: sampler {got:?}, track {want:?}"
+        );
+    }
+}
+
+#[test]
+fn track_sampler_gives_the_bits_of_track_sample() {
+    // Uneven key intervals, some shorter than the seam's h = 1/240 s.
+    let times = [0.1, 0.134, 0.136, 0.2, 0.45, 0.451, 0.9, 1.3];
+    let rot = |i: usize| {
+        let q = Quat::from_euler(
+            EulerRot::YXZ,
+            0.9 * i as f32,
+            -0.4 * i as f32,
+            0.25 * i as f32,
+        );
+        // Every other key in the other hemisphere, one slightly non-unit.
+        let q = if i % 2 == 1 { -q } else { q };
+        if i == 3 {
+            q * 1.001
+        } else {
+            q
+        }
+    };
+    let quats: Vec<Quat> = (0..times.len()).map(rot).collect();
+    let vecs: Vec<Vec3> = (0..times.len())
+        .map(|i| Vec3::new(i as f32 * 0.3, (i as f32).sin(), -0.2 * i as f32))
+        .collect();
+    let cubic = |v: &[Vec3]| -> Vec<Vec3> {
+        v.iter()
+            .flat_map(|&x| [x * 0.5, x, Vec3::new(0.1, -x.y, 2.0)])
+            .collect()
+    };
+    let cubic_q: Vec<Quat> = quats
+        .iter()
+        .flat_map(|&q| {
+            [
+                Quat::from_xyzw(0.1, 0.0, -0.2, 0.05),
+                q,
+                Quat::from_xyzw(0.0, 0.3, 0.0, 0.0),
+            ]
+        })
+        .collect();
+    for interp in [Interpolation::Step, Interpolation::Linear] {
+        let t = Track::new(interp, times.to_vec(), quats.clone(), "r").unwrap();
+        check_sampler_bits(&t, &format!("rotation {interp:?}"));
+        let t = Track::new(interp, times.to_vec(), vecs.clone(), "t").unwrap();
+        check_sampler_bits(&t, &format!("translation {interp:?}"));
+    }
+    let t = Track::new(Interpolation::CubicSpline, times.to_vec(), cubic_q, "r").unwrap();
+    check_sampler_bits(&t, "rotation CubicSpline");
+    let t = Track::new(
+        Interpolation::CubicSpline,
+        times.to_vec(),
+        cubic(&vecs),
+        "t",
+    )
+    .unwrap();
+    check_sampler_bits(&t, "translation CubicSpline");
+    // One key, two keys, and a constant channel.
+    let one = Track::new(Interpolation::Linear, vec![0.5], vec![quats[1]], "r").unwrap();
+    check_sampler_bits(&one, "one key");
+    let two = Track::new(
+        Interpolation::Linear,
+        vec![0.0, 1.0],
+        vec![quats[0], quats[5]],
+        "r",
+    );
+    check_sampler_bits(&two.unwrap(), "two keys");
+    let flat = Track::new(
+        Interpolation::Linear,
+        vec![0.0, 1.0, 2.0],
+        vec![quats[2]; 3],
+        "r",
+    );
+    check_sampler_bits(&flat.unwrap(), "constant");
+}
+
+#[test]
+fn track_sampler_interpolates_known_values() {
+    let t = Track::new(
+        Interpolation::Linear,
+        vec![0.0, 1.0, 2.0],
+        vec![
+            Quat::IDENTITY,
+            Quat::from_rotation_z(90f32.to_radians()),
+            Quat::from_rotation_z(120f32.to_radians()),
+        ],
+        "r",
+    )
+    .unwrap();
+    let mut at = t.sampler();
+    // Twice in the first interval (the second from the kept pair), then the second.
+    assert_rot(at.sample(0.25), Quat::from_rotation_z(22.5f32.to_radians()));
+    assert_rot(at.sample(0.5), Quat::from_rotation_z(45f32.to_radians()));
+    assert_rot(at.sample(1.5), Quat::from_rotation_z(105f32.to_radians()));
+    assert_rot(at.sample(0.75), Quat::from_rotation_z(67.5f32.to_radians()));
+    let v = vec_track(
+        Interpolation::Linear,
+        &[0.0, 2.0, 3.0],
+        &[Vec3::ZERO, Vec3::X * 4.0, Vec3::Y],
+    );
+    let mut at = v.sampler();
+    assert_vec(at.sample(0.5), Vec3::X);
+    assert_vec(at.sample(2.5), Vec3::new(2.0, 0.5, 0.0));
+    assert_vec(at.sample(1.0), Vec3::X * 2.0);
 }

@@ -44,7 +44,7 @@ pub mod transform;
 
 pub use clip::{
     Clip, ClipEmptiness, Interpolation, JointTracks, MorphTrack, SamplingCache, SamplingJob,
-    SoaSamplingJob, SyncMarker, Track,
+    SoaSamplingJob, SyncMarker, Track, TrackSampler,
 };
 pub use clock::{Interval, PlaybackClock, Player};
 pub use error::{AnimError, ErrorChain};

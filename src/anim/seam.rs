@@ -176,8 +176,9 @@ impl LoopSeamJob<'_> {
                 let v_out = (a1.translation - a0.translation) / h;
                 let vjump = (v_in - v_out).length() * parent_scale;
                 let inner = tracks.translation.as_ref().map_or(0.0, |k| {
+                    let mut k_at = k.sampler();
                     inner_jumps(k.times(), h, |t| {
-                        let (a, b, c) = (k.sample(t - h), k.sample(t), k.sample(t + h));
+                        let (a, b, c) = (k_at.sample(t - h), k_at.sample(t), k_at.sample(t + h));
                         ((c - b) / h - (b - a) / h).length()
                     })
                 });
@@ -197,8 +198,9 @@ impl LoopSeamJob<'_> {
                 let w_in = angular_velocity(b0.rotation, b1.rotation, h);
                 let w_out = angular_velocity(a0.rotation, a1.rotation, h);
                 let vjump = (w_in - w_out).length();
+                let mut k_at = k.sampler();
                 let inner = inner_jumps(k.times(), h, |t| {
-                    let (a, b, c) = (k.sample(t - h), k.sample(t), k.sample(t + h));
+                    let (a, b, c) = (k_at.sample(t - h), k_at.sample(t), k_at.sample(t + h));
                     (angular_velocity(b, c, h) - angular_velocity(a, b, h)).length()
                 });
                 out.push(ChannelSeam {
@@ -217,8 +219,9 @@ impl LoopSeamJob<'_> {
                 let v_in = (b1.scale - b0.scale) / h;
                 let v_out = (a1.scale - a0.scale) / h;
                 let vjump = (v_in - v_out).abs().max_element();
+                let mut k_at = k.sampler();
                 let inner = inner_jumps(k.times(), h, |t| {
-                    let (a, b, c) = (k.sample(t - h), k.sample(t), k.sample(t + h));
+                    let (a, b, c) = (k_at.sample(t - h), k_at.sample(t), k_at.sample(t + h));
                     ((c - b) / h - (b - a) / h).abs().max_element()
                 });
                 out.push(ChannelSeam {
@@ -246,7 +249,7 @@ impl LoopSeamJob<'_> {
 
 /// The largest of `jump_at(t)` over the inner keys (not the first or the last) whose
 /// neighbours are more than `h` away, so the samples around each stay on its two segments.
-fn inner_jumps(times: &[f32], h: f32, jump_at: impl Fn(f32) -> f32) -> f32 {
+fn inner_jumps(times: &[f32], h: f32, mut jump_at: impl FnMut(f32) -> f32) -> f32 {
     let mut worst = 0.0f32;
     for w in times.windows(3) {
         if w[1] - w[0] > h && w[2] - w[1] > h {

@@ -26,7 +26,7 @@ use runtime::Runtime;
 
 pub use morph::MorphTrack;
 pub use sampling::{SamplingCache, SamplingJob, SoaSamplingJob};
-pub use track::{Interpolation, Track, TrackValue};
+pub use track::{Interpolation, Track, TrackSampler, TrackValue};
 
 /// The tracks that animate one joint. A missing channel keeps the rest pose.
 #[derive(Clone, Debug, PartialEq)]

@@ -3,7 +3,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::slerp::slerp;
+use super::slerp::{prepare, slerp, slerp_prepared};
 use crate::AnimError;
 
 /// glTF sampler interpolation.
@@ -39,12 +39,19 @@ pub trait TrackValue: Copy + std::fmt::Debug {
     /// Linear interpolation; for rotations, shortest-arc slerp, normalised (the result is
     /// final: [`TrackValue::finish`] is not applied to it).
     fn interpolate(a: Self, b: Self, s: f32) -> Self;
-    /// [`TrackValue::interpolate`] of the keys of a LINEAR channel's segment (`values` one
-    /// per key, `i1` is `i0 + 1` inside the keys and `i0` where the time is clamped to an
-    /// end key, with `s = 0`).
+    /// What [`TrackValue::interpolate_prepared`] needs of a key pair for any `s`: the two
+    /// keys for a lerp, the slerp data for a rotation (see `src/anim/clip/slerp.rs`).
+    type Prepared: Copy + std::fmt::Debug;
+    /// The data of the key pair of a LINEAR channel's segment (`values` one per key, `i1`
+    /// is `i0 + 1` inside the keys and `i0` where the time is clamped to an end key).
+    fn prepare_keys(values: &[Self], i0: usize, i1: usize) -> Self::Prepared;
+    /// The segment's value at `s` in `[0, 1]` from its prepared key pair.
+    fn interpolate_prepared(pair: &Self::Prepared, s: f32) -> Self;
+    /// [`TrackValue::interpolate`] of the keys of a LINEAR channel's segment (indices as
+    /// for [`TrackValue::prepare_keys`], `s = 0` where the time is clamped).
     #[inline]
     fn interpolate_keys(values: &[Self], i0: usize, i1: usize, s: f32) -> Self {
-        Self::interpolate(values[i0], values[i1], s)
+        Self::interpolate_prepared(&Self::prepare_keys(values, i0, i1), s)
     }
     /// Cubic Hermite with basis weights (h00, h10, h01, h11) applied componentwise.
     fn hermite(v0: Self, m0: Self, v1: Self, m1: Self, h: [f32; 4]) -> Self;
@@ -62,6 +69,15 @@ impl TrackValue for Vec3 {
     }
     #[inline]
     fn interpolate(a: Self, b: Self, s: f32) -> Self {
+        a.lerp(b, s)
+    }
+    type Prepared = (Vec3, Vec3);
+    #[inline]
+    fn prepare_keys(values: &[Self], i0: usize, i1: usize) -> Self::Prepared {
+        (values[i0], values[i1])
+    }
+    #[inline]
+    fn interpolate_prepared(&(a, b): &Self::Prepared, s: f32) -> Self {
         a.lerp(b, s)
     }
     #[inline]
@@ -89,19 +105,25 @@ impl TrackValue for Quat {
     fn interpolate(a: Self, b: Self, s: f32) -> Self {
         slerp(a, b, s)
     }
-    /// Before the first key (`i0 = i1 = 0`, `s = 0`) slerps from the pair (key 0,
-    /// key 1), the pair the clip's SoA form stores for key 0, so both give the same bits
-    /// there too (`a + c · 0` keeps the sign of a zero in `a` as that pair's `c` decides).
+    /// `(a, c, Ω)` in f32, as `src/anim/clip/slerp.rs` describes.
+    type Prepared = ([f32; 4], [f32; 4], f32);
+    /// Before the first key (`i0 = i1 = 0`, `s = 0`) prepares the pair (key 0, key 1),
+    /// the pair the clip's SoA form stores for key 0, so both give the same bits there
+    /// too (`a + c · 0` keeps the sign of a zero in `a` as that pair's `c` decides).
     /// `values` may run past the channel's keys (the SoA form's loose lanes), so only
     /// that case looks past `i1`.
     #[inline]
-    fn interpolate_keys(values: &[Self], i0: usize, i1: usize, s: f32) -> Self {
+    fn prepare_keys(values: &[Self], i0: usize, i1: usize) -> Self::Prepared {
         let b = if i0 == 0 && i1 == 0 {
             1.min(values.len() - 1)
         } else {
             i1
         };
-        slerp(values[i0], values[b], s)
+        prepare(values[i0], values[b])
+    }
+    #[inline]
+    fn interpolate_prepared(&(a, c, omega): &Self::Prepared, s: f32) -> Self {
+        Quat::from_array(slerp_prepared(a, c, omega, s))
     }
     #[inline]
     fn hermite(v0: Self, m0: Self, v1: Self, m1: Self, h: [f32; 4]) -> Self {
@@ -341,6 +363,51 @@ impl<T: TrackValue> Track<T> {
             return c;
         }
         Segment::locate(&self.times, t).sample(self.interpolation, &self.values)
+    }
+
+    /// A sampler for many samples of this track at nearby times (see [`TrackSampler`]).
+    pub fn sampler(&self) -> TrackSampler<'_, T> {
+        TrackSampler {
+            track: self,
+            key: 0,
+            pair: None,
+        }
+    }
+}
+
+/// Samples one track as [`Track::sample`] does (the same bits), for a caller that samples
+/// it many times at nearby times, such as a velocity measured on both sides of every key.
+/// It keeps the key interval found last (searched from there, as the sampling cache does)
+/// and, for LINEAR tracks, the prepared data of the last key pair, so a rotation's pair is
+/// normalised and its angle found once for all the samples between its keys instead of
+/// once per sample.
+#[derive(Clone, Debug)]
+pub struct TrackSampler<'a, T: TrackValue> {
+    track: &'a Track<T>,
+    key: u32,
+    pair: Option<((u32, u32), T::Prepared)>,
+}
+
+impl<T: TrackValue> TrackSampler<'_, T> {
+    /// The track's value at clip time `t` (seconds), as [`Track::sample`].
+    pub fn sample(&mut self, t: f32) -> T {
+        let track = self.track;
+        if let Some(c) = track.constant {
+            return c;
+        }
+        let seg = Segment::locate_from(&track.times, t, &mut self.key);
+        if track.interpolation != Interpolation::Linear {
+            return seg.sample(track.interpolation, &track.values);
+        }
+        let at = (seg.i0, seg.i1);
+        let prepared = match &self.pair {
+            Some((pair, prepared)) if *pair == at => prepared,
+            _ => {
+                let prepared = T::prepare_keys(&track.values, at.0 as usize, at.1 as usize);
+                &self.pair.insert((at, prepared)).1
+            }
+        };
+        T::interpolate_prepared(prepared, seg.s)
     }
 }
 
