@@ -8,6 +8,7 @@ use std::path::Path;
 
 use glam::{DQuat, EulerRot, Quat, Vec3};
 use stridescope::anim::clip::TrackValue;
+use stridescope::anim::seam::VELOCITY_STEP_SECS;
 use stridescope::anim::soa::{soa_len, transforms_from_soa, SoaTransform};
 use stridescope::anim::{
     AnimError, Clip, Interpolation, JointTracks, SamplingCache, SamplingJob, SoaSamplingJob,
@@ -1060,7 +1061,7 @@ fn soa_sampling_job_validity() {
 fn sampler_times(keys: &[f32]) -> Vec<f32> {
     let (first, last) = (keys[0], keys[keys.len() - 1]);
     let span = (last - first).max(1e-3);
-    let h = 1.0 / 240.0;
+    let h = VELOCITY_STEP_SECS;
     let mut times: Vec<f32> = keys.iter().flat_map(|&t| [t - h, t, t + h]).collect();
     times.extend((0..300).map(|i| first + i as f32 * 0.0137 * span));
     times.extend((0..300).map(|i| last - i as f32 * 0.0071 * span));
@@ -1191,4 +1192,10 @@ fn track_sampler_interpolates_known_values() {
     assert_vec(at.sample(0.5), Vec3::X);
     assert_vec(at.sample(2.5), Vec3::new(2.0, 0.5, 0.0));
     assert_vec(at.sample(1.0), Vec3::X * 2.0);
+    // From a clamped end into the interval beside it: the kept pair shares one key index
+    // with the next one, and must not be taken for it.
+    assert_vec(at.sample(5.0), Vec3::Y);
+    assert_vec(at.sample(2.75), Vec3::new(1.0, 0.75, 0.0));
+    assert_vec(at.sample(-1.0), Vec3::ZERO);
+    assert_vec(at.sample(1.5), Vec3::X * 3.0);
 }

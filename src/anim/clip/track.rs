@@ -47,12 +47,6 @@ pub trait TrackValue: Copy + std::fmt::Debug {
     fn prepare_keys(values: &[Self], i0: usize, i1: usize) -> Self::Prepared;
     /// The segment's value at `s` in `[0, 1]` from its prepared key pair.
     fn interpolate_prepared(pair: &Self::Prepared, s: f32) -> Self;
-    /// [`TrackValue::interpolate`] of the keys of a LINEAR channel's segment (indices as
-    /// for [`TrackValue::prepare_keys`], `s = 0` where the time is clamped).
-    #[inline]
-    fn interpolate_keys(values: &[Self], i0: usize, i1: usize, s: f32) -> Self {
-        Self::interpolate_prepared(&Self::prepare_keys(values, i0, i1), s)
-    }
     /// Cubic Hermite with basis weights (h00, h10, h01, h11) applied componentwise.
     fn hermite(v0: Self, m0: Self, v1: Self, m1: Self, h: [f32; 4]) -> Self;
     /// Post-processing after interpolation (normalises rotations).
@@ -107,9 +101,9 @@ impl TrackValue for Quat {
     }
     /// `(a, c, Ω)` in f32, as `src/anim/clip/slerp.rs` describes.
     type Prepared = ([f32; 4], [f32; 4], f32);
-    /// Before the first key (`i0 = i1 = 0`, `s = 0`) prepares the pair (key 0, key 1),
-    /// the pair the clip's SoA form stores for key 0, so both give the same bits there
-    /// too (`a + c · 0` keeps the sign of a zero in `a` as that pair's `c` decides).
+    /// Before the first key (`i0 = i1 = 0`, interpolated at `s = 0`) prepares the pair
+    /// (key 0, key 1), the pair the clip's SoA form stores for key 0, so both give the
+    /// same bits there too (`a + c · 0` keeps the sign of a zero in `a` as that pair's `c` decides).
     /// `values` may run past the channel's keys (the SoA form's loose lanes), so only
     /// that case looks past `i1`.
     #[inline]
@@ -148,6 +142,14 @@ impl TrackValue for Quat {
     fn is_zero(&self) -> bool {
         self.to_array().iter().all(|&c| c == 0.0)
     }
+}
+
+/// The value of a LINEAR channel's segment (indices as for [`TrackValue::prepare_keys`],
+/// `s = 0` where the time is clamped): [`Track::sample`] and [`TrackSampler`] both take
+/// it from the prepared pair, so they give the same bits, the sampler from a kept pair.
+#[inline]
+fn interpolate_keys<T: TrackValue>(values: &[T], i0: usize, i1: usize, s: f32) -> T {
+    T::interpolate_prepared(&T::prepare_keys(values, i0, i1), s)
 }
 
 /// Where a time falls in a key array: interpolate keys `i0` and `i1` at `s` in `[0, 1)`;
@@ -244,7 +246,7 @@ impl Segment {
         let (i0, i1, s) = (self.i0 as usize, self.i1 as usize, self.s);
         match interpolation {
             Interpolation::Step => values[i0].finish(),
-            Interpolation::Linear => T::interpolate_keys(values, i0, i1, s),
+            Interpolation::Linear => interpolate_keys(values, i0, i1, s),
             Interpolation::CubicSpline => {
                 let h = hermite_weights(self);
                 // out-tangent of i0, in-tangent of i1.
@@ -369,7 +371,7 @@ impl<T: TrackValue> Track<T> {
     pub fn sampler(&self) -> TrackSampler<'_, T> {
         TrackSampler {
             track: self,
-            key: 0,
+            cursor: 0,
             pair: None,
         }
     }
@@ -378,24 +380,28 @@ impl<T: TrackValue> Track<T> {
 /// Samples one track as [`Track::sample`] does (the same bits), for a caller that samples
 /// it many times at nearby times, such as a velocity measured on both sides of every key.
 /// It keeps the key interval found last (searched from there, as the sampling cache does)
-/// and, for LINEAR tracks, the prepared data of the last key pair, so a rotation's pair is
-/// normalised and its angle found once for all the samples between its keys instead of
-/// once per sample.
+/// and, for LINEAR tracks, the prepared data of the last key pair: consecutive samples
+/// between the same two keys normalise a rotation's pair and find its angle once instead
+/// of once per sample (a sample in another interval prepares that one in its place).
 #[derive(Clone, Debug)]
 pub struct TrackSampler<'a, T: TrackValue> {
     track: &'a Track<T>,
-    key: u32,
+    /// Key index of the interval found last (see `Segment::locate_from`).
+    cursor: u32,
+    /// The segment's key indices `(i0, i1)` and their prepared data, for the last LINEAR
+    /// sample.
     pair: Option<((u32, u32), T::Prepared)>,
 }
 
 impl<T: TrackValue> TrackSampler<'_, T> {
-    /// The track's value at clip time `t` (seconds), as [`Track::sample`].
+    /// The track's value at clip time `t` (seconds, finite), as [`Track::sample`]: clamped
+    /// to the end keys outside the key range.
     pub fn sample(&mut self, t: f32) -> T {
         let track = self.track;
         if let Some(c) = track.constant {
             return c;
         }
-        let seg = Segment::locate_from(&track.times, t, &mut self.key);
+        let seg = Segment::locate_from(&track.times, t, &mut self.cursor);
         if track.interpolation != Interpolation::Linear {
             return seg.sample(track.interpolation, &track.values);
         }
