@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::scratch::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,16 +23,13 @@ fn shared(rel: &str) -> PathBuf {
 
 /// A folder with two Mixamo-style downloads ("Walking.fbx", "Samba Dancing.fbx", each an
 /// empty `Take 001` and the take `mixamo.com`) and the skeleton without a take.
-fn downloads(test: &str) -> (PathBuf, Vec<common::mixamo::Take>) {
-    let dir = std::env::temp_dir().join(format!(
-        "stridescope-animator-files-{}-{test}",
-        std::process::id()
-    ));
+fn downloads(test: &str) -> (Scratch, Vec<common::mixamo::Take>) {
+    let dir = Scratch::new(&format!("animator-files-{test}"));
     let walk = shared("mocap/bandai/dataset-2_walk_normal_002.bvh");
     let run = shared("mocap/bandai/dataset-2_run_normal_001.bvh");
     let takes = vec![
-        common::mixamo::write_take_after_empty(&dir, &walk, "Walking.fbx", "mixamo.com"),
-        common::mixamo::write_take_after_empty(&dir, &run, "Samba Dancing.fbx", "mixamo.com"),
+        common::mixamo::write_take_after_empty(dir.path(), &walk, "Walking.fbx", "mixamo.com"),
+        common::mixamo::write_take_after_empty(dir.path(), &run, "Samba Dancing.fbx", "mixamo.com"),
     ];
     (dir, takes)
 }
@@ -135,7 +133,7 @@ fn a_mixamo_download_opens_on_its_take_named_after_the_file() {
 #[test]
 fn a_folder_of_downloads_lists_its_clips_by_file_and_skips_empty_takes() {
     let (dir, _takes) = downloads("folder");
-    let model = asset::load(&dir).unwrap();
+    let model = asset::load(dir.path()).unwrap();
     let mut names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
     names.sort();
     assert_eq!(

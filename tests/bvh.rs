@@ -9,6 +9,10 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+#[path = "common/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
+
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 use stridescope::anim::{LocalToModelJob, SamplingJob, Transform};
@@ -55,20 +59,12 @@ static ALLOCATOR: PerThread = PerThread;
 
 const TOL: f32 = 1e-5;
 
-fn temp_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stridescope-bvh-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(name: &str, text: &str) -> PathBuf {
-    let path = temp_dir().join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
+/// Writes `text` to a file `name` in a scratch folder and loads it.
 fn load_opts(name: &str, text: &str, options: &LoadOptions) -> Result<Model, ImportError> {
-    asset::load_with(&write(name, text), options)
+    let dir = Scratch::new("bvh");
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    asset::load_with(&path, options)
 }
 
 fn cm() -> LoadOptions {
@@ -899,7 +895,8 @@ fn mutated_files_never_panic_hang_or_over_allocate() {
     ];
     let (mut loaded, mut refused, mut worst) = (0, 0, 0.0f64);
     for (k, (file, original, count)) in inputs.iter().enumerate() {
-        let path = temp_dir().join(file);
+        // Names the bytes in messages; nothing is written there.
+        let path = std::env::temp_dir().join(file);
         for i in 0..*count {
             let seed = 0xb5_0000 + (k as u64) * 1_000_000 + i as u64;
             let (bytes, what) = mutate(original, &mut Rng(seed));
@@ -1170,15 +1167,15 @@ fn a_folder_of_bvh_files_is_one_character_with_every_file_a_clip() {
     }
     assert_eq!(model.meshes.len(), 1, "bone shapes once");
     // asset::load opens a folder the same way.
-    let small = temp_dir().join("mixed-folder");
-    std::fs::create_dir_all(&small).unwrap();
+    let small_dir = Scratch::new("bvh-mixed-folder");
+    let small = small_dir.path();
     for f in files.iter().take(2) {
         std::fs::copy(f, small.join(f.file_name().unwrap())).unwrap();
     }
     std::fs::write(small.join("zz_other.bvh"), chain()).unwrap();
     std::fs::write(small.join("zz_broken.bvh"), "HIERARCHY\nROOT Hips\n{\n").unwrap();
     std::fs::write(small.join("notes.txt"), "not motion").unwrap();
-    let m = asset::load(&small).unwrap();
+    let m = asset::load(small).unwrap();
     assert_eq!(m.clips.len(), 2);
     assert!(
         m.warnings[0].contains("2 of 4 files skipped"),
@@ -1200,9 +1197,8 @@ fn a_folder_of_bvh_files_is_one_character_with_every_file_a_clip() {
         m.warnings
     );
     // A folder without BVH files says so.
-    let empty = temp_dir().join("no-bvh-folder");
-    std::fs::create_dir_all(&empty).unwrap();
-    let e = asset::load(&empty).unwrap_err().to_string();
+    let empty = Scratch::new("bvh-no-bvh-folder");
+    let e = asset::load(empty.path()).unwrap_err().to_string();
     assert!(e.contains("no .bvh or .fbx file"), "{e}");
 }
 
@@ -1210,12 +1206,12 @@ fn a_folder_of_bvh_files_is_one_character_with_every_file_a_clip() {
 /// warning naming them: they play on the first file's bone lengths.
 #[test]
 fn a_folder_names_takes_with_other_bone_lengths() {
-    let dir = temp_dir().join("two-actors");
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("bvh-two-actors");
+    let dir = scratch.path();
     std::fs::write(dir.join("a.bvh"), chain()).unwrap();
     std::fs::write(dir.join("b.bvh"), chain_with(8, "\t\tOFFSET 15 0 0")).unwrap();
     std::fs::write(dir.join("c.bvh"), chain()).unwrap();
-    let m = asset::folder::load_folder(&dir, &cm(), &|_, _| {}).unwrap();
+    let m = asset::folder::load_folder(dir, &cm(), &|_, _| {}).unwrap();
     assert_eq!(m.clips.len(), 3);
     let w: Vec<&String> = m
         .warnings

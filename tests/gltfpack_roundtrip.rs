@@ -13,6 +13,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::scratch::Scratch;
+
 use stridescope::asset::Model;
 use stridescope::render::bounds::pose_bounds;
 use stridescope::render::{
@@ -41,12 +43,9 @@ fn gltfpack() -> Option<PathBuf> {
     None
 }
 
-fn quantize(tool: &Path, input: &Path, name: &str, flags: &[&str]) -> PathBuf {
-    let out = std::env::temp_dir().join(format!(
-        "stridescope-q-{}-{name}{}.glb",
-        std::process::id(),
-        flags.concat()
-    ));
+/// `input` packed by gltfpack with `flags` into `dir` (with its fallback buffer for `-cf`).
+fn quantize(tool: &Path, dir: &Scratch, input: &Path, name: &str, flags: &[&str]) -> PathBuf {
+    let out = dir.join(format!("{name}{}.glb", flags.concat()));
     let o = Command::new(tool)
         .args(flags)
         .arg("-i")
@@ -98,6 +97,7 @@ fn gltfpack_output_draws_like_the_float_original() {
     // octahedral, quaternion and exponential filters, required) and `-c -cf` (compressed
     // with uncompressed fallback data, the extension optional).
     let variants: [&[&str]; 3] = [&[], &["-cc"], &["-c", "-cf"]];
+    let dir = Scratch::new("gltfpack");
     for flags in variants {
         for (file, clip, t) in [
             ("CesiumMan/CesiumMan.glb", None, 0.5f32),
@@ -106,10 +106,10 @@ fn gltfpack_output_draws_like_the_float_original() {
         ] {
             let source = manifest().join("../shared/assets").join(file);
             let float = stridescope::asset::load(&source).unwrap();
-            let packed_path = quantize(&tool, &source, file.split('/').next().unwrap(), flags);
+            let packed_path =
+                quantize(&tool, &dir, &source, file.split('/').next().unwrap(), flags);
             let bytes = std::fs::read(&packed_path).unwrap();
             let packed = stridescope::asset::load(&packed_path).unwrap();
-            let _ = std::fs::remove_file(&packed_path);
             let file = format!("{file} (gltfpack {})", flags.join(" "));
             let compressed = bytes
                 .windows(b"EXT_meshopt_compression".len())

@@ -6,6 +6,8 @@ mod common;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use common::scratch::Scratch;
+
 use serde_json::Value;
 
 fn run(args: &[&str]) -> Output {
@@ -25,9 +27,8 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?}: bad JSON: {e}"))
 }
 
-fn temp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stridescope-graph-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// Writes `text` to a file `name` in `dir`.
+fn temp(dir: &Scratch, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p
@@ -125,7 +126,8 @@ const SCENARIO: &str = r#"// Idle, then walk, ramp to a run, wave, seek.
 
 #[test]
 fn a_scenario_drives_the_default_demo_graph() {
-    let path = temp("walk_run_wave.ron", SCENARIO);
+    let dir = Scratch::new("graph-cli");
+    let path = temp(&dir, "walk_run_wave.ron", SCENARIO);
     let r = json(&["trace", "--json", "--scenario", path.to_str().unwrap()]);
     let frames = r["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 121);
@@ -165,7 +167,9 @@ fn run_text(path: &std::path::Path) -> Vec<u8> {
 
 #[test]
 fn bad_scenarios_name_the_file_line_and_state() {
+    let dir = Scratch::new("graph-cli");
     let bad_state = temp(
+        &dir,
         "bad_state.ron",
         r#"(
     seconds: 1.0,
@@ -189,6 +193,7 @@ fn bad_scenarios_name_the_file_line_and_state() {
         "{e}"
     );
     let syntax = temp(
+        &dir,
         "syntax.ron",
         "(\n  seconds: 1.0,\n  events: [(at_secs: 0.1 action: Seek(0.0))],\n)",
     );
@@ -197,6 +202,7 @@ fn bad_scenarios_name_the_file_line_and_state() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("syntax.ron:3:"), "{e}");
     let unknown_param = temp(
+        &dir,
         "param.ron",
         "(seconds: 1.0, events: [(at_secs: 0.2, action: Set(\"sped\", 1.0))])",
     );
@@ -214,8 +220,9 @@ fn bad_scenarios_name_the_file_line_and_state() {
 
 #[test]
 fn render_draws_a_scenario_frame() {
-    let path = temp("render.ron", SCENARIO);
-    let out = std::env::temp_dir().join(format!("stridescope-scenario-{}.png", std::process::id()));
+    let dir = Scratch::new("graph-cli");
+    let path = temp(&dir, "render.ron", SCENARIO);
+    let out = dir.join("scenario.png");
     let o = run(&[
         "render",
         "--scenario",

@@ -12,6 +12,10 @@ use stridescope::app::settings::Settings;
 use stridescope::app::ui::Previewer;
 use stridescope::stage::retarget::MapFile;
 
+#[path = "common/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
+
 fn shared(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared")
@@ -35,12 +39,6 @@ fn harness_on(model: stridescope::asset::Model) -> Harness<'static, Previewer> {
         .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
     h.run_steps(2);
     h
-}
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("stridescope-ui-retarget-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
 }
 
 #[test]
@@ -129,7 +127,8 @@ fn a_picked_joint_is_applied_saved_loaded_and_reset() {
     assert_eq!(s.clips, clips_before - 1..clips_before);
 
     // Saved as RON that `--map` reads.
-    let file = temp("map.ron");
+    let dir = Scratch::new("ui-retarget");
+    let file = dir.join("map.ron");
     h.state_mut().save_retarget_map(&file).unwrap();
     let read = MapFile::read(&file).unwrap();
     assert_eq!(
@@ -137,7 +136,7 @@ fn a_picked_joint_is_applied_saved_loaded_and_reset() {
         Some("Toes_L")
     );
     assert!(read.target.is_empty());
-    let demo = temp("demo.glb");
+    let demo = dir.join("demo.glb");
     std::fs::write(&demo, stridescope::asset::demo::demo_glb()).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_stridescope"))
         .args([
@@ -187,7 +186,7 @@ fn a_picked_joint_is_applied_saved_loaded_and_reset() {
 
     // A map naming a joint the source lacks is refused with the file's reason; the clips
     // stay as they were.
-    let bad = temp("bad.ron");
+    let bad = dir.join("bad.ron");
     std::fs::write(&bad, "(source: {\"hips\": \"NoSuchJoint\"})").unwrap();
     let e = h
         .state_mut()
@@ -204,7 +203,6 @@ fn a_picked_joint_is_applied_saved_loaded_and_reset() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("line 1"), "{e}");
-    let _ = std::fs::remove_dir_all(file.parent().unwrap());
 }
 
 /// The bone map's retarget pose per chain: keeping the demo's left arm at its rest pose
@@ -252,7 +250,8 @@ fn a_chains_retarget_pose_is_chosen_applied_and_saved() {
     // moved (the same frame, another retarget pose).
     let after = hand_at(&h);
     assert!(after.distance(before) > 0.05, "{before:?} -> {after:?}");
-    let file = temp("chains.ron");
+    let dir = Scratch::new("ui-retarget");
+    let file = dir.join("chains.ron");
     h.state_mut().save_retarget_map(&file).unwrap();
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("keep_rest"), "{text}");
@@ -264,7 +263,6 @@ fn a_chains_retarget_pose_is_chosen_applied_and_saved() {
         stridescope::stage::retarget::ChainPoseDef::MatchSource,
     );
     assert!(h.state().retarget.as_ref().unwrap().map.chains.is_empty());
-    let _ = std::fs::remove_file(&file);
 }
 
 /// The map and its clips belong to the character they were made on: opening another file
@@ -313,7 +311,8 @@ fn save_retargeted_clips_writes_the_character_with_them() {
     let own = model.clips.len();
     let mut previewer = Previewer::new(model, Some(robot.clone()), Settings::default());
     // Nothing retargeted yet: the menu item is greyed and the call says why.
-    let out = temp("robot_retargeted.glb");
+    let dir = Scratch::new("ui-retarget");
+    let out = dir.join("robot_retargeted.glb");
     assert!(previewer.save_retargeted_clips(&out).is_err());
     previewer.retarget_from(&walk()).unwrap();
     let mut h = Harness::builder()
@@ -337,5 +336,4 @@ fn save_retargeted_clips_writes_the_character_with_them() {
         &saved.clips[saved.find_clip("dataset-2_walk_normal_002").unwrap()],
     );
     assert!((a.duration_secs() - b.duration_secs()).abs() < 1e-4);
-    let _ = std::fs::remove_file(&out);
 }

@@ -14,6 +14,8 @@ use stridescope::render::RgbaImage;
 mod xvfb;
 use xvfb::{skip_or_fail, Xvfb};
 
+/// A fresh folder for one test's files. Kept when the test fails (its screenshots show
+/// why); each test removes it as it passes.
 fn temp_dir(name: &str) -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("stridescope-window-{name}-{}", std::process::id()));
@@ -657,6 +659,7 @@ fn opening_another_file_reports_no_false_error() {
             "{stderr}"
         );
     }
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The layout at 1400x860 and 1024x640 (issue 19, item 6) with everything that takes room
@@ -704,6 +707,7 @@ fn the_viewport_keeps_half_the_window_at_both_sizes() {
             assert_eq!((img.width, img.height), (w, h));
         }
     }
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Motion matching on a mocap library in the window (issue 22): `CesiumMan.glb

@@ -92,6 +92,9 @@ pub fn click_at<S>(h: &mut egui_kittest::Harness<'_, S>, at: egui::Pos2) {
 /// Test material made from the shared samples (drift, rescale).
 pub mod messy;
 
+/// Scratch folders removed when dropped.
+pub mod scratch;
+
 /// `clip` sampled at `time_secs` on `skeleton`: local transforms, the rest pose where the
 /// clip has no track.
 #[allow(dead_code)] // Not every test file that includes `common` uses it.
