@@ -860,3 +860,69 @@ fn a_soa_pose_hands_out_the_form_that_holds_the_pose() {
     want[2] = b[2];
     assert_eq!(pose.packed(), &to_soa(&want)[..]);
 }
+
+/// `for_each_model_pose` (the SoA jobs when the pose stays as sampled, the per-joint jobs
+/// when root motion is taken out) gives, at every time of a run, the matrices
+/// `ModelPoseJob` (the per-joint jobs, no cache) gives at that time, bit for bit, with the
+/// times' indices in order: playback forwards, past the end, scrubbing back, jumps.
+#[test]
+fn for_each_model_pose_gives_the_model_pose_job_s_matrices() {
+    use stridescope::anim::model_pose::{for_each_model_pose, ModelPoseJob};
+    use stridescope::anim::ClipRootMotion;
+    let cases = [
+        ("assets/Robot/robot.glb", "Robot_Walking"),
+        ("assets/Fox/Fox.glb", "Run"),
+        (
+            "mocap/bandai/dataset-2_walk_normal_002.bvh",
+            "dataset-2_walk_normal_002",
+        ),
+    ];
+    let bits = |m: &[Mat4]| -> Vec<u32> {
+        m.iter()
+            .flat_map(|m| m.to_cols_array().map(f32::to_bits))
+            .collect()
+    };
+    let mut with_root_motion = 0;
+    for (file, name) in cases {
+        let model = load(file);
+        let sk = &model.skeleton;
+        let clip = &model.clips[model
+            .find_clip(name)
+            .unwrap_or_else(|| panic!("{file}: no clip {name}"))];
+        let d = clip.duration_secs();
+        let mut times: Vec<f32> = (0..150).map(|i| i as f32 / 60.0 * d).collect();
+        times.extend((0..40).map(|i| 1.2 * d - i as f32 * 0.037 * d));
+        times.extend([0.5 * d, 0.1 * d, 0.9 * d, -1.0, 0.0, d]);
+        let root = ClipRootMotion::for_clip(sk, clip, None).unwrap();
+        let mut in_place_cases = vec![None];
+        if let Some(r) = root.as_ref() {
+            in_place_cases.push(Some(r));
+            with_root_motion += 1;
+        }
+        for in_place in in_place_cases {
+            let what = format!("{file} {name} in_place {}", in_place.is_some());
+            let mut seen = 0;
+            for_each_model_pose(sk, clip, in_place, times.iter().copied(), |i, t, got| {
+                assert_eq!(i, seen, "{what}: index");
+                assert_eq!(t.to_bits(), times[i].to_bits(), "{what}: time");
+                seen += 1;
+                let mut local = sk.rest_pose().to_vec();
+                let mut want = vec![Mat4::IDENTITY; sk.joint_count()];
+                ModelPoseJob {
+                    skeleton: sk,
+                    clip,
+                    time_secs: t,
+                    in_place,
+                }
+                .run(&mut local, &mut want)
+                .unwrap();
+                assert!(bits(got) == bits(&want), "{what}: time {t} ({i})");
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(seen, times.len(), "{what}");
+        }
+    }
+    // All three clips travel, so both paths ran on each.
+    assert_eq!(with_root_motion, 3);
+}

@@ -8,7 +8,7 @@ use glam::Mat4;
 
 use super::{
     AnimError, Clip, ClipRootMotion, LocalToModelJob, SamplingCache, SamplingJob, Skeleton,
-    Transform,
+    SoaLocalToModelJob, SoaSamplingJob, Transform,
 };
 
 /// `clip` on `skeleton` at `time_secs` (clip seconds, clamped to the clip as sampling
@@ -86,9 +86,33 @@ pub fn for_each_model_pose(
     times: impl IntoIterator<Item = f32>,
     mut f: impl FnMut(usize, f32, &[Mat4]) -> Result<(), AnimError>,
 ) -> Result<(), AnimError> {
-    let mut local = skeleton.rest_pose().to_vec();
     let mut model = vec![Mat4::IDENTITY; skeleton.joint_count()];
     let mut cache = SamplingCache::new();
+    if in_place.is_none() {
+        // The structure-of-arrays jobs give the per-joint jobs' matrices bit for bit
+        // (`tests/soa_pipeline.rs`) without unpacking the pose into one transform per
+        // joint; taking root motion out needs that per-joint pose, so it keeps the loop
+        // below.
+        let rest_pose = skeleton.rest_pose_soa();
+        let mut local = rest_pose.to_vec();
+        for (i, time_secs) in times.into_iter().enumerate() {
+            SoaSamplingJob {
+                clip,
+                time_secs,
+                rest_pose,
+            }
+            .run_with_cache(&mut cache, &mut local)?;
+            SoaLocalToModelJob {
+                parents: skeleton.parents(),
+                local: &local,
+                model_from_root: Mat4::IDENTITY,
+            }
+            .run(&mut model)?;
+            f(i, time_secs, &model)?;
+        }
+        return Ok(());
+    }
+    let mut local = skeleton.rest_pose().to_vec();
     for (i, time_secs) in times.into_iter().enumerate() {
         ModelPoseJob {
             skeleton,
