@@ -1,7 +1,7 @@
 //! Drive's debug views: the legs in use (each joint pickable), the foot-slide plot and
 //! the overlay text over the viewport.
 
-use super::palette::{FOOT, WARN};
+use super::palette::{leg_color, WARN};
 use super::Previewer;
 use egui::{Color32, Vec2};
 use egui_plot::{HLine, Plot, PlotPoints, Points};
@@ -106,7 +106,7 @@ pub(super) fn foot_slide_ui(p: &Previewer, ui: &mut egui::Ui) {
     let mut legend: Vec<(&str, Color32)> = names
         .iter()
         .enumerate()
-        .map(|(i, n)| (n.as_str(), FOOT[i % FOOT.len()]))
+        .map(|(i, n)| (n.as_str(), leg_color(n, i)))
         .collect();
     legend.push(("skate threshold", WARN));
     super::plot::legend_row_ui(ui, &legend);
@@ -132,7 +132,7 @@ pub(super) fn foot_slide_ui(p: &Previewer, ui: &mut egui::Ui) {
                 // join the contacts across the swing.
                 plot.points(
                     Points::new(name.as_str(), PlotPoints::from(pts))
-                        .color(FOOT[i % FOOT.len()])
+                        .color(leg_color(name, i))
                         .radius(1.5),
                 );
             }

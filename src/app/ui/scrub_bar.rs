@@ -5,15 +5,10 @@ use super::Previewer;
 use crate::controller::Transport;
 use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
+/// A sync marker's colour: its leg's (see [`super::palette::leg_color`]), else the third
+/// leg's for a marker that names none.
 fn marker_color(name: &str) -> Color32 {
-    let lower = name.to_ascii_lowercase();
-    if lower.contains("left") {
-        Color32::from_rgb(90, 170, 255)
-    } else if lower.contains("right") {
-        Color32::from_rgb(255, 160, 60)
-    } else {
-        Color32::from_rgb(200, 200, 120)
-    }
+    super::palette::leg_color(name, 2)
 }
 
 /// The smallest of 1, 2, 5, 10, 20, 50... that is at least `min` (and at least 1).
@@ -189,7 +184,7 @@ pub(super) fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         hover.push("Foot contacts (detected from the feet):".to_string());
         for (i, c) in a.contacts.iter().take(lanes).enumerate() {
             let y0 = top + i as f32 * (lane_h + 1.0);
-            let color = super::palette::FOOT[i % super::palette::FOOT.len()];
+            let color = super::palette::leg_color(&c.leg, i);
             for (t0, t1) in c.spans(a.duration_secs) {
                 painter.rect_filled(
                     Rect::from_min_max(
