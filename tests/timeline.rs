@@ -439,6 +439,18 @@ fn end_lands_on_the_last_frame_the_readout_names() {
         assert_eq!(t.frame_index().floor(), 26.0, "looping {looping}");
     }
     use stridescope::app::ui::timeline::fps_text;
+    // A Bandai take: 265 frames of 0.0333333 s (the BVH's seven digits), so its duration
+    // and rate are a few millionths off whole: a loop's last frame is still 263, like
+    // every other take's N - 2.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/mocap/bandai/dataset-2_walk_normal_002.bvh");
+    let take = stridescope::asset::load(&path).unwrap();
+    let mut t = Timeline::new(&take);
+    t.select_clip(&take, 0);
+    assert_eq!(fps_text(t.frame_rate_hz()), "30");
+    assert_eq!(t.last_frame(), 263.0);
+    t.set_looping(false);
+    assert_eq!(t.last_frame(), 264.0);
     assert_eq!(fps_text(30.0), "30");
     assert_eq!(fps_text(30000.0 / 1001.0), "29.97");
     assert_eq!(fps_text(24000.0 / 1001.0), "23.976");

@@ -653,8 +653,10 @@ impl Timeline {
     pub fn last_frame(&self) -> f64 {
         let d = self.player.clock.duration_secs();
         let frames = d * self.frame_rate_hz;
-        // 1.1 s * 30 fps is 33.000000000000004: snap near-whole counts first.
-        let whole = (frames - frames.round()).abs() < 1e-6;
+        // Snap near-whole counts first: 1.1 s * 30 fps is 33.000000000000004, and a BVH
+        // take of 265 frames of 0.0333333 s (seven digits) comes to 264.00001 frames at
+        // the rate read from it. A thousandth of a frame is far below anything shown.
+        let whole = (frames - frames.round()).abs() < 1e-3;
         let last = match (self.player.clock.looping(), whole) {
             (true, true) => frames.round() - 1.0,
             (_, false) => frames.floor(),
