@@ -134,6 +134,7 @@ pub(super) fn curves_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                 .link_axis(egui::Id::unique("curve_view_time"), [true, false])
                 .link_cursor(egui::Id::unique("curve_view_time"), [true, false])
                 .x_axis_label("clip time (s)")
+                .x_grid_spacer(super::plot::time_grid_spacer())
                 .y_axis_label(group.title())
                 .include_x(0.0)
                 .include_x(duration)

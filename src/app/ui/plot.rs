@@ -5,9 +5,39 @@
 //! shows the speed its feet imply instead.
 
 use egui::Color32;
-use egui_plot::{HLine, Line, Plot, PlotPoints, Points, VLine};
+use egui_plot::{
+    uniform_grid_spacer, GridInput, GridMark, HLine, Line, Plot, PlotPoints, Points, VLine,
+};
 
 use super::Previewer;
+
+/// The smallest of ..., 0.1, 0.2, 0.5, 1, 2, 5, 10, ... that is at least `min` (> 0).
+fn step_125(min: f64) -> f64 {
+    let decade = 10f64.powf(min.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|s| *s >= min * (1.0 - 1e-9))
+        .unwrap_or(10.0 * decade)
+}
+
+/// Grid steps for a time axis, each the next 1-2-5 value: the thinnest at least the
+/// plot's smallest line spacing (`base_step_size`, 8 points), then 3 times it, then 7.6
+/// times it, since the plot labels only steps more than 60 points apart. Its default
+/// steps are powers of 10, so a 3-10 s clip on a panel-wide plot was labelled only at 0
+/// (1 s too dense to label, 10 s past the clip's end).
+pub(super) fn time_steps(input: GridInput) -> [f64; 3] {
+    let base = input.base_step_size;
+    if !(base.is_finite() && base > 0.0) {
+        return [1.0, 2.0, 5.0];
+    }
+    [step_125(base), step_125(base * 3.0), step_125(base * 7.6)]
+}
+
+/// [`time_steps`] as a plot's grid spacer.
+pub(super) fn time_grid_spacer() -> impl Fn(GridInput) -> Vec<GridMark> {
+    uniform_grid_spacer(time_steps)
+}
 
 pub(super) fn root_motion_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     ui.heading("Root motion");
@@ -169,6 +199,7 @@ fn root_speed_plot_ui(p: &Previewer, ui: &mut egui::Ui) {
         .height(ui.available_height().max(120.0))
         .allow_scroll(false)
         .x_axis_label("clip time (s)")
+        .x_grid_spacer(time_grid_spacer())
         .y_axis_label("m/s")
         .include_x(0.0)
         .include_x(duration)
@@ -256,4 +287,27 @@ pub(super) fn legend_row_ui(ui: &mut egui::Ui, items: &[(&str, Color32)]) {
             ui.label(egui::RichText::new(*name).small());
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(base_step_size: f64) -> [f64; 3] {
+        time_steps(GridInput {
+            bounds: (0.0, 10.0),
+            base_step_size,
+        })
+    }
+
+    #[test]
+    fn time_axis_steps_go_one_two_five() {
+        // A 9 s clip on a 250-point plot: 8 points are 0.3 s; labels every 5 s.
+        assert_eq!(steps(0.3), [0.5, 1.0, 5.0]);
+        assert_eq!(steps(0.1), [0.1, 0.5, 1.0]);
+        assert_eq!(steps(1.3), [2.0, 5.0, 10.0]);
+        assert_eq!(steps(0.004), [0.005, 0.02, 0.05]);
+        assert_eq!(steps(7.0), [10.0, 50.0, 100.0]);
+        assert_eq!(steps(0.0), [1.0, 2.0, 5.0]);
+    }
 }
