@@ -208,7 +208,9 @@ pub(super) fn run(args: &InspectArgs, load: &asset::LoadOptions) -> Result<Strin
                         ""
                     }
                 ),
-                _ => "the feet never plant or stand still: no implied speed".into(),
+                _ => {
+                    "no implied speed (no foot is planted, or the planted feet stand still)".into()
+                }
             };
             let _ = writeln!(
                 w,

@@ -585,7 +585,7 @@ impl Locomotion {
         self.warnings.clear();
         if speed < MIN_ANIM_SPEED {
             self.warnings.push(
-                "the clip has no root motion and no planted feet to imply a speed from: play rate and stride left alone"
+                "the clip has no root motion and its feet imply no speed (none planted, or standing still): play rate and stride left alone"
                     .into(),
             );
         }

@@ -230,7 +230,7 @@ pub(super) fn locomotion_panel_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     }
                 }
             } else {
-                ui.weak("the clip's speed is unknown (no root motion and no planted feet)");
+                ui.weak("the clip's speed is unknown (no root motion, and no planted foot moves to imply one)");
             }
         });
     });

@@ -184,7 +184,7 @@ fn root_speed_plot_ui(p: &Previewer, ui: &mut egui::Ui) {
     ui.label(match (mean, implied) {
         (Some(m), _) => format!("Root speed along travel (m/s), mean {m:.3}"),
         (None, Some(v)) => format!("In place: the feet imply {v:.3} m/s"),
-        (None, None) => "Root speed (m/s): no root motion, no planted feet".to_string(),
+        (None, None) => "Root speed (m/s): no root motion, and the feet imply none (none planted, or standing still)".to_string(),
     });
     if !backwards.is_empty() {
         ui.colored_label(
