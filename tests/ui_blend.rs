@@ -426,3 +426,28 @@ fn state_names_lose_their_shared_prefix() {
     assert_eq!(common_word_prefix(&["A_", "A_B"]), 0);
     assert_eq!(common_word_prefix(&["Idle", "Move"]), 0);
 }
+
+/// The Blend panel's pickers offer the clip list's clips: a 3ds Max FBX's hidden empty
+/// `(internal)` take is neither offered nor picked (it used to be the Additive picker's
+/// and the second Two-clips pick). With it hidden one clip is left, so there is no pair
+/// to blend; "Show hidden" brings it back to the pickers.
+#[test]
+fn the_pickers_leave_out_a_hidden_empty_take() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/fbx/ufbx/max7_skin_5000_binary.fbx");
+    let model = stridescope::asset::load(&path).unwrap();
+    let names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
+    assert_eq!(names, ["max7_skin_5000_binary", "(internal)"]);
+    let previewer = Previewer::new(model, Some(path), Settings::default());
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 900.0))
+        .build_ui_state(|ui, p: &mut Previewer| p.ui(ui, None), previewer);
+    h.run_steps(2);
+    h.get_by_label("Additive:");
+    assert!(h.query_by_label("Two clips:").is_none());
+    assert!(h.query_by_label_contains("(internal)").is_none());
+    h.state_mut().set_show_hidden_clips(true);
+    h.run_steps(2);
+    h.get_by_label("Two clips:");
+    assert!(h.query_by_label_contains("(internal)").is_some());
+}

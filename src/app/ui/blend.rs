@@ -334,18 +334,46 @@ pub(super) fn graph_timeline_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     }
 }
 
+/// The clips the pickers offer: the clip list's, in its order (hidden clips and empty
+/// takes only with "Show hidden"), so a file's hidden `(internal)` take is never picked
+/// for the user.
+fn pickable_clips(p: &Previewer) -> Vec<usize> {
+    p.stage.main.model.listed_clips(p.show_hidden_clips())
+}
+
+/// The first clip after `clip` in `listed` (wrapping) that is not `clip`, preferring one
+/// that animates; `clip` itself when it is the only one.
+fn next_pickable(p: &Previewer, listed: &[usize], clip: usize) -> usize {
+    let at = listed
+        .iter()
+        .position(|&i| i == clip)
+        .unwrap_or(listed.len());
+    let after: Vec<usize> = (1..=listed.len())
+        .map(|k| listed[(at + k) % listed.len()])
+        .filter(|&i| i != clip)
+        .collect();
+    let clips = &p.stage.main.model.clips;
+    after
+        .iter()
+        .copied()
+        .find(|&i| clips[i].emptiness().is_none())
+        .or(after.first().copied())
+        .unwrap_or(clip)
+}
+
 /// "Blend two clips": pick A and B and start a blend held at any weight (the weight is
 /// then a slider among the graph's parameters).
 fn two_clip_blend_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let n = p.stage.main.model.clips.len();
-    if n < 2 {
+    let listed = pickable_clips(p);
+    if n < 2 || listed.len() < 2 {
         return;
     }
     let id = egui::Id::unique("two_clip_pick");
-    let (mut a, mut b): (usize, usize) = ui.data(|d| d.get_temp(id)).unwrap_or((
-        p.stage.main.timeline.clip().unwrap_or(0),
-        (p.stage.main.timeline.clip().unwrap_or(0) + 1) % n,
-    ));
+    let (mut a, mut b): (usize, usize) = ui.data(|d| d.get_temp(id)).unwrap_or_else(|| {
+        let a = p.stage.main.timeline.clip().unwrap_or(listed[0]);
+        (a, next_pickable(p, &listed, a))
+    });
     let (a_was, b_was) = (a, b);
     let mut go = false;
     ui.horizontal_wrapped(|ui| {
@@ -360,8 +388,8 @@ fn two_clip_blend_ui(p: &mut Previewer, ui: &mut egui::Ui) {
             let r = egui::ComboBox::from_id_salt(salt)
                 .selected_text(p.stage.main.model.clips[(*pick).min(n - 1)].name())
                 .show_ui(ui, |ui| {
-                    for (i, c) in p.stage.main.model.clips.iter().enumerate() {
-                        ui.selectable_value(pick, i, c.name());
+                    for &i in &listed {
+                        ui.selectable_value(pick, i, p.stage.main.model.clips[i].name());
                     }
                 });
             r.response
@@ -384,15 +412,20 @@ fn two_clip_blend_ui(p: &mut Previewer, ui: &mut egui::Ui) {
 /// one of its own frames (the frame at which it adds nothing), e.g. a lean or a breath
 /// authored as a plain clip.
 fn additive_layer_ui(p: &mut Previewer, ui: &mut egui::Ui) {
-    let clips = &p.stage.main.model.clips;
-    let n = clips.len();
-    if n == 0 {
+    let listed = pickable_clips(p);
+    let n = p.stage.main.model.clips.len();
+    if n == 0 || listed.is_empty() {
         return;
     }
-    let base = p.stage.main.timeline.clip().unwrap_or(0).min(n - 1);
+    let base = p.stage.main.timeline.clip().unwrap_or(listed[0]).min(n - 1);
+    let next = next_pickable(p, &listed, base);
+    let clips = &p.stage.main.model.clips;
     let id = egui::Id::unique("additive_layer_pick");
     // By default a clip authored as additive (the demo's Wave), else the next one.
-    let authored = (0..n).find(|&i| i != base && clips[i].is_additive());
+    let authored = listed
+        .iter()
+        .copied()
+        .find(|&i| i != base && clips[i].is_additive());
     // A clip made additive relative to one of its frames (right-click > Make additive)
     // starts from that frame.
     let own_frame = |i: usize| {
@@ -405,7 +438,7 @@ fn additive_layer_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         }
     };
     let (mut layer, mut frame): (usize, u32) = ui.data(|d| d.get_temp(id)).unwrap_or_else(|| {
-        let l = authored.unwrap_or((base + 1) % n);
+        let l = authored.unwrap_or(next);
         (l, own_frame(l))
     });
     layer = layer.min(n - 1);
@@ -417,8 +450,8 @@ fn additive_layer_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         let r = egui::ComboBox::from_id_salt("additive_layer_clip")
             .selected_text(clips[layer].name())
             .show_ui(ui, |ui| {
-                for (i, c) in clips.iter().enumerate() {
-                    ui.selectable_value(&mut layer, i, c.name());
+                for &i in &listed {
+                    ui.selectable_value(&mut layer, i, clips[i].name());
                 }
             });
         r.response.widget_info(|| {
