@@ -200,6 +200,28 @@ fn every_panel_fits_with_a_retarget_fbx_joints_and_morphs() {
     );
 }
 
+/// A single take whose name is wider than the left panel (the Bandai left turn): the
+/// Additive row's "over <name>" once pushed the frame field and Add layer out of the
+/// panel at 1024x640.
+#[test]
+fn every_panel_fits_with_a_take_named_wider_than_the_panel() {
+    let mut bad = Vec::new();
+    for size in SIZES {
+        let take = stridescope::asset::load(&shared(
+            "mocap/bandai/dataset-2_walk-turn-left_normal_002.bvh",
+        ))
+        .unwrap();
+        let h = harness(take, size);
+        h.get_by_label("Add layer");
+        bad.extend(misfits(&h, "one long-named take", size));
+    }
+    assert!(
+        bad.is_empty(),
+        "content wider than its panel:\n{}",
+        bad.join("\n")
+    );
+}
+
 /// Small plots keep their legend in a row above them, not inside (where egui_plot's
 /// covered a third of a 90-point plot): each name once, as a plain label (egui_plot's
 /// legend entries are a second, clickable node).

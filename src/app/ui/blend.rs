@@ -454,13 +454,22 @@ fn additive_layer_ui(p: &mut Previewer, ui: &mut egui::Ui) {
                     ui.selectable_value(&mut layer, i, clips[i].name());
                 }
             });
-        r.response.widget_info(|| {
-            egui::WidgetInfo::labeled(egui::Role::ComboBox, true, "clip to add")
-        });
+        r.response
+            .widget_info(|| egui::WidgetInfo::labeled(egui::Role::ComboBox, true, "clip to add"));
         if layer != picked_before {
             frame = own_frame(layer);
         }
-        ui.label(format!("over {}, relative to its frame", clips[base].name()));
+    });
+    // On lines of their own: a take's name can be wider than the panel, and in the
+    // wrapped row above it pushed the frame field and the button out of the panel.
+    ui.add(
+        egui::Label::new(format!(
+            "over {}, relative to its frame",
+            clips[base].name()
+        ))
+        .wrap(),
+    );
+    ui.horizontal(|ui| {
         let clip = &clips[layer];
         let last = (f64::from(clip.duration_secs()) * clip.frame_rate_hz().unwrap_or(30.0))
             .round() as u32;
