@@ -941,3 +941,46 @@ fn a_truncated_fbx_says_it_looks_truncated() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A skin deformer and mesh without names (Maya's sausage, 3ds Max's transformed box)
+/// take their name from the mesh's node: `inspect` read "skins: 'skin of '".
+#[test]
+fn an_unnamed_skin_is_named_for_its_mesh_node() {
+    for (file, name) in [
+        ("maya_game_sausage_7500_binary_wiggle.fbx", "skin of pCube1"),
+        ("max_transformed_skin_7500_binary.fbx", "skin of Box001"),
+    ] {
+        let model = asset::load(&fbx_dir().join(file)).unwrap();
+        let names: Vec<&str> = model.skins.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, [name], "{file}");
+    }
+}
+
+/// `inspect`'s line for an empty take ends at its channel counts: with no interpolation
+/// to name it used to end in a stray ", ".
+#[test]
+fn inspect_lists_an_empty_take_without_a_dangling_comma() {
+    let out = Command::new(env!("CARGO_BIN_EXE_stridescope"))
+        .arg("inspect")
+        .arg(fbx_dir().join("max7_skin_5000_binary.fbx"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no line for {name}:\n{text}"))
+            .to_string()
+    };
+    assert!(
+        line("(internal):").ends_with("0 channels (0 translation, 0 rotation, 0 scale)"),
+        "{}",
+        line("(internal):")
+    );
+    assert!(
+        line("max7_skin_5000_binary:").ends_with("(0 translation, 3 rotation, 0 scale), LINEAR"),
+        "{}",
+        line("max7_skin_5000_binary:")
+    );
+}

@@ -136,7 +136,7 @@ pub(super) fn run(args: &InspectArgs, load: &asset::LoadOptions) -> Result<Strin
     for c in &report.clips {
         let _ = writeln!(
             w,
-            "  {}: {:.6} s (keys from {:.6} s{}), {} channels ({} translation, {} rotation, {} scale), {}{}",
+            "  {}: {:.6} s (keys from {:.6} s{}), {} channels ({} translation, {} rotation, {} scale){}{}",
             c.name,
             c.duration_secs,
             c.first_key_secs,
@@ -147,7 +147,12 @@ pub(super) fn run(args: &InspectArgs, load: &asset::LoadOptions) -> Result<Strin
             c.translation_channels,
             c.rotation_channels,
             c.scale_channels,
-            c.interpolations.join("/"),
+            // No channel, no interpolation: no trailing ", ".
+            if c.interpolations.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", c.interpolations.join("/"))
+            },
             if c.additive { ", additive" } else { "" }
         );
         if let Some(why) = &c.empty {

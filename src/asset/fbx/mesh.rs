@@ -319,10 +319,16 @@ fn build_skin(
         }
         influences.push((j, w));
     }
-    let name = if deformer.element.name.is_empty() {
+    let name = if !deformer.element.name.is_empty() {
+        deformer.element.name.to_string()
+    } else if !mesh.element.name.is_empty() {
         format!("skin of {}", mesh.element.name)
     } else {
-        deformer.element.name.to_string()
+        // Neither named (Maya's sausage sample): the mesh's node, else its place.
+        match mesh.element.instances.first() {
+            Some(node) if !node.element.name.is_empty() => format!("skin of {}", node.element.name),
+            _ => format!("skin {}", mesh.element.typed_id),
+        }
     };
     // Checked against the skeleton by the caller's Skin::new equivalent below.
     let skin = Skin {

@@ -13,7 +13,7 @@ use crate::CliError;
 /// The arguments of `stridescope lint`.
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// Folders (searched recursively for .gltf and .glb) and files.
+    /// Folders (searched recursively for .gltf, .glb, .fbx and .bvh files) and files.
     #[arg(required = true, value_name = "DIR_OR_FILE")]
     pub paths: Vec<PathBuf>,
     /// Print the report as JSON (every file, the unreadable ones with their error).
