@@ -395,9 +395,10 @@ fn screenshot_shows_the_locomotion_panel_and_overlays() {
     // orange stride-scale line.
     let orange = count(1100, 100, 1400, 620, [255, 150, 40], 30);
     assert!(orange > 40, "pad / stride-scale line: {orange} px");
-    // The foot-slide curve's red (left foot) and blue (right foot) lines near the bottom.
-    let left = count(0, 760, 1400, 870, [240, 110, 110], 30);
-    let right = count(0, 760, 1400, 870, [110, 200, 240], 30);
+    // The foot-slide plot's points near the bottom: blue (left foot), orange (right foot),
+    // the leg colours of the markers and contact lanes; the skate threshold is red.
+    let left = count(0, 760, 1400, 870, [90, 170, 255], 30);
+    let right = count(0, 760, 1400, 870, [255, 160, 60], 30);
     assert!(left > 30 && right > 30, "slide curves: {left} / {right} px");
     let _ = std::fs::remove_dir_all(dir);
 }

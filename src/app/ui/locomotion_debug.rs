@@ -1,7 +1,7 @@
 //! Drive's debug views: the legs in use (each joint pickable), the foot-slide plot and
 //! the overlay text over the viewport.
 
-use super::palette::{leg_color, WARN};
+use super::palette::{leg_color, SKATE};
 use super::Previewer;
 use egui::{Color32, Vec2};
 use egui_plot::{HLine, Plot, PlotPoints, Points};
@@ -108,7 +108,7 @@ pub(super) fn foot_slide_ui(p: &Previewer, ui: &mut egui::Ui) {
         .enumerate()
         .map(|(i, n)| (n.as_str(), leg_color(n, i)))
         .collect();
-    legend.push(("skate threshold", WARN));
+    legend.push(("skate threshold", SKATE));
     super::plot::legend_row_ui(ui, &legend);
     Plot::new("foot_slide")
         .height((ui.available_height() - 4.0).clamp(40.0, 90.0))
@@ -116,7 +116,7 @@ pub(super) fn foot_slide_ui(p: &Previewer, ui: &mut egui::Ui) {
         .include_y(0.0)
         .include_y(threshold * 1.5)
         .show(ui, |plot| {
-            plot.hline(HLine::new("skate threshold", threshold).color(WARN));
+            plot.hline(HLine::new("skate threshold", threshold).color(SKATE));
             for (i, name) in names.iter().enumerate() {
                 let pts: Vec<[f64; 2]> = g
                     .locomotion_history()

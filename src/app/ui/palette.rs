@@ -5,6 +5,10 @@ use egui::Color32;
 /// Warnings: phase cancellation, the loop seam, skating, unmapped bones.
 pub(super) const WARN: Color32 = Color32::from_rgb(255, 170, 80);
 
+/// The foot-slide plot's skating threshold: red, apart from the warning orange, which is
+/// close to the right leg's.
+pub(super) const SKATE: Color32 = Color32::from_rgb(235, 60, 60);
+
 /// The left leg's colour and the right leg's, wherever a leg is drawn: its sync markers,
 /// its contact lane in the scrub bar, its foot-slide points.
 pub(super) const LEFT: Color32 = Color32::from_rgb(90, 170, 255);
