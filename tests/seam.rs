@@ -249,3 +249,33 @@ fn a_large_rotation_seam_moves_the_chain_end_by_its_chord() {
     );
     assert!(spine.visible_m <= 2.0 * spine.chain_length_m);
 }
+
+/// Rotation pops below the dot product's resolution read as what they are: 0.01 and
+/// 0.002 degrees (the dot product's step below 1 is 0.0396 degrees, which every
+/// seamless channel used to read).
+#[test]
+fn a_tiny_pop_reads_its_size() {
+    let sk = rig();
+    let clip = Clip::new(
+        "Tiny".into(),
+        vec![
+            swing(1, Vec3::Z, 0.3, 0.01),
+            swing(2, Vec3::Y, 0.5, 0.002),
+            swing(3, Vec3::Z, 0.8, 0.0),
+        ],
+        vec![],
+        4,
+    )
+    .unwrap();
+    let s = seams(&sk, &clip, None);
+    let deg = |joint: usize| {
+        s.iter()
+            .find(|c| c.joint == joint)
+            .unwrap()
+            .position_jump
+            .to_degrees()
+    };
+    assert!((deg(1) - 0.01).abs() < 1e-3, "{}", deg(1));
+    assert!((deg(2) - 0.002).abs() < 1e-3, "{}", deg(2));
+    assert!(deg(3) < 1e-4, "{}", deg(3));
+}
