@@ -449,6 +449,16 @@ fn end_lands_on_the_last_frame_the_readout_names() {
     t.select_clip(&take, 0);
     assert_eq!(fps_text(t.frame_rate_hz()), "30");
     assert_eq!(t.last_frame(), 263.0);
+    // End lands on it, and the next frame is the wrap's frame 0 (every place that counts
+    // frames snaps alike), then 1; two back from 1 is 263 again.
+    t.jump_to_end();
+    assert_eq!(t.frame_index().floor(), 263.0);
+    t.step_frames(1);
+    assert_eq!(t.frame_index(), 0.0);
+    t.step_frames(1);
+    assert_eq!(t.frame_index(), 1.0);
+    t.step_frames(-2);
+    assert_eq!(t.frame_index().floor(), 263.0);
     t.set_looping(false);
     assert_eq!(t.last_frame(), 264.0);
     assert_eq!(fps_text(30.0), "30");

@@ -129,6 +129,16 @@ pub struct Timeline {
     anchor: GroundTransform,
 }
 
+/// `frames` as the whole number it is within a thousandth of, if any. A frame count or
+/// index is an f64 product of an f32 duration or time and a rate: 1.1 s * 30 fps is
+/// 33.000000000000004, and a BVH take of 265 frames of 0.0333333 s (seven digits) comes
+/// to 264.00001 at the rate read from it. The readout's last frame, Home/End and frame
+/// steps all snap here, so they agree on where a cycle ends.
+fn whole_frames(frames: f64) -> Option<f64> {
+    let whole = frames.round();
+    ((frames - whole).abs() < 1e-3).then_some(whole)
+}
+
 impl Timeline {
     /// A timeline on the model's default clip ([`Model::default_clip`]: the first that
     /// animates; the rest pose when it has none), paused at time 0.
@@ -622,12 +632,7 @@ impl Timeline {
         }
         // Wrap in whole cycles first, so a clip of a whole number of frames (1.1 s at
         // 30 fps = 33 frames, not 33.000000000000004) steps 31, 32, 0, 1 exactly.
-        let per_cycle = d * fps;
-        let per_cycle = if (per_cycle - per_cycle.round()).abs() < 1e-6 {
-            per_cycle.round()
-        } else {
-            per_cycle
-        };
+        let per_cycle = whole_frames(d * fps).unwrap_or(d * fps);
         let wraps = (frame / per_cycle).floor();
         let frame_in_cycle = frame - wraps * per_cycle;
         let phase = (frame_in_cycle / fps).min(d);
@@ -653,14 +658,10 @@ impl Timeline {
     pub fn last_frame(&self) -> f64 {
         let d = self.player.clock.duration_secs();
         let frames = d * self.frame_rate_hz;
-        // Snap near-whole counts first: 1.1 s * 30 fps is 33.000000000000004, and a BVH
-        // take of 265 frames of 0.0333333 s (seven digits) comes to 264.00001 frames at
-        // the rate read from it. A thousandth of a frame is far below anything shown.
-        let whole = (frames - frames.round()).abs() < 1e-3;
-        let last = match (self.player.clock.looping(), whole) {
-            (true, true) => frames.round() - 1.0,
-            (_, false) => frames.floor(),
-            (false, true) => frames.round(),
+        let last = match (self.player.clock.looping(), whole_frames(frames)) {
+            (true, Some(whole)) => whole - 1.0,
+            (false, Some(whole)) => whole,
+            (_, None) => frames.floor(),
         };
         last.max(0.0)
     }
@@ -706,12 +707,7 @@ impl Timeline {
     /// Frame number within the cycle at the frame rate (fractional between frames).
     pub fn frame_index(&self) -> f64 {
         let f = self.phase_secs() * self.frame_rate_hz;
-        // Snap values a rounding error away from a whole frame.
-        if (f - f.round()).abs() < 1e-6 {
-            f.round()
-        } else {
-            f
-        }
+        whole_frames(f).unwrap_or(f)
     }
 
     /// Accumulated root placement (meaningful in Accumulate mode).
