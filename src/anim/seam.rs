@@ -259,8 +259,6 @@ fn inner_jumps(times: &[f32], h: f32, mut jump_at: impl FnMut(f32) -> f32) -> f3
     worst
 }
 
-/// Angular velocity (axis x rad/s, parent space) taking `from` to `to` in `dt` seconds,
-/// along the shorter way round.
 /// The angle of the rotation taking unit quaternion `from` to `to` (radians, `[0, π]`),
 /// from the half-angle's sine and cosine. `2 acos |from · to|` cannot tell two rotations
 /// apart closer than the f32 step of the dot product below 1: every seamless channel read
@@ -270,6 +268,8 @@ fn rotation_angle(from: Quat, to: Quat) -> f32 {
     2.0 * d.xyz().length().atan2(d.w.abs())
 }
 
+/// Angular velocity (axis x rad/s, parent space) taking `from` to `to` in `dt` seconds,
+/// along the shorter way round.
 fn angular_velocity(from: Quat, to: Quat, dt: f32) -> Vec3 {
     let mut d = to * from.inverse();
     if d.w < 0.0 {

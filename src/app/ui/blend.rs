@@ -366,7 +366,8 @@ fn next_pickable(p: &Previewer, listed: &[usize], clip: usize) -> usize {
 fn two_clip_blend_ui(p: &mut Previewer, ui: &mut egui::Ui) {
     let n = p.stage.main.model.clips.len();
     let listed = pickable_clips(p);
-    if n < 2 || listed.len() < 2 {
+    // The listed clips are some of the model's: fewer than two listed, no pair to blend.
+    if listed.len() < 2 {
         return;
     }
     let id = egui::Id::unique("two_clip_pick");
@@ -418,14 +419,18 @@ fn additive_layer_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         return;
     }
     let base = p.stage.main.timeline.clip().unwrap_or(listed[0]).min(n - 1);
-    let next = next_pickable(p, &listed, base);
-    let clips = &p.stage.main.model.clips;
     let id = egui::Id::unique("additive_layer_pick");
-    // By default a clip authored as additive (the demo's Wave), else the next one.
-    let authored = listed
-        .iter()
-        .copied()
-        .find(|&i| i != base && clips[i].is_additive());
+    // By default a clip authored as additive (the demo's Wave), else the next one: only
+    // until a pick is stored.
+    let default_layer = || {
+        let clips = &p.stage.main.model.clips;
+        listed
+            .iter()
+            .copied()
+            .find(|&i| i != base && clips[i].is_additive())
+            .unwrap_or_else(|| next_pickable(p, &listed, base))
+    };
+    let clips = &p.stage.main.model.clips;
     // A clip made additive relative to one of its frames (right-click > Make additive)
     // starts from that frame.
     let own_frame = |i: usize| {
@@ -438,7 +443,7 @@ fn additive_layer_ui(p: &mut Previewer, ui: &mut egui::Ui) {
         }
     };
     let (mut layer, mut frame): (usize, u32) = ui.data(|d| d.get_temp(id)).unwrap_or_else(|| {
-        let l = authored.unwrap_or(next);
+        let l = default_layer();
         (l, own_frame(l))
     });
     layer = layer.min(n - 1);

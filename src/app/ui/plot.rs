@@ -11,8 +11,9 @@ use egui_plot::{
 
 use super::Previewer;
 
-/// The smallest of ..., 0.1, 0.2, 0.5, 1, 2, 5, 10, ... that is at least `min` (> 0).
-fn step_125(min: f64) -> f64 {
+/// The smallest of ..., 0.1, 0.2, 0.5, 1, 2, 5, 10, ... that is at least `min` (> 0,
+/// finite): the time axes' grid steps and the scrub bar's frame ticks.
+pub(super) fn step_125(min: f64) -> f64 {
     let decade = 10f64.powf(min.log10().floor());
     [1.0, 2.0, 5.0, 10.0]
         .into_iter()

@@ -16,12 +16,7 @@ fn nice_step(min: f64) -> f64 {
     if !min.is_finite() || min <= 1.0 {
         return 1.0;
     }
-    let decade = 10f64.powf(min.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * decade)
-        .find(|s| *s >= min)
-        .unwrap_or(10.0 * decade)
+    super::plot::step_125(min)
 }
 
 pub(super) fn scrub_bar_ui(p: &mut Previewer, ui: &mut egui::Ui) {

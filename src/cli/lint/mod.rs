@@ -189,8 +189,8 @@ impl LintReport {
 }
 
 /// The files to lint: folders are walked recursively for `.gltf`, `.glb`, `.fbx` and
-/// `.bvh` files (hidden entries skipped), files are taken as given whatever their extension. Sorted and
-/// deduplicated. Errors name the path that cannot be read.
+/// `.bvh` files (hidden entries skipped), files are taken as given whatever their
+/// extension. Sorted and deduplicated. Errors name the path that cannot be read.
 pub fn collect_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
     let mut out = Vec::new();
     let mut visited = std::collections::BTreeSet::new();
